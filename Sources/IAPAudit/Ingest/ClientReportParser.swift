@@ -1,0 +1,59 @@
+import Foundation
+
+/// Turns one client-report record (a JSON object, or a CSV row as text fields) into a `ClientReport`.
+enum ClientReportParser {
+    /// Throws `IngestError` naming the field when a required field is missing or malformed.
+    static func parse(_ o: [String: Any], at location: SourceLocation) throws -> ClientReport {
+        guard let stateText = try JSONField.text(o["state"], field: "state") else { throw IngestError.missingField("state") }
+        guard let state = ClientState(rawValue: stateText) else {
+            throw IngestError.badField("state", "unknown state \"\(stateText)\" (expected purchasing, purchased, failed, deferred or restored)")
+        }
+        let transactionId = try JSONField.text(o["transaction_id"], field: "transaction_id").flatMap { $0.isEmpty ? nil : $0 }
+        if transactionId == nil && (state == .purchased || state == .restored) {
+            throw IngestError.missingField("transaction_id")
+        }
+        return ClientReport(
+            location: location,
+            tsMs: try RecordFields.timestamp(o, "ts"),
+            userId: try JSONField.text(o["user_id"], field: "user_id"),
+            deviceId: try JSONField.text(o["device_id"], field: "device_id"),
+            transactionId: transactionId,
+            originalTransactionId: try JSONField.text(o["original_transaction_id"], field: "original_transaction_id"),
+            productId: try JSONField.text(o["product_id"], field: "product_id"),
+            state: state,
+            errorCode: try JSONField.integer(o["error_code"], field: "error_code").map { Int($0) },
+            quantity: try JSONField.integer(o["quantity"], field: "quantity").map { Int($0) })
+    }
+}
+
+/// Field helpers shared by the record parsers.
+enum RecordFields {
+    /// A required timestamp: ISO 8601 text or epoch milliseconds.
+    static func timestamp(_ o: [String: Any], _ field: String) throws -> Int64 {
+        guard let ms = try optionalTimestamp(o, field) else { throw IngestError.missingField(field) }
+        return ms
+    }
+
+    static func optionalTimestamp(_ o: [String: Any], _ field: String) throws -> Int64? {
+        guard let raw = try JSONField.text(o[field], field: field), !raw.isEmpty else { return nil }
+        guard let ms = Timestamp.parseMs(raw) else {
+            throw IngestError.badField(field, "not a timestamp: \"\(raw)\" (expected ISO 8601 or epoch milliseconds)")
+        }
+        return ms
+    }
+
+    static func requiredText(_ o: [String: Any], _ field: String) throws -> String {
+        guard let value = try JSONField.text(o[field], field: field), !value.isEmpty else {
+            throw IngestError.missingField(field)
+        }
+        return value
+    }
+
+    /// Ids as an array; in CSV a `;`-separated text.
+    static func ids(_ o: [String: Any], _ field: String) throws -> [String]? {
+        if let s = o[field] as? String {
+            return s.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        return try JSONField.textArray(o[field], field: field)
+    }
+}

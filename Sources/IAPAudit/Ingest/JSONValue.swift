@@ -1,0 +1,119 @@
+import Foundation
+
+/// Reading fields of `JSONSerialization` objects the way Apple's payloads need:
+/// ids as exact text (a number above 2^53 keeps its digits), `"true"/"false"` as booleans,
+/// numbers sent as strings.
+enum JSONField {
+    /// Parses one JSON document. Throws `IngestError.invalidJSON` with Foundation's message.
+    static func parseObject(_ data: Data) throws -> [String: Any] {
+        let value: Any
+        do {
+            value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw IngestError.invalidJSON(describe(error))
+        }
+        guard let object = value as? [String: Any] else {
+            throw IngestError.invalidJSON("expected a JSON object, found \(typeName(value))")
+        }
+        return object
+    }
+
+    static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        if let debug = ns.userInfo[NSDebugDescriptionErrorKey] as? String { return debug }
+        return ns.localizedDescription
+    }
+
+    static func typeName(_ value: Any) -> String {
+        switch value {
+        case is [Any]: return "an array"
+        case is String: return "a string"
+        case is NSNull: return "null"
+        case let n as NSNumber: return isBool(n) ? "a boolean" : "a number"
+        default: return "\(type(of: value))"
+        }
+    }
+
+    static func isBool(_ n: NSNumber) -> Bool {
+        String(cString: n.objCType) == "c" || type(of: n) == type(of: NSNumber(value: true))
+    }
+
+    /// Exact text of a scalar: strings as they are, integers with every digit.
+    /// Returns nil for null/absent; throws for arrays, objects and booleans.
+    static func text(_ value: Any?, field: String) throws -> String? {
+        switch value {
+        case nil, is NSNull: return nil
+        case let s as String: return s
+        case let n as NSNumber:
+            if isBool(n) { throw IngestError.badField(field, "expected text or a number, found a boolean") }
+            return n.description
+        default:
+            throw IngestError.badField(field, "expected text or a number, found \(typeName(value!))")
+        }
+    }
+
+    /// An integer sent as a number or as a numeric string.
+    static func integer(_ value: Any?, field: String) throws -> Int64? {
+        guard let raw = try text(value, field: field) else { return nil }
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        if let v = Int64(trimmed) { return v }
+        // Xcode sends fractional milliseconds (1697679936049.7297): keep the whole part.
+        if let d = Double(trimmed), d.isFinite, abs(d) < 9e18, trimmed.contains(".") { return Int64(d.rounded(.down)) }
+        throw IngestError.badField(field, "expected an integer, found \"\(raw)\"")
+    }
+
+    /// A boolean from `true/false`, `"true"/"false"`, `"1"/"0"`, `1/0`.
+    static func bool(_ value: Any?, field: String) throws -> Bool? {
+        switch value {
+        case nil, is NSNull: return nil
+        case let n as NSNumber:
+            if isBool(n) { return n.boolValue }
+            if n == 0 || n == 1 { return n == 1 }
+        case let s as String:
+            switch s.lowercased() {
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            case "": return nil
+            default: break
+            }
+        default: break
+        }
+        throw IngestError.badField(field, "expected a boolean, found \(String(describing: value!))")
+    }
+
+    /// An array of exact-text ids; a single scalar counts as a one-element array.
+    static func textArray(_ value: Any?, field: String) throws -> [String]? {
+        switch value {
+        case nil, is NSNull: return nil
+        case let array as [Any]:
+            return try array.compactMap { try text($0, field: field) }
+        default:
+            return try text(value, field: field).map { [$0] }
+        }
+    }
+
+    /// Serializes an object back to compact JSON with sorted keys (for the raw store).
+    static func serialize(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Why a record or file could not be imported; becomes a rejection reason.
+enum IngestError: Error, CustomStringConvertible {
+    case invalidJSON(String)
+    case badField(String, String)
+    case missingField(String)
+    case other(String)
+
+    var description: String {
+        switch self {
+        case .invalidJSON(let message): return "invalid JSON: \(message)"
+        case .badField(let field, let message): return "field '\(field)': \(message)"
+        case .missingField(let field): return "missing required field '\(field)'"
+        case .other(let message): return message
+        }
+    }
+}

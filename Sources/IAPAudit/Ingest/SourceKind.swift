@@ -1,0 +1,58 @@
+/// What an input file was taken for, detected from its content (never its name).
+public enum SourceKind: String, Sendable, CaseIterable {
+    /// Client-reported StoreKit transactions (JSON Lines or CSV).
+    case clientReport = "client_report"
+    /// The app server's verification log (JSON Lines or CSV).
+    case serverLog = "server_log"
+    /// Apple verifyReceipt responses: wrapped lines, bare lines or one bare document.
+    case verifyResponse = "verify_response"
+    /// Anything else: skipped with a reason (`ImportedFile.note`).
+    case other = "other"
+}
+
+/// How a file's records are laid out.
+public enum SourceFormat: String, Sendable {
+    case jsonLines = "jsonl", csv, jsonDocument = "json", none
+}
+
+/// The outcome for one file.
+public enum ImportStatus: String, Sendable {
+    /// Read: its records were imported or rejected line by line.
+    case imported
+    /// Not read as evidence (a kind not supported yet, not evidence, or the same content as another file).
+    case skipped
+    /// Could not be read at all (e.g. malformed JSON); one rejection carries the reason.
+    case rejected
+}
+
+/// Everything read from one input file.
+public struct ImportedFile: Sendable {
+    public var path: String
+    public var sha256: String
+    public var bytes: Int
+    public var kind: SourceKind
+    public var format: SourceFormat
+    public var status: ImportStatus
+    /// What the file was taken for, or why it was skipped or rejected.
+    public var note: String
+    /// Records in: non-blank lines (JSON Lines, CSV rows after the header) or 1 for a document.
+    public var recordsIn: Int
+    public var clientReports: [ClientReport] = []
+    public var serverRequests: [ServerRequest] = []
+    public var verifyResponses: [VerifyResponse] = []
+    public var rejections: [Rejection] = []
+
+    /// Records imported: `recordsIn - rejections.count`.
+    public var recordsImported: Int { clientReports.count + serverRequests.count + verifyResponses.count }
+
+    init(file: InputFile, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String, recordsIn: Int = 0) {
+        self.path = file.path
+        self.sha256 = file.sha256
+        self.bytes = file.data.count
+        self.kind = kind
+        self.format = format
+        self.status = status
+        self.note = note
+        self.recordsIn = recordsIn
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Timestamp parsing for every form the inputs use; results are milliseconds since 1970 UTC.
+///
+/// Accepted: epoch milliseconds (number or digits); ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`
+/// (no zone = UTC, `T` or a space); Apple's text dates `YYYY-MM-DD HH:MM:SS Etc/GMT` (also `GMT`,
+/// `UTC`) and `YYYY-MM-DD HH:MM:SS America/Los_Angeles` (US daylight-saving rules, SEMANTICS rule 15).
+public enum Timestamp {
+    /// Parses `text`; nil when it is none of the accepted forms.
+    public static func parseMs(_ text: String) -> Int64? {
+        let s = text.trimmingCharacters(in: .whitespaces)
+        if s.isEmpty { return nil }
+        if s.allSatisfy({ $0.isNumber }) || (s.first == "-" && s.dropFirst().allSatisfy({ $0.isNumber })) {
+            return Int64(s)
+        }
+        let bytes = Array(s.utf8)
+        guard bytes.count >= 19, let y = number(bytes, 0, 4), bytes[4] == UInt8(ascii: "-"),
+            let mo = number(bytes, 5, 2), bytes[7] == UInt8(ascii: "-"), let d = number(bytes, 8, 2),
+            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+            let h = number(bytes, 11, 2), bytes[13] == UInt8(ascii: ":"), let mi = number(bytes, 14, 2),
+            bytes[16] == UInt8(ascii: ":"), let se = number(bytes, 17, 2),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
+        var i = 19
+        var fractionMs: Int64 = 0
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            var scale: Int64 = 100
+            while i < bytes.count, let digit = digit(bytes[i]) {
+                fractionMs += Int64(digit) * scale
+                scale /= 10
+                i += 1
+            }
+        }
+        let local = daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs
+        let zone = String(decoding: bytes[i...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        switch zone {
+        case "", "Z", "Etc/GMT", "GMT", "UTC", "Etc/UTC", "+00:00", "+0000":
+            return local
+        case "America/Los_Angeles", "PST", "PDT":
+            return local - losAngelesOffsetMs(localMs: local)
+        default:
+            guard let offset = offsetMs(zone) else { return nil }
+            return local - offset
+        }
+    }
+
+    /// ISO 8601 in UTC with milliseconds, e.g. `2026-10-01T00:00:00.000Z`.
+    public static func iso(_ ms: Int64) -> String {
+        let days = floorDiv(ms, 86_400_000)
+        let rest = ms - days * 86_400_000
+        let (y, m, d) = civilFromDays(days)
+        let h = rest / 3_600_000, mi = rest / 60_000 % 60, s = rest / 1000 % 60, f = rest % 1000
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
+    }
+
+    /// The UTC day `YYYY-MM-DD` of an instant.
+    public static func day(_ ms: Int64) -> String { String(iso(ms).prefix(10)) }
+
+    // MARK: - Calendar arithmetic (proleptic Gregorian, H. Hinnant's algorithms)
+
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = Int64((month + 9) % 12)
+        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Pacific offset (-7 h or -8 h) for a wall-clock time in Los Angeles. US rules since 2007:
+    /// daylight time from the 2nd Sunday of March 02:00 to the 1st Sunday of November 02:00;
+    /// 1987–2006: 1st Sunday of April to the last Sunday of October. The repeated hour in
+    /// autumn is read as daylight time (the earlier instant).
+    static func losAngelesOffsetMs(localMs: Int64) -> Int64 {
+        let (y, _, _) = civilFromDays(floorDiv(localMs, 86_400_000))
+        let year = Int(y)
+        let start: Int64, end: Int64
+        if year >= 2007 {
+            start = sunday(year, 3, nth: 2)
+            end = sunday(year, 11, nth: 1)
+        } else {
+            start = sunday(year, 4, nth: 1)
+            end = lastSunday(year, 10)
+        }
+        let startMs = start * 86_400_000 + 2 * 3_600_000
+        let endMs = end * 86_400_000 + 2 * 3_600_000  // 02:00 PDT = 01:00 PST: repeated hour → PDT
+        return (localMs >= startMs && localMs < endMs) ? -7 * 3_600_000 : -8 * 3_600_000
+    }
+
+    /// Day number of the nth Sunday of a month.
+    static func sunday(_ year: Int, _ month: Int, nth: Int) -> Int64 {
+        let first = daysFromCivil(year, month, 1)
+        let weekday = (first + 4) % 7  // 1970-01-01 was a Thursday; 0 = Sunday
+        let offset = (7 - (weekday < 0 ? weekday + 7 : weekday)) % 7
+        return first + offset + Int64(7 * (nth - 1))
+    }
+
+    static func lastSunday(_ year: Int, _ month: Int) -> Int64 {
+        let next = month == 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)
+        let last = next - 1
+        let weekday = ((last + 4) % 7 + 7) % 7
+        return last - weekday
+    }
+
+    private static func offsetMs(_ zone: String) -> Int64? {
+        let b = Array(zone.utf8)
+        guard b.count == 6 || b.count == 5, b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-") else { return nil }
+        let hasColon = b.count == 6
+        guard let h = number(b, 1, 2), let m = number(b, hasColon ? 4 : 3, 2) else { return nil }
+        let sign: Int64 = b[0] == UInt8(ascii: "-") ? -1 : 1
+        return sign * Int64(h * 60 + m) * 60_000
+    }
+
+    private static func digit(_ b: UInt8) -> Int? { (48...57).contains(b) ? Int(b - 48) : nil }
+
+    private static func number(_ b: [UInt8], _ at: Int, _ count: Int) -> Int? {
+        guard at + count <= b.count else { return nil }
+        var v = 0
+        for i in at..<(at + count) {
+            guard let d = digit(b[i]) else { return nil }
+            v = v * 10 + d
+        }
+        return v
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+    private static func pad(_ v: Int64, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

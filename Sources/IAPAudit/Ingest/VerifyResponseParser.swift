@@ -1,0 +1,98 @@
+import Foundation
+
+/// Reads one Apple verifyReceipt response body, in every shape Apple sent.
+///
+/// Source: Apple, "verifyReceipt" → `responseBody`, `responseBody.Receipt`,
+/// `responseBody.Latest_receipt_info`, `responseBody.Pending_renewal_info`; iOS 6 transaction
+/// receipts (flat `receipt` with `bid`, `bvrs`, `item_id`) and their 21006 bodies.
+enum VerifyResponseParser {
+    /// - Parameters:
+    ///   - body: Apple's response object.
+    ///   - raw: the original text it came from, stored unchanged.
+    /// - Throws: `IngestError` when `status` is missing or not a number, or an item lacks its
+    ///   `transaction_id`.
+    static func parse(
+        _ body: [String: Any], at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
+    ) throws -> VerifyResponse {
+        guard let status = try JSONField.integer(body["status"], field: "status") else {
+            throw IngestError.missingField("status")
+        }
+        let receipt = body["receipt"] as? [String: Any]
+        var items: [ReceiptItem] = []
+        var index: [String: Int] = [:]
+        func add(_ item: ReceiptItem) {
+            if let at = index[item.transactionId] {
+                items[at].merge(item)
+            } else {
+                index[item.transactionId] = items.count
+                items.append(item)
+            }
+        }
+        if let receipt {
+            if let inApp = receipt["in_app"] {
+                for (i, o) in try objects(inApp, field: "receipt.in_app").enumerated() {
+                    add(try item(o, section: "in_app", path: "receipt.in_app[\(i)]"))
+                }
+            } else if receipt["transaction_id"] != nil {
+                add(try item(receipt, section: "receipt", path: "receipt"))
+            }
+        }
+        for section in ["latest_receipt_info", "latest_expired_receipt_info"] {
+            guard let value = body[section] else { continue }
+            for (i, o) in try objects(value, field: section).enumerated() {
+                add(try item(o, section: section, path: "\(section)[\(i)]"))
+            }
+        }
+        return VerifyResponse(
+            location: location, requestId: requestId, receivedAtMs: receivedAtMs, status: Int(status),
+            environment: try JSONField.text(body["environment"], field: "environment"),
+            isRetryable: try JSONField.bool(body["is-retryable"] ?? body["is_retryable"], field: "is-retryable"),
+            bundleId: try JSONField.text(receipt?["bundle_id"] ?? receipt?["bid"], field: "receipt.bundle_id"),
+            receiptType: try JSONField.text(receipt?["receipt_type"], field: "receipt.receipt_type"),
+            items: items, rawJSON: raw)
+    }
+
+    /// An array of objects, or one object (Apple sends `latest_receipt_info` both ways).
+    private static func objects(_ value: Any, field: String) throws -> [[String: Any]] {
+        if let one = value as? [String: Any] { return [one] }
+        if value is NSNull { return [] }
+        guard let array = value as? [Any] else {
+            throw IngestError.badField(field, "expected an array or an object")
+        }
+        return try array.map {
+            guard let o = $0 as? [String: Any] else { throw IngestError.badField(field, "expected objects in the array") }
+            return o
+        }
+    }
+
+    private static func item(_ o: [String: Any], section: String, path: String) throws -> ReceiptItem {
+        guard let id = try JSONField.text(o["transaction_id"], field: "\(path).transaction_id"), !id.isEmpty else {
+            throw IngestError.missingField("\(path).transaction_id")
+        }
+        var item = ReceiptItem(transactionId: id, sections: [section])
+        item.originalTransactionId = try JSONField.text(o["original_transaction_id"], field: "\(path).original_transaction_id")
+        item.productId = try JSONField.text(o["product_id"], field: "\(path).product_id")
+        item.quantity = try JSONField.integer(o["quantity"], field: "\(path).quantity").map { Int($0) }
+        item.purchaseDateMs = try date(o, "purchase_date", path)
+        item.originalPurchaseDateMs = try date(o, "original_purchase_date", path)
+        item.expiresDateMs = try date(o, "expires_date", path) ?? date(o, "expires_date_formatted", path)
+        item.cancellationDateMs = try date(o, "cancellation_date", path)
+        item.cancellationReason = try JSONField.text(o["cancellation_reason"], field: "\(path).cancellation_reason")
+        item.webOrderLineItemId = try JSONField.text(o["web_order_line_item_id"], field: "\(path).web_order_line_item_id")
+        item.inAppOwnershipType = try JSONField.text(o["in_app_ownership_type"], field: "\(path).in_app_ownership_type")
+        item.isTrialPeriod = try JSONField.bool(o["is_trial_period"], field: "\(path).is_trial_period")
+        return item
+    }
+
+    /// `<name>_ms` when present, else the text form `<name>` (Etc/GMT), else `<name>_pst`.
+    private static func date(_ o: [String: Any], _ name: String, _ path: String) throws -> Int64? {
+        for key in [name + "_ms", name, name + "_pst"] {
+            guard let raw = try JSONField.text(o[key], field: "\(path).\(key)"), !raw.isEmpty else { continue }
+            guard let ms = Timestamp.parseMs(raw) else {
+                throw IngestError.badField("\(path).\(key)", "not a date: \"\(raw)\"")
+            }
+            return ms
+        }
+        return nil
+    }
+}

@@ -1,0 +1,78 @@
+/// The six problem kinds and the info kinds of table `finding`.
+public enum FindingKind: String, Sendable, CaseIterable, Comparable {
+    case droppedOrder = "dropped_order"
+    case duplicateCredit = "duplicate_credit"
+    case sandboxLeak = "sandbox_leak"
+    case refundStillGranted = "refund_still_granted"
+    case invalidCredit = "invalid_credit"
+    case verificationBacklog = "verification_backlog"
+    // Info observations: never counted among the problems.
+    case sandboxAllowlisted = "sandbox_allowlisted"
+    case sandboxRefused = "sandbox_refused"
+    case pendingVerification = "pending_verification"
+    case regranted = "regranted"
+
+    public static let problems: [FindingKind] = [
+        .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted, .invalidCredit,
+        .verificationBacklog,
+    ]
+    public static let infos: [FindingKind] = [
+        .sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted,
+    ]
+
+    public var isInfo: Bool { FindingKind.infos.contains(self) }
+
+    /// `error` for money lost or given away, `warning` for credits without proof and
+    /// the backlog, `info` for observations (SEMANTICS rule 16).
+    public var severity: Severity {
+        switch self {
+        case .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted: return .error
+        case .invalidCredit, .verificationBacklog: return .warning
+        default: return .info
+        }
+    }
+
+    public static func < (a: FindingKind, b: FindingKind) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+public enum Severity: String, Sendable {
+    case error, warning, info
+}
+
+/// One reconciliation result: a problem or an info observation about one transaction.
+public struct Finding: Hashable, Sendable {
+    public var kind: FindingKind
+    public var reason: String
+    public var transactionId: String
+    public var originalTransactionId: String?
+    public var productId: String?
+    /// Users involved (granted, or the reporting user), sorted.
+    public var userIds: [String]
+    public var environment: String?
+    /// Earliest timestamp among the records involved, milliseconds since 1970 UTC.
+    public var firstSeenMs: Int64?
+    /// file:line of every record involved, sorted.
+    public var evidence: [SourceLocation]
+    public var detail: String
+
+    public var severity: Severity { kind.severity }
+
+    public init(
+        kind: FindingKind, reason: String, transactionId: String, originalTransactionId: String? = nil,
+        productId: String? = nil, userIds: [String] = [], environment: String? = nil,
+        firstSeenMs: Int64? = nil, evidence: [SourceLocation] = [], detail: String = ""
+    ) {
+        self.kind = kind
+        self.reason = reason
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.userIds = Array(Set(userIds)).sorted()
+        self.environment = environment
+        self.firstSeenMs = firstSeenMs
+        self.evidence = Array(Set(evidence)).sorted()
+        self.detail = detail
+    }
+}

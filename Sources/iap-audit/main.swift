@@ -1,0 +1,4 @@
+import Foundation
+import IAPAudit
+
+exit(CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst())))
