@@ -1,0 +1,22 @@
+/// One grant of a transaction by a request, with or without proof (SEMANTICS rules 5, 7, 13).
+struct Grant {
+    let requestIndex: Int
+    let transactionId: String
+    /// Nil when proven: the final response has status 0, lists the transaction and (when both are
+    /// known) carries one of our bundle ids. Otherwise the `invalid_credit` reason.
+    let unprovenReason: String?
+
+    var isProven: Bool { unprovenReason == nil }
+
+    /// Classifies the grant of `transactionId` by `view`.
+    static func classify(_ view: RequestView, transactionId: String, bundleIds: Set<String>) -> String? {
+        guard let final = view.final else { return "no_verify_response" }
+        if !bundleIds.isEmpty, let bundle = final.bundleId, !bundleIds.contains(bundle) { return "bundle_mismatch" }
+        if final.status != 0 { return "nonzero_status" }
+        if !view.finalItemIds.contains(transactionId) { return "not_in_receipt" }
+        return nil
+    }
+
+    /// `invalid_credit` reasons, strongest first.
+    static let reasonPrecedence = ["bundle_mismatch", "nonzero_status", "not_in_receipt", "no_verify_response"]
+}

@@ -1,0 +1,126 @@
+/// The indexes every rule reads, built once from the ledger.
+struct ReconcileContext {
+    let config: AuditConfig
+    /// Milliseconds since 1970 UTC: the instant the audit speaks for.
+    let asOfMs: Int64
+    let graceMs: Int64
+    /// Verification requests (event `verify`), one per `request_id`, in log order.
+    let requests: [RequestView]
+    /// `request_id` → index into `requests`.
+    let requestIndex: [String: Int]
+    /// Revoke records (event `revoke`).
+    let revokes: [ServerRequest]
+    let responses: [VerifyResponse]
+    /// Client reports by `transaction_id`.
+    let clientReports: [String: [ClientReport]]
+    /// Requests that carried each transaction id (indexes into `requests`).
+    let carriedBy: [String: [Int]]
+    /// Grants by transaction id, in log order.
+    let grants: [String: [Grant]]
+    /// Every response item, by transaction id, with the response index.
+    let items: [String: [(response: Int, item: ReceiptItem)]]
+    /// Rule 14 per transaction: unresolved requests not yet cleared.
+    let verification: [String: VerificationState]
+
+    init(ledger: Ledger, config: AuditConfig, asOfMs: Int64, graceMs: Int64) {
+        self.config = config
+        self.asOfMs = asOfMs
+        self.graceMs = graceMs
+        responses = ledger.verifyResponses
+
+        var linked: [String: [VerifyResponse]] = [:]
+        for response in ledger.verifyResponses {
+            if let id = response.requestId { linked[id, default: []].append(response) }
+        }
+        var order: [String] = []
+        var firstLine: [String: ServerRequest] = [:]
+        var lines: [String: [SourceLocation]] = [:]
+        var revokes: [ServerRequest] = []
+        for request in ledger.serverRequests {
+            if request.event == .revoke { revokes.append(request); continue }
+            if firstLine[request.requestId] == nil {
+                firstLine[request.requestId] = request
+                order.append(request.requestId)
+            }
+            lines[request.requestId, default: []].append(request.location)
+        }
+        self.revokes = revokes
+        let requests = order.map { id in
+            RequestView(request: firstLine[id]!, locations: lines[id]!,
+                        responses: (linked[id] ?? []).sorted { ($0.receivedAtMs ?? Int64.min, $0.location) < ($1.receivedAtMs ?? Int64.min, $1.location) })
+        }
+        self.requests = requests
+        requestIndex = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+
+        var carriedBy: [String: [Int]] = [:]
+        var grants: [String: [Grant]] = [:]
+        for (index, view) in requests.enumerated() {
+            for id in view.carried { carriedBy[id, default: []].append(index) }
+            for id in view.grantSet {
+                grants[id, default: []].append(Grant(
+                    requestIndex: index, transactionId: id,
+                    unprovenReason: Grant.classify(view, transactionId: id, bundleIds: config.bundleIds)))
+            }
+        }
+        self.carriedBy = carriedBy
+        self.grants = grants
+
+        var clientReports: [String: [ClientReport]] = [:]
+        for report in ledger.clientReports {
+            if let id = report.transactionId { clientReports[id, default: []].append(report) }
+        }
+        self.clientReports = clientReports
+
+        var items: [String: [(Int, ReceiptItem)]] = [:]
+        for (index, response) in ledger.verifyResponses.enumerated() {
+            for item in response.items { items[item.transactionId, default: []].append((index, item)) }
+        }
+        self.items = items
+
+        var verification: [String: VerificationState] = [:]
+        for (id, indexes) in carriedBy {
+            let state = VerificationState(carriers: indexes.map { requests[$0] }, asOfMs: asOfMs, graceMs: graceMs)
+            if state.isUnresolved { verification[id] = state }
+        }
+        self.verification = verification
+    }
+
+    /// T waits for an answer younger than the grace: not yet a dropped order (rule 14).
+    func isPending(_ id: String) -> Bool { verification[id]?.isOverdue == false }
+
+    /// Product id of T: Apple's items first, else the client report.
+    func productId(_ id: String) -> String? {
+        items[id]?.lazy.compactMap(\.item.productId).first ?? clientReports[id]?.lazy.compactMap(\.productId).first
+    }
+
+    func originalTransactionId(_ id: String) -> String? {
+        items[id]?.lazy.compactMap(\.item.originalTransactionId).first
+            ?? clientReports[id]?.lazy.compactMap(\.originalTransactionId).first
+    }
+
+    /// A finding about T with product and original id filled in from what is known of T.
+    func finding(_ kind: FindingKind, _ reason: String, _ id: String, users: [String?] = [], environment: String? = nil,
+                 firstSeenMs: Int64?, evidence: [SourceLocation], detail: String) -> Finding {
+        Finding(kind: kind, reason: reason, transactionId: id, originalTransactionId: originalTransactionId(id),
+                productId: productId(id), userIds: users.compactMap { $0 }, environment: environment,
+                firstSeenMs: firstSeenMs, evidence: evidence, detail: detail)
+    }
+
+    /// Evidence and first-seen time of T's client reports and the given requests.
+    func trail(_ id: String, requests indexes: [Int]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) {
+        let reports = clientReports[id] ?? []
+        let views = indexes.map { requests[$0] }
+        let evidence = reports.map(\.location) + views.flatMap(\.evidence)
+        let times = reports.map(\.tsMs) + views.map(\.firstSeenMs)
+        return (evidence, times.min())
+    }
+
+    /// Distinct environments of the given requests, joined with `, `; nil when none is known.
+    func environments(_ indexes: [Int]) -> String? {
+        var seen: [String] = []
+        for index in indexes {
+            if let environment = requests[index].environment, !seen.contains(environment) { seen.append(environment) }
+        }
+        return seen.isEmpty ? nil : seen.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,28 @@
+/// Runs every reconciliation rule over the ledger.
+public enum Reconciler {
+    /// The rules, one unit each (SEMANTICS.md rules 8–14).
+    static let rules: [@Sendable (ReconcileContext) -> [Finding]] = [
+        DroppedOrderRule.findings, InReceiptNeverCreditedRule.findings, DuplicateCreditRule.findings,
+        SandboxLeakRule.findings, RefundStillGrantedRule.findings, InvalidCreditRule.findings,
+        VerificationBacklogRule.findings,
+    ]
+
+    /// - Parameters:
+    ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
+    ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
+    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used.
+    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64) {
+        let asOf = asOfMs ?? newestTimestamp(ledger) ?? 0
+        let context = ReconcileContext(ledger: ledger, config: config, asOfMs: asOf, graceMs: graceMs)
+        let findings = rules.flatMap { $0(context) }.sorted {
+            ($0.kind, $0.reason, $0.transactionId, $0.userIds.joined(separator: ",")) < ($1.kind, $1.reason, $1.transactionId, $1.userIds.joined(separator: ","))
+        }
+        return (findings, asOf)
+    }
+
+    /// Rule 15: the newest client `ts`, server `ts` or verify `received_at` (never dates inside receipts).
+    public static func newestTimestamp(_ ledger: Ledger) -> Int64? {
+        [ledger.clientReports.map(\.tsMs).max(), ledger.serverRequests.map(\.tsMs).max(),
+         ledger.verifyResponses.compactMap(\.receivedAtMs).max()].compactMap { $0 }.max()
+    }
+}

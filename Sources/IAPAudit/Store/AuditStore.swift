@@ -1,0 +1,79 @@
+import Foundation
+
+/// The audit database (`audit.sqlite`): the imported files and every record read from them
+/// (the ledger), the rejections, and the findings of the last reconciliation.
+///
+/// Each file is imported in its own transaction and the findings are replaced in one
+/// transaction, so a killed run leaves a consistent database and the next run completes it.
+public final class AuditStore {
+    let database: SQLiteDatabase
+
+    /// Opens or creates the database at `path`. Throws `SQLiteError` (unwritable path, not a
+    /// database, or a database of a newer schema version).
+    public init(path: String) throws {
+        database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL;")
+        let version = try database.scalar("PRAGMA user_version")
+        if version > Schema.version {
+            throw SQLiteError(code: 0, message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version)", sql: nil)
+        }
+        try database.transaction {
+            try database.execute(Schema.tables)
+            try database.execute(Schema.indexes)
+            try database.execute(Schema.views)
+            try database.execute("PRAGMA user_version = \(Schema.version)")
+            let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")
+            for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
+        }
+        try database.execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// Files already in the ledger: path → SHA-256.
+    public func storedFiles() throws -> [String: String] {
+        let statement = try database.prepare("SELECT path, sha256 FROM source_file")
+        var result: [String: String] = [:]
+        while try statement.step() { result[statement.text(0)] = statement.text(1) }
+        return result
+    }
+
+    /// Removes a file and every record read from it.
+    public func removeFile(path: String) throws {
+        try database.transaction {
+            try database.prepare("DELETE FROM source_file WHERE path = ?1").run([path])
+        }
+    }
+
+    /// Stores one file's import result (replacing an earlier import of the same path) in one transaction.
+    public func store(_ file: ImportedFile) throws {
+        try database.transaction {
+            try database.prepare("DELETE FROM source_file WHERE path = ?1").run([file.path])
+            try database.prepare("""
+                INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, records_in, records_imported, records_rejected)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """).run([file.path, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue,
+                          file.note, file.recordsIn, file.recordsImported, file.rejections.count])
+            let fileId = try database.scalar("SELECT last_insert_rowid()")
+            try RecordWriter(database: database, fileId: fileId).write(file)
+        }
+    }
+
+    /// Replaces the findings and run parameters in one transaction.
+    public func replaceFindings(_ findings: [Finding], parameters: [String: String]) throws {
+        try database.transaction {
+            try database.execute("DELETE FROM finding; DELETE FROM run_parameter;")
+            let insert = try database.prepare("""
+                INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
+                    environment, first_seen, first_seen_ms, evidence, detail)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                """)
+            for f in findings {
+                try insert.run([f.kind.rawValue, f.reason, f.severity.rawValue, f.transactionId, f.originalTransactionId,
+                                f.productId, f.userIds.joined(separator: ", "), f.environment,
+                                f.firstSeenMs.map(Timestamp.iso), f.firstSeenMs,
+                                f.evidence.map(\.description).joined(separator: "; "), f.detail])
+            }
+            let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
+            for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import CSQLite
+import Foundation
+
+/// A failure of the SQLite C API, with the result code, SQLite's message and the SQL involved.
+public struct SQLiteError: Error, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    public var sql: String?
+
+    public var description: String {
+        "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(200)))" } ?? "")
+    }
+}
+
+/// A connection to one SQLite database file. The only type that talks to the SQLite C API
+/// (with `SQLiteStatement`).
+final class SQLiteDatabase {
+    private(set) var handle: OpaquePointer?
+    let path: String
+
+    /// Opens (creating if missing) the database at `path`. Throws `SQLiteError`.
+    init(path: String) throws {
+        self.path = path
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        if rc != SQLITE_OK {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(handle)
+            handle = nil
+            throw SQLiteError(code: rc, message: message, sql: nil)
+        }
+        sqlite3_busy_timeout(handle, 5000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &error)
+        if rc != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(error)
+            throw SQLiteError(code: rc, message: message, sql: sql)
+        }
+    }
+
+    func prepare(_ sql: String) throws -> SQLiteStatement { try SQLiteStatement(database: self, sql: sql) }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The first column of the first row of `sql`, as an integer (0 when there is no row).
+    func scalar(_ sql: String) throws -> Int64 {
+        let statement = try prepare(sql)
+        return try statement.step() ? statement.int64(0) : 0
+    }
+
+    var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection" }
+}
+
+/// A prepared statement; finalized when released.
+final class SQLiteStatement {
+    private var handle: OpaquePointer?
+    private let database: SQLiteDatabase
+    let sql: String
+
+    init(database: SQLiteDatabase, sql: String) throws {
+        self.database = database
+        self.sql = sql
+        let rc = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
+        if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds values to `?1…?n` in order: String, Int, Int64, Bool, Double, or nil for NULL.
+    func bind(_ values: [Any?]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case nil: rc = sqlite3_bind_null(handle, index)
+            case let v as String: rc = sqlite3_bind_text(handle, index, v, -1, SQLiteStatement.transient)
+            case let v as Int: rc = sqlite3_bind_int64(handle, index, Int64(v))
+            case let v as Int64: rc = sqlite3_bind_int64(handle, index, v)
+            case let v as Bool: rc = sqlite3_bind_int64(handle, index, v ? 1 : 0)
+            case let v as Double: rc = sqlite3_bind_double(handle, index, v)
+            default: preconditionFailure("unsupported SQLite binding \(type(of: value!))")
+            }
+            if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+        }
+    }
+
+    /// Binds and runs a statement that returns no rows.
+    func run(_ values: [Any?]) throws {
+        try bind(values)
+        while try step() {}
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw SQLiteError(code: rc, message: database.lastMessage, sql: sql)
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: p)
+    }
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
