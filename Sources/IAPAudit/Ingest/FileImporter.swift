@@ -37,7 +37,7 @@ enum FileImporter {
                 }
                 var result = ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .rejected,
                                           note: "not valid JSON", recordsIn: 1)
-                result.rejections.append(Rejection(location: file.location(1), reason: "\(error)",
+                result.rejections.append(Rejection(location: file.location(errorLine(error) ?? 1), reason: "\(error)",
                                                    rawText: String(decoding: file.data, as: UTF8.self)))
                 return result
             }
@@ -51,6 +51,13 @@ enum FileImporter {
         let shape = RecordShape.of(firstObject)
         if lines.count == 1 && shape.kind == .other { return readDocument(firstObject, file: file) }
         return readLines(lines, shape: shape, file: file)
+    }
+
+    /// The line a JSON syntax error names ("… at line 4, column 1"), for `file:line`.
+    private static func errorLine(_ error: Error) -> Int? {
+        let text = "\(error)"
+        guard let range = text.range(of: " at line ") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     private static func errorText(_ line: String) -> String {

@@ -6,6 +6,7 @@ import Foundation
 enum JSONField {
     /// Parses one JSON document. Throws `IngestError.invalidJSON` with Foundation's message.
     static func parseObject(_ data: Data) throws -> [String: Any] {
+        try data.withUnsafeBytes { try StrictJSON.validate($0.bindMemory(to: UInt8.self)) }
         let value: Any
         do {
             value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])

@@ -25,8 +25,8 @@ enum RecordShape: Equatable {
         {
             return .unsupported("App Store Server API response (not supported yet)")
         }
-        if has("transactionId") || has("originalTransactionId") { return .unsupported("decoded JWS transaction payload (not supported yet)") }
         if has("autoRenewProductId") || has("expirationIntent") { return .unsupported("decoded JWS renewal info payload (not supported yet)") }
+        if has("transactionId") || has("originalTransactionId") { return .unsupported("decoded JWS transaction payload (not supported yet)") }
         if has("appTransactionId") || has("receiptType") { return .unsupported("decoded JWS app transaction payload (not supported yet)") }
         if has("bundle_ids") || has("sandbox_allowlist") || (has("products") && o["products"] is [String: Any]) {
             return .auditConfig

@@ -10,10 +10,12 @@ public enum Reconciler {
     /// - Parameters:
     ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
     ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
-    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used.
-    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64) {
-        let asOf = asOfMs ?? newestTimestamp(ledger) ?? 0
-        let context = ReconcileContext(ledger: ledger, config: config, asOfMs: asOf, graceMs: graceMs)
+    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used (nil when the
+    ///   input has no timestamped record and none was given).
+    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64?) {
+        let asOf = asOfMs ?? newestTimestamp(ledger)
+        // Without any timestamped record there is no request to age: any instant will do.
+        let context = ReconcileContext(ledger: ledger, config: config, asOfMs: asOf ?? 0, graceMs: graceMs)
         let findings = rules.flatMap { $0(context) }.sorted {
             ($0.kind, $0.reason, $0.transactionId, $0.userIds.joined(separator: ",")) < ($1.kind, $1.reason, $1.transactionId, $1.userIds.joined(separator: ","))
         }

@@ -28,11 +28,12 @@ public final class AuditStore {
         try database.execute("PRAGMA foreign_keys = ON")
     }
 
-    /// Files already in the ledger: path → SHA-256.
-    public func storedFiles() throws -> [String: String] {
-        let statement = try database.prepare("SELECT path, sha256 FROM source_file")
-        var result: [String: String] = [:]
-        while try statement.step() { result[statement.text(0)] = statement.text(1) }
+    /// Files already in the ledger, by path.
+    public func storedFiles() throws -> [String: StoredFile] {
+        let statement = try database.prepare("SELECT path, sha256, note, reader_version FROM source_file")
+        var result: [String: StoredFile] = [:]
+        while try statement.step() { result[statement.text(0)] = StoredFile(
+                sha256: statement.text(1), note: statement.text(2), isCurrentReader: statement.int64(3) == Schema.readerVersion) }
         return result
     }
 
@@ -48,10 +49,11 @@ public final class AuditStore {
         try database.transaction {
             try database.prepare("DELETE FROM source_file WHERE path = ?1").run([file.path])
             try database.prepare("""
-                INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, records_in, records_imported, records_rejected)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, reader_version, records_in,
+                    records_imported, records_rejected)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                 """).run([file.path, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue,
-                          file.note, file.recordsIn, file.recordsImported, file.rejections.count])
+                          file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.rejections.count])
             let fileId = try database.scalar("SELECT last_insert_rowid()")
             try RecordWriter(database: database, fileId: fileId).write(file)
         }
@@ -76,4 +78,12 @@ public final class AuditStore {
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
         }
     }
+}
+
+/// A file already in the ledger: its content hash and the note it was stored with.
+public struct StoredFile: Equatable, Sendable {
+    public var sha256: String
+    public var note: String
+    /// Stored by this version's readers (else the file must be read again).
+    public var isCurrentReader: Bool = true
 }

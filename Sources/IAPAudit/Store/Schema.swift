@@ -4,6 +4,9 @@
 /// Ids are TEXT, exactly as the source wrote them.
 enum Schema {
     static let version = 1
+    /// Bumped whenever a reader changes what it imports: files stored by another reader version
+    /// are read again.
+    static let readerVersion = 1
 
     static let tables = """
         PRAGMA foreign_keys = ON;
@@ -16,6 +19,7 @@ enum Schema {
             format TEXT NOT NULL,
             status TEXT NOT NULL CHECK (status IN ('imported', 'skipped', 'rejected')),
             note TEXT NOT NULL,
+            reader_version INTEGER NOT NULL,
             records_in INTEGER NOT NULL,
             records_imported INTEGER NOT NULL,
             records_rejected INTEGER NOT NULL,

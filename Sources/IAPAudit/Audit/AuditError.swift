@@ -1,0 +1,14 @@
+/// Why a run could not complete (exit status 1). Bad input *lines* are rejections, never these.
+public enum AuditError: Error, CustomStringConvertible {
+    case unreadablePath(String, String)
+    case badConfig(String, String)
+    case output(String, String)
+
+    public var description: String {
+        switch self {
+        case .unreadablePath(let path, let why): return "\(path): error: cannot read input: \(why)"
+        case .badConfig(let path, let why): return "\(path): error: bad config: \(why)"
+        case .output(let path, let why): return "\(path): error: cannot write output: \(why)"
+        }
+    }
+}

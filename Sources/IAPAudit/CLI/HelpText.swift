@@ -1,0 +1,66 @@
+/// Help and usage texts of the command line.
+enum HelpText {
+    static let main = """
+        iap-audit — audits Apple In-App Purchase money flows offline.
+
+        USAGE: iap-audit <command> [options]
+
+        COMMANDS:
+          run       Import client reports, server logs and Apple verifyReceipt responses,
+                    reconcile them, and write audit.sqlite and audit.xlsx.
+          sample    Generate sample inputs with planted anomalies and their answer key.
+
+        OPTIONS:
+          -h, --help     Show this help (or `iap-audit <command> --help`).
+          --version      Print the version.
+
+        Exit status: 0 the run completed (even with findings and rejected lines),
+        1 it could not complete, 64 usage error.
+        """
+
+    static let run = """
+        USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE]
+
+        Imports every file under the PATHs (files, or folders searched recursively; hidden
+        files skipped). Each file's kind is detected from its content:
+          client reports        JSON Lines or CSV: ts, user_id, device_id, transaction_id, state, …
+          server log            JSON Lines or CSV: ts, request_id, user_id, transaction_ids, granted, …
+          verifyReceipt         {"request_id", "received_at", "response": {…}} lines, or Apple's bare
+                                response documents (one per file or per line)
+        Other files are listed as skipped with the reason. Every record is imported or rejected
+        with file:line and a reason (stderr, table `rejection`, sheet Rejected).
+
+        ARGUMENTS:
+          PATH                  Files or folders (default: sample-data/, with
+                                sample-data/config.json as --config when present).
+        OPTIONS:
+          --out DIR             Output folder (default: reports/). Writes DIR/audit.sqlite and
+                                DIR/audit.xlsx. The database mirrors the inputs of the last run into
+                                DIR: unchanged files are not read again; re-running changes nothing.
+          --json                Print the summary as one JSON object instead of text.
+          --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms
+                                (default: the newest timestamp in the input).
+          --grace HOURS         How long a request may wait for Apple before it is a verification
+                                backlog (default: 24).
+          --config FILE         JSON: {"bundle_ids": [...], "sandbox_allowlist": [...],
+                                "products": {"com.example.gems60": "consumable", ...}}; types are
+                                consumable, non_consumable, auto_renewable, non_renewing.
+          -h, --help            Show this help.
+
+        Exit status: 0 completed (findings and rejected lines included), 1 could not complete
+        (unreadable path, bad config, unwritable output), 64 usage error.
+        """
+
+    static let sample = """
+        USAGE: iap-audit sample [--transactions N] [--seed S] [--out DIR]
+
+        Writes client.jsonl, client.csv, server.jsonl, verify.jsonl, config.json and
+        answer-key.json (every planted finding) into DIR. The same seed gives the same bytes.
+
+        OPTIONS:
+          --transactions N      Client transactions to generate (default: 2000).
+          --seed S              Random seed, an unsigned integer (default: 1).
+          --out DIR             Output folder (default: sample-data/).
+          -h, --help            Show this help.
+        """
+}

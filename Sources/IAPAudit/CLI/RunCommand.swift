@@ -1,0 +1,49 @@
+import Foundation
+
+/// `iap-audit run`.
+enum RunCommand {
+    static let usage = "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE]"
+    static let defaultInput = "sample-data"
+    static let defaultOutput = "reports"
+    /// At most this many rejections are printed to stderr; all are in the database.
+    static let printedRejections = 50
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(arguments, valued: ["--out", "--as-of", "--grace", "--config"],
+                                      flags: ["--json", "-h", "--help"], command: "run", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.run)
+            return 0
+        }
+        var options = AuditOptions(paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
+                                   outputDirectory: args.value("--out") ?? defaultOutput)
+        if let text = args.value("--as-of") {
+            guard let ms = Timestamp.parseMs(text) else {
+                throw UsageError(message: "--as-of: not a time: '\(text)' (ISO 8601 or epoch milliseconds)", usage: usage, command: "run")
+            }
+            options.asOfMs = ms
+        }
+        if let text = args.value("--grace") {
+            guard let hours = Double(text), hours >= 0, hours.isFinite else {
+                throw UsageError(message: "--grace: not a number of hours: '\(text)'", usage: usage, command: "run")
+            }
+            options.graceMs = Int64(hours * 3_600_000)
+        }
+        let defaultConfig = defaultInput + "/config.json"
+        if let path = args.value("--config") {
+            options.config = try ConfigLoader.load(path: path)
+        } else if args.positionals.isEmpty && FileManager.default.fileExists(atPath: defaultConfig) {
+            options.config = try ConfigLoader.load(path: defaultConfig)
+        }
+        let result = try AuditPipeline.run(options)
+        let rejections = result.snapshot.rejections
+        for rejection in rejections.prefix(printedRejections) {
+            err("\(rejection.location): error: \(rejection.reason)")
+        }
+        if rejections.count > printedRejections {
+            err("iap-audit: \(rejections.count - printedRejections) more rejected records: see table rejection in \(result.databasePath)")
+        }
+        out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
+        return 0
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The short summary `run` prints: as text for people, or one JSON object (`--json`).
+enum RunSummary {
+    static func text(_ result: AuditResult) -> String {
+        let s = result.snapshot
+        var lines = ["iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h", ""]
+        lines.append("Inputs (\(s.files.count) files):")
+        let width = min(60, s.files.map(\.path.count).max() ?? 0)
+        for f in s.files {
+            let path = f.path.padding(toLength: max(width, f.path.count), withPad: " ", startingAt: 0)
+            if f.status == "imported" {
+                lines.append("  \(path)  \(f.kind): \(f.recordsIn) in = \(f.recordsImported) imported + \(f.recordsRejected) rejected")
+            } else {
+                lines.append("  \(path)  \(f.status): \(f.note)")
+            }
+        }
+        let (total, imported, rejected) = totals(s)
+        lines.append("Records: \(total) in = \(imported) imported + \(rejected) rejected")
+        let problems = s.findings.filter { !$0.kind.isInfo }
+        lines.append("")
+        lines.append("Findings: \(problems.count) problems, \(s.findings.count - problems.count) info")
+        for (kind, reasons) in byKind(s.findings) {
+            for (reason, count) in reasons {
+                lines.append("  \(kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(reason.padding(toLength: 30, withPad: " ", startingAt: 0)) \(count)\(kind.isInfo ? "  (info)" : "")")
+            }
+        }
+        lines.append("")
+        lines.append("Wrote \(result.databasePath) and \(result.workbookPath)")
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ result: AuditResult) -> String {
+        let s = result.snapshot
+        let (total, imported, rejected) = totals(s)
+        var kinds: [String: [String: Int]] = [:]
+        for (kind, reasons) in byKind(s.findings) {
+            kinds[kind.rawValue] = Dictionary(uniqueKeysWithValues: reasons.map { ($0.0, $0.1) })
+        }
+        let problems = s.findings.filter { !$0.kind.isInfo }.count
+        let object: [String: Any] = [
+            "as_of": s.parameters["as_of"] ?? "",
+            "files": s.files.map {
+                ["path": $0.path, "kind": $0.kind, "format": $0.format, "status": $0.status, "note": $0.note,
+                 "records_in": $0.recordsIn, "imported": $0.recordsImported, "rejected": $0.recordsRejected] as [String: Any]
+            },
+            "records": ["in": total, "imported": imported, "rejected": rejected],
+            "findings": ["problems": problems, "info": s.findings.count - problems, "by_kind": kinds] as [String: Any],
+            "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
+        ]
+        return JSONField.serialize(object)
+    }
+
+    static func totals(_ s: AuditSnapshot) -> (Int64, Int64, Int64) {
+        (s.files.reduce(0) { $0 + $1.recordsIn }, s.files.reduce(0) { $0 + $1.recordsImported },
+         s.files.reduce(0) { $0 + $1.recordsRejected })
+    }
+
+    /// Findings counted by kind (in `FindingKind` order) and reason (sorted).
+    static func byKind(_ findings: [Finding]) -> [(FindingKind, [(String, Int)])] {
+        FindingKind.allCases.compactMap { kind in
+            let ofKind = findings.filter { $0.kind == kind }
+            if ofKind.isEmpty { return nil }
+            let counts = Dictionary(grouping: ofKind, by: \.reason).mapValues(\.count)
+            return (kind, counts.keys.sorted().map { ($0, counts[$0]!) })
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// `iap-audit sample`.
+enum SampleCommand {
+    static let usage = "iap-audit sample [--transactions N] [--seed S] [--out DIR]"
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(arguments, valued: ["--transactions", "--seed", "--out"], flags: ["-h", "--help"],
+                                      command: "sample", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.sample)
+            return 0
+        }
+        if let extra = args.positionals.first {
+            throw UsageError(message: "unexpected argument '\(extra)'", usage: usage, command: "sample")
+        }
+        guard let transactions = Int(args.value("--transactions") ?? "2000"), transactions > 0, transactions <= 50_000_000 else {
+            throw UsageError(message: "--transactions must be a whole number from 1 to 50000000", usage: usage, command: "sample")
+        }
+        guard let seed = UInt64(args.value("--seed") ?? "1") else {
+            throw UsageError(message: "--seed must be an unsigned integer", usage: usage, command: "sample")
+        }
+        let directory = args.value("--out") ?? RunCommand.defaultInput
+        // SAMPLE-PENDING
+        _ = (transactions, seed, directory)
+        return 0
+    }
+}

@@ -1,0 +1,45 @@
+/// One input file as recorded in table `source_file`.
+public struct FileSummary: Sendable, Equatable {
+    public var path: String
+    public var sha256: String
+    public var bytes: Int64
+    /// `client_report`, `server_log`, `verify_response` or `other`.
+    public var kind: String
+    public var format: String
+    /// `imported`, `skipped` or `rejected`.
+    public var status: String
+    public var note: String
+    public var recordsIn: Int64
+    public var recordsImported: Int64
+    public var recordsRejected: Int64
+}
+
+/// How many verify responses carried one `status`.
+public struct StatusCount: Sendable, Equatable {
+    public var status: Int
+    public var meaning: String
+    public var responses: Int64
+}
+
+/// Verify round-trip latency of server requests, milliseconds (nearest-rank percentiles).
+public struct LatencySummary: Sendable, Equatable {
+    public var requests: Int64
+    public var p50Ms: Int64?
+    public var p90Ms: Int64?
+    public var p95Ms: Int64?
+    public var p99Ms: Int64?
+    public var maxMs: Int64?
+}
+
+/// Everything the reports show, read back from the store after a run.
+public struct AuditSnapshot: Sendable {
+    public var files: [FileSummary]
+    public var rejections: [Rejection]
+    public var findings: [Finding]
+    public var statuses: [StatusCount]
+    public var latency: LatencySummary
+    /// Records by table: `client_report`, `server_request`, `verify_response`, `receipt_transaction`.
+    public var recordCounts: [String: Int64]
+    /// as_of, grace_hours, config… (table `run_parameter`).
+    public var parameters: [String: String]
+}

@@ -1,0 +1,49 @@
+/// Builds the spreadsheet report from what the store holds: a Summary sheet, one sheet per
+/// problem kind, an Info sheet, Verify Status and Rejected.
+public enum ReportBuilder {
+    public static let findingHeader = [
+        "kind", "reason", "severity", "transaction_id", "original_transaction_id", "product_id", "user_ids",
+        "environment", "first_seen (UTC)", "evidence", "detail",
+    ]
+
+    public static func workbook(_ snapshot: AuditSnapshot) -> ReportWorkbook {
+        var sheets = [SummarySheet.build(snapshot)]
+        for kind in FindingKind.problems {
+            sheets.append(findingSheet(kind.rawValue, snapshot.findings.filter { $0.kind == kind }))
+        }
+        sheets.append(findingSheet("info", snapshot.findings.filter { $0.kind.isInfo }))
+        sheets.append(verifyStatusSheet(snapshot))
+        sheets.append(rejectedSheet(snapshot))
+        return ReportWorkbook(sheets: sheets)
+    }
+
+    static func findingSheet(_ name: String, _ findings: [Finding]) -> ReportSheet {
+        let rows: [[ReportCell]] = findings.map { f in
+            [.text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue), .text(f.transactionId),
+             optional(f.originalTransactionId), optional(f.productId), .text(f.userIds.joined(separator: ", ")),
+             optional(f.environment), f.firstSeenMs.map(ReportCell.dateTime) ?? .empty,
+             .text(f.evidence.map(\.description).joined(separator: "; ")), .text(f.detail)]
+        }
+        return ReportSheet(name: name, tables: [ReportTable(header: findingHeader, rows: rows, isPrimary: true)])
+    }
+
+    static func verifyStatusSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
+        let statuses = ReportTable(header: ["status", "meaning", "responses"], rows: snapshot.statuses.map {
+            [.integer(Int64($0.status)), .text($0.meaning), .integer($0.responses)]
+        }, isPrimary: true)
+        let l = snapshot.latency
+        let latency = ReportTable(title: "Verify latency of server requests (ms, nearest rank)",
+                                  header: ["requests", "p50", "p90", "p95", "p99", "max"],
+                                  rows: [[.integer(l.requests)] + [l.p50Ms, l.p90Ms, l.p95Ms, l.p99Ms, l.maxMs].map { $0.map(ReportCell.integer) ?? .empty }])
+        return ReportSheet(name: "Verify Status", tables: [statuses, latency])
+    }
+
+    static func rejectedSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
+        let rows: [[ReportCell]] = snapshot.rejections.map {
+            [.text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason), .text(String($0.rawText.prefix(2000)))]
+        }
+        return ReportSheet(name: "Rejected", tables: [ReportTable(header: ["file", "line", "reason", "raw_text"], rows: rows, isPrimary: true)])
+    }
+
+    static func optional(_ text: String?) -> ReportCell { text.map(ReportCell.text) ?? .empty }
+}
