@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Kind detection from content, and every line imported or rejected with file:line.
+final class FileImporterTests: XCTestCase {
+    func read(_ text: String, path: String = "in.dat") -> ImportedFile {
+        FileImporter.read(InputFile(path: path, data: Data(text.utf8)))
+    }
+
+    func testClientJSONLinesWithBadLines() {
+        let file = read("""
+            {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "device_id": "d1", "transaction_id": "100", "original_transaction_id": "100", "product_id": "p", "state": "purchased"}
+            {"ts": "2026-10-01T00:00:01Z", "user_id": "u1", "transaction_id": null, "product_id": "p", "state": "failed", "error_code": 2}
+
+            {"ts": "2026-10-01T00:00:02Z", "user_id": "u1", "transaction_id": "101", "state": "bought"}
+            {"ts": "2026-10-01T00:00:03Z", "user_id": "u1", "state": "purchased"}
+            not json at all
+            {"ts": "soon", "user_id": "u1", "transaction_id": "102", "state": "purchased"}
+            """, path: "client.jsonl")
+        XCTAssertEqual(file.kind, .clientReport)
+        XCTAssertEqual(file.format, .jsonLines)
+        XCTAssertEqual(file.recordsIn, 6, "the blank line 3 is not a record")
+        XCTAssertEqual(file.clientReports.count, 2)
+        XCTAssertEqual(file.clientReports[1].errorCode, 2)
+        XCTAssertNil(file.clientReports[1].transactionId)
+        XCTAssertEqual(file.rejections.map(\.location.description), ["client.jsonl:4", "client.jsonl:5", "client.jsonl:6", "client.jsonl:7"])
+        XCTAssertEqual(file.rejections.map(\.reason), [
+            #"field 'state': unknown state "bought" (expected purchasing, purchased, failed, deferred or restored)"#,
+            "missing required field 'transaction_id'",
+            "invalid JSON: invalid literal at line 1, column 2",
+            #"field 'ts': not a timestamp: "soon" (expected ISO 8601 or epoch milliseconds)"#,
+        ])
+        XCTAssertEqual(file.recordsIn, file.recordsImported + file.rejections.count)
+    }
+
+    func testServerCSVWithSemicolonIdsAndQuotedFields() {
+        let file = read("""
+            ts,request_id,user_id,device_id,transaction_ids,restore,receipt_sha256,verify_status,environment,granted,latency_ms,credited_transaction_ids
+            1790812800000,r1,u1,d1,100;101,false,ab,0,Production,true,830,100
+            2026-10-01T00:00:05Z,r2,"u,2",d2,102,"true",cd,,,"false",,
+            2026-10-01T00:00:06Z,r3,u3,d3,103,false,ef,0,Production
+            2026-10-01T00:00:07Z,r4,u4,d4,104,false,ef,x,Production,true,1,
+            """, path: "server.csv")
+        XCTAssertEqual(file.kind, .serverLog)
+        XCTAssertEqual(file.format, .csv)
+        XCTAssertEqual(file.recordsIn, 4)
+        XCTAssertEqual(file.serverRequests.map(\.requestId), ["r1", "r2"])
+        XCTAssertEqual(file.serverRequests[0].transactionIds, ["100", "101"])
+        XCTAssertEqual(file.serverRequests[0].creditedTransactionIds, ["100"])
+        XCTAssertEqual(file.serverRequests[0].tsMs, 1_790_812_800_000)
+        XCTAssertEqual(file.serverRequests[1].userId, "u,2")
+        XCTAssertEqual(file.serverRequests[1].restore, true)
+        XCTAssertNil(file.serverRequests[1].verifyStatus, "empty = null: Apple never answered")
+        XCTAssertNil(file.serverRequests[1].creditedTransactionIds)
+        XCTAssertEqual(file.rejections.map(\.location.line), [4, 5])
+        XCTAssertEqual(file.rejections[0].reason, "expected 12 fields as in the header, found 9")
+        XCTAssertEqual(file.rejections[1].reason, #"field 'verify_status': expected an integer, found "x""#)
+    }
+
+    func testWrappedVerifyResponsesWithAllShapes() {
+        let file = read("""
+            {"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 21007}}
+            {"request_id": "r1", "received_at": "2026-10-01T00:00:02Z", "response": {"status": "0", "environment": "Sandbox", "receipt": {"bundle_id": "com.example.app", "receipt_type": "ProductionSandbox", "in_app": [{"transaction_id": 9223372036854775001, "original_transaction_id": "9223372036854775001", "product_id": "p", "purchase_date": "2026-10-01 00:00:00 Etc/GMT", "quantity": "1", "is_trial_period": "false"}]}, "latest_receipt_info": {"transaction_id": "9223372036854775001", "cancellation_date_ms": "1790899200000", "in_app_ownership_type": "FAMILY_SHARED"}}}
+            {"request_id": "r2", "received_at": "2026-10-01T00:00:03Z", "response": {"status": 21199, "is-retryable": "false"}}
+            {"request_id": "r3", "received_at": "2026-10-01T00:00:04Z", "response": {"environment": "Production"}}
+            {"request_id": "r4", "received_at": "2026-10-01T00:00:05Z", "response": {"status": 0, "receipt": {"in_app": [{"product_id": "p"}]}}}
+            """, path: "verify.jsonl")
+        XCTAssertEqual(file.kind, .verifyResponse)
+        XCTAssertEqual(file.verifyResponses.count, 3)
+        let sandbox = file.verifyResponses[1]
+        XCTAssertEqual(sandbox.status, 0)
+        XCTAssertEqual(sandbox.receiptType, "ProductionSandbox")
+        XCTAssertEqual(sandbox.items.count, 1, "in_app and latest_receipt_info list one transaction")
+        let item = sandbox.items[0]
+        XCTAssertEqual(item.transactionId, "9223372036854775001")
+        XCTAssertEqual(item.purchaseDateMs, 1_790_812_800_000)
+        XCTAssertEqual(item.cancellationDateMs, 1_790_899_200_000)
+        XCTAssertEqual(item.inAppOwnershipType, "FAMILY_SHARED")
+        XCTAssertEqual(item.isTrialPeriod, false)
+        XCTAssertEqual(item.sections, ["in_app", "latest_receipt_info"])
+        XCTAssertEqual(file.verifyResponses[2].isRetryable, false)
+        XCTAssertTrue(file.verifyResponses[1].rawJSON.hasPrefix(#"{"request_id": "r1", "received_at": "2026-10-01T00:00:02Z""#),
+                      "the raw line is kept as sent")
+        XCTAssertEqual(file.rejections.map(\.location.line), [4, 5])
+        XCTAssertEqual(file.rejections.map(\.reason), ["missing required field 'status'", "missing required field 'receipt.in_app[0].transaction_id'"])
+    }
+
+    func testIOS6FlatReceipt() {
+        let file = read(#"{"status": 0, "receipt": {"bid": "com.example.app", "bvrs": "1.0", "item_id": "521129812", "transaction_id": "1000000001479608", "original_transaction_id": "1000000001479608", "product_id": "p", "purchase_date": "2011-02-17 06:20:57 Etc/GMT", "quantity": "1"}}"#)
+        XCTAssertEqual(file.verifyResponses.first?.bundleId, "com.example.app")
+        XCTAssertEqual(file.verifyResponses.first?.items.map(\.transactionId), ["1000000001479608"])
+        XCTAssertEqual(file.verifyResponses.first?.items.first?.sections, ["receipt"])
+    }
+
+    func testKindIsDetectedFromContentNotName() {
+        XCTAssertEqual(read(#"{"status": 21005}"#, path: "client.csv").kind, .verifyResponse)
+        XCTAssertEqual(read("ts,user_id,transaction_id,state\n1,u,1,purchased\n", path: "verify.json").kind, .clientReport)
+        XCTAssertEqual(read("").status, .skipped)
+        XCTAssertEqual(read("").note, "empty file")
+        XCTAssertEqual(read(#"{"notification_type": "CANCEL"}"#).note, "App Store Server Notification V1 (not supported yet)")
+        XCTAssertEqual(read("-----BEGIN CERTIFICATE-----\nMIIB\n").note, "PEM certificate (not evidence)")
+        XCTAssertEqual(read(#"{"bundle_ids": ["a"]}"#).note, "iap-audit configuration (not evidence; pass it with --config)")
+    }
+
+    func testRecordOfAnotherKindInsideAFileIsRejected() {
+        let file = read("""
+            {"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 0}}
+            {"ts": "2026-10-01T00:00:00Z", "request_id": "r9", "user_id": "u1", "transaction_ids": ["1"], "granted": true}
+            """)
+        XCTAssertEqual(file.verifyResponses.count, 1)
+        XCTAssertEqual(file.rejections.map(\.reason), ["field 'response': expected Apple's response object"])
+    }
+}

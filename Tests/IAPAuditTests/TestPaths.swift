@@ -1,0 +1,37 @@
+import Foundation
+
+/// Where tests find the repository, the shared real data and a scratch folder.
+enum TestPaths {
+    static var repoRoot: String { PythonReader.repoRoot().path }
+
+    /// `../shared/real-data` beside the checkout (read from there, never copied).
+    static var realData: String { URL(fileURLWithPath: repoRoot + "/../shared/real-data").standardizedFileURL.path }
+
+    static func realData(_ relative: String) -> String { realData + "/" + relative }
+
+    /// A fresh empty folder under the system temporary directory.
+    static func scratch(_ name: String = #function) -> String {
+        let path = NSTemporaryDirectory() + "iap-audit-tests/\(name.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func write(_ text: String, to path: String) {
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    }
+}
+
+/// Runs the command line in-process, capturing its output and exit status.
+struct CLIRun {
+    let status: Int32
+    let out: String
+    let err: String
+
+    init(_ arguments: [String]) {
+        var out: [String] = []
+        var err: [String] = []
+        status = CommandLineInterfaceRunner.main(arguments, out: { out.append($0) }, err: { err.append($0) })
+        self.out = out.joined(separator: "\n")
+        self.err = err.joined(separator: "\n")
+    }
+}
