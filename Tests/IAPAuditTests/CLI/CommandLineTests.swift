@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Exit status 0 / 1 / 64, help texts, usage errors as Error / Usage / See --help.
+final class CommandLineTests: XCTestCase {
+    func smallInput() -> String {
+        let dir = TestPaths.scratch()
+        TestPaths.write("""
+            {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "device_id": "d1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
+            {"ts": "2026-10-01T00:00:09Z", "user_id": "=HYPERLINK(\\"x\\")", "transaction_id": "101", "product_id": "p", "state": "purchased"}
+            """, to: dir + "/client.jsonl")
+        return dir
+    }
+
+    func testHelp() {
+        let main = CLIRun(["--help"])
+        XCTAssertEqual(main.status, 0)
+        XCTAssertTrue(main.out.contains("COMMANDS:"))
+        let run = CLIRun(["run", "--help"])
+        XCTAssertEqual(run.status, 0)
+        for option in ["--out DIR", "--json", "--as-of TIME", "--grace HOURS", "--config FILE", "Exit status"] {
+            XCTAssertTrue(run.out.contains(option), option)
+        }
+        XCTAssertEqual(CLIRun(["sample", "--help"]).status, 0)
+    }
+
+    func testUsageErrorsExit64() {
+        let unknown = CLIRun(["run", "--frobnicate"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertEqual(unknown.err, """
+            Error: unknown option '--frobnicate'
+            Usage: \(RunCommand.usage)
+              See 'iap-audit run --help'.
+            """)
+        XCTAssertEqual(CLIRun(["audit"]).status, 64)
+        XCTAssertEqual(CLIRun(["run", "--out"]).status, 64)
+        XCTAssertEqual(CLIRun(["run", "--grace", "soon"]).status, 64)
+        XCTAssertEqual(CLIRun(["run", "--as-of", "tomorrow"]).status, 64)
+        XCTAssertEqual(CLIRun(["sample", "--transactions", "0"]).status, 64)
+    }
+
+    func testCouldNotCompleteExits1() {
+        let missing = CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch()])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.err, "iap-audit: /nonexistent/input: error: cannot read input: no such file or folder")
+
+        let input = smallInput()
+        TestPaths.write(#"{"bundle_ids": ["a"], "sandbox_allowlst": []}"#, to: input + "/../bad-config.json")
+        let badConfig = CLIRun(["run", input, "--out", TestPaths.scratch(), "--config", input + "/../bad-config.json"])
+        XCTAssertEqual(badConfig.status, 1)
+        XCTAssertTrue(badConfig.err.contains("bad config: unknown key 'sandbox_allowlst'"), badConfig.err)
+
+        TestPaths.write(#"{"products": {"p": "consumible"}}"#, to: input + "/../bad-type.json")
+        let badType = CLIRun(["run", input, "--out", TestPaths.scratch(), "--config", input + "/../bad-type.json"])
+        XCTAssertEqual(badType.status, 1)
+        XCTAssertTrue(badType.err.contains("product 'p': unknown type consumible"), badType.err)
+
+        let blocker = TestPaths.scratch() + "/file"
+        TestPaths.write("x", to: blocker)
+        let unwritable = CLIRun(["run", input, "--out", blocker + "/out"])
+        XCTAssertEqual(unwritable.status, 1)
+        XCTAssertTrue(unwritable.err.contains("cannot write output"), unwritable.err)
+    }
+
+    func testJSONSummary() throws {
+        let out = TestPaths.scratch()
+        let run = CLIRun(["run", smallInput(), "--out", out, "--json", "--as-of", "2026-10-03T00:00:00Z"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["as_of"] as? String, "2026-10-03T00:00:00.000Z")
+        let records = try XCTUnwrap(summary["records"] as? [String: Int])
+        XCTAssertEqual(records, ["in": 2, "imported": 2, "rejected": 0])
+        let findings = try XCTUnwrap(summary["findings"] as? [String: Any])
+        XCTAssertEqual(findings["problems"] as? Int, 2)
+        XCTAssertEqual((findings["by_kind"] as? [String: [String: Int]])?["dropped_order"], ["never_sent": 2])
+        XCTAssertEqual((summary["outputs"] as? [String: String])?["sqlite"], out + "/audit.sqlite")
+    }
+
+    /// Text that looks like a formula is written as text in the XLSX (read back by openpyxl).
+    func testFormulaLookingTextStaysText() throws {
+        let out = TestPaths.scratch()
+        XCTAssertEqual(CLIRun(["run", smallInput(), "--out", out]).status, 0)
+        let cells = try PythonReader.run("""
+            import json, sys, openpyxl
+            ws = openpyxl.load_workbook(sys.argv[1])["dropped_order"]
+            print(json.dumps([[c.value, c.data_type] for c in ws["G"]]))
+            """, args: [out + "/audit.xlsx"]) as! [[String]]
+        XCTAssertEqual(cells, [["user_ids", "s"], ["u1", "s"], ["=HYPERLINK(\"x\")", "s"]])
+    }
+}

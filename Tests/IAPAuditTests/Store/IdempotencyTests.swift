@@ -1,0 +1,95 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Re-running changes nothing; changed and removed files are reflected; a failed import leaves
+/// no partial rows and the next run completes it.
+final class IdempotencyTests: XCTestCase {
+    static let dumpScript = """
+        import json, sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        print(json.dumps(list(db.iterdump())))
+        """
+
+    func dump(_ path: String) throws -> [String] { try PythonReader.run(Self.dumpScript, args: [path]) as! [String] }
+
+    func writeInputs(_ dir: String) {
+        TestPaths.write("""
+            {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
+            {"ts": "2026-10-01T00:00:01Z", "user_id": "u2", "transaction_id": "200", "product_id": "p", "state": "purchased"}
+            """, to: dir + "/client.jsonl")
+        TestPaths.write("""
+            {"ts": "2026-10-01T00:00:02Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["100"], "granted": true, "verify_status": 0}
+            {"ts": "2026-10-01T00:00:03Z", "request_id": "r2", "user_id": "u2", "transaction_ids": ["100"], "granted": true, "verify_status": 0}
+            """, to: dir + "/server.jsonl")
+        TestPaths.write("""
+            {"request_id": "r1", "received_at": "2026-10-01T00:00:02Z", "response": {"status": 0, "environment": "Production", "receipt": {"in_app": [{"transaction_id": "100"}]}}}
+            broken line
+            """, to: dir + "/verify.jsonl")
+    }
+
+    func testSecondRunGivesTheSameDatabase() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        writeInputs(input)
+        let first = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(first.filesParsed, 3)
+        let before = try dump(out + "/audit.sqlite")
+        let second = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(second.filesParsed, 0, "unchanged files are not read again")
+        XCTAssertEqual(try dump(out + "/audit.sqlite"), before)
+        XCTAssertEqual(before.filter { $0.hasPrefix("INSERT INTO \"finding\"") }.count, 3)
+    }
+
+    func testChangedAndRemovedFilesAreReflected() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        writeInputs(input)
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        TestPaths.write("""
+            {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
+            """, to: input + "/client.jsonl")
+        try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(result.filesParsed, 1)
+        XCTAssertEqual(result.snapshot.files.map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["client.jsonl", "server.jsonl"])
+        XCTAssertEqual(result.snapshot.recordCounts["client_report"], 1)
+        XCTAssertEqual(result.snapshot.recordCounts["verify_response"], 0)
+        XCTAssertEqual(result.snapshot.recordCounts["rejection"], 0)
+        XCTAssertEqual(result.snapshot.findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
+                       ["duplicate_credit/cross_account/100", "invalid_credit/no_verify_response/100"])
+    }
+
+    func testSameContentUnderTwoPathsIsCountedOnce() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        writeInputs(input)
+        try FileManager.default.copyItem(atPath: input + "/client.jsonl", toPath: input + "/copy.jsonl")
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        let copy = try XCTUnwrap(result.snapshot.files.first { $0.path.hasSuffix("/copy.jsonl") })
+        XCTAssertEqual(copy.status, "skipped")
+        XCTAssertEqual(copy.note, "same content as \(input)/client.jsonl (not counted twice)")
+        XCTAssertEqual(result.snapshot.recordCounts["client_report"], 2)
+        let before = try dump(out + "/audit.sqlite")
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(try dump(out + "/audit.sqlite"), before)
+    }
+
+    /// A file whose import fails half-way leaves no rows; the next run imports it whole.
+    func testFailedImportIsRolledBackAndCompletedNextRun() throws {
+        let out = TestPaths.scratch()
+        let store = try AuditStore(path: out + "/audit.sqlite")
+        let data = Data("{}".utf8)
+        var file = ImportedFile(file: InputFile(path: "x.jsonl", data: data), kind: .verifyResponse, format: .jsonLines,
+                                status: .imported, note: "", recordsIn: 2)
+        let response = VerifyResponse(location: SourceLocation(file: "x.jsonl", line: 1), requestId: "r", receivedAtMs: nil,
+                                      status: 0, environment: nil, isRetryable: nil, bundleId: nil, receiptType: nil,
+                                      items: [ReceiptItem(transactionId: "1", sections: ["in_app"])], rawJSON: "{}")
+        file.verifyResponses = [response, response]  // the same line twice violates UNIQUE (file_id, line)
+        XCTAssertThrowsError(try store.store(file))
+        XCTAssertEqual(try store.storedFiles().count, 0)
+        XCTAssertEqual(try store.snapshot().recordCounts["receipt_transaction"], 0)
+        file.verifyResponses = [response]
+        file.recordsIn = 1
+        try store.store(file)
+        XCTAssertEqual(try store.snapshot().recordCounts["receipt_transaction"], 1)
+    }
+}
