@@ -19,8 +19,8 @@ enum SampleCommand {
             throw UsageError(message: "--seed must be an unsigned integer", usage: usage, command: "sample")
         }
         let directory = args.value("--out") ?? RunCommand.defaultInput
-        // SAMPLE-PENDING
-        _ = (transactions, seed, directory)
+        let summary = try SampleGenerator(transactions: transactions, seed: seed).write(to: directory)
+        out("Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.plantedFindings) planted findings in answer-key.json)")
         return 0
     }
 }

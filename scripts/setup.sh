@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what iap-audit needs on Debian 12 (the Swift toolchain is assumed present):
+# the C libraries it links (SQLite, libxlsxwriter, OpenSSL's libcrypto), sqlite3, and a Python
+# virtual environment (.venv) with the independent readers the tests use (openpyxl).
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(libsqlite3-dev libxlsxwriter-dev libssl-dev sqlite3 python3 python3-venv)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--with-test-tools" ]; then
+  if ! .venv/bin/python -c "import openpyxl" 2>/dev/null; then
+    echo "setup: creating .venv with openpyxl" >&2
+    rm -rf .venv
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --disable-pip-version-check openpyxl
+  fi
+fi
