@@ -31,7 +31,9 @@ enum DroppedOrderRule {
                 findings.append(make(.droppedOrder, "not_credited", "verified by Apple and present in the receipt, never granted"))
             } else if views.contains(where: { $0.isProductionSuccess }) {
                 findings.append(make(.droppedOrder, "not_in_receipt", "verified by Apple (status 0) but absent from the receipt"))
-            } else if let failed = views.last(where: { ($0.status ?? 0) != 0 }), let status = failed.status {
+            } else if let failed = views.filter({ ($0.status ?? 0) != 0 }).max(by: { $0.latestMs < $1.latestMs }),
+                let status = failed.status
+            {
                 findings.append(make(.droppedOrder, "verify_failed", "last status \(status): \(VerifyStatus.meaning(status))"))
             } else {
                 findings.append(make(.droppedOrder, "no_verify_response", "Apple never answered a request that carried it"))

@@ -1,7 +1,8 @@
 /// SEMANTICS rule 10: a transaction granted more than once (grants with or without proof).
 ///
 /// Two or more users → `cross_account`; one user → by product type: non-consumables and
-/// subscriptions are info `regranted`; a consumable re-granted by a `restore` request is
+/// subscriptions are info `regranted`; a consumable re-granted (after its first grant) by a `restore`
+/// request is
 /// `restore_credited_as_purchase`; other consumables and unknown types are `same_user`.
 enum DuplicateCreditRule {
     static func findings(_ context: ReconcileContext) -> [Finding] {
@@ -20,7 +21,7 @@ enum DuplicateCreditRule {
                 (kind, reason) = (.duplicateCredit, "cross_account")
             } else if let type, type != .consumable {
                 (kind, reason) = (.regranted, type.rawValue)
-            } else if type == .consumable && views.contains(where: \.request.restore) {
+            } else if type == .consumable && views.sorted(by: { $0.tsMs < $1.tsMs }).dropFirst().contains(where: \.request.restore) {
                 (kind, reason) = (.duplicateCredit, "restore_credited_as_purchase")
             } else {
                 (kind, reason) = (.duplicateCredit, "same_user")

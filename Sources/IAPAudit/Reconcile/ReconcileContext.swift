@@ -38,7 +38,9 @@ struct ReconcileContext {
         var revokes: [ServerRequest] = []
         for request in ledger.serverRequests {
             if request.event == .revoke { revokes.append(request); continue }
-            if firstLine[request.requestId] == nil {
+            if let first = firstLine[request.requestId] {
+                firstLine[request.requestId] = first.merged(with: request)
+            } else {
                 firstLine[request.requestId] = request
                 order.append(request.requestId)
             }

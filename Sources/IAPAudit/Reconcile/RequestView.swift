@@ -70,6 +70,10 @@ struct RequestView {
     /// Every record behind this request: its log lines and Apple's answers.
     var evidence: [SourceLocation] { locations + responses.map(\.location) }
 
+    /// When the request was last heard of: its final answer's `received_at`, else its `ts`
+    /// (orders requests in time whatever the order of the log lines).
+    var latestMs: Int64 { max(request.tsMs, final?.receivedAtMs ?? request.tsMs) }
+
     /// The earliest timestamp of the request and its answers.
     var firstSeenMs: Int64 { min(request.tsMs, responses.compactMap(\.receivedAtMs).min() ?? request.tsMs) }
 }

@@ -1,0 +1,133 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Builds small reconciliation scenarios in code (SEMANTICS.md rules 1–16).
+///
+/// Every record gets a distinct `file:line` so evidence can be checked: client reports live in
+/// `client.jsonl`, server-log records in `server.jsonl`, verify responses in `verify.jsonl`,
+/// each numbered from 1 in the order added (the order the ledger loader would give).
+/// Times are ISO 8601 (`2026-10-01T10:00:00Z`) or the shorthand `HH:MM` for 2026-10-01 UTC.
+final class LedgerBuilder {
+    /// An as-of far after every record of a day-1 scenario: whatever is unresolved is overdue.
+    static let muchLater = "2026-10-10T00:00:00Z"
+
+    var config: AuditConfig
+    private(set) var ledger = Ledger()
+    private var clientLine = 0
+    private var serverLine = 0
+    private var verifyLine = 0
+
+    init(config: AuditConfig = AuditConfig()) { self.config = config }
+
+    /// Milliseconds since 1970 UTC of an ISO 8601 time or `HH:MM` on 2026-10-01.
+    static func ms(_ time: String) -> Int64 {
+        let full = time.count == 5 ? "2026-10-01T\(time):00Z" : time
+        guard let value = Timestamp.parseMs(full) else { preconditionFailure("bad test time \(time)") }
+        return value
+    }
+
+    /// A client report (`client.jsonl`); a nil id is a failed or deferred transaction.
+    @discardableResult
+    func client(_ id: String?, _ state: ClientState = .purchased, user: String? = "u1", product: String? = nil,
+                original: String? = nil, at time: String = "09:00") -> SourceLocation {
+        clientLine += 1
+        let location = SourceLocation(file: "client.jsonl", line: clientLine)
+        ledger.clientReports.append(ClientReport(
+            location: location, tsMs: Self.ms(time), userId: user, deviceId: user.map { "dev-\($0)" }, transactionId: id,
+            originalTransactionId: original, productId: product, state: state, errorCode: nil, quantity: 1))
+        return location
+    }
+
+    /// A verification request (`server.jsonl`); `status`/`env` are what the server logged (never proof).
+    @discardableResult
+    func request(_ requestId: String, ids: [String], user: String? = "u1", granted: Bool = false,
+                 credited: [String]? = nil, restore: Bool = false, status: Int? = nil, env: String? = nil,
+                 at time: String) -> SourceLocation {
+        serverRecord(requestId, event: .verify, ids: ids, user: user, granted: granted, credited: credited,
+                     restore: restore, status: status, env: env, at: time)
+    }
+
+    /// A revoke record (`server.jsonl`, `event: revoke`); the other fields are there to be ignored.
+    @discardableResult
+    func revoke(_ requestId: String, ids: [String], user: String?, granted: Bool = false, credited: [String]? = nil,
+                status: Int? = nil, at time: String) -> SourceLocation {
+        serverRecord(requestId, event: .revoke, ids: ids, user: user, granted: granted, credited: credited,
+                     restore: false, status: status, env: nil, at: time)
+    }
+
+    private func serverRecord(_ requestId: String, event: ServerEvent, ids: [String], user: String?, granted: Bool,
+                              credited: [String]?, restore: Bool, status: Int?, env: String?, at time: String) -> SourceLocation {
+        serverLine += 1
+        let location = SourceLocation(file: "server.jsonl", line: serverLine)
+        ledger.serverRequests.append(ServerRequest(
+            location: location, tsMs: Self.ms(time), requestId: requestId, event: event, userId: user,
+            deviceId: user.map { "dev-\($0)" }, transactionIds: ids, creditedTransactionIds: credited, restore: restore,
+            receiptSha256: nil, verifyStatus: status, environment: env, granted: granted, latencyMs: 120))
+        return location
+    }
+
+    /// A verify response (`verify.jsonl`): linked to `requestId`, or bare when nil. `items` are plain
+    /// `in_app` ids; `receipt` takes detailed items made with `item(…)`.
+    @discardableResult
+    func response(for requestId: String?, status: Int = 0, env: String? = "Production", receiptType: String? = nil,
+                  bundle: String? = nil, retryable: Bool? = nil, items: [String] = [], receipt: [ReceiptItem] = [],
+                  at time: String?) -> SourceLocation {
+        verifyLine += 1
+        let location = SourceLocation(file: "verify.jsonl", line: verifyLine)
+        ledger.verifyResponses.append(VerifyResponse(
+            location: location, requestId: requestId, receivedAtMs: time.map(Self.ms), status: status, environment: env,
+            isRetryable: retryable, bundleId: bundle, receiptType: receiptType,
+            items: items.map { LedgerBuilder.item($0) } + receipt, rawJSON: "{}"))
+        return location
+    }
+
+    /// A verify response built by the real parser from Apple's JSON body (rule 7's shapes).
+    @discardableResult
+    func parsedResponse(for requestId: String?, json: String, at time: String?) throws -> SourceLocation {
+        verifyLine += 1
+        let location = SourceLocation(file: "verify.jsonl", line: verifyLine)
+        let body = try JSONField.parseObject(Data(json.utf8))
+        ledger.verifyResponses.append(try VerifyResponseParser.parse(
+            body, at: location, requestId: requestId, receivedAtMs: time.map(Self.ms), raw: json))
+        return location
+    }
+
+    /// One receipt item.
+    static func item(_ id: String, original: String? = nil, product: String? = nil, purchased: String? = nil,
+                     cancelled: String? = nil, ownership: String? = nil, sections: [String] = ["in_app"]) -> ReceiptItem {
+        var item = ReceiptItem(transactionId: id, sections: sections)
+        item.originalTransactionId = original
+        item.productId = product
+        item.quantity = 1
+        item.purchaseDateMs = purchased.map(ms)
+        item.cancellationDateMs = cancelled.map(ms)
+        item.cancellationReason = cancelled == nil ? nil : "0"
+        item.inAppOwnershipType = ownership
+        return item
+    }
+
+    /// Runs the reconciler. `asOf: nil` lets it default (rule 15).
+    func run(asOf: String? = LedgerBuilder.muchLater, graceHours: Double = 24) -> (findings: [Finding], asOfMs: Int64?) {
+        Reconciler.run(ledger, config: config, asOfMs: asOf.map(Self.ms), graceMs: Int64(graceHours * 3_600_000))
+    }
+
+    /// The findings as sorted `kind/reason/transaction_id` strings.
+    func findings(asOf: String? = LedgerBuilder.muchLater, graceHours: Double = 24) -> [String] {
+        run(asOf: asOf, graceHours: graceHours).findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
+    }
+
+    /// The one finding of `kind` about `id` (fails the test when there is not exactly one).
+    func finding(_ kind: FindingKind, _ id: String, asOf: String? = LedgerBuilder.muchLater, graceHours: Double = 24,
+                 file: StaticString = #filePath, line: UInt = #line) -> Finding? {
+        let matches = run(asOf: asOf, graceHours: graceHours).findings.filter { $0.kind == kind && $0.transactionId == id }
+        XCTAssertEqual(matches.count, 1, "findings of \(kind.rawValue) about \(id)", file: file, line: line)
+        return matches.first
+    }
+
+    /// `file:line` strings of a finding's evidence, sorted.
+    static func evidence(_ finding: Finding?) -> [String] {
+        (finding?.evidence ?? []).map(\.description).sorted()
+    }
+}

@@ -1,0 +1,123 @@
+import XCTest
+
+@testable import IAPAudit
+
+/// SEMANTICS rule 12: refund_still_granted / cancelled_not_revoked.
+final class ReconcileRefundStillGrantedTests: XCTestCase {
+    private static let cancelled = "2026-10-01T15:00:00Z"
+
+    /// `user` granted T1 with proof at `time` (request `rid`).
+    private static func grant(_ b: LedgerBuilder, _ rid: String, user: String?, at time: String) {
+        b.request(rid, ids: ["T1"], user: user, granted: true, at: time)
+        b.response(for: rid, items: ["T1"], at: time)
+    }
+
+    /// Apple's later answer (a bare response) showing T1 cancelled.
+    private static func cancel(_ b: LedgerBuilder) {
+        b.response(for: nil, receipt: [LedgerBuilder.item("T1", cancelled: cancelled)], at: nil)
+    }
+
+    func testCancelledCreditedAndNeverRevoked() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.cancel(b)
+        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
+        let finding = b.finding(.refundStillGranted, "T1")
+        XCTAssertEqual(finding?.userIds, ["u1"])
+        XCTAssertEqual(finding?.severity, .error)
+        XCTAssertEqual(LedgerBuilder.evidence(finding), ["server.jsonl:1", "verify.jsonl:1", "verify.jsonl:2"])
+    }
+
+    func testCancellationInTheGrantingResponseCounts() {
+        let b = LedgerBuilder()
+        b.request("r1", ids: ["T1"], granted: true, at: "16:00")
+        b.response(for: "r1", receipt: [LedgerBuilder.item("T1", cancelled: Self.cancelled)], at: "16:01")
+        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
+    }
+
+    func testNoCancellationNoFinding() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        b.response(for: nil, items: ["T1"], at: nil)
+        XCTAssertEqual(b.findings(), [])
+    }
+
+    func testCancelledButNeverGrantedIsNoRefundFinding() {
+        let b = LedgerBuilder()
+        b.client("T1")
+        b.request("r1", ids: ["T1"], at: "10:00")
+        b.response(for: "r1", receipt: [LedgerBuilder.item("T1", cancelled: Self.cancelled)], at: "16:00")
+        XCTAssertEqual(b.findings(), ["dropped_order/not_credited/T1"])
+    }
+
+    func testRevokeAfterTheLastGrantClears() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.cancel(b)
+        b.revoke("v1", ids: ["T1"], user: "u1", at: "16:00")
+        XCTAssertEqual(b.findings(), [])
+    }
+
+    func testRevokeAtTheLastGrantInstantClears() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.cancel(b)
+        b.revoke("v1", ids: ["T1"], user: "u1", at: "10:00")
+        XCTAssertEqual(b.findings(), [])
+    }
+
+    func testRevokeBeforeTheLastGrantDoesNotClear() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        b.revoke("v1", ids: ["T1"], user: "u1", at: "11:00")
+        Self.grant(b, "r2", user: "u1", at: "12:00")
+        Self.cancel(b)
+        XCTAssertEqual(b.findings(), ["duplicate_credit/same_user/T1", "refund_still_granted/cancelled_not_revoked/T1"])
+        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.userIds, ["u1"])
+    }
+
+    func testRevokeWithNoUserClearsEveryHolder() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.grant(b, "r2", user: "u2", at: "11:00")
+        Self.cancel(b)
+        b.revoke("v1", ids: ["T1"], user: nil, at: "16:00")
+        XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1"])
+    }
+
+    func testRevokeOfOneUserLeavesTheOtherHolderListed() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.grant(b, "r2", user: "u2", at: "11:00")
+        Self.cancel(b)
+        b.revoke("v1", ids: ["T1"], user: "u1", at: "16:00")
+        XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1", "refund_still_granted/cancelled_not_revoked/T1"])
+        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.userIds, ["u2"])
+    }
+
+    func testRevokeForAnotherUserDoesNotClear() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.cancel(b)
+        b.revoke("v1", ids: ["T1"], user: "u2", at: "16:00")
+        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
+        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.userIds, ["u1"])
+    }
+
+    func testRevokeOfAnotherTransactionDoesNotClear() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.cancel(b)
+        b.revoke("v1", ids: ["T2"], user: "u1", at: "16:00")
+        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
+    }
+
+    func testUnprovenGrantsAloneAreNotCredited() {
+        // "at least one credited grant": a grant Apple never confirmed is invalid_credit, not a refund.
+        let b = LedgerBuilder()
+        b.request("r1", ids: ["T1"], granted: true, at: "10:00")
+        b.response(for: "r1", status: 21003, at: "10:01")
+        Self.cancel(b)
+        XCTAssertEqual(b.findings(), ["invalid_credit/nonzero_status/T1"])
+    }
+}
