@@ -34,6 +34,7 @@ enum RecordShape: Equatable {
         if has("products") && (has("settings") || has("identifier")) { return .unsupported("StoreKit configuration file (not evidence)") }
         if has("Store") && has("Payload") { return .unsupported("Unity IAP receipt wrapper posted by a client (not supported yet)") }
         if has("transactionReceipt") { return .unsupported("client-posted purchase object with a transaction receipt (not supported yet)") }
+        if has("findings") && has("planted") { return .unsupported("iap-audit sample answer key (not evidence)") }
         if has("errors") { return .unsupported("App Store Connect API error body (not evidence)") }
         return .unknown("JSON object of an unrecognized shape (keys: \(o.keys.sorted().prefix(8).joined(separator: ", ")))")
     }

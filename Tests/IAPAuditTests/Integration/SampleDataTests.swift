@@ -1,0 +1,130 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// `run` on the committed sample-data/ finds exactly what its answer key lists: every planted
+/// anomaly, nothing else. The outputs are read back with independent readers.
+final class SampleDataTests: XCTestCase {
+    static let out = TestPaths.scratch("sampledata")
+    nonisolated(unsafe) static var result: AuditResult?
+
+    var sampleData: String { TestPaths.repoRoot + "/sample-data" }
+
+    func audit() throws -> AuditResult {
+        if let result = Self.result { return result }
+        let config = try ConfigLoader.load(path: sampleData + "/config.json")
+        let result = try AuditPipeline.run(AuditOptions(paths: [sampleData], outputDirectory: Self.out, config: config))
+        Self.result = result
+        return result
+    }
+
+    func answerKey() throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: sampleData + "/answer-key.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func testFindingsEqualTheAnswerKey() throws {
+        let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
+        let expected = key.map { "\($0["kind"]!)/\($0["reason"]!)/\($0["transaction_id"]!)" }.sorted()
+        let found = try audit().snapshot.findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
+        let missing = Set(expected).subtracting(found).sorted()
+        let extra = Set(found).subtracting(expected).sorted()
+        XCTAssertEqual(missing, [], "planted but not found")
+        XCTAssertEqual(extra, [], "found but not planted")
+        XCTAssertEqual(found, expected)
+        for kind in FindingKind.allCases {
+            XCTAssertTrue(found.contains { $0.hasPrefix(kind.rawValue + "/") }, "sample plants \(kind.rawValue)")
+        }
+    }
+
+    func testEveryLineIsAccountedFor() throws {
+        let files = try audit().snapshot.files
+        let counts = try XCTUnwrap(try answerKey()["counts"] as? [String: Int])
+        for f in files where f.status == "imported" {
+            XCTAssertEqual(f.recordsIn, f.recordsImported + f.recordsRejected, f.path)
+        }
+        func records(_ suffix: String) -> Int64 { files.first { $0.path.hasSuffix(suffix) }?.recordsIn ?? -1 }
+        XCTAssertEqual(records("/server.jsonl"), Int64(counts["server_lines"] ?? -2))
+        XCTAssertEqual(records("/verify.jsonl"), Int64(counts["verify_lines"] ?? -2))
+        XCTAssertEqual(records("/client.jsonl") + records("/client.csv") - 0, Int64(counts["client_lines"] ?? -2))
+    }
+
+    /// The SQLite file read back with Python's sqlite3: findings by kind equal the store's, views answer.
+    func testSQLiteReadBack() throws {
+        let result = try audit()
+        let read = try PythonReader.run("""
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            out = {
+              "by_kind": {k: n for k, n in db.execute("SELECT kind, sum(findings) FROM finding_by_kind_reason GROUP BY kind")},
+              "strict": [r[0] for r in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT%'")],
+              "statuses": {str(s): n for s, n in db.execute("SELECT status, responses FROM verify_status_distribution")},
+              "latency": list(db.execute("SELECT requests, p50_ms, max_ms FROM latency_percentiles").fetchone()),
+              "files_in": db.execute("SELECT sum(records_in), sum(records_imported), sum(records_rejected) FROM source_file").fetchone(),
+              "rejections": db.execute("SELECT count(*) FROM rejection").fetchone()[0],
+              "evidence_ok": db.execute("SELECT count(*) FROM finding WHERE evidence = ''").fetchone()[0],
+              "info_severity": db.execute("SELECT DISTINCT severity FROM finding WHERE kind IN ('sandbox_allowlisted','sandbox_refused','pending_verification','regranted')").fetchall(),
+            }
+            print(json.dumps(out))
+            """, args: [Self.out + "/audit.sqlite"]) as! [String: Any]
+        var byKind: [String: Int] = [:]
+        for f in result.snapshot.findings { byKind[f.kind.rawValue, default: 0] += 1 }
+        XCTAssertEqual(read["by_kind"] as? [String: Int], byKind)
+        XCTAssertEqual(read["strict"] as? [String], [], "every table is STRICT")
+        XCTAssertEqual(read["evidence_ok"] as? Int, 0, "every finding names its evidence")
+        XCTAssertEqual(read["info_severity"] as? [[String]], [["info"]])
+        let totals = read["files_in"] as! [Int]
+        XCTAssertEqual(totals[0], totals[1] + totals[2])
+        XCTAssertEqual(totals[2], read["rejections"] as? Int)
+        var statuses: [String: Int] = [:]
+        for s in result.snapshot.statuses { statuses[String(s.status)] = Int(s.responses) }
+        XCTAssertEqual(read["statuses"] as? [String: Int], statuses)
+        XCTAssertEqual((read["latency"] as? [Int])?.first, Int(result.snapshot.latency.requests))
+    }
+
+    /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
+    func testXLSXReadBack() throws {
+        let result = try audit()
+        let read = try PythonReader.run("""
+            import json, sys, openpyxl
+            wb = openpyxl.load_workbook(sys.argv[1])
+            out = {"sheets": wb.sheetnames, "headers": {}, "rows": {}, "summary": {}}
+            for ws in wb.worksheets[1:]:
+                out["headers"][ws.title] = [c.value for c in ws[1] if c.value is not None]
+                out["rows"][ws.title] = ws.max_row - 1
+                out.setdefault("freeze", {})[ws.title] = ws.freeze_panes
+            s = wb["Summary"]
+            for row in s.iter_rows(values_only=True):
+                if row[0] == "Total": out["summary"]["inputs"] = list(row[4:7])
+                if row[0] == "Total problems": out["summary"]["problems"] = row[3]
+                if row[0] == "Total info": out["summary"]["info"] = row[3]
+            out["charts"] = len(s._charts)
+            ws = wb["dropped_order"]
+            out["first_seen_type"] = type(ws["I2"].value).__name__ if ws.max_row > 1 else None
+            print(json.dumps(out))
+            """, args: [Self.out + "/audit.xlsx"]) as! [String: Any]
+        XCTAssertEqual(read["sheets"] as? [String], ["Summary", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
+                                                     "invalid_credit", "verification_backlog", "info", "Verify Status", "Rejected"])
+        let headers = try XCTUnwrap(read["headers"] as? [String: [String]])
+        XCTAssertEqual(headers["dropped_order"], ReportBuilder.findingHeader)
+        XCTAssertEqual(headers["Rejected"], ["file", "line", "reason", "raw_text"])
+        XCTAssertEqual(headers["Verify Status"], ["status", "meaning", "responses"])
+        let rows = try XCTUnwrap(read["rows"] as? [String: Int])
+        for kind in FindingKind.problems {
+            XCTAssertEqual(rows[kind.rawValue], result.snapshot.findings.filter { $0.kind == kind }.count, kind.rawValue)
+        }
+        XCTAssertEqual(rows["info"], result.snapshot.findings.filter { $0.kind.isInfo }.count)
+        XCTAssertEqual(rows["Rejected"], result.snapshot.rejections.count)
+        XCTAssertEqual((read["freeze"] as? [String: String])?["dropped_order"], "A2")
+        let summary = try XCTUnwrap(read["summary"] as? [String: Any])
+        let counts = try XCTUnwrap(try answerKey()["counts"] as? [String: Int])
+        let lines = counts["client_lines"]! + counts["server_lines"]! + counts["verify_lines"]!
+        XCTAssertEqual(lines, 6604)
+        XCTAssertEqual(summary["inputs"] as? [Int], [lines, lines, 0], "records in = imported + rejected")
+        XCTAssertEqual(summary["problems"] as? Int, 84)
+        XCTAssertEqual(summary["info"] as? Int, 24)
+        XCTAssertEqual(read["charts"] as? Int, 1)
+        XCTAssertEqual(read["first_seen_type"] as? String, "datetime")
+    }
+}
