@@ -10,8 +10,10 @@ public struct AuditOptions: Sendable {
     /// Grace before an unanswered request is a backlog, milliseconds (default 24 h).
     public var graceMs: Int64
 
-    public init(paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
-                graceMs: Int64 = 24 * 3_600_000) {
+    public init(
+        paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
+        graceMs: Int64 = 24 * 3_600_000
+    ) {
         self.paths = paths
         self.outputDirectory = outputDirectory
         self.config = config
@@ -57,14 +59,18 @@ public enum AuditPipeline {
             guard let data = fm.contents(atPath: path) else { throw AuditError.unreadablePath(path, "cannot read the file") }
             let file = InputFile(path: path, data: data)
             if let earlier = contentSeen[file.sha256] {
-                let duplicate = ImportedFile(file: file, kind: .other, format: .none, status: .skipped,
-                                             note: "same content as \(earlier) (not counted twice)")
+                let duplicate = ImportedFile(
+                    file: file, kind: .other, format: .none, status: .skipped,
+                    note: "same content as \(earlier) (not counted twice)")
                 if stored[path] != StoredFile(sha256: file.sha256, note: duplicate.note) { try store.store(duplicate) }
                 continue
             }
             contentSeen[file.sha256] = path
             if let previous = stored[path], previous.sha256 == file.sha256, previous.isCurrentReader,
-                !previous.note.hasPrefix("same content as ") { continue }
+                !previous.note.hasPrefix("same content as ")
+            {
+                continue
+            }
             try store.store(FileImporter.read(file))
             parsed += 1
         }
@@ -73,15 +79,19 @@ public enum AuditPipeline {
 
         let ledger = try store.loadLedger()
         let (findings, asOf) = Reconciler.run(ledger, config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs)
-        try store.replaceFindings(findings, parameters: [
-            "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)", "grace_hours": String(Double(options.graceMs) / 3_600_000),
-            "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
-        ])
+        try store.replaceFindings(
+            findings,
+            parameters: [
+                "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
+                "grace_hours": String(Double(options.graceMs) / 3_600_000),
+                "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
+            ])
         let snapshot = try store.snapshot()
         let workbookPath = options.outputDirectory + "/audit.xlsx"
         try writeWorkbook(ReportBuilder.workbook(snapshot), to: workbookPath)
-        return AuditResult(snapshot: snapshot, asOfMs: asOf, databasePath: databasePath, workbookPath: workbookPath,
-                           filesParsed: parsed)
+        return AuditResult(
+            snapshot: snapshot, asOfMs: asOf, databasePath: databasePath, workbookPath: workbookPath,
+            filesParsed: parsed)
     }
 
     /// Writes to a temporary file and renames it, so a killed run never leaves half a workbook.

@@ -27,8 +27,10 @@ public enum ConfigLoader {
                 }
                 for (product, type) in products {
                     guard let name = type as? String, let parsed = ProductType(rawValue: name) else {
-                        throw AuditError.badConfig(path, "product '\(product)': unknown type \(type) (expected "
-                            + ProductType.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                        throw AuditError.badConfig(
+                            path,
+                            "product '\(product)': unknown type \(type) (expected "
+                                + ProductType.allCases.map(\.rawValue).joined(separator: ", ") + ")")
                     }
                     config.products[product] = parsed
                 }
@@ -48,9 +50,10 @@ public enum ConfigLoader {
 
     /// The config as canonical JSON (sorted keys), stored in `run_parameter`.
     public static func canonicalJSON(_ config: AuditConfig) -> String {
-        JSONField.serialize([
-            "bundle_ids": config.bundleIds.sorted(), "sandbox_allowlist": config.sandboxAllowlist.sorted(),
-            "products": config.products.mapValues(\.rawValue),
-        ] as [String: Any])
+        JSONField.serialize(
+            [
+                "bundle_ids": config.bundleIds.sorted(), "sandbox_allowlist": config.sandboxAllowlist.sorted(),
+                "products": config.products.mapValues(\.rawValue),
+            ] as [String: Any])
     }
 }

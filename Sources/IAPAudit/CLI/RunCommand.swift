@@ -9,14 +9,16 @@ enum RunCommand {
     static let printedRejections = 50
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(arguments, valued: ["--out", "--as-of", "--grace", "--config"],
-                                      flags: ["--json", "-h", "--help"], command: "run", usage: usage)
+        let args = try ArgumentReader(
+            arguments, valued: ["--out", "--as-of", "--grace", "--config"],
+            flags: ["--json", "-h", "--help"], command: "run", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.run)
             return 0
         }
-        var options = AuditOptions(paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
-                                   outputDirectory: args.value("--out") ?? defaultOutput)
+        var options = AuditOptions(
+            paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
+            outputDirectory: args.value("--out") ?? defaultOutput)
         if let text = args.value("--as-of") {
             guard let ms = Timestamp.parseMs(text) else {
                 throw UsageError(message: "--as-of: not a time: '\(text)' (ISO 8601 or epoch milliseconds)", usage: usage, command: "run")

@@ -22,7 +22,9 @@ enum RunSummary {
         lines.append("Findings: \(problems.count) problems, \(s.findings.count - problems.count) info")
         for (kind, reasons) in byKind(s.findings) {
             for (reason, count) in reasons {
-                lines.append("  \(kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(reason.padding(toLength: 30, withPad: " ", startingAt: 0)) \(count)\(kind.isInfo ? "  (info)" : "")")
+                lines.append(
+                    "  \(kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(reason.padding(toLength: 30, withPad: " ", startingAt: 0)) \(count)\(kind.isInfo ? "  (info)" : "")"
+                )
             }
         }
         lines.append("")
@@ -41,8 +43,10 @@ enum RunSummary {
         let object: [String: Any] = [
             "as_of": s.parameters["as_of"] ?? "",
             "files": s.files.map {
-                ["path": $0.path, "kind": $0.kind, "format": $0.format, "status": $0.status, "note": $0.note,
-                 "records_in": $0.recordsIn, "imported": $0.recordsImported, "rejected": $0.recordsRejected] as [String: Any]
+                [
+                    "path": $0.path, "kind": $0.kind, "format": $0.format, "status": $0.status, "note": $0.note,
+                    "records_in": $0.recordsIn, "imported": $0.recordsImported, "rejected": $0.recordsRejected,
+                ] as [String: Any]
             },
             "records": ["in": total, "imported": imported, "rejected": rejected],
             "findings": ["problems": problems, "info": s.findings.count - problems, "by_kind": kinds] as [String: Any],
@@ -52,8 +56,10 @@ enum RunSummary {
     }
 
     static func totals(_ s: AuditSnapshot) -> (Int64, Int64, Int64) {
-        (s.files.reduce(0) { $0 + $1.recordsIn }, s.files.reduce(0) { $0 + $1.recordsImported },
-         s.files.reduce(0) { $0 + $1.recordsRejected })
+        (
+            s.files.reduce(0) { $0 + $1.recordsIn }, s.files.reduce(0) { $0 + $1.recordsImported },
+            s.files.reduce(0) { $0 + $1.recordsRejected }
+        )
     }
 
     /// Findings counted by kind (in `FindingKind` order) and reason (sorted).

@@ -3,8 +3,9 @@ enum SampleCommand {
     static let usage = "iap-audit sample [--transactions N] [--seed S] [--out DIR]"
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(arguments, valued: ["--transactions", "--seed", "--out"], flags: ["-h", "--help"],
-                                      command: "sample", usage: usage)
+        let args = try ArgumentReader(
+            arguments, valued: ["--transactions", "--seed", "--out"], flags: ["-h", "--help"],
+            command: "sample", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.sample)
             return 0
@@ -20,7 +21,9 @@ enum SampleCommand {
         }
         let directory = args.value("--out") ?? RunCommand.defaultInput
         let summary = try SampleGenerator(transactions: transactions, seed: seed).write(to: directory)
-        out("Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.plantedFindings) planted findings in answer-key.json)")
+        out(
+            "Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.plantedFindings) planted findings in answer-key.json)"
+        )
         return 0
     }
 }

@@ -17,11 +17,14 @@ enum BinaryShape {
         if text.hasPrefix("ew") { return "base64 iOS 6 transaction receipt (plist) (not supported yet)" }
         if text.hasPrefix("eyJ") {
             let all = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if all.split(separator: ".").count == 3 { return "compact JWS (signed transaction, renewal info or notification) (not supported yet)" }
+            if all.split(separator: ".").count == 3 {
+                return "compact JWS (signed transaction, renewal info or notification) (not supported yet)"
+            }
         }
         let firstLine = text.split(separator: "\n").first.map(String.init) ?? ""
-        if firstLine.contains("\t") && (firstLine.hasPrefix("Provider") || firstLine.hasPrefix("Start Date")
-            || firstLine.hasPrefix("Event Date") || firstLine.hasPrefix("App Name"))
+        if firstLine.contains("\t")
+            && (firstLine.hasPrefix("Provider") || firstLine.hasPrefix("Start Date")
+                || firstLine.hasPrefix("Event Date") || firstLine.hasPrefix("App Name"))
         {
             return "App Store Connect sales, subscription or financial report (not supported yet)"
         }

@@ -6,7 +6,8 @@ enum ClientReportParser {
     static func parse(_ o: [String: Any], at location: SourceLocation) throws -> ClientReport {
         guard let stateText = try JSONField.text(o["state"], field: "state") else { throw IngestError.missingField("state") }
         guard let state = ClientState(rawValue: stateText) else {
-            throw IngestError.badField("state", "unknown state \"\(stateText)\" (expected purchasing, purchased, failed, deferred or restored)")
+            throw IngestError.badField(
+                "state", "unknown state \"\(stateText)\" (expected purchasing, purchased, failed, deferred or restored)")
         }
         let transactionId = try JSONField.text(o["transaction_id"], field: "transaction_id").flatMap { $0.isEmpty ? nil : $0 }
         if transactionId == nil && (state == .purchased || state == .restored) {

@@ -24,7 +24,8 @@ enum FileImporter {
                 return readDocument(object, file: file)
             } catch {
                 if let array = try? JSONSerialization.jsonObject(with: file.data) as? [Any] {
-                    let note = array.allSatisfy({ ($0 as? String)?.hasPrefix("MI") == true })
+                    let note =
+                        array.allSatisfy({ ($0 as? String)?.hasPrefix("MI") == true })
                         ? "JSON array of base64 certificates (an x5c chain) (not evidence)"
                         : "JSON array (records must be one object per line) (not supported)"
                     return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: note)
@@ -35,10 +36,13 @@ enum FileImporter {
                 {
                     return readLines(lines, shape: shape, file: file)
                 }
-                var result = ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .rejected,
-                                          note: "not valid JSON", recordsIn: 1)
-                result.rejections.append(Rejection(location: file.location(errorLine(error) ?? 1), reason: "\(error)",
-                                                   rawText: String(decoding: file.data, as: UTF8.self)))
+                var result = ImportedFile(
+                    file: file, kind: .other, format: .jsonDocument, status: .rejected,
+                    note: "not valid JSON", recordsIn: 1)
+                result.rejections.append(
+                    Rejection(
+                        location: file.location(errorLine(error) ?? 1), reason: "\(error)",
+                        rawText: String(decoding: file.data, as: UTF8.self)))
                 return result
             }
         }
@@ -70,11 +74,13 @@ enum FileImporter {
         case .unsupported(let what), .unknown(let what):
             return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: what)
         case .auditConfig:
-            return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped,
-                                note: "iap-audit configuration (not evidence; pass it with --config)")
+            return ImportedFile(
+                file: file, kind: .other, format: .jsonDocument, status: .skipped,
+                note: "iap-audit configuration (not evidence; pass it with --config)")
         default:
-            var result = ImportedFile(file: file, kind: shape.kind, format: .jsonDocument, status: .imported,
-                                      note: note(for: shape), recordsIn: 1)
+            var result = ImportedFile(
+                file: file, kind: shape.kind, format: .jsonDocument, status: .imported,
+                note: note(for: shape), recordsIn: 1)
             add(object, shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), to: &result)
             return result
         }
@@ -89,8 +95,9 @@ enum FileImporter {
             }
             return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
         }
-        var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported,
-                                  note: note(for: shape), recordsIn: lines.count)
+        var result = ImportedFile(
+            file: file, kind: shape.kind, format: .jsonLines, status: .imported,
+            note: note(for: shape), recordsIn: lines.count)
         for line in lines {
             let location = file.location(line.number)
             do {
@@ -119,8 +126,9 @@ enum FileImporter {
         } else {
             return nil
         }
-        var result = ImportedFile(file: file, kind: shape.kind, format: .csv, status: .imported,
-                                  note: note(for: shape), recordsIn: lines.count - 1)
+        var result = ImportedFile(
+            file: file, kind: shape.kind, format: .csv, status: .imported,
+            note: note(for: shape), recordsIn: lines.count - 1)
         for line in lines.dropFirst() {
             let location = file.location(line.number)
             do {
@@ -145,7 +153,8 @@ enum FileImporter {
     }
 
     /// Parses one record of the file's shape; a record of another shape or with bad fields is rejected.
-    private static func add(_ o: [String: Any], shape: RecordShape, raw: String, at location: SourceLocation, to result: inout ImportedFile) {
+    private static func add(_ o: [String: Any], shape: RecordShape, raw: String, at location: SourceLocation, to result: inout ImportedFile)
+    {
         do {
             switch shape {
             case .clientReport:

@@ -18,15 +18,21 @@ enum RecordShape: Equatable {
             }
         }
         if has("notification_type") { return .unsupported("App Store Server Notification V1 (not supported yet)") }
-        if has("signedPayload") { return .unsupported("signed App Store Server Notification V2 or notification status (not supported yet)") }
+        if has("signedPayload") {
+            return .unsupported("signed App Store Server Notification V2 or notification status (not supported yet)")
+        }
         if has("notificationType") { return .unsupported("decoded App Store Server Notification V2 payload (not supported yet)") }
         if has("signedTransactions") || has("signedTransactionInfo") || has("errorCode") || has("notificationHistory")
             || (has("data") && has("appAppleId")) || (has("originalTransactionId") && has("success"))
         {
             return .unsupported("App Store Server API response (not supported yet)")
         }
-        if has("autoRenewProductId") || has("expirationIntent") { return .unsupported("decoded JWS renewal info payload (not supported yet)") }
-        if has("transactionId") || has("originalTransactionId") { return .unsupported("decoded JWS transaction payload (not supported yet)") }
+        if has("autoRenewProductId") || has("expirationIntent") {
+            return .unsupported("decoded JWS renewal info payload (not supported yet)")
+        }
+        if has("transactionId") || has("originalTransactionId") {
+            return .unsupported("decoded JWS transaction payload (not supported yet)")
+        }
         if has("appTransactionId") || has("receiptType") { return .unsupported("decoded JWS app transaction payload (not supported yet)") }
         if has("bundle_ids") || has("sandbox_allowlist") || (has("products") && o["products"] is [String: Any]) {
             return .auditConfig

@@ -12,8 +12,9 @@ enum DroppedOrderRule {
             let trail = context.trail(id, requests: carriers)
             let users = reports.map(\.userId) + carriers.map { context.requests[$0].userId }
             func make(_ kind: FindingKind, _ reason: String, _ detail: String) -> Finding {
-                context.finding(kind, reason, id, users: users, environment: context.environments(carriers),
-                                firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail)
+                context.finding(
+                    kind, reason, id, users: users, environment: context.environments(carriers),
+                    firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail)
             }
             if carriers.isEmpty {
                 findings.append(make(.droppedOrder, "never_sent", "client reported purchased; no server request carried it"))
@@ -22,8 +23,10 @@ enum DroppedOrderRule {
             let views = carriers.map { context.requests[$0] }
             let answered = views.filter(\.isAnswered)
             if !answered.isEmpty && answered.allSatisfy(\.isSandboxAnswer) {
-                findings.append(make(.sandboxRefused, "sandbox_receipt",
-                                     "every answer was from the sandbox and nothing was granted: no money was paid"))
+                findings.append(
+                    make(
+                        .sandboxRefused, "sandbox_receipt",
+                        "every answer was from the sandbox and nothing was granted: no money was paid"))
                 continue
             }
             if context.isPending(id) { continue }

@@ -26,8 +26,10 @@ enum DuplicateCreditRule {
             } else {
                 (kind, reason) = (.duplicateCredit, "same_user")
             }
-            findings.append(context.finding(kind, reason, id, users: Array(users), environment: context.environments(indexes),
-                                            firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail))
+            findings.append(
+                context.finding(
+                    kind, reason, id, users: Array(users), environment: context.environments(indexes),
+                    firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail))
         }
         return findings
     }

@@ -19,11 +19,12 @@ enum InReceiptNeverCreditedRule {
             let linkedUsers = responses.compactMap(\.requestId).compactMap { context.requestIndex[$0] }
                 .map { context.requests[$0].userId }
             let firstSeen = (responses.compactMap(\.receivedAtMs) + qualifying.compactMap(\.item.purchaseDateMs)).min()
-            findings.append(context.finding(
-                .droppedOrder, "in_receipt_never_credited", id, users: linkedUsers,
-                environment: responses.compactMap(\.effectiveEnvironment).first,
-                firstSeenMs: firstSeen, evidence: responses.map(\.location),
-                detail: "in \(responses.count) verified production receipt(s); never reported by the client, never granted"))
+            findings.append(
+                context.finding(
+                    .droppedOrder, "in_receipt_never_credited", id, users: linkedUsers,
+                    environment: responses.compactMap(\.effectiveEnvironment).first,
+                    firstSeenMs: firstSeen, evidence: responses.map(\.location),
+                    detail: "in \(responses.count) verified production receipt(s); never reported by the client, never granted"))
         }
         return findings
     }

@@ -11,12 +11,16 @@ enum InvalidCreditRule {
             }
             let indexes = unproven.map(\.requestIndex)
             let trail = context.trail(id, requests: indexes)
-            let detail = "granted without proof by " + unproven.map {
-                "\(context.requests[$0.requestIndex].request.requestId) (\($0.unprovenReason!))"
-            }.joined(separator: ", ")
-            findings.append(context.finding(.invalidCredit, reason, id, users: indexes.map { context.requests[$0].userId },
-                                            environment: context.environments(indexes), firstSeenMs: trail.firstSeenMs,
-                                            evidence: trail.evidence, detail: detail))
+            let detail =
+                "granted without proof by "
+                + unproven.map {
+                    "\(context.requests[$0.requestIndex].request.requestId) (\($0.unprovenReason!))"
+                }.joined(separator: ", ")
+            findings.append(
+                context.finding(
+                    .invalidCredit, reason, id, users: indexes.map { context.requests[$0].userId },
+                    environment: context.environments(indexes), firstSeenMs: trail.firstSeenMs,
+                    evidence: trail.evidence, detail: detail))
         }
         return findings
     }

@@ -48,8 +48,11 @@ struct ReconcileContext {
         }
         self.revokes = revokes
         let requests = order.map { id in
-            RequestView(request: firstLine[id]!, locations: lines[id]!,
-                        responses: (linked[id] ?? []).sorted { ($0.receivedAtMs ?? Int64.min, $0.location) < ($1.receivedAtMs ?? Int64.min, $1.location) })
+            RequestView(
+                request: firstLine[id]!, locations: lines[id]!,
+                responses: (linked[id] ?? []).sorted {
+                    ($0.receivedAtMs ?? Int64.min, $0.location) < ($1.receivedAtMs ?? Int64.min, $1.location)
+                })
         }
         self.requests = requests
         requestIndex = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
@@ -59,9 +62,10 @@ struct ReconcileContext {
         for (index, view) in requests.enumerated() {
             for id in view.carried { carriedBy[id, default: []].append(index) }
             for id in view.grantSet {
-                grants[id, default: []].append(Grant(
-                    requestIndex: index, transactionId: id,
-                    unprovenReason: Grant.classify(view, transactionId: id, bundleIds: config.bundleIds)))
+                grants[id, default: []].append(
+                    Grant(
+                        requestIndex: index, transactionId: id,
+                        unprovenReason: Grant.classify(view, transactionId: id, bundleIds: config.bundleIds)))
             }
         }
         self.carriedBy = carriedBy
@@ -101,11 +105,14 @@ struct ReconcileContext {
     }
 
     /// A finding about T with product and original id filled in from what is known of T.
-    func finding(_ kind: FindingKind, _ reason: String, _ id: String, users: [String?] = [], environment: String? = nil,
-                 firstSeenMs: Int64?, evidence: [SourceLocation], detail: String) -> Finding {
-        Finding(kind: kind, reason: reason, transactionId: id, originalTransactionId: originalTransactionId(id),
-                productId: productId(id), userIds: users.compactMap { $0 }, environment: environment,
-                firstSeenMs: firstSeenMs, evidence: evidence, detail: detail)
+    func finding(
+        _ kind: FindingKind, _ reason: String, _ id: String, users: [String?] = [], environment: String? = nil,
+        firstSeenMs: Int64?, evidence: [SourceLocation], detail: String
+    ) -> Finding {
+        Finding(
+            kind: kind, reason: reason, transactionId: id, originalTransactionId: originalTransactionId(id),
+            productId: productId(id), userIds: users.compactMap { $0 }, environment: environment,
+            firstSeenMs: firstSeenMs, evidence: evidence, detail: detail)
     }
 
     /// Evidence and first-seen time of T's client reports and the given requests.

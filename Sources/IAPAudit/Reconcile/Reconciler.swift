@@ -17,14 +17,18 @@ public enum Reconciler {
         // Without any timestamped record there is no request to age: any instant will do.
         let context = ReconcileContext(ledger: ledger, config: config, asOfMs: asOf ?? 0, graceMs: graceMs)
         let findings = rules.flatMap { $0(context) }.sorted {
-            ($0.kind, $0.reason, $0.transactionId, $0.userIds.joined(separator: ",")) < ($1.kind, $1.reason, $1.transactionId, $1.userIds.joined(separator: ","))
+            ($0.kind, $0.reason, $0.transactionId, $0.userIds.joined(separator: ",")) < (
+                $1.kind, $1.reason, $1.transactionId, $1.userIds.joined(separator: ",")
+            )
         }
         return (findings, asOf)
     }
 
     /// Rule 15: the newest client `ts`, server `ts` or verify `received_at` (never dates inside receipts).
     public static func newestTimestamp(_ ledger: Ledger) -> Int64? {
-        [ledger.clientReports.map(\.tsMs).max(), ledger.serverRequests.map(\.tsMs).max(),
-         ledger.verifyResponses.compactMap(\.receivedAtMs).max()].compactMap { $0 }.max()
+        [
+            ledger.clientReports.map(\.tsMs).max(), ledger.serverRequests.map(\.tsMs).max(),
+            ledger.verifyResponses.compactMap(\.receivedAtMs).max(),
+        ].compactMap { $0 }.max()
     }
 }

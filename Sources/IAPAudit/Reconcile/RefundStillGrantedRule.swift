@@ -22,10 +22,13 @@ enum RefundStillGrantedRule {
             let trail = context.trail(id, requests: indexes)
             let responseEvidence = listings.map { context.responses[$0.response].location }
             let reason = listings.compactMap(\.item.cancellationReason).first.map { ", cancellation_reason \($0)" } ?? ""
-            findings.append(context.finding(
-                .refundStillGranted, "cancelled_not_revoked", id, users: Array(holders), environment: context.environments(indexes),
-                firstSeenMs: trail.firstSeenMs, evidence: trail.evidence + responseEvidence + revokes.map(\.location),
-                detail: "cancelled at \(Timestamp.iso(cancelledMs))\(reason); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))"))
+            findings.append(
+                context.finding(
+                    .refundStillGranted, "cancelled_not_revoked", id, users: Array(holders), environment: context.environments(indexes),
+                    firstSeenMs: trail.firstSeenMs, evidence: trail.evidence + responseEvidence + revokes.map(\.location),
+                    detail:
+                        "cancelled at \(Timestamp.iso(cancelledMs))\(reason); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))"
+                ))
         }
         return findings
     }

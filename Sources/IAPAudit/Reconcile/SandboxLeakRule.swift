@@ -8,15 +8,20 @@ enum SandboxLeakRule {
             if leaked.isEmpty { continue }
             let allowed = leaked.filter { context.requests[$0.requestIndex].userId.map(context.config.sandboxAllowlist.contains) == true }
             let notAllowed = leaked.filter { grant in !allowed.contains { $0.requestIndex == grant.requestIndex } }
-            for (group, kind, reason) in [(notAllowed, FindingKind.sandboxLeak, "sandbox_credited"),
-                                          (allowed, .sandboxAllowlisted, "allowlisted_user")] where !group.isEmpty {
+            for (group, kind, reason) in [
+                (notAllowed, FindingKind.sandboxLeak, "sandbox_credited"),
+                (allowed, .sandboxAllowlisted, "allowlisted_user"),
+            ] where !group.isEmpty {
                 let indexes = group.map(\.requestIndex)
                 let trail = context.trail(id, requests: indexes)
-                let detail = "credited in production on a Sandbox verify response by request(s) "
+                let detail =
+                    "credited in production on a Sandbox verify response by request(s) "
                     + indexes.map { context.requests[$0].request.requestId }.joined(separator: ", ")
-                findings.append(context.finding(kind, reason, id, users: indexes.map { context.requests[$0].userId },
-                                                environment: "Sandbox", firstSeenMs: trail.firstSeenMs,
-                                                evidence: trail.evidence, detail: detail))
+                findings.append(
+                    context.finding(
+                        kind, reason, id, users: indexes.map { context.requests[$0].userId },
+                        environment: "Sandbox", firstSeenMs: trail.firstSeenMs,
+                        evidence: trail.evidence, detail: detail))
             }
         }
         return findings

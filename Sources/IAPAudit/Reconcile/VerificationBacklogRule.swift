@@ -9,12 +9,14 @@ enum VerificationBacklogRule {
             let trail = context.trail(id, requests: indexes)
             let oldest = views.first!
             let ageHours = Double(context.asOfMs - oldest.tsMs) / 3_600_000
-            let detail = "\(views.count) unresolved request(s); oldest \(oldest.request.requestId) is "
+            let detail =
+                "\(views.count) unresolved request(s); oldest \(oldest.request.requestId) is "
                 + "\(String(format: "%.1f", ageHours)) h old at as-of"
                 + (oldest.status.map { ", status \($0): \(VerifyStatus.meaning($0))" } ?? ", no answer from Apple")
-            return context.finding(state.isOverdue ? .verificationBacklog : .pendingVerification, state.reason, id,
-                                   users: views.map(\.userId), environment: context.environments(indexes),
-                                   firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail)
+            return context.finding(
+                state.isOverdue ? .verificationBacklog : .pendingVerification, state.reason, id,
+                users: views.map(\.userId), environment: context.environments(indexes),
+                firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail)
         }
     }
 }

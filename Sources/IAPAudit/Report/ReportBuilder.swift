@@ -19,22 +19,27 @@ public enum ReportBuilder {
 
     static func findingSheet(_ name: String, _ findings: [Finding]) -> ReportSheet {
         let rows: [[ReportCell]] = findings.map { f in
-            [.text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue), .text(f.transactionId),
-             optional(f.originalTransactionId), optional(f.productId), .text(f.userIds.joined(separator: ", ")),
-             optional(f.environment), f.firstSeenMs.map(ReportCell.dateTime) ?? .empty,
-             .text(f.evidence.map(\.description).joined(separator: "; ")), .text(f.detail)]
+            [
+                .text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue), .text(f.transactionId),
+                optional(f.originalTransactionId), optional(f.productId), .text(f.userIds.joined(separator: ", ")),
+                optional(f.environment), f.firstSeenMs.map(ReportCell.dateTime) ?? .empty,
+                .text(f.evidence.map(\.description).joined(separator: "; ")), .text(f.detail),
+            ]
         }
         return ReportSheet(name: name, tables: [ReportTable(header: findingHeader, rows: rows, isPrimary: true)])
     }
 
     static func verifyStatusSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
-        let statuses = ReportTable(header: ["status", "meaning", "responses"], rows: snapshot.statuses.map {
-            [.integer(Int64($0.status)), .text($0.meaning), .integer($0.responses)]
-        }, isPrimary: true)
+        let statuses = ReportTable(
+            header: ["status", "meaning", "responses"],
+            rows: snapshot.statuses.map {
+                [.integer(Int64($0.status)), .text($0.meaning), .integer($0.responses)]
+            }, isPrimary: true)
         let l = snapshot.latency
-        let latency = ReportTable(title: "Verify latency of server requests (ms, nearest rank)",
-                                  header: ["requests", "p50", "p90", "p95", "p99", "max"],
-                                  rows: [[.integer(l.requests)] + [l.p50Ms, l.p90Ms, l.p95Ms, l.p99Ms, l.maxMs].map { $0.map(ReportCell.integer) ?? .empty }])
+        let latency = ReportTable(
+            title: "Verify latency of server requests (ms, nearest rank)",
+            header: ["requests", "p50", "p90", "p95", "p99", "max"],
+            rows: [[.integer(l.requests)] + [l.p50Ms, l.p90Ms, l.p95Ms, l.p99Ms, l.maxMs].map { $0.map(ReportCell.integer) ?? .empty }])
         return ReportSheet(name: "Verify Status", tables: [statuses, latency])
     }
 
@@ -42,7 +47,8 @@ public enum ReportBuilder {
         let rows: [[ReportCell]] = snapshot.rejections.map {
             [.text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason), .text(String($0.rawText.prefix(2000)))]
         }
-        return ReportSheet(name: "Rejected", tables: [ReportTable(header: ["file", "line", "reason", "raw_text"], rows: rows, isPrimary: true)])
+        return ReportSheet(
+            name: "Rejected", tables: [ReportTable(header: ["file", "line", "reason", "raw_text"], rows: rows, isPrimary: true)])
     }
 
     static func optional(_ text: String?) -> ReportCell { text.map(ReportCell.text) ?? .empty }

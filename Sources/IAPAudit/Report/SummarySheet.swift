@@ -2,28 +2,37 @@
 /// findings by kind and reason, and findings per day with a chart.
 enum SummarySheet {
     static func build(_ snapshot: AuditSnapshot) -> ReportSheet {
-        let parameters = ReportTable(title: "Run", header: ["parameter", "value"], rows: snapshot.parameters.sorted { $0.key < $1.key }.map {
-            [.text($0.key), .text($0.value)]
-        })
+        let parameters = ReportTable(
+            title: "Run", header: ["parameter", "value"],
+            rows: snapshot.parameters.sorted { $0.key < $1.key }.map {
+                [.text($0.key), .text($0.value)]
+            })
         var fileRows: [[ReportCell]] = snapshot.files.map {
-            [.text($0.path), .text($0.kind), .text($0.status), .text($0.note), .integer($0.recordsIn),
-             .integer($0.recordsImported), .integer($0.recordsRejected)]
+            [
+                .text($0.path), .text($0.kind), .text($0.status), .text($0.note), .integer($0.recordsIn),
+                .integer($0.recordsImported), .integer($0.recordsRejected),
+            ]
         }
         let totalIn = snapshot.files.reduce(0) { $0 + $1.recordsIn }
         let totalImported = snapshot.files.reduce(0) { $0 + $1.recordsImported }
         let totalRejected = snapshot.files.reduce(0) { $0 + $1.recordsRejected }
-        fileRows.append([.text("Total"), .empty, .empty, .text("\(snapshot.files.count) files"), .integer(totalIn),
-                         .integer(totalImported), .integer(totalRejected)])
-        let inputs = ReportTable(title: "Inputs (records in = imported + rejected)",
-                                 header: ["file", "kind", "status", "taken for / reason", "records in", "imported", "rejected"],
-                                 rows: fileRows)
+        fileRows.append([
+            .text("Total"), .empty, .empty, .text("\(snapshot.files.count) files"), .integer(totalIn),
+            .integer(totalImported), .integer(totalRejected),
+        ])
+        let inputs = ReportTable(
+            title: "Inputs (records in = imported + rejected)",
+            header: ["file", "kind", "status", "taken for / reason", "records in", "imported", "rejected"],
+            rows: fileRows)
         var byKind: [[ReportCell]] = []
         for kind in FindingKind.allCases {
             let ofKind = snapshot.findings.filter { $0.kind == kind }
             let reasons = Array(Set(ofKind.map(\.reason))).sorted()
             for reason in reasons {
-                byKind.append([.text(kind.rawValue), .text(reason), .text(kind.severity.rawValue),
-                               .integer(Int64(ofKind.filter { $0.reason == reason }.count))])
+                byKind.append([
+                    .text(kind.rawValue), .text(reason), .text(kind.severity.rawValue),
+                    .integer(Int64(ofKind.filter { $0.reason == reason }.count)),
+                ])
             }
         }
         let problems = snapshot.findings.filter { !$0.kind.isInfo }.count
@@ -35,10 +44,15 @@ enum SummarySheet {
             guard let ms = f.firstSeenMs else { continue }
             perDay[ms - ((ms % 86_400_000) + 86_400_000) % 86_400_000, default: 0] += 1
         }
-        let days = ReportTable(title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
-                               rows: perDay.keys.sorted().map { [.date($0), .integer(perDay[$0]!)] })
-        return ReportSheet(name: "Summary", tables: [parameters, inputs, findings, days],
-                           charts: [ReportChart(title: "Problem findings per day", tableIndex: 3, categoryColumn: 0,
-                                                valueColumn: 1, seriesName: "findings")])
+        let days = ReportTable(
+            title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
+            rows: perDay.keys.sorted().map { [.date($0), .integer(perDay[$0]!)] })
+        return ReportSheet(
+            name: "Summary", tables: [parameters, inputs, findings, days],
+            charts: [
+                ReportChart(
+                    title: "Problem findings per day", tableIndex: 3, categoryColumn: 0,
+                    valueColumn: 1, seriesName: "findings")
+            ])
     }
 }

@@ -1,11 +1,11 @@
 import CXLSXWriter
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Renders a `ReportWorkbook` (plain data) into an .xlsx file with libxlsxwriter.
@@ -368,17 +368,20 @@ private struct SheetRenderer {
         case .text(let text):
             return try writeText(text, row: row, column: column)
         case .integer(let value):
-            try check(worksheet_write_number(worksheet, r, c, Double(value), nil),
-                      "worksheet_write_number", row: row, column: column)
+            try check(
+                worksheet_write_number(worksheet, r, c, Double(value), nil),
+                "worksheet_write_number", row: row, column: column)
             return String(value).count
         case .number(let value):
             guard value.isFinite else {
                 // Excel has no NaN/infinity; write them as text rather than a corrupt number.
-                return try writeText(value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity"),
-                                     row: row, column: column)
+                return try writeText(
+                    value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity"),
+                    row: row, column: column)
             }
-            try check(worksheet_write_number(worksheet, r, c, value, nil),
-                      "worksheet_write_number", row: row, column: column)
+            try check(
+                worksheet_write_number(worksheet, r, c, value, nil),
+                "worksheet_write_number", row: row, column: column)
             return XLSXWriter.displayLength(of: value)
         case .dateTime(let milliseconds):
             try check(
@@ -414,7 +417,8 @@ private struct SheetRenderer {
         let placement = placements[chart.tableIndex]
         for (role, index) in [("category", chart.categoryColumn), ("value", chart.valueColumn)] {
             guard index >= 0, index < placement.width else {
-                throw invalid("chart '\(chart.title)': \(role) column \(index) is outside table \(chart.tableIndex) (\(placement.width) columns)")
+                throw invalid(
+                    "chart '\(chart.title)': \(role) column \(index) is outside table \(chart.tableIndex) (\(placement.width) columns)")
             }
         }
         if placement.rowCount == 0 { return false }

@@ -59,10 +59,11 @@ struct AnswerKey {
             ("verify_lines", files.verifyLines),
         ]
         let findings = sorted.map { entry in
-            "    " + SampleJSON.object([
-                ("kind", .string(entry.kind)), ("reason", .string(entry.reason)),
-                ("transaction_id", .string(entry.transactionId)),
-            ]).rendered
+            "    "
+                + SampleJSON.object([
+                    ("kind", .string(entry.kind)), ("reason", .string(entry.reason)),
+                    ("transaction_id", .string(entry.transactionId)),
+                ]).rendered
         }
         var out = "{\n"
         out += "  \"seed\": \(seed),\n"

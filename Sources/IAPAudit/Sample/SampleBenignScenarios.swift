@@ -11,13 +11,15 @@ extension SampleBuilder {
         grantedPurchase(first, user, device, style: style)
         var chain = [first]
         for week in 1...2 {
-            let renewal = newTransaction(SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
-                                         renewing: first)
+            let renewal = newTransaction(
+                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
+                renewing: first)
             chain.append(renewal)
             let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
             report(renewal, user, device, "purchased", at: reportedAt)
-            verify(at: reportedAt + 2, user, device, ids: [renewal.id], answers: [ok(user, chain, at: reportedAt + 2, style)],
-                   status: 0, environment: "Production", granted: true)
+            verify(
+                at: reportedAt + 2, user, device, ids: [renewal.id], answers: [ok(user, chain, at: reportedAt + 2, style)],
+                status: 0, environment: "Production", granted: true)
         }
     }
 
@@ -32,14 +34,16 @@ extension SampleBuilder {
         grantedPurchase(first, user, device, style: style)
         var renewals: [SampleTransaction] = []
         for week in 1...2 {
-            let renewal = newTransaction(SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
-                                         renewing: first)
+            let renewal = newTransaction(
+                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
+                renewing: first)
             renewals.append(renewal)
             let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
             report(renewal, user, device, "purchased", at: reportedAt)
-            verify(at: reportedAt + 2, user, device, ids: [first.id],
-                   answers: [ok(user, renewals, at: reportedAt + 2, style)], status: 0, environment: "Production",
-                   granted: true, credited: rep % 2 == 1 ? [renewal.id] : nil)
+            verify(
+                at: reportedAt + 2, user, device, ids: [first.id],
+                answers: [ok(user, renewals, at: reportedAt + 2, style)], status: 0, environment: "Production",
+                granted: true, credited: rep % 2 == 1 ? [renewal.id] : nil)
         }
     }
 
@@ -51,13 +55,15 @@ extension SampleBuilder {
         let product = SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count]
         let bought = newTransaction(product, at: slot(length: 6 * SampleClock.day))
         grantedPurchase(bought, user, device)
-        let restored = newTransaction(product, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
-                                      renewing: bought)
+        let restored = newTransaction(
+            product, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
+            renewing: bought)
         let newDevice = random.uuid()
         report(restored, user, newDevice, "restored", at: restored.purchasedAt + 1)
         let at = restored.purchasedAt + 3
-        verify(at: at, user, newDevice, ids: [restored.id], answers: [ok(user, [restored], at: at)], status: 0,
-               environment: "Production", granted: true, restore: true)
+        verify(
+            at: at, user, newDevice, ids: [restored.id], answers: [ok(user, [restored], at: at)], status: 0,
+            environment: "Production", granted: true, restore: true)
     }
 
     /// A failed verification (retryable status or a timeout) followed by a successful retry: a new
@@ -72,14 +78,16 @@ extension SampleBuilder {
         let failures: [(Int, Bool?)?] = [(21005, nil), nil, (21002, nil), (21100, true)]
         if let failure = failures[rep % failures.count] {
             let (status, retryable) = failure
-            verify(at: first, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(status, retryable: retryable)],
-                   status: status, environment: nil, granted: false, sha: sha)
+            verify(
+                at: first, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(status, retryable: retryable)],
+                status: status, environment: nil, granted: false, sha: sha)
         } else {
             verify(at: first, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false, sha: sha)
         }
         let retry = first + random.seconds(40...600)
-        verify(at: retry, user, device, ids: [tx.id], answers: [ok(user, [tx], at: retry)], status: 0,
-               environment: "Production", granted: true, sha: sha)
+        verify(
+            at: retry, user, device, ids: [tx.id], answers: [ok(user, [tx], at: retry)], status: 0,
+            environment: "Production", granted: true, sha: sha)
     }
 
     /// The app re-posts its queue: the request carries an already credited purchase and a new one,
@@ -92,8 +100,9 @@ extension SampleBuilder {
         let second = newTransaction(consumable(), at: first.purchasedAt + random.seconds(300...7200))
         report(second, user, device, "purchased", at: second.purchasedAt + 2)
         let at = second.purchasedAt + 4
-        verify(at: at, user, device, ids: [first.id, second.id], answers: [ok(user, [first, second], at: at)], status: 0,
-               environment: "Production", granted: true, credited: [second.id])
+        verify(
+            at: at, user, device, ids: [first.id, second.id], answers: [ok(user, [first, second], at: at)], status: 0,
+            environment: "Production", granted: true, credited: [second.id])
     }
 
     /// The same request logged twice (same `request_id`): one request, one grant.
@@ -103,8 +112,9 @@ extension SampleBuilder {
         let tx = newTransaction(consumable(), at: slot())
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
         let at = tx.purchasedAt + 4
-        verify(at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-               environment: "Production", granted: true, loggedTwice: true)
+        verify(
+            at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
+            environment: "Production", granted: true, loggedTwice: true)
     }
 
     /// A `FAMILY_SHARED` item (a family member's purchase) in a verified receipt: never reported,
@@ -134,8 +144,9 @@ extension SampleBuilder {
         let (user, device) = newUser()
         let tx = newTransaction(consumable(), at: slot())
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-               answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 0)], status: 0,
-               environment: "Production", granted: true)
+        verify(
+            at: tx.purchasedAt + 4, user, device, ids: [tx.id],
+            answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 0)], status: 0,
+            environment: "Production", granted: true)
     }
 }

@@ -60,8 +60,9 @@ final class SampleBuilder {
     func restoredTransaction(_ product: String, at t: Int64) -> SampleTransaction {
         let boughtAt = SampleClock.start - random.seconds(20 * SampleClock.day...300 * SampleClock.day)
         let oldId = "1000000" + String(100_000_000 + random.below(900_000_000))
-        let old = SampleTransaction(id: oldId, originalId: oldId, productId: product, purchasedAt: boughtAt,
-                                    originalPurchasedAt: boughtAt)
+        let old = SampleTransaction(
+            id: oldId, originalId: oldId, productId: product, purchasedAt: boughtAt,
+            originalPurchasedAt: boughtAt)
         return newTransaction(product, at: t, renewing: old)
     }
 
@@ -107,17 +108,22 @@ final class SampleBuilder {
     // MARK: Records
 
     /// A client report of `tx` in `state` at `at`; a `purchasing` line first when asked.
-    func report(_ tx: SampleTransaction, _ user: String, _ device: String, _ state: String, at: Int64,
-                purchasingFirst: Bool = false, quantity: Int? = nil)
-    {
+    func report(
+        _ tx: SampleTransaction, _ user: String, _ device: String, _ state: String, at: Int64,
+        purchasingFirst: Bool = false, quantity: Int? = nil
+    ) {
         if purchasingFirst {
-            log.addClient(SampleClientLine(at: at - random.seconds(3...40), userId: user, deviceId: device,
-                                           transactionId: nil, originalTransactionId: nil, productId: tx.productId,
-                                           state: "purchasing"))
+            log.addClient(
+                SampleClientLine(
+                    at: at - random.seconds(3...40), userId: user, deviceId: device,
+                    transactionId: nil, originalTransactionId: nil, productId: tx.productId,
+                    state: "purchasing"))
         }
-        log.addClient(SampleClientLine(at: at, userId: user, deviceId: device, transactionId: tx.id,
-                                       originalTransactionId: tx.originalId, productId: tx.productId, state: state,
-                                       quantity: quantity))
+        log.addClient(
+            SampleClientLine(
+                at: at, userId: user, deviceId: device, transactionId: tx.id,
+                originalTransactionId: tx.originalId, productId: tx.productId, state: state,
+                quantity: quantity))
     }
 
     /// A status-0 answer listing `items` in the receipt of `user`'s device, made at `at`.
@@ -126,12 +132,15 @@ final class SampleBuilder {
         if let known = installs[user] {
             install = known
         } else {
-            install = (SampleClock.start - random.seconds(SampleClock.day...400 * SampleClock.day),
-                       50_000_000_000 + Int64(random.below(900_000_000)))
+            install = (
+                SampleClock.start - random.seconds(SampleClock.day...400 * SampleClock.day),
+                50_000_000_000 + Int64(random.below(900_000_000))
+            )
             installs[user] = install
         }
-        return SampleApple.receiptResponse(items: items, installedAt: install.installedAt, downloadId: install.downloadId,
-                                           createdAt: at, style: style)
+        return SampleApple.receiptResponse(
+            items: items, installedAt: install.installedAt, downloadId: install.downloadId,
+            createdAt: at, style: style)
     }
 
     /// One verification request logged by the server at `at`, and Apple's `answers` to it in order
@@ -191,14 +200,16 @@ final class SampleBuilder {
     /// The everyday flow: the client reports `tx` purchased, the server verifies it in production
     /// and credits it. Returns the request's time.
     @discardableResult
-    func grantedPurchase(_ tx: SampleTransaction, _ user: String, _ device: String, extraItems: [SampleTransaction] = [],
-                         style: ReceiptStyle = .production) -> Int64
-    {
+    func grantedPurchase(
+        _ tx: SampleTransaction, _ user: String, _ device: String, extraItems: [SampleTransaction] = [],
+        style: ReceiptStyle = .production
+    ) -> Int64 {
         let reportedAt = tx.purchasedAt + random.seconds(1...4)
         report(tx, user, device, "purchased", at: reportedAt, purchasingFirst: random.chance(0.3))
         let requestAt = reportedAt + random.seconds(1...3)
-        verify(at: requestAt, user, device, ids: [tx.id], answers: [ok(user, extraItems + [tx], at: requestAt, style)],
-               status: 0, environment: style.environment ?? "Production", granted: true)
+        verify(
+            at: requestAt, user, device, ids: [tx.id], answers: [ok(user, extraItems + [tx], at: requestAt, style)],
+            status: 0, environment: style.environment ?? "Production", granted: true)
         return requestAt
     }
 }

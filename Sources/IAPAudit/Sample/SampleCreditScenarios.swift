@@ -22,8 +22,10 @@ extension SampleBuilder {
         case 0: answers = [SampleApple.errorResponse(21007), ok(user, [tx], at: at, .sandbox)]
         case 1: answers = [ok(user, [tx], at: at, .sandbox)]
         default:
-            answers = [SampleApple.errorResponse(21007),
-                       ok(user, [tx], at: at, ReceiptStyle(environment: nil, receiptType: "ProductionSandbox"))]
+            answers = [
+                SampleApple.errorResponse(21007),
+                ok(user, [tx], at: at, ReceiptStyle(environment: nil, receiptType: "ProductionSandbox")),
+            ]
         }
         verify(at: at, user, device, ids: [tx.id], answers: answers, status: 0, environment: "Sandbox", granted: true)
         if reviewer {
@@ -42,12 +44,14 @@ extension SampleBuilder {
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
         let at = tx.purchasedAt + 4
         if rep % 2 == 0 {
-            verify(at: at, user, device, ids: [tx.id],
-                   answers: [SampleApple.errorResponse(21007), ok(user, [tx], at: at, .sandbox)],
-                   status: 0, environment: "Sandbox", granted: false)
+            verify(
+                at: at, user, device, ids: [tx.id],
+                answers: [SampleApple.errorResponse(21007), ok(user, [tx], at: at, .sandbox)],
+                status: 0, environment: "Sandbox", granted: false)
         } else {
-            verify(at: at, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(21007)],
-                   status: 21007, environment: nil, granted: false)
+            verify(
+                at: at, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(21007)],
+                status: 21007, environment: nil, granted: false)
         }
         expect(.sandboxRefused, AnswerKey.InfoReason.sandboxReceipt, tx)
     }
@@ -88,8 +92,9 @@ extension SampleBuilder {
         case 2: (answer, logged) = (SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 21006), 21006)
         default: (answer, logged) = (SampleApple.errorResponse(21004), 21004)
         }
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id], answers: [answer], status: logged,
-               environment: environment, granted: true)
+        verify(
+            at: tx.purchasedAt + 4, user, device, ids: [tx.id], answers: [answer], status: logged,
+            environment: environment, granted: true)
         expect(.invalidCredit, "nonzero_status", tx)
     }
 
@@ -115,8 +120,9 @@ extension SampleBuilder {
         let tx = newTransaction(consumable(), at: earlier.purchasedAt + random.seconds(SampleClock.hour...SampleClock.day))
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
         let at = tx.purchasedAt + 4
-        verify(at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
-               status: 0, environment: "Production", granted: true)
+        verify(
+            at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
+            status: 0, environment: "Production", granted: true)
         expect(.invalidCredit, "not_in_receipt", tx)
     }
 
@@ -129,7 +135,8 @@ extension SampleBuilder {
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
         let at = tx.purchasedAt + 4
         let foreign = SampleCatalog.foreignBundleIds[rep % 2]
-        let answer = rep % 2 == 0
+        let answer =
+            rep % 2 == 0
             ? ok(user, [tx], at: at, ReceiptStyle(bundleId: foreign))
             : SampleApple.ios6Response(tx, bundleId: foreign, status: 0)
         verify(at: at, user, device, ids: [tx.id], answers: [answer], status: 0, environment: "Production", granted: true)
@@ -145,8 +152,9 @@ extension SampleBuilder {
         let restore = rep % 2 == 0
         let tx = restore ? restoredTransaction(random.pick(SampleCatalog.nonConsumables), at: t) : newTransaction(consumable(), at: t)
         if restore { report(tx, user, device, "restored", at: t + 2) }
-        verify(at: t + 4, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false,
-               restore: restore)
+        verify(
+            at: t + 4, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false,
+            restore: restore)
         expect(.verificationBacklog, "no_verify_response", tx)
     }
 
@@ -159,9 +167,10 @@ extension SampleBuilder {
         let (user, device) = newUser()
         let tx = restoredTransaction(random.pick(SampleCatalog.nonConsumables), at: slot())
         report(tx, user, device, "restored", at: tx.purchasedAt + 2)
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-               answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
-               granted: false, restore: true)
+        verify(
+            at: tx.purchasedAt + 4, user, device, ids: [tx.id],
+            answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
+            granted: false, restore: true)
         expect(.verificationBacklog, "retryable_status", tx)
     }
 
@@ -175,9 +184,10 @@ extension SampleBuilder {
         let at = tx.purchasedAt + 4
         if retryable {
             let (status, flag): (Int, Bool?) = [(21002, nil), (21005, nil), (21120, true), (21009, nil)][rep % 4]
-            verify(at: at, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(status, retryable: flag)],
-                   status: status,
-                   environment: nil, granted: false)
+            verify(
+                at: at, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(status, retryable: flag)],
+                status: status,
+                environment: nil, granted: false)
             expect(.pendingVerification, "retryable_status", tx)
         } else {
             verify(at: at, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false)
@@ -195,8 +205,9 @@ extension SampleBuilder {
         let tx = newTransaction(product, at: slot(length: 4 * SampleClock.day))
         grantedPurchase(tx, user, device)
         let at = tx.purchasedAt + random.seconds(SampleClock.day...3 * SampleClock.day)
-        verify(at: at, user, random.uuid(), ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-               environment: "Production", granted: true, restore: !subscription && rep % 2 == 1)
+        verify(
+            at: at, user, random.uuid(), ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
+            environment: "Production", granted: true, restore: !subscription && rep % 2 == 1)
         expect(.regranted, reason, tx)
     }
 }

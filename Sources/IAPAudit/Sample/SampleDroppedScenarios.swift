@@ -33,9 +33,10 @@ extension SampleBuilder {
         let (user, device) = newUser()
         let tx = newTransaction(consumable(), at: slot())
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-               answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
-               granted: false)
+        verify(
+            at: tx.purchasedAt + 4, user, device, ids: [tx.id],
+            answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
+            granted: false)
         expect(.droppedOrder, "verify_failed", tx)
     }
 
@@ -48,9 +49,10 @@ extension SampleBuilder {
         let (user, device) = newUser()
         let tx = newTransaction(consumable(), at: slot())
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-               answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
-               granted: false)
+        verify(
+            at: tx.purchasedAt + 4, user, device, ids: [tx.id],
+            answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
+            granted: false)
         expect(.droppedOrder, "verify_failed", tx)
         expect(.verificationBacklog, "retryable_status", tx)
     }
@@ -66,8 +68,9 @@ extension SampleBuilder {
         let tx = newTransaction(consumable(), at: earlier.purchasedAt + random.seconds(SampleClock.hour...SampleClock.day))
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
         let at = tx.purchasedAt + 4
-        verify(at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
-               status: 0, environment: "Production", granted: false)
+        verify(
+            at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
+            status: 0, environment: "Production", granted: false)
         expect(.droppedOrder, "not_in_receipt", tx)
     }
 
@@ -80,15 +83,17 @@ extension SampleBuilder {
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
         if rep % 2 == 0 {
             let at = tx.purchasedAt + 4
-            verify(at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-                   environment: "Production", granted: false)
+            verify(
+                at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
+                environment: "Production", granted: false)
             expect(.droppedOrder, "not_credited", tx)
         } else {
             let second = newTransaction(consumable(), at: tx.purchasedAt + random.seconds(5...20))
             report(second, user, device, "purchased", at: second.purchasedAt + 2)
             let at = second.purchasedAt + 4
-            verify(at: at, user, device, ids: [tx.id, second.id], answers: [ok(user, [tx, second], at: at)], status: 0,
-                   environment: "Production", granted: true, credited: [tx.id])
+            verify(
+                at: at, user, device, ids: [tx.id, second.id], answers: [ok(user, [tx, second], at: at)], status: 0,
+                environment: "Production", granted: true, credited: [tx.id])
             expect(.droppedOrder, "not_credited", second)
         }
     }
@@ -117,8 +122,9 @@ extension SampleBuilder {
         let first = tx.purchasedAt + 4
         let second = first + random.seconds(31...90)
         for at in [first, second] {
-            verify(at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-                   environment: "Production", granted: true, sha: sha)
+            verify(
+                at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
+                environment: "Production", granted: true, sha: sha)
         }
         expect(.duplicateCredit, "same_user", tx)
     }
@@ -140,8 +146,9 @@ extension SampleBuilder {
         at += random.seconds(SampleClock.hour...20 * SampleClock.hour)
         grants.append((at, other, otherDevice))
         for (when, user, device) in grants {
-            verify(at: when, user, device, ids: [tx.id], answers: [ok(owner, [tx], at: when)], status: 0,
-                   environment: "Production", granted: true, sha: sha)
+            verify(
+                at: when, user, device, ids: [tx.id], answers: [ok(owner, [tx], at: when)], status: 0,
+                environment: "Production", granted: true, sha: sha)
         }
         expect(.duplicateCredit, "cross_account", tx)
     }
@@ -154,8 +161,9 @@ extension SampleBuilder {
         let tx = newTransaction(consumable(), at: slot(length: 6 * SampleClock.day))
         grantedPurchase(tx, user, device)
         let at = tx.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day)
-        verify(at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-               environment: "Production", granted: true, restore: true)
+        verify(
+            at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
+            environment: "Production", granted: true, restore: true)
         expect(.duplicateCredit, "restore_credited_as_purchase", tx)
     }
 }

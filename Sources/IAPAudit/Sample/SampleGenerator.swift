@@ -42,8 +42,9 @@ public struct SampleGenerator: Sendable {
         let files = try builder.log.write(to: directory, csvShare: 0.1, random: &builder.random)
         let asOf = builder.log.newest
         let scenarios = builder.scenarioCounts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        let key = builder.key.render(seed: seed, transactions: builder.transactionCount, asOf: asOf, files: files,
-                                     scenarios: scenarios)
+        let key = builder.key.render(
+            seed: seed, transactions: builder.transactionCount, asOf: asOf, files: files,
+            scenarios: scenarios)
         var paths = files.paths
         for (name, text) in [("config.json", SampleCatalog.configText), ("answer-key.json", key)] {
             paths.append(try SampleFileWriter.write(text, to: directory, name: name))

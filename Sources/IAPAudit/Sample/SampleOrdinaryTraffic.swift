@@ -38,8 +38,9 @@ extension SampleBuilder {
                 var at = t
                 for _ in 0..<count {
                     let tx = newTransaction(ordinaryProduct(), at: at)
-                    report(tx, user, device, "purchased", at: at + 1, purchasingFirst: random.chance(0.3),
-                           quantity: random.chance(0.2) ? 1 : nil)
+                    report(
+                        tx, user, device, "purchased", at: at + 1, purchasingFirst: random.chance(0.3),
+                        quantity: random.chance(0.2) ? 1 : nil)
                     txs.append(tx)
                     at += random.seconds(2...20)
                 }
@@ -69,20 +70,25 @@ extension SampleBuilder {
     /// or `deferred` (Ask to Buy). StoreKit gives no transaction id.
     private func unpaidAttempt(_ user: String, _ device: String, at t: Int64) {
         let product = consumable()
-        log.addClient(SampleClientLine(at: t, userId: user, deviceId: device, transactionId: nil,
-                                       originalTransactionId: nil, productId: product, state: "purchasing"))
+        log.addClient(
+            SampleClientLine(
+                at: t, userId: user, deviceId: device, transactionId: nil,
+                originalTransactionId: nil, productId: product, state: "purchasing"))
         let failed = random.chance(0.8)
         let code: Int? = failed ? random.weighted([(2, 7), (0, 1), (4, 1)]) : nil
-        log.addClient(SampleClientLine(at: t + random.seconds(3...60), userId: user, deviceId: device, transactionId: nil,
-                                       originalTransactionId: nil, productId: product,
-                                       state: failed ? "failed" : "deferred", errorCode: random.chance(0.9) ? code : nil))
+        log.addClient(
+            SampleClientLine(
+                at: t + random.seconds(3...60), userId: user, deviceId: device, transactionId: nil,
+                originalTransactionId: nil, productId: product,
+                state: failed ? "failed" : "deferred", errorCode: random.chance(0.9) ? code : nil))
     }
 
     /// One request for `txs`, answered status 0 in production with the transactions and some of the
     /// user's earlier credited purchases, and credited.
-    private func ordinaryRequest(_ user: String, _ device: String, _ txs: [SampleTransaction], restore: Bool = false,
-                                 history: inout [String: [SampleTransaction]])
-    {
+    private func ordinaryRequest(
+        _ user: String, _ device: String, _ txs: [SampleTransaction], restore: Bool = false,
+        history: inout [String: [SampleTransaction]]
+    ) {
         let at = (txs.map(\.purchasedAt).max() ?? 0) + random.seconds(2...5)
         let answer: SampleJSON
         if txs.count == 1 && !restore && !txs[0].idsAsNumbers && random.chance(0.005) {
@@ -95,8 +101,9 @@ extension SampleBuilder {
             answer = ok(user, earlier + txs, at: at, style)
         }
         let ids = txs.map(\.id)
-        verify(at: at, user, device, ids: ids, answers: [answer], status: 0, environment: "Production", granted: true,
-               restore: restore, credited: random.chance(0.25) ? ids : nil, textBooleans: random.chance(0.01))
+        verify(
+            at: at, user, device, ids: ids, answers: [answer], status: 0, environment: "Production", granted: true,
+            restore: restore, credited: random.chance(0.25) ? ids : nil, textBooleans: random.chance(0.01))
         history[user, default: []].append(contentsOf: txs)
         if history[user]!.count > 4 { history[user]!.removeFirst(history[user]!.count - 4) }
     }
@@ -108,8 +115,9 @@ extension SampleBuilder {
         let device = self.device(of: user)
         let tx = newTransaction(consumable(), at: SampleClock.end - 9)
         report(tx, user, device, "purchased", at: SampleClock.end - 7)
-        let requestId = verify(at: SampleClock.end - 5, user, device, ids: [tx.id], answers: [], status: 0,
-                               environment: "Production", granted: true, answerLater: true)
+        let requestId = verify(
+            at: SampleClock.end - 5, user, device, ids: [tx.id], answers: [], status: 0,
+            environment: "Production", granted: true, answerLater: true)
         log.addVerify(requestId: requestId, receivedAt: SampleClock.end, ok(user, [tx], at: SampleClock.end - 5))
     }
 }

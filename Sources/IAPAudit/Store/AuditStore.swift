@@ -32,8 +32,10 @@ public final class AuditStore {
     public func storedFiles() throws -> [String: StoredFile] {
         let statement = try database.prepare("SELECT path, sha256, note, reader_version FROM source_file")
         var result: [String: StoredFile] = [:]
-        while try statement.step() { result[statement.text(0)] = StoredFile(
-                sha256: statement.text(1), note: statement.text(2), isCurrentReader: statement.int64(3) == Schema.readerVersion) }
+        while try statement.step() {
+            result[statement.text(0)] = StoredFile(
+                sha256: statement.text(1), note: statement.text(2), isCurrentReader: statement.int64(3) == Schema.readerVersion)
+        }
         return result
     }
 
@@ -48,12 +50,16 @@ public final class AuditStore {
     public func store(_ file: ImportedFile) throws {
         try database.transaction {
             try database.prepare("DELETE FROM source_file WHERE path = ?1").run([file.path])
-            try database.prepare("""
+            try database.prepare(
+                """
                 INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, reader_version, records_in,
                     records_imported, records_rejected)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                """).run([file.path, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue,
-                          file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.rejections.count])
+                """
+            ).run([
+                file.path, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue,
+                file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.rejections.count,
+            ])
             let fileId = try database.scalar("SELECT last_insert_rowid()")
             try RecordWriter(database: database, fileId: fileId).write(file)
         }
@@ -63,16 +69,19 @@ public final class AuditStore {
     public func replaceFindings(_ findings: [Finding], parameters: [String: String]) throws {
         try database.transaction {
             try database.execute("DELETE FROM finding; DELETE FROM run_parameter;")
-            let insert = try database.prepare("""
+            let insert = try database.prepare(
+                """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
                     environment, first_seen, first_seen_ms, evidence, detail)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
             for f in findings {
-                try insert.run([f.kind.rawValue, f.reason, f.severity.rawValue, f.transactionId, f.originalTransactionId,
-                                f.productId, f.userIds.joined(separator: ", "), f.environment,
-                                f.firstSeenMs.map(Timestamp.iso), f.firstSeenMs,
-                                f.evidence.map(\.description).joined(separator: "; "), f.detail])
+                try insert.run([
+                    f.kind.rawValue, f.reason, f.severity.rawValue, f.transactionId, f.originalTransactionId,
+                    f.productId, f.userIds.joined(separator: ", "), f.environment,
+                    f.firstSeenMs.map(Timestamp.iso), f.firstSeenMs,
+                    f.evidence.map(\.description).joined(separator: "; "), f.detail,
+                ])
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }

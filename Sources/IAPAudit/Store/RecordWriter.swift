@@ -6,42 +6,54 @@ struct RecordWriter {
     let fileId: Int64
 
     func write(_ file: ImportedFile) throws {
-        let client = try database.prepare("""
+        let client = try database.prepare(
+            """
             INSERT INTO client_report (file_id, line, ts_ms, user_id, device_id, transaction_id, original_transaction_id,
                 product_id, state, error_code, quantity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
         for r in file.clientReports {
-            try client.run([fileId, r.location.line, r.tsMs, r.userId, r.deviceId, r.transactionId, r.originalTransactionId,
-                            r.productId, r.state.rawValue, r.errorCode, r.quantity])
+            try client.run([
+                fileId, r.location.line, r.tsMs, r.userId, r.deviceId, r.transactionId, r.originalTransactionId,
+                r.productId, r.state.rawValue, r.errorCode, r.quantity,
+            ])
         }
-        let server = try database.prepare("""
+        let server = try database.prepare(
+            """
             INSERT INTO server_request (file_id, line, ts_ms, request_id, event, user_id, device_id, transaction_ids,
                 credited_transaction_ids, restore, receipt_sha256, verify_status, environment, granted, latency_ms)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             """)
         for r in file.serverRequests {
-            try server.run([fileId, r.location.line, r.tsMs, r.requestId, r.event.rawValue, r.userId, r.deviceId,
-                            IdList.encode(r.transactionIds), r.creditedTransactionIds.map(IdList.encode), r.restore,
-                            r.receiptSha256, r.verifyStatus, r.environment, r.granted, r.latencyMs])
+            try server.run([
+                fileId, r.location.line, r.tsMs, r.requestId, r.event.rawValue, r.userId, r.deviceId,
+                IdList.encode(r.transactionIds), r.creditedTransactionIds.map(IdList.encode), r.restore,
+                r.receiptSha256, r.verifyStatus, r.environment, r.granted, r.latencyMs,
+            ])
         }
-        let response = try database.prepare("""
+        let response = try database.prepare(
+            """
             INSERT INTO verify_response (file_id, line, request_id, received_at_ms, status, environment, is_retryable,
                 bundle_id, receipt_type, raw_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
-        let item = try database.prepare("""
+        let item = try database.prepare(
+            """
             INSERT INTO receipt_transaction (response_id, transaction_id, original_transaction_id, product_id, quantity,
                 purchase_date_ms, original_purchase_date_ms, expires_date_ms, cancellation_date_ms, cancellation_reason,
                 web_order_line_item_id, in_app_ownership_type, is_trial_period, sections)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """)
         for r in file.verifyResponses {
-            try response.run([fileId, r.location.line, r.requestId, r.receivedAtMs, r.status, r.environment, r.isRetryable,
-                              r.bundleId, r.receiptType, r.rawJSON])
+            try response.run([
+                fileId, r.location.line, r.requestId, r.receivedAtMs, r.status, r.environment, r.isRetryable,
+                r.bundleId, r.receiptType, r.rawJSON,
+            ])
             let responseId = try database.scalar("SELECT last_insert_rowid()")
             for i in r.items {
-                try item.run([responseId, i.transactionId, i.originalTransactionId, i.productId, i.quantity, i.purchaseDateMs,
-                              i.originalPurchaseDateMs, i.expiresDateMs, i.cancellationDateMs, i.cancellationReason,
-                              i.webOrderLineItemId, i.inAppOwnershipType, i.isTrialPeriod, i.sections.joined(separator: ",")])
+                try item.run([
+                    responseId, i.transactionId, i.originalTransactionId, i.productId, i.quantity, i.purchaseDateMs,
+                    i.originalPurchaseDateMs, i.expiresDateMs, i.cancellationDateMs, i.cancellationReason,
+                    i.webOrderLineItemId, i.inAppOwnershipType, i.isTrialPeriod, i.sections.joined(separator: ","),
+                ])
             }
         }
         let rejection = try database.prepare("INSERT OR REPLACE INTO rejection (file_id, line, reason, raw_text) VALUES (?1, ?2, ?3, ?4)")

@@ -4,29 +4,35 @@ extension AuditStore {
     /// Reads back what the reports show, in a deterministic order.
     public func snapshot() throws -> AuditSnapshot {
         var files: [FileSummary] = []
-        let f = try database.prepare("""
+        let f = try database.prepare(
+            """
             SELECT path, sha256, bytes, kind, format, status, note, records_in, records_imported, records_rejected
             FROM source_file ORDER BY path
             """)
         while try f.step() {
-            files.append(FileSummary(path: f.text(0), sha256: f.text(1), bytes: f.int64(2), kind: f.text(3), format: f.text(4),
-                                     status: f.text(5), note: f.text(6), recordsIn: f.int64(7), recordsImported: f.int64(8),
-                                     recordsRejected: f.int64(9)))
+            files.append(
+                FileSummary(
+                    path: f.text(0), sha256: f.text(1), bytes: f.int64(2), kind: f.text(3), format: f.text(4),
+                    status: f.text(5), note: f.text(6), recordsIn: f.int64(7), recordsImported: f.int64(8),
+                    recordsRejected: f.int64(9)))
         }
         var rejections: [Rejection] = []
-        let r = try database.prepare("""
+        let r = try database.prepare(
+            """
             SELECT s.path, r.line, r.reason, r.raw_text FROM rejection r JOIN source_file s USING (file_id) ORDER BY s.path, r.line
             """)
         while try r.step() {
-            rejections.append(Rejection(location: SourceLocation(file: r.text(0), line: Int(r.int64(1))), reason: r.text(2), rawText: r.text(3)))
+            rejections.append(
+                Rejection(location: SourceLocation(file: r.text(0), line: Int(r.int64(1))), reason: r.text(2), rawText: r.text(3)))
         }
         var statuses: [StatusCount] = []
         let s = try database.prepare("SELECT status, meaning, responses FROM verify_status_distribution ORDER BY status")
         while try s.step() { statuses.append(StatusCount(status: Int(s.int64(0)), meaning: s.text(1), responses: s.int64(2))) }
         let l = try database.prepare("SELECT requests, p50_ms, p90_ms, p95_ms, p99_ms, max_ms FROM latency_percentiles")
         _ = try l.step()
-        let latency = LatencySummary(requests: l.int64(0), p50Ms: l.optionalInt64(1), p90Ms: l.optionalInt64(2),
-                                     p95Ms: l.optionalInt64(3), p99Ms: l.optionalInt64(4), maxMs: l.optionalInt64(5))
+        let latency = LatencySummary(
+            requests: l.int64(0), p50Ms: l.optionalInt64(1), p90Ms: l.optionalInt64(2),
+            p95Ms: l.optionalInt64(3), p99Ms: l.optionalInt64(4), maxMs: l.optionalInt64(5))
         var counts: [String: Int64] = [:]
         for table in ["client_report", "server_request", "verify_response", "receipt_transaction", "rejection"] {
             counts[table] = try database.scalar("SELECT count(*) FROM \(table)")
@@ -34,14 +40,16 @@ extension AuditStore {
         var parameters: [String: String] = [:]
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
-        return AuditSnapshot(files: files, rejections: rejections, findings: try findings(), statuses: statuses,
-                             latency: latency, recordCounts: counts, parameters: parameters)
+        return AuditSnapshot(
+            files: files, rejections: rejections, findings: try findings(), statuses: statuses,
+            latency: latency, recordCounts: counts, parameters: parameters)
     }
 
     /// The stored findings, in table order.
     public func findings() throws -> [Finding] {
         var result: [Finding] = []
-        let q = try database.prepare("""
+        let q = try database.prepare(
+            """
             SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
                    evidence, detail FROM finding ORDER BY finding_id
             """)
@@ -52,10 +60,12 @@ extension AuditStore {
                 guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else { return nil }
                 return SourceLocation(file: String(text[..<colon]), line: line)
             }
-            result.append(Finding(kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
-                                  productId: q.optionalText(4),
-                                  userIds: q.text(5).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
-                                  environment: q.optionalText(6), firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9)))
+            result.append(
+                Finding(
+                    kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
+                    productId: q.optionalText(4),
+                    userIds: q.text(5).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                    environment: q.optionalText(6), firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9)))
         }
         return result
     }

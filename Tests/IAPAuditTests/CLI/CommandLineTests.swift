@@ -7,7 +7,8 @@ import XCTest
 final class CommandLineTests: XCTestCase {
     func smallInput() -> String {
         let dir = TestPaths.scratch()
-        TestPaths.write("""
+        TestPaths.write(
+            """
             {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "device_id": "d1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
             {"ts": "2026-10-01T00:00:09Z", "user_id": "=HYPERLINK(\\"x\\")", "transaction_id": "101", "product_id": "p", "state": "purchased"}
             """, to: dir + "/client.jsonl")
@@ -29,7 +30,9 @@ final class CommandLineTests: XCTestCase {
     func testUsageErrorsExit64() {
         let unknown = CLIRun(["run", "--frobnicate"])
         XCTAssertEqual(unknown.status, 64)
-        XCTAssertEqual(unknown.err, """
+        XCTAssertEqual(
+            unknown.err,
+            """
             Error: unknown option '--frobnicate'
             Usage: \(RunCommand.usage)
               See 'iap-audit run --help'.
@@ -82,11 +85,13 @@ final class CommandLineTests: XCTestCase {
     func testFormulaLookingTextStaysText() throws {
         let out = TestPaths.scratch()
         XCTAssertEqual(CLIRun(["run", smallInput(), "--out", out]).status, 0)
-        let cells = try PythonReader.run("""
-            import json, sys, openpyxl
-            ws = openpyxl.load_workbook(sys.argv[1])["dropped_order"]
-            print(json.dumps([[c.value, c.data_type] for c in ws["G"]]))
-            """, args: [out + "/audit.xlsx"]) as! [[String]]
+        let cells =
+            try PythonReader.run(
+                """
+                import json, sys, openpyxl
+                ws = openpyxl.load_workbook(sys.argv[1])["dropped_order"]
+                print(json.dumps([[c.value, c.data_type] for c in ws["G"]]))
+                """, args: [out + "/audit.xlsx"]) as! [[String]]
         XCTAssertEqual(cells, [["user_ids", "s"], ["u1", "s"], ["=HYPERLINK(\"x\")", "s"]])
     }
 }

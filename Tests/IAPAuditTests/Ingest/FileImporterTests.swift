@@ -10,7 +10,8 @@ final class FileImporterTests: XCTestCase {
     }
 
     func testClientJSONLinesWithBadLines() {
-        let file = read("""
+        let file = read(
+            """
             {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "device_id": "d1", "transaction_id": "100", "original_transaction_id": "100", "product_id": "p", "state": "purchased"}
             {"ts": "2026-10-01T00:00:01Z", "user_id": "u1", "transaction_id": null, "product_id": "p", "state": "failed", "error_code": 2}
 
@@ -25,18 +26,22 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(file.clientReports.count, 2)
         XCTAssertEqual(file.clientReports[1].errorCode, 2)
         XCTAssertNil(file.clientReports[1].transactionId)
-        XCTAssertEqual(file.rejections.map(\.location.description), ["client.jsonl:4", "client.jsonl:5", "client.jsonl:6", "client.jsonl:7"])
-        XCTAssertEqual(file.rejections.map(\.reason), [
-            #"field 'state': unknown state "bought" (expected purchasing, purchased, failed, deferred or restored)"#,
-            "missing required field 'transaction_id'",
-            "invalid JSON: invalid literal at line 1, column 2",
-            #"field 'ts': not a timestamp: "soon" (expected ISO 8601 or epoch milliseconds)"#,
-        ])
+        XCTAssertEqual(
+            file.rejections.map(\.location.description), ["client.jsonl:4", "client.jsonl:5", "client.jsonl:6", "client.jsonl:7"])
+        XCTAssertEqual(
+            file.rejections.map(\.reason),
+            [
+                #"field 'state': unknown state "bought" (expected purchasing, purchased, failed, deferred or restored)"#,
+                "missing required field 'transaction_id'",
+                "invalid JSON: invalid literal at line 1, column 2",
+                #"field 'ts': not a timestamp: "soon" (expected ISO 8601 or epoch milliseconds)"#,
+            ])
         XCTAssertEqual(file.recordsIn, file.recordsImported + file.rejections.count)
     }
 
     func testServerCSVWithSemicolonIdsAndQuotedFields() {
-        let file = read("""
+        let file = read(
+            """
             ts,request_id,user_id,device_id,transaction_ids,restore,receipt_sha256,verify_status,environment,granted,latency_ms,credited_transaction_ids
             1790812800000,r1,u1,d1,100;101,false,ab,0,Production,true,830,100
             2026-10-01T00:00:05Z,r2,"u,2",d2,102,"true",cd,,,"false",,
@@ -60,7 +65,8 @@ final class FileImporterTests: XCTestCase {
     }
 
     func testWrappedVerifyResponsesWithAllShapes() {
-        let file = read("""
+        let file = read(
+            """
             {"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 21007}}
             {"request_id": "r1", "received_at": "2026-10-01T00:00:02Z", "response": {"status": "0", "environment": "Sandbox", "receipt": {"bundle_id": "com.example.app", "receipt_type": "ProductionSandbox", "in_app": [{"transaction_id": 9223372036854775001, "original_transaction_id": "9223372036854775001", "product_id": "p", "purchase_date": "2026-10-01 00:00:00 Etc/GMT", "quantity": "1", "is_trial_period": "false"}]}, "latest_receipt_info": {"transaction_id": "9223372036854775001", "cancellation_date_ms": "1790899200000", "in_app_ownership_type": "FAMILY_SHARED"}}}
             {"request_id": "r2", "received_at": "2026-10-01T00:00:03Z", "response": {"status": 21199, "is-retryable": "false"}}
@@ -81,14 +87,18 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(item.isTrialPeriod, false)
         XCTAssertEqual(item.sections, ["in_app", "latest_receipt_info"])
         XCTAssertEqual(file.verifyResponses[2].isRetryable, false)
-        XCTAssertTrue(file.verifyResponses[1].rawJSON.hasPrefix(#"{"request_id": "r1", "received_at": "2026-10-01T00:00:02Z""#),
-                      "the raw line is kept as sent")
+        XCTAssertTrue(
+            file.verifyResponses[1].rawJSON.hasPrefix(#"{"request_id": "r1", "received_at": "2026-10-01T00:00:02Z""#),
+            "the raw line is kept as sent")
         XCTAssertEqual(file.rejections.map(\.location.line), [4, 5])
-        XCTAssertEqual(file.rejections.map(\.reason), ["missing required field 'status'", "missing required field 'receipt.in_app[0].transaction_id'"])
+        XCTAssertEqual(
+            file.rejections.map(\.reason), ["missing required field 'status'", "missing required field 'receipt.in_app[0].transaction_id'"])
     }
 
     func testIOS6FlatReceipt() {
-        let file = read(#"{"status": 0, "receipt": {"bid": "com.example.app", "bvrs": "1.0", "item_id": "521129812", "transaction_id": "1000000001479608", "original_transaction_id": "1000000001479608", "product_id": "p", "purchase_date": "2011-02-17 06:20:57 Etc/GMT", "quantity": "1"}}"#)
+        let file = read(
+            #"{"status": 0, "receipt": {"bid": "com.example.app", "bvrs": "1.0", "item_id": "521129812", "transaction_id": "1000000001479608", "original_transaction_id": "1000000001479608", "product_id": "p", "purchase_date": "2011-02-17 06:20:57 Etc/GMT", "quantity": "1"}}"#
+        )
         XCTAssertEqual(file.verifyResponses.first?.bundleId, "com.example.app")
         XCTAssertEqual(file.verifyResponses.first?.items.map(\.transactionId), ["1000000001479608"])
         XCTAssertEqual(file.verifyResponses.first?.items.first?.sections, ["receipt"])
@@ -105,7 +115,8 @@ final class FileImporterTests: XCTestCase {
     }
 
     func testRecordOfAnotherKindInsideAFileIsRejected() {
-        let file = read("""
+        let file = read(
+            """
             {"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 0}}
             {"ts": "2026-10-01T00:00:00Z", "request_id": "r9", "user_id": "u1", "transaction_ids": ["1"], "granted": true}
             """)

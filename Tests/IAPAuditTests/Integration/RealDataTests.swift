@@ -56,13 +56,15 @@ final class RealDataTests: XCTestCase {
             "aporat__store-receipt-validator/inAppPurchaseInvalidReceiptResponse.json": [],
             "nov__itunes-receipt/offline.json": [],
         ]
-        let rows = try PythonReader.run("""
-            import json, sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            rows = db.execute('''SELECT f.path, r.status, t.transaction_id FROM verify_response r JOIN source_file f USING (file_id)
-                                 LEFT JOIN receipt_transaction t USING (response_id)''').fetchall()
-            print(json.dumps(rows))
-            """, args: [RealDataTests.out + "/audit.sqlite"]) as! [[Any]]
+        let rows =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                rows = db.execute('''SELECT f.path, r.status, t.transaction_id FROM verify_response r JOIN source_file f USING (file_id)
+                                     LEFT JOIN receipt_transaction t USING (response_id)''').fetchall()
+                print(json.dumps(rows))
+                """, args: [RealDataTests.out + "/audit.sqlite"]) as! [[Any]]
         _ = try audit()
         for (relative, ids) in expected {
             let path = TestPaths.realData(relative)

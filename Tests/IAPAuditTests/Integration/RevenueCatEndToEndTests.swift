@@ -25,28 +25,38 @@ final class RevenueCatEndToEndTests: XCTestCase {
         var server: [String] = []
         var verify: [String] = []
         for (i, t) in Self.ids.enumerated() {
-            client.append(#"{"ts": \#(t.purchaseMs), "user_id": "u-alice", "device_id": "d-1", "transaction_id": "\#(t.id)", "original_transaction_id": "1000000692878476", "product_id": "com.revenuecat.monthly_4.99.1_week_intro", "state": "purchased"}"#)
+            client.append(
+                #"{"ts": \#(t.purchaseMs), "user_id": "u-alice", "device_id": "d-1", "transaction_id": "\#(t.id)", "original_transaction_id": "1000000692878476", "product_id": "com.revenuecat.monthly_4.99.1_week_intro", "state": "purchased"}"#
+            )
             if t.id == Self.dropped { continue }  // planted: the client reported it, the server never saw it
             let request = "r-alice-\(i)"
-            server.append(#"{"ts": \#(t.purchaseMs + 2000), "request_id": "\#(request)", "user_id": "u-alice", "device_id": "d-1", "transaction_ids": ["\#(t.id)"], "restore": false, "receipt_sha256": "ab12", "verify_status": 0, "environment": "Sandbox", "granted": true, "latency_ms": 900}"#)
+            server.append(
+                #"{"ts": \#(t.purchaseMs + 2000), "request_id": "\#(request)", "user_id": "u-alice", "device_id": "d-1", "transaction_ids": ["\#(t.id)"], "restore": false, "receipt_sha256": "ab12", "verify_status": 0, "environment": "Sandbox", "granted": true, "latency_ms": 900}"#
+            )
             verify.append(#"{"request_id": "\#(request)", "received_at": \#(t.purchaseMs + 2900), "response": \#(appleLine)}"#)
         }
         // Planted: the same receipt replayed by another account, crediting one transaction again.
         let replayMs = Self.ids[6].purchaseMs + 86_400_000
-        server.append(#"{"ts": \#(replayMs), "request_id": "r-mallory", "user_id": "u-mallory", "device_id": "d-9", "transaction_ids": ["\#(Self.replayed)"], "restore": false, "receipt_sha256": "ab12", "verify_status": 0, "environment": "Sandbox", "granted": true, "latency_ms": 1200}"#)
+        server.append(
+            #"{"ts": \#(replayMs), "request_id": "r-mallory", "user_id": "u-mallory", "device_id": "d-9", "transaction_ids": ["\#(Self.replayed)"], "restore": false, "receipt_sha256": "ab12", "verify_status": 0, "environment": "Sandbox", "granted": true, "latency_ms": 1200}"#
+        )
         verify.append(#"{"request_id": "r-mallory", "received_at": \#(replayMs + 1200), "response": \#(appleLine)}"#)
         TestPaths.write(client.joined(separator: "\n") + "\n", to: dir + "/client.jsonl")
         TestPaths.write(server.joined(separator: "\n") + "\n", to: dir + "/server.jsonl")
         TestPaths.write(verify.joined(separator: "\n") + "\n", to: dir + "/verify.jsonl")
         // RevenueCat's sample app lives in the sandbox: its accounts are testers.
-        let config = AuditConfig(bundleIds: ["com.revenuecat.sampleapp"], sandboxAllowlist: ["u-alice", "u-mallory"],
-                                 products: ["com.revenuecat.monthly_4.99.1_week_intro": .autoRenewable,
-                                            "com.revenuecat.annual_39.99.2_week_intro": .autoRenewable])
+        let config = AuditConfig(
+            bundleIds: ["com.revenuecat.sampleapp"], sandboxAllowlist: ["u-alice", "u-mallory"],
+            products: [
+                "com.revenuecat.monthly_4.99.1_week_intro": .autoRenewable,
+                "com.revenuecat.annual_39.99.2_week_intro": .autoRenewable,
+            ])
         let result = try AuditPipeline.run(AuditOptions(paths: [dir], outputDirectory: dir + "/out", config: config))
 
         let problems = result.snapshot.findings.filter { !$0.kind.isInfo }
-        XCTAssertEqual(problems.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
-                       ["dropped_order/never_sent/\(Self.dropped)", "duplicate_credit/cross_account/\(Self.replayed)"])
+        XCTAssertEqual(
+            problems.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
+            ["dropped_order/never_sent/\(Self.dropped)", "duplicate_credit/cross_account/\(Self.replayed)"])
         XCTAssertEqual(problems[1].userIds, ["u-alice", "u-mallory"])
         XCTAssertEqual(problems[1].productId, "com.revenuecat.monthly_4.99.1_week_intro")
         XCTAssertEqual(problems[0].evidence.map(\.description), [dir + "/client.jsonl:9"])

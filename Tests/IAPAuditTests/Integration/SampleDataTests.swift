@@ -53,21 +53,23 @@ final class SampleDataTests: XCTestCase {
     /// The SQLite file read back with Python's sqlite3: findings by kind equal the store's, views answer.
     func testSQLiteReadBack() throws {
         let result = try audit()
-        let read = try PythonReader.run("""
-            import json, sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            out = {
-              "by_kind": {k: n for k, n in db.execute("SELECT kind, sum(findings) FROM finding_by_kind_reason GROUP BY kind")},
-              "strict": [r[0] for r in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT%'")],
-              "statuses": {str(s): n for s, n in db.execute("SELECT status, responses FROM verify_status_distribution")},
-              "latency": list(db.execute("SELECT requests, p50_ms, max_ms FROM latency_percentiles").fetchone()),
-              "files_in": db.execute("SELECT sum(records_in), sum(records_imported), sum(records_rejected) FROM source_file").fetchone(),
-              "rejections": db.execute("SELECT count(*) FROM rejection").fetchone()[0],
-              "evidence_ok": db.execute("SELECT count(*) FROM finding WHERE evidence = ''").fetchone()[0],
-              "info_severity": db.execute("SELECT DISTINCT severity FROM finding WHERE kind IN ('sandbox_allowlisted','sandbox_refused','pending_verification','regranted')").fetchall(),
-            }
-            print(json.dumps(out))
-            """, args: [Self.out + "/audit.sqlite"]) as! [String: Any]
+        let read =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                out = {
+                  "by_kind": {k: n for k, n in db.execute("SELECT kind, sum(findings) FROM finding_by_kind_reason GROUP BY kind")},
+                  "strict": [r[0] for r in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT%'")],
+                  "statuses": {str(s): n for s, n in db.execute("SELECT status, responses FROM verify_status_distribution")},
+                  "latency": list(db.execute("SELECT requests, p50_ms, max_ms FROM latency_percentiles").fetchone()),
+                  "files_in": db.execute("SELECT sum(records_in), sum(records_imported), sum(records_rejected) FROM source_file").fetchone(),
+                  "rejections": db.execute("SELECT count(*) FROM rejection").fetchone()[0],
+                  "evidence_ok": db.execute("SELECT count(*) FROM finding WHERE evidence = ''").fetchone()[0],
+                  "info_severity": db.execute("SELECT DISTINCT severity FROM finding WHERE kind IN ('sandbox_allowlisted','sandbox_refused','pending_verification','regranted')").fetchall(),
+                }
+                print(json.dumps(out))
+                """, args: [Self.out + "/audit.sqlite"]) as! [String: Any]
         var byKind: [String: Int] = [:]
         for f in result.snapshot.findings { byKind[f.kind.rawValue, default: 0] += 1 }
         XCTAssertEqual(read["by_kind"] as? [String: Int], byKind)
@@ -86,26 +88,32 @@ final class SampleDataTests: XCTestCase {
     /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
     func testXLSXReadBack() throws {
         let result = try audit()
-        let read = try PythonReader.run("""
-            import json, sys, openpyxl
-            wb = openpyxl.load_workbook(sys.argv[1])
-            out = {"sheets": wb.sheetnames, "headers": {}, "rows": {}, "summary": {}}
-            for ws in wb.worksheets[1:]:
-                out["headers"][ws.title] = [c.value for c in ws[1] if c.value is not None]
-                out["rows"][ws.title] = ws.max_row - 1
-                out.setdefault("freeze", {})[ws.title] = ws.freeze_panes
-            s = wb["Summary"]
-            for row in s.iter_rows(values_only=True):
-                if row[0] == "Total": out["summary"]["inputs"] = list(row[4:7])
-                if row[0] == "Total problems": out["summary"]["problems"] = row[3]
-                if row[0] == "Total info": out["summary"]["info"] = row[3]
-            out["charts"] = len(s._charts)
-            ws = wb["dropped_order"]
-            out["first_seen_type"] = type(ws["I2"].value).__name__ if ws.max_row > 1 else None
-            print(json.dumps(out))
-            """, args: [Self.out + "/audit.xlsx"]) as! [String: Any]
-        XCTAssertEqual(read["sheets"] as? [String], ["Summary", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
-                                                     "invalid_credit", "verification_backlog", "info", "Verify Status", "Rejected"])
+        let read =
+            try PythonReader.run(
+                """
+                import json, sys, openpyxl
+                wb = openpyxl.load_workbook(sys.argv[1])
+                out = {"sheets": wb.sheetnames, "headers": {}, "rows": {}, "summary": {}}
+                for ws in wb.worksheets[1:]:
+                    out["headers"][ws.title] = [c.value for c in ws[1] if c.value is not None]
+                    out["rows"][ws.title] = ws.max_row - 1
+                    out.setdefault("freeze", {})[ws.title] = ws.freeze_panes
+                s = wb["Summary"]
+                for row in s.iter_rows(values_only=True):
+                    if row[0] == "Total": out["summary"]["inputs"] = list(row[4:7])
+                    if row[0] == "Total problems": out["summary"]["problems"] = row[3]
+                    if row[0] == "Total info": out["summary"]["info"] = row[3]
+                out["charts"] = len(s._charts)
+                ws = wb["dropped_order"]
+                out["first_seen_type"] = type(ws["I2"].value).__name__ if ws.max_row > 1 else None
+                print(json.dumps(out))
+                """, args: [Self.out + "/audit.xlsx"]) as! [String: Any]
+        XCTAssertEqual(
+            read["sheets"] as? [String],
+            [
+                "Summary", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
+                "invalid_credit", "verification_backlog", "info", "Verify Status", "Rejected",
+            ])
         let headers = try XCTUnwrap(read["headers"] as? [String: [String]])
         XCTAssertEqual(headers["dropped_order"], ReportBuilder.findingHeader)
         XCTAssertEqual(headers["Rejected"], ["file", "line", "reason", "raw_text"])

@@ -30,56 +30,71 @@ final class LedgerBuilder {
 
     /// A client report (`client.jsonl`); a nil id is a failed or deferred transaction.
     @discardableResult
-    func client(_ id: String?, _ state: ClientState = .purchased, user: String? = "u1", product: String? = nil,
-                original: String? = nil, at time: String = "09:00") -> SourceLocation {
+    func client(
+        _ id: String?, _ state: ClientState = .purchased, user: String? = "u1", product: String? = nil,
+        original: String? = nil, at time: String = "09:00"
+    ) -> SourceLocation {
         clientLine += 1
         let location = SourceLocation(file: "client.jsonl", line: clientLine)
-        ledger.clientReports.append(ClientReport(
-            location: location, tsMs: Self.ms(time), userId: user, deviceId: user.map { "dev-\($0)" }, transactionId: id,
-            originalTransactionId: original, productId: product, state: state, errorCode: nil, quantity: 1))
+        ledger.clientReports.append(
+            ClientReport(
+                location: location, tsMs: Self.ms(time), userId: user, deviceId: user.map { "dev-\($0)" }, transactionId: id,
+                originalTransactionId: original, productId: product, state: state, errorCode: nil, quantity: 1))
         return location
     }
 
     /// A verification request (`server.jsonl`); `status`/`env` are what the server logged (never proof).
     @discardableResult
-    func request(_ requestId: String, ids: [String], user: String? = "u1", granted: Bool = false,
-                 credited: [String]? = nil, restore: Bool = false, status: Int? = nil, env: String? = nil,
-                 at time: String) -> SourceLocation {
-        serverRecord(requestId, event: .verify, ids: ids, user: user, granted: granted, credited: credited,
-                     restore: restore, status: status, env: env, at: time)
+    func request(
+        _ requestId: String, ids: [String], user: String? = "u1", granted: Bool = false,
+        credited: [String]? = nil, restore: Bool = false, status: Int? = nil, env: String? = nil,
+        at time: String
+    ) -> SourceLocation {
+        serverRecord(
+            requestId, event: .verify, ids: ids, user: user, granted: granted, credited: credited,
+            restore: restore, status: status, env: env, at: time)
     }
 
     /// A revoke record (`server.jsonl`, `event: revoke`); the other fields are there to be ignored.
     @discardableResult
-    func revoke(_ requestId: String, ids: [String], user: String?, granted: Bool = false, credited: [String]? = nil,
-                status: Int? = nil, at time: String) -> SourceLocation {
-        serverRecord(requestId, event: .revoke, ids: ids, user: user, granted: granted, credited: credited,
-                     restore: false, status: status, env: nil, at: time)
+    func revoke(
+        _ requestId: String, ids: [String], user: String?, granted: Bool = false, credited: [String]? = nil,
+        status: Int? = nil, at time: String
+    ) -> SourceLocation {
+        serverRecord(
+            requestId, event: .revoke, ids: ids, user: user, granted: granted, credited: credited,
+            restore: false, status: status, env: nil, at: time)
     }
 
-    private func serverRecord(_ requestId: String, event: ServerEvent, ids: [String], user: String?, granted: Bool,
-                              credited: [String]?, restore: Bool, status: Int?, env: String?, at time: String) -> SourceLocation {
+    private func serverRecord(
+        _ requestId: String, event: ServerEvent, ids: [String], user: String?, granted: Bool,
+        credited: [String]?, restore: Bool, status: Int?, env: String?, at time: String
+    ) -> SourceLocation {
         serverLine += 1
         let location = SourceLocation(file: "server.jsonl", line: serverLine)
-        ledger.serverRequests.append(ServerRequest(
-            location: location, tsMs: Self.ms(time), requestId: requestId, event: event, userId: user,
-            deviceId: user.map { "dev-\($0)" }, transactionIds: ids, creditedTransactionIds: credited, restore: restore,
-            receiptSha256: nil, verifyStatus: status, environment: env, granted: granted, latencyMs: 120))
+        ledger.serverRequests.append(
+            ServerRequest(
+                location: location, tsMs: Self.ms(time), requestId: requestId, event: event, userId: user,
+                deviceId: user.map { "dev-\($0)" }, transactionIds: ids, creditedTransactionIds: credited, restore: restore,
+                receiptSha256: nil, verifyStatus: status, environment: env, granted: granted, latencyMs: 120))
         return location
     }
 
     /// A verify response (`verify.jsonl`): linked to `requestId`, or bare when nil. `items` are plain
     /// `in_app` ids; `receipt` takes detailed items made with `item(…)`.
     @discardableResult
-    func response(for requestId: String?, status: Int = 0, env: String? = "Production", receiptType: String? = nil,
-                  bundle: String? = nil, retryable: Bool? = nil, items: [String] = [], receipt: [ReceiptItem] = [],
-                  at time: String?) -> SourceLocation {
+    func response(
+        for requestId: String?, status: Int = 0, env: String? = "Production", receiptType: String? = nil,
+        bundle: String? = nil, retryable: Bool? = nil, items: [String] = [], receipt: [ReceiptItem] = [],
+        at time: String?
+    ) -> SourceLocation {
         verifyLine += 1
         let location = SourceLocation(file: "verify.jsonl", line: verifyLine)
-        ledger.verifyResponses.append(VerifyResponse(
-            location: location, requestId: requestId, receivedAtMs: time.map(Self.ms), status: status, environment: env,
-            isRetryable: retryable, bundleId: bundle, receiptType: receiptType,
-            items: items.map { LedgerBuilder.item($0) } + receipt, rawJSON: "{}"))
+        ledger.verifyResponses.append(
+            VerifyResponse(
+                location: location, requestId: requestId, receivedAtMs: time.map(Self.ms), status: status, environment: env,
+                isRetryable: retryable, bundleId: bundle, receiptType: receiptType,
+                items: items.map { LedgerBuilder.item($0) } + receipt, rawJSON: "{}"))
         return location
     }
 
@@ -89,14 +104,17 @@ final class LedgerBuilder {
         verifyLine += 1
         let location = SourceLocation(file: "verify.jsonl", line: verifyLine)
         let body = try JSONField.parseObject(Data(json.utf8))
-        ledger.verifyResponses.append(try VerifyResponseParser.parse(
-            body, at: location, requestId: requestId, receivedAtMs: time.map(Self.ms), raw: json))
+        ledger.verifyResponses.append(
+            try VerifyResponseParser.parse(
+                body, at: location, requestId: requestId, receivedAtMs: time.map(Self.ms), raw: json))
         return location
     }
 
     /// One receipt item.
-    static func item(_ id: String, original: String? = nil, product: String? = nil, purchased: String? = nil,
-                     cancelled: String? = nil, ownership: String? = nil, sections: [String] = ["in_app"]) -> ReceiptItem {
+    static func item(
+        _ id: String, original: String? = nil, product: String? = nil, purchased: String? = nil,
+        cancelled: String? = nil, ownership: String? = nil, sections: [String] = ["in_app"]
+    ) -> ReceiptItem {
         var item = ReceiptItem(transactionId: id, sections: sections)
         item.originalTransactionId = original
         item.productId = product
@@ -119,8 +137,10 @@ final class LedgerBuilder {
     }
 
     /// The one finding of `kind` about `id` (fails the test when there is not exactly one).
-    func finding(_ kind: FindingKind, _ id: String, asOf: String? = LedgerBuilder.muchLater, graceHours: Double = 24,
-                 file: StaticString = #filePath, line: UInt = #line) -> Finding? {
+    func finding(
+        _ kind: FindingKind, _ id: String, asOf: String? = LedgerBuilder.muchLater, graceHours: Double = 24,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Finding? {
         let matches = run(asOf: asOf, graceHours: graceHours).findings.filter { $0.kind == kind && $0.transactionId == id }
         XCTAssertEqual(matches.count, 1, "findings of \(kind.rawValue) about \(id)", file: file, line: line)
         return matches.first

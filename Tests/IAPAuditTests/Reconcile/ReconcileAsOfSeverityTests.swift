@@ -22,8 +22,9 @@ final class ReconcileAsOfSeverityTests: XCTestCase {
         b.request("r1", ids: ["T1"], at: "10:00")
         b.client("T2", at: "2026-10-05T00:00:00Z")
         XCTAssertEqual(b.run(asOf: nil).asOfMs, LedgerBuilder.ms("2026-10-05T00:00:00Z"))
-        XCTAssertEqual(b.findings(asOf: nil),
-                       ["dropped_order/never_sent/T2", "verification_backlog/no_verify_response/T1"])
+        XCTAssertEqual(
+            b.findings(asOf: nil),
+            ["dropped_order/never_sent/T2", "verification_backlog/no_verify_response/T1"])
     }
 
     func testAsOfDefaultsToTheNewestServerTimestampRevokesIncluded() {
@@ -38,8 +39,13 @@ final class ReconcileAsOfSeverityTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T9", .restored, at: "09:00")
         b.request("r1", ids: ["T1"], at: "10:00")
-        b.response(for: nil, receipt: [LedgerBuilder.item("T9", purchased: "2026-12-01T00:00:00Z",
-                                                          cancelled: "2026-12-02T00:00:00Z")], at: nil)
+        b.response(
+            for: nil,
+            receipt: [
+                LedgerBuilder.item(
+                    "T9", purchased: "2026-12-01T00:00:00Z",
+                    cancelled: "2026-12-02T00:00:00Z")
+            ], at: nil)
         XCTAssertEqual(b.run(asOf: nil).asOfMs, LedgerBuilder.ms("10:00"))
         XCTAssertEqual(b.findings(asOf: nil), ["pending_verification/no_verify_response/T1"])
     }
@@ -91,12 +97,14 @@ final class ReconcileAsOfSeverityTests: XCTestCase {
             b.response(for: rid, items: ["T10"], at: "10:01")
         }
         let asOf = "2026-10-03T10:00:00Z"
-        XCTAssertEqual(b.findings(asOf: asOf), [
-            "dropped_order/never_sent/T1", "duplicate_credit/cross_account/T10", "invalid_credit/no_verify_response/T8",
-            "pending_verification/no_verify_response/T3", "refund_still_granted/cancelled_not_revoked/T9",
-            "regranted/non_consumable/T4", "sandbox_allowlisted/allowlisted_user/T5", "sandbox_leak/sandbox_credited/T6",
-            "sandbox_refused/sandbox_receipt/T2", "verification_backlog/no_verify_response/T7",
-        ])
+        XCTAssertEqual(
+            b.findings(asOf: asOf),
+            [
+                "dropped_order/never_sent/T1", "duplicate_credit/cross_account/T10", "invalid_credit/no_verify_response/T8",
+                "pending_verification/no_verify_response/T3", "refund_still_granted/cancelled_not_revoked/T9",
+                "regranted/non_consumable/T4", "sandbox_allowlisted/allowlisted_user/T5", "sandbox_leak/sandbox_credited/T6",
+                "sandbox_refused/sandbox_receipt/T2", "verification_backlog/no_verify_response/T7",
+            ])
         let infos: Set<FindingKind> = [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted]
         for finding in b.run(asOf: asOf).findings {
             XCTAssertEqual(finding.severity == .info, infos.contains(finding.kind), finding.kind.rawValue)

@@ -8,17 +8,20 @@ final class ReconcileBenignLookalikeTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T1")
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
-        b.response(for: "r1", receipt: [LedgerBuilder.item("T1", original: "T1", sections: ["in_app", "latest_receipt_info"])],
-                   at: "10:01")
+        b.response(
+            for: "r1", receipt: [LedgerBuilder.item("T1", original: "T1", sections: ["in_app", "latest_receipt_info"])],
+            at: "10:01")
         XCTAssertEqual(b.findings(), [])
     }
 
     func testRenewalsSharingAnOriginalTransactionId() {
         let b = LedgerBuilder(config: AuditConfig(products: ["p.sub": .autoRenewable]))
-        let t1 = LedgerBuilder.item("T1", original: "T1", product: "p.sub", purchased: "2026-09-01T09:00:00Z",
-                                    sections: ["in_app", "latest_receipt_info"])
-        let t2 = LedgerBuilder.item("T2", original: "T1", product: "p.sub", purchased: "2026-10-01T09:00:00Z",
-                                    sections: ["in_app", "latest_receipt_info"])
+        let t1 = LedgerBuilder.item(
+            "T1", original: "T1", product: "p.sub", purchased: "2026-09-01T09:00:00Z",
+            sections: ["in_app", "latest_receipt_info"])
+        let t2 = LedgerBuilder.item(
+            "T2", original: "T1", product: "p.sub", purchased: "2026-10-01T09:00:00Z",
+            sections: ["in_app", "latest_receipt_info"])
         b.client("T1", product: "p.sub", at: "2026-09-01T09:00:00Z")
         b.request("r1", ids: ["T1"], granted: true, at: "2026-09-01T09:01:00Z")
         b.response(for: "r1", receipt: [t1], at: "2026-09-01T09:01:01Z")
@@ -36,8 +39,9 @@ final class ReconcileBenignLookalikeTests: XCTestCase {
         b.response(for: "r1", receipt: [original], at: "2026-09-01T09:01:01Z")
         b.client("T5", .restored, product: "p.nc", original: "T1", at: "09:00")
         b.request("r2", ids: ["T5"], granted: true, restore: true, at: "09:01")
-        b.response(for: "r2", receipt: [original, LedgerBuilder.item("T5", original: "T1", product: "p.nc", purchased: "09:00")],
-                   at: "09:02")
+        b.response(
+            for: "r2", receipt: [original, LedgerBuilder.item("T5", original: "T1", product: "p.nc", purchased: "09:00")],
+            at: "09:02")
         XCTAssertEqual(b.findings(), [])
     }
 
@@ -75,8 +79,9 @@ final class ReconcileBenignLookalikeTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T1")
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
-        b.response(for: "r1", receipt: [LedgerBuilder.item("T1"), LedgerBuilder.item("T8", ownership: "FAMILY_SHARED")],
-                   at: "10:01")
+        b.response(
+            for: "r1", receipt: [LedgerBuilder.item("T1"), LedgerBuilder.item("T8", ownership: "FAMILY_SHARED")],
+            at: "10:01")
         b.response(for: nil, receipt: [LedgerBuilder.item("T9", ownership: "FAMILY_SHARED")], at: nil)
         XCTAssertEqual(b.findings(), [])
     }

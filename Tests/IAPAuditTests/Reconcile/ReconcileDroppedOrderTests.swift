@@ -69,8 +69,9 @@ final class ReconcileDroppedOrderTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T1", at: "09:59")
         b.request("r1", ids: ["T1"], at: "10:00")
-        XCTAssertEqual(b.findings(asOf: "2026-10-02T10:01:00Z"),
-                       ["dropped_order/no_verify_response/T1", "verification_backlog/no_verify_response/T1"])
+        XCTAssertEqual(
+            b.findings(asOf: "2026-10-02T10:01:00Z"),
+            ["dropped_order/no_verify_response/T1", "verification_backlog/no_verify_response/T1"])
     }
 
     func testNotCredited() {
@@ -79,8 +80,9 @@ final class ReconcileDroppedOrderTests: XCTestCase {
         b.request("r1", ids: ["T1"], at: "10:00")
         b.response(for: "r1", items: ["T1"], at: "10:01")
         XCTAssertEqual(b.findings(), ["dropped_order/not_credited/T1"])
-        XCTAssertEqual(LedgerBuilder.evidence(b.finding(.droppedOrder, "T1")),
-                       ["client.jsonl:1", "server.jsonl:1", "verify.jsonl:1"])
+        XCTAssertEqual(
+            LedgerBuilder.evidence(b.finding(.droppedOrder, "T1")),
+            ["client.jsonl:1", "server.jsonl:1", "verify.jsonl:1"])
     }
 
     func testNotInReceipt() {

@@ -10,8 +10,10 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
     }
 
     /// T1 (product p1) granted by r1 at 10:00 and r2 at 11:00, both with proof.
-    private static func twoGrants(_ type: ProductType?, users: (String?, String?) = ("u1", "u1"),
-                                  secondIsRestore: Bool = false) -> LedgerBuilder {
+    private static func twoGrants(
+        _ type: ProductType?, users: (String?, String?) = ("u1", "u1"),
+        secondIsRestore: Bool = false
+    ) -> LedgerBuilder {
         let b = LedgerBuilder(config: config(type))
         b.request("r1", ids: ["T1"], user: users.0, granted: true, at: "10:00")
         b.response(for: "r1", receipt: [LedgerBuilder.item("T1", product: "p1")], at: "10:01")
@@ -38,8 +40,9 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
         XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1"])
         let finding = b.finding(.duplicateCredit, "T1")
         XCTAssertEqual(finding?.userIds, ["u1", "u2"])
-        XCTAssertEqual(LedgerBuilder.evidence(finding),
-                       ["server.jsonl:1", "server.jsonl:2", "verify.jsonl:1", "verify.jsonl:2"])
+        XCTAssertEqual(
+            LedgerBuilder.evidence(finding),
+            ["server.jsonl:1", "server.jsonl:2", "verify.jsonl:1", "verify.jsonl:2"])
         let detail = finding?.detail ?? ""
         XCTAssertTrue(Self.mentionsCount(detail, 2), detail)
         XCTAssertTrue(detail.contains("r1") && detail.contains("r2"), detail)
@@ -51,8 +54,9 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
     }
 
     func testCrossAccountWinsOverARestore() {
-        XCTAssertEqual(Self.twoGrants(.consumable, users: ("u1", "u2"), secondIsRestore: true).findings(),
-                       ["duplicate_credit/cross_account/T1"])
+        XCTAssertEqual(
+            Self.twoGrants(.consumable, users: ("u1", "u2"), secondIsRestore: true).findings(),
+            ["duplicate_credit/cross_account/T1"])
     }
 
     func testThreeGrantsCountInTheDetail() {
@@ -83,8 +87,9 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
     }
 
     func testRestoreCreditedAsPurchase() {
-        XCTAssertEqual(Self.twoGrants(.consumable, secondIsRestore: true).findings(),
-                       ["duplicate_credit/restore_credited_as_purchase/T1"])
+        XCTAssertEqual(
+            Self.twoGrants(.consumable, secondIsRestore: true).findings(),
+            ["duplicate_credit/restore_credited_as_purchase/T1"])
     }
 
     func testRegrantedNonConsumableIsInfo() {

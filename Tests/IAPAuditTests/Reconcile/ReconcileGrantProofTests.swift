@@ -54,14 +54,17 @@ final class ReconcileGrantProofTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T2", at: "2026-09-01T09:00:00Z")
         b.request("r0", ids: ["T2"], granted: true, at: "2026-09-01T10:00:00Z")
-        b.response(for: "r0", receipt: [LedgerBuilder.item("T2", original: "O1", purchased: "2026-09-01T09:00:00Z")],
-                   at: "2026-09-01T10:00:01Z")
+        b.response(
+            for: "r0", receipt: [LedgerBuilder.item("T2", original: "O1", purchased: "2026-09-01T09:00:00Z")],
+            at: "2026-09-01T10:00:01Z")
         b.client("T3", at: "09:00")
         b.request("r1", ids: ["O1"], granted: true, at: "10:00")
-        b.response(for: "r1", receipt: [
-            LedgerBuilder.item("T3", original: "O1", purchased: "09:00"),
-            LedgerBuilder.item("T2", original: "O1", purchased: "2026-09-01T09:00:00Z"),
-        ], at: "10:01")
+        b.response(
+            for: "r1",
+            receipt: [
+                LedgerBuilder.item("T3", original: "O1", purchased: "09:00"),
+                LedgerBuilder.item("T2", original: "O1", purchased: "2026-09-01T09:00:00Z"),
+            ], at: "10:01")
         XCTAssertEqual(b.findings(), [])
     }
 
@@ -69,10 +72,12 @@ final class ReconcileGrantProofTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T1")
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
-        b.response(for: "r1", receipt: [
-            LedgerBuilder.item("T1", original: "T1", purchased: "2026-09-01T09:00:00Z"),
-            LedgerBuilder.item("T5", original: "T1", purchased: "09:00"),
-        ], at: "10:01")
+        b.response(
+            for: "r1",
+            receipt: [
+                LedgerBuilder.item("T1", original: "T1", purchased: "2026-09-01T09:00:00Z"),
+                LedgerBuilder.item("T5", original: "T1", purchased: "09:00"),
+            ], at: "10:01")
         // T1 stays T1 (proven); T5 is a newer purchase Apple lists that nobody reported or was granted.
         XCTAssertEqual(b.findings(), ["dropped_order/in_receipt_never_credited/T5"])
     }
@@ -135,10 +140,12 @@ final class ReconcileGrantProofTests: XCTestCase {
     func testParsedLatestReceiptInfoObjectIsProof() throws {
         let b = LedgerBuilder(config: AuditConfig(bundleIds: ["com.ours"]))
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
-        try b.parsedResponse(for: "r1", json: """
-            {"status": 0, "environment": "Production", "receipt": {"bundle_id": "com.ours", "in_app": []},
-             "latest_receipt_info": {"transaction_id": "T1", "original_transaction_id": "T1", "product_id": "p.sub"}}
-            """, at: "10:01")
+        try b.parsedResponse(
+            for: "r1",
+            json: """
+                {"status": 0, "environment": "Production", "receipt": {"bundle_id": "com.ours", "in_app": []},
+                 "latest_receipt_info": {"transaction_id": "T1", "original_transaction_id": "T1", "product_id": "p.sub"}}
+                """, at: "10:01")
         XCTAssertEqual(b.findings(), [])
     }
 
@@ -147,9 +154,11 @@ final class ReconcileGrantProofTests: XCTestCase {
         let theirs = LedgerBuilder(config: AuditConfig(bundleIds: ["com.other"]))
         for b in [ours, theirs] {
             b.request("r1", ids: ["T1"], granted: true, at: "10:00")
-            try b.parsedResponse(for: "r1", json: """
-                {"status": 0, "receipt": {"bid": "com.ours", "transaction_id": "T1", "quantity": "1", "product_id": "p.c"}}
-                """, at: "10:01")
+            try b.parsedResponse(
+                for: "r1",
+                json: """
+                    {"status": 0, "receipt": {"bid": "com.ours", "transaction_id": "T1", "quantity": "1", "product_id": "p.c"}}
+                    """, at: "10:01")
         }
         XCTAssertEqual(ours.findings(), [])
         XCTAssertEqual(theirs.findings(), ["invalid_credit/bundle_mismatch/T1"])
@@ -158,9 +167,11 @@ final class ReconcileGrantProofTests: XCTestCase {
     func testParsedIOS6Status21006IsNotProof() throws {
         let b = LedgerBuilder()
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
-        try b.parsedResponse(for: "r1", json: """
-            {"status": 21006, "receipt": {"bid": "com.ours", "transaction_id": "T1", "product_id": "p.c"}}
-            """, at: "10:01")
+        try b.parsedResponse(
+            for: "r1",
+            json: """
+                {"status": 21006, "receipt": {"bid": "com.ours", "transaction_id": "T1", "product_id": "p.c"}}
+                """, at: "10:01")
         XCTAssertEqual(b.findings(), ["invalid_credit/nonzero_status/T1"])
     }
 
@@ -168,11 +179,13 @@ final class ReconcileGrantProofTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("T1")
         b.request("r1", ids: ["T1"], at: "10:00")
-        try b.parsedResponse(for: "r1", json: """
-            {"status": 0, "environment": "Production",
-             "receipt": {"in_app": [{"transaction_id": "T1"}, {"transaction_id": "T7"}]},
-             "latest_receipt_info": [{"transaction_id": "T1"}, {"transaction_id": "T7"}]}
-            """, at: "10:01")
+        try b.parsedResponse(
+            for: "r1",
+            json: """
+                {"status": 0, "environment": "Production",
+                 "receipt": {"in_app": [{"transaction_id": "T1"}, {"transaction_id": "T7"}]},
+                 "latest_receipt_info": [{"transaction_id": "T1"}, {"transaction_id": "T7"}]}
+                """, at: "10:01")
         XCTAssertEqual(b.findings(), ["dropped_order/in_receipt_never_credited/T7", "dropped_order/not_credited/T1"])
     }
 
@@ -180,9 +193,11 @@ final class ReconcileGrantProofTests: XCTestCase {
         let b = LedgerBuilder()
         b.client("9007199254740993")
         b.request("r1", ids: ["9007199254740993"], granted: true, at: "10:00")
-        try b.parsedResponse(for: "r1", json: """
-            {"status": 0, "environment": "Production", "receipt": {"in_app": [{"transaction_id": 9007199254740993}]}}
-            """, at: "10:01")
+        try b.parsedResponse(
+            for: "r1",
+            json: """
+                {"status": 0, "environment": "Production", "receipt": {"in_app": [{"transaction_id": 9007199254740993}]}}
+                """, at: "10:01")
         XCTAssertEqual(b.findings(), [])
     }
 }

@@ -120,8 +120,9 @@ final class ReconcileInReceiptNeverCreditedTests: XCTestCase {
         let b = LedgerBuilder()
         b.response(for: nil, items: ["T7"], at: nil)
         b.request("r1", ids: ["T7"], at: "10:00")
-        XCTAssertEqual(b.findings(asOf: "2026-10-03T10:00:00Z"),
-                       ["dropped_order/in_receipt_never_credited/T7", "verification_backlog/no_verify_response/T7"])
+        XCTAssertEqual(
+            b.findings(asOf: "2026-10-03T10:00:00Z"),
+            ["dropped_order/in_receipt_never_credited/T7", "verification_backlog/no_verify_response/T7"])
     }
 
     func testCarriedButNotGrantedIsIncluded() {

@@ -60,8 +60,12 @@ final class ReconcileSandboxLeakTests: XCTestCase {
         b.response(for: "r1", env: "Sandbox", items: ["T1"], at: "10:01")
         b.request("r2", ids: ["T1"], user: "u2", granted: true, at: "11:00")
         b.response(for: "r2", env: "Sandbox", items: ["T1"], at: "11:01")
-        XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1", "sandbox_allowlisted/allowlisted_user/T1",
-                                      "sandbox_leak/sandbox_credited/T1"])
+        XCTAssertEqual(
+            b.findings(),
+            [
+                "duplicate_credit/cross_account/T1", "sandbox_allowlisted/allowlisted_user/T1",
+                "sandbox_leak/sandbox_credited/T1",
+            ])
         XCTAssertEqual(b.finding(.sandboxLeak, "T1")?.userIds, ["u2"])
         XCTAssertEqual(b.finding(.sandboxAllowlisted, "T1")?.userIds, ["reviewer"])
     }

@@ -15,15 +15,18 @@ final class IdempotencyTests: XCTestCase {
     func dump(_ path: String) throws -> [String] { try PythonReader.run(Self.dumpScript, args: [path]) as! [String] }
 
     func writeInputs(_ dir: String) {
-        TestPaths.write("""
+        TestPaths.write(
+            """
             {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
             {"ts": "2026-10-01T00:00:01Z", "user_id": "u2", "transaction_id": "200", "product_id": "p", "state": "purchased"}
             """, to: dir + "/client.jsonl")
-        TestPaths.write("""
+        TestPaths.write(
+            """
             {"ts": "2026-10-01T00:00:02Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["100"], "granted": true, "verify_status": 0}
             {"ts": "2026-10-01T00:00:03Z", "request_id": "r2", "user_id": "u2", "transaction_ids": ["100"], "granted": true, "verify_status": 0}
             """, to: dir + "/server.jsonl")
-        TestPaths.write("""
+        TestPaths.write(
+            """
             {"request_id": "r1", "received_at": "2026-10-01T00:00:02Z", "response": {"status": 0, "environment": "Production", "receipt": {"in_app": [{"transaction_id": "100"}]}}}
             broken line
             """, to: dir + "/verify.jsonl")
@@ -45,7 +48,8 @@ final class IdempotencyTests: XCTestCase {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         writeInputs(input)
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
-        TestPaths.write("""
+        TestPaths.write(
+            """
             {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
             """, to: input + "/client.jsonl")
         try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
@@ -55,8 +59,9 @@ final class IdempotencyTests: XCTestCase {
         XCTAssertEqual(result.snapshot.recordCounts["client_report"], 1)
         XCTAssertEqual(result.snapshot.recordCounts["verify_response"], 0)
         XCTAssertEqual(result.snapshot.recordCounts["rejection"], 0)
-        XCTAssertEqual(result.snapshot.findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
-                       ["duplicate_credit/cross_account/100", "invalid_credit/no_verify_response/100"])
+        XCTAssertEqual(
+            result.snapshot.findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
+            ["duplicate_credit/cross_account/100", "invalid_credit/no_verify_response/100"])
     }
 
     func testSameContentUnderTwoPathsIsCountedOnce() throws {
@@ -78,11 +83,13 @@ final class IdempotencyTests: XCTestCase {
         let out = TestPaths.scratch()
         let store = try AuditStore(path: out + "/audit.sqlite")
         let data = Data("{}".utf8)
-        var file = ImportedFile(file: InputFile(path: "x.jsonl", data: data), kind: .verifyResponse, format: .jsonLines,
-                                status: .imported, note: "", recordsIn: 2)
-        let response = VerifyResponse(location: SourceLocation(file: "x.jsonl", line: 1), requestId: "r", receivedAtMs: nil,
-                                      status: 0, environment: nil, isRetryable: nil, bundleId: nil, receiptType: nil,
-                                      items: [ReceiptItem(transactionId: "1", sections: ["in_app"])], rawJSON: "{}")
+        var file = ImportedFile(
+            file: InputFile(path: "x.jsonl", data: data), kind: .verifyResponse, format: .jsonLines,
+            status: .imported, note: "", recordsIn: 2)
+        let response = VerifyResponse(
+            location: SourceLocation(file: "x.jsonl", line: 1), requestId: "r", receivedAtMs: nil,
+            status: 0, environment: nil, isRetryable: nil, bundleId: nil, receiptType: nil,
+            items: [ReceiptItem(transactionId: "1", sections: ["in_app"])], rawJSON: "{}")
         file.verifyResponses = [response, response]  // the same line twice violates UNIQUE (file_id, line)
         XCTAssertThrowsError(try store.store(file))
         XCTAssertEqual(try store.storedFiles().count, 0)
