@@ -70,9 +70,7 @@ extension SampleBuilder {
     /// request, a later `ts`, the same receipt.
     func plantRetrySucceeded(_ rep: Int) {
         planted("benign: failed verify, then a successful retry")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         let sha = random.hex(64)
         let first = tx.purchasedAt + 4
         let failures: [(Int, Bool?)?] = [(21005, nil), nil, (21002, nil), (21100, true)]
@@ -108,9 +106,7 @@ extension SampleBuilder {
     /// The same request logged twice (same `request_id`): one request, one grant.
     func plantLoggedTwice(_ rep: Int) {
         planted("benign: a request logged twice")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         let at = tx.purchasedAt + 4
         verify(
             at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
@@ -141,9 +137,7 @@ extension SampleBuilder {
     /// An iOS 6 style answer (flat `receipt` with `bid`, `bvrs`, `item_id`) proving the purchase.
     func plantIOS6Receipt(_ rep: Int) {
         planted("benign: iOS 6 style receipt")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         verify(
             at: tx.purchasedAt + 4, user, device, ids: [tx.id],
             answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 0)], status: 0,

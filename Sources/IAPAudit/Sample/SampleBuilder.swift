@@ -82,6 +82,14 @@ final class SampleBuilder {
     }
 
     /// A consumable by popularity.
+    /// A new user's consumable purchase in a fresh slot, reported `purchased` by the client 2 s later.
+    func reportedPurchase() -> (tx: SampleTransaction, user: String, device: String) {
+        let (user, device) = newUser()
+        let tx = newTransaction(consumable(), at: slot())
+        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        return (tx, user, device)
+    }
+
     func consumable() -> String { random.weighted(SampleCatalog.consumables) }
 
     /// A start time for a case that must be older than the 24 h grace at as-of: between

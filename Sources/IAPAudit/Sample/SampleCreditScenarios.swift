@@ -39,9 +39,7 @@ extension SampleBuilder {
     /// server correctly refused it. Variants: the sandbox retry; a 21007 never retried.
     func plantSandboxRefused(_ rep: Int) {
         planted("sandbox_refused/" + AnswerKey.InfoReason.sandboxReceipt)
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         let at = tx.purchasedAt + 4
         if rep % 2 == 0 {
             verify(
@@ -80,9 +78,7 @@ extension SampleBuilder {
     /// purchase (not proof); 21004.
     func plantInvalidNonzero(_ rep: Int) {
         planted("invalid_credit/nonzero_status")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         let answer: SampleJSON
         var logged: Int
         var environment: String? = nil
@@ -98,41 +94,11 @@ extension SampleBuilder {
         expect(.invalidCredit, "nonzero_status", tx)
     }
 
-    /// `invalid_credit/no_verify_response`: credited although Apple never answered (fail-open on
-    /// timeout). Older than the grace, so also `verification_backlog/no_verify_response`.
-    func plantInvalidNoAnswer(_ rep: Int) {
-        planted("invalid_credit/no_verify_response + verification_backlog/no_verify_response")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: true)
-        expect(.invalidCredit, "no_verify_response", tx)
-        expect(.verificationBacklog, "no_verify_response", tx)
-    }
-
-    /// `invalid_credit/not_in_receipt`: credited on a production status-0 answer that does not list
-    /// the purchase (only the user's earlier, granted one, or nothing).
-    func plantInvalidNotInReceipt(_ rep: Int) {
-        planted("invalid_credit/not_in_receipt")
-        let (user, device) = newUser()
-        let earlier = newTransaction(consumable(), at: slot(length: 2 * SampleClock.day))
-        grantedPurchase(earlier, user, device)
-        let tx = newTransaction(consumable(), at: earlier.purchasedAt + random.seconds(SampleClock.hour...SampleClock.day))
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        let at = tx.purchasedAt + 4
-        verify(
-            at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
-            status: 0, environment: "Production", granted: true)
-        expect(.invalidCredit, "not_in_receipt", tx)
-    }
-
     /// `invalid_credit/bundle_mismatch`: credited on a valid receipt of another app (iOS 7 `bundle_id`,
     /// or iOS 6 `bid`).
     func plantInvalidBundle(_ rep: Int) {
         planted("invalid_credit/bundle_mismatch")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         let at = tx.purchasedAt + 4
         let foreign = SampleCatalog.foreignBundleIds[rep % 2]
         let answer =

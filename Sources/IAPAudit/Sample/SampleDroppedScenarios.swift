@@ -12,56 +12,43 @@ extension SampleBuilder {
         expect(.droppedOrder, "never_sent", tx)
     }
 
-    /// `dropped_order/no_verify_response`: the request timed out and Apple's answer never came.
-    /// Older than the grace, so also `verification_backlog/no_verify_response`.
-    func plantDroppedNoAnswer(_ rep: Int) {
-        planted("dropped_order/no_verify_response")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false)
-        expect(.droppedOrder, "no_verify_response", tx)
+    /// `dropped_order/no_verify_response` (refused) or `invalid_credit/no_verify_response` (credited
+    /// fail-open): the request timed out and Apple's answer never came. Older than the grace, so
+    /// also `verification_backlog/no_verify_response`.
+    func plantNoAnswer(_ rep: Int, granted: Bool) {
+        planted(
+            granted ? "invalid_credit/no_verify_response + verification_backlog/no_verify_response" : "dropped_order/no_verify_response")
+        let (tx, user, device) = reportedPurchase()
+        verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: granted)
+        expect(granted ? .invalidCredit : .droppedOrder, "no_verify_response", tx)
         expect(.verificationBacklog, "no_verify_response", tx)
     }
 
-    /// `dropped_order/verify_failed` with a status that is not retryable (21199 with
-    /// `is-retryable: false` among them): no backlog.
-    func plantDroppedVerifyFailed(_ rep: Int) {
-        planted("dropped_order/verify_failed (not retryable)")
-        let failures: [(Int, Bool?)] = [(21003, nil), (21010, nil), (21199, false), (21004, nil)]
-        let (status, retryable) = failures[rep % failures.count]
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+    /// `dropped_order/verify_failed`, never retried. A retryable status (21002, 21005, 21009, 21100
+    /// with `is-retryable: true`) older than the grace is also `verification_backlog/retryable_status`;
+    /// the others (21003, 21010, 21199 with `is-retryable: false`, 21004) are not.
+    func plantVerifyFailed(_ rep: Int, retryable: Bool) {
+        planted(
+            retryable
+                ? "dropped_order/verify_failed + verification_backlog/retryable_status" : "dropped_order/verify_failed (not retryable)")
+        let failures: [(Int, Bool?)] =
+            retryable
+            ? [(21002, nil), (21005, nil), (21009, nil), (21100, true)] : [(21003, nil), (21010, nil), (21199, false), (21004, nil)]
+        let (status, isRetryable) = failures[rep % failures.count]
+        let (tx, user, device) = reportedPurchase()
         verify(
             at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-            answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
+            answers: [SampleApple.errorResponse(status, retryable: isRetryable)], status: status, environment: nil,
             granted: false)
         expect(.droppedOrder, "verify_failed", tx)
+        if retryable { expect(.verificationBacklog, "retryable_status", tx) }
     }
 
-    /// `dropped_order/verify_failed` with a retryable status never retried: older than the grace,
-    /// so also `verification_backlog/retryable_status`.
-    func plantDroppedVerifyFailedRetryable(_ rep: Int) {
-        planted("dropped_order/verify_failed + verification_backlog/retryable_status")
-        let failures: [(Int, Bool?)] = [(21002, nil), (21005, nil), (21009, nil), (21100, true)]
-        let (status, retryable) = failures[rep % failures.count]
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
-        verify(
-            at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-            answers: [SampleApple.errorResponse(status, retryable: retryable)], status: status, environment: nil,
-            granted: false)
-        expect(.droppedOrder, "verify_failed", tx)
-        expect(.verificationBacklog, "retryable_status", tx)
-    }
-
-    /// `dropped_order/not_in_receipt`: Apple answered status 0 in production, the purchase was not
-    /// in the receipt, the server refused. The receipt lists only the user's earlier (granted)
-    /// purchase, or nothing.
-    func plantDroppedNotInReceipt(_ rep: Int) {
-        planted("dropped_order/not_in_receipt")
+    /// `dropped_order/not_in_receipt` (refused) or `invalid_credit/not_in_receipt` (credited): Apple
+    /// answered status 0 in production without the purchase; the receipt lists only the user's
+    /// earlier (granted) purchase, or nothing.
+    func plantNotInReceipt(_ rep: Int, granted: Bool) {
+        planted(granted ? "invalid_credit/not_in_receipt" : "dropped_order/not_in_receipt")
         let (user, device) = newUser()
         let earlier = newTransaction(consumable(), at: slot(length: 2 * SampleClock.day))
         grantedPurchase(earlier, user, device)
@@ -70,17 +57,15 @@ extension SampleBuilder {
         let at = tx.purchasedAt + 4
         verify(
             at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
-            status: 0, environment: "Production", granted: false)
-        expect(.droppedOrder, "not_in_receipt", tx)
+            status: 0, environment: "Production", granted: granted)
+        expect(granted ? .invalidCredit : .droppedOrder, "not_in_receipt", tx)
     }
 
     /// `dropped_order/not_credited`: in the verified production receipt, never granted. Either the
     /// server refused it, or it credited only part of a batch (`credited_transaction_ids`).
     func plantDroppedNotCredited(_ rep: Int) {
         planted("dropped_order/not_credited")
-        let (user, device) = newUser()
-        let tx = newTransaction(consumable(), at: slot())
-        report(tx, user, device, "purchased", at: tx.purchasedAt + 2)
+        let (tx, user, device) = reportedPurchase()
         if rep % 2 == 0 {
             let at = tx.purchasedAt + 4
             verify(

@@ -59,14 +59,16 @@ public struct SampleGenerator: Sendable {
 
     /// Every planted case, in generation order; each runs `repeats` times with `rep` 0, 1, 2, …
     private static let cases: [@Sendable (SampleBuilder) -> (Int) -> Void] = [
-        { $0.plantNeverSent }, { $0.plantDroppedNoAnswer }, { $0.plantDroppedVerifyFailed },
-        { $0.plantDroppedVerifyFailedRetryable }, { $0.plantDroppedNotInReceipt }, { $0.plantDroppedNotCredited },
+        { $0.plantNeverSent }, { b in { b.plantNoAnswer($0, granted: false) } }, { b in { b.plantVerifyFailed($0, retryable: false) } },
+        { b in { b.plantVerifyFailed($0, retryable: true) } }, { b in { b.plantNotInReceipt($0, granted: false) } },
+        { $0.plantDroppedNotCredited },
         { $0.plantInReceiptNeverCredited }, { $0.plantDuplicateSameUser }, { $0.plantDuplicateCrossAccount },
         { $0.plantRestoreCreditedAsPurchase },
         { b in { b.plantSandboxCredit($0, reviewer: false) } }, { b in { b.plantSandboxCredit($0, reviewer: true) } },
         { $0.plantSandboxRefused },
         { b in { b.plantRefund($0, revoked: false) } }, { b in { b.plantRefund($0, revoked: true) } },
-        { $0.plantInvalidNonzero }, { $0.plantInvalidNoAnswer }, { $0.plantInvalidNotInReceipt }, { $0.plantInvalidBundle },
+        { $0.plantInvalidNonzero }, { b in { b.plantNoAnswer($0, granted: true) } }, { b in { b.plantNotInReceipt($0, granted: true) } },
+        { $0.plantInvalidBundle },
         { $0.plantBacklogNoAnswer }, { $0.plantBacklogRetryable },
         { b in { b.plantPending($0, retryable: false) } }, { b in { b.plantPending($0, retryable: true) } },
         { b in { b.plantRegranted($0, subscription: false) } }, { b in { b.plantRegranted($0, subscription: true) } },
