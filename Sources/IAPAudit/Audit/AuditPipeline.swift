@@ -31,6 +31,8 @@ public struct AuditResult: Sendable {
     public var workbookPath: String
     /// Files parsed in this run (the others were unchanged since the last run into this folder).
     public var filesParsed: Int
+    /// Things the operator should know (printed to stderr as warnings).
+    public var warnings: [String] = []
 }
 
 /// ingest → store → reconcile → report.
@@ -41,69 +43,72 @@ public struct AuditResult: Sendable {
 public enum AuditPipeline {
     /// Throws `AuditError` (unreadable input, unwritable output) or `SQLiteError`.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
-        let fm = FileManager.default
-        do {
-            try fm.createDirectory(atPath: options.outputDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw AuditError.output(options.outputDirectory, error.localizedDescription)
+        let store = try openStore(in: options.outputDirectory)
+        var warnings: [String] = []
+        if try store.runParameter("run_status") == "incomplete" {
+            warnings.append("the previous run into \(options.outputDirectory) did not complete; this run completes it")
         }
-        let inputs = try InputCollector.files(in: options.paths, excluding: options.outputDirectory)
-        let databasePath = options.outputDirectory + "/audit.sqlite"
-        let store: AuditStore
-        do { store = try AuditStore(path: databasePath) } catch { throw AuditError.output(databasePath, "\(error)") }
-
-        let stored = try store.storedFiles()
-        var parsed = 0
-        var contentSeen: [String: String] = [:]
-        for path in inputs {
-            guard let data = fm.contents(atPath: path) else { throw AuditError.unreadablePath(path, "cannot read the file") }
-            let file = InputFile(path: path, data: data)
-            if let earlier = contentSeen[file.sha256] {
-                let duplicate = ImportedFile(
-                    file: file, kind: .other, format: .none, status: .skipped,
-                    note: "same content as \(earlier) (not counted twice)")
-                if stored[path] != StoredFile(sha256: file.sha256, note: duplicate.note) { try store.store(duplicate) }
-                continue
-            }
-            contentSeen[file.sha256] = path
-            if let previous = stored[path], previous.sha256 == file.sha256, previous.isCurrentReader,
-                !previous.note.hasPrefix("same content as ")
-            {
-                continue
-            }
-            try store.store(FileImporter.read(file))
-            parsed += 1
-        }
-        let given = Set(inputs)
-        for path in stored.keys.sorted() where !given.contains(path) { try store.removeFile(path: path) }
+        try store.setRunParameter("run_status", "incomplete")
+        let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
+        let parsed = try LedgerImporter(store: store).importEntries(entries)
 
         let ledger = try store.loadLedger()
         let (findings, asOf) = Reconciler.run(ledger, config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs)
-        try store.replaceFindings(
-            findings,
-            parameters: [
-                "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
-                "grace_hours": String(Double(options.graceMs) / 3_600_000),
-                "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
-            ])
+        var parameters = [
+            "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
+            "grace_hours": String(Double(options.graceMs) / 3_600_000),
+            "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
+            "run_status": "complete",
+        ]
+        if options.asOfMs == nil, let newest = Reconciler.newestRecord(ledger) {
+            parameters["as_of_source"] = newest.location.description
+            if newest.ms > Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000 {
+                warnings.append(
+                    "\(newest.location): as-of \(Timestamp.iso(newest.ms)) comes from a record dated in the future; pass --as-of to audit as of another time"
+                )
+            }
+        }
+        try store.replaceFindings(findings, parameters: parameters)
         let snapshot = try store.snapshot()
         let workbookPath = options.outputDirectory + "/audit.xlsx"
         try writeWorkbook(ReportBuilder.workbook(snapshot), to: workbookPath)
         return AuditResult(
-            snapshot: snapshot, asOfMs: asOf, databasePath: databasePath, workbookPath: workbookPath,
-            filesParsed: parsed)
+            snapshot: snapshot, asOfMs: asOf, databasePath: options.outputDirectory + "/audit.sqlite", workbookPath: workbookPath,
+            filesParsed: parsed, warnings: warnings)
     }
 
-    /// Writes to a temporary file and renames it, so a killed run never leaves half a workbook.
+    private static func openStore(in directory: String) throws -> AuditStore {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw AuditError.output(directory, "exists and is not a folder")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw AuditError.output(directory, "cannot create the folder")
+        }
+        let path = directory + "/audit.sqlite"
+        do { return try AuditStore(path: path) } catch { throw AuditError.output(path, "\(error)") }
+    }
+
+    /// Writes to a temporary file and renames it over the old one (atomic), so a killed run never
+    /// leaves half a workbook; refuses to replace anything that is not a file.
     private static func writeWorkbook(_ workbook: ReportWorkbook, to path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw AuditError.output(path, "exists and is a folder")
+        }
         let temporary = path + ".partial"
         do {
             try XLSXWriter.write(workbook, to: temporary)
-            _ = try? FileManager.default.removeItem(atPath: path)
-            try FileManager.default.moveItem(atPath: temporary, toPath: path)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw AuditError.output(path, "\(error)")
+        }
+        if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AuditError.output(path, reason)
         }
     }
 }

@@ -10,7 +10,7 @@ public enum ConfigLoader {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AuditError.badConfig(path, "cannot read the file")
         }
-        return try parse(data, path: path)
+        return try parse(InputFile.utf8(data), path: path)
     }
 
     public static func parse(_ data: Data, path: String) throws -> AuditConfig {
@@ -42,7 +42,7 @@ public enum ConfigLoader {
     }
 
     private static func strings(_ value: Any, key: String, path: String) throws -> [String] {
-        guard let array = value as? [Any], let strings = try? array.map({ try JSONField.text($0, field: key) ?? "" }) else {
+        guard let array = value as? [Any], let strings = array as? [String] else {
             throw AuditError.badConfig(path, "'\(key)' must be an array of strings")
         }
         return strings

@@ -1,35 +1,79 @@
 import Foundation
 
-/// Expands the PATH arguments into input files: files as given, folders searched recursively
-/// (sorted by path; hidden files and folders skipped; files inside the output folder skipped).
+/// One path found under the PATH arguments: a regular file to read, or something that is listed
+/// as skipped with the reason (a FIFO, a link to a folder, a dangling link…).
+struct InputEntry: Equatable {
+    let path: String
+    /// Nil for a regular file; else why it is not read.
+    let skipReason: String?
+}
+
+/// Expands the PATH arguments into input entries: files as given, folders searched recursively
+/// (sorted by path; hidden files and folders skipped; this run's own outputs skipped).
 enum InputCollector {
-    /// Throws `AuditError.unreadablePath` for a path that does not exist or cannot be listed.
-    static func files(in paths: [String], excluding outputDirectory: String) throws -> [String] {
-        let fm = FileManager.default
-        let excluded = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path + "/"
-        var result: [String] = []
+    /// The files `run` writes into its output folder: never inputs.
+    static let outputNames: Set<String> = ["audit.sqlite", "audit.sqlite-journal", "audit.xlsx", "audit.xlsx.partial"]
+
+    /// Throws `AuditError.unreadablePath` for a PATH that does not exist or a folder that cannot be listed.
+    static func entries(in paths: [String], outputDirectory: String) throws -> [InputEntry] {
+        let outputs = Set(outputNames.map { URL(fileURLWithPath: outputDirectory + "/" + $0).standardizedFileURL.path })
+        var result: [InputEntry] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            switch type(of: path) {
+            case nil:
                 throw AuditError.unreadablePath(path, "no such file or folder")
-            }
-            if !isDirectory.boolValue {
-                result.append(path)
-                continue
-            }
-            guard let names = try? fm.subpathsOfDirectory(atPath: path) else {
-                throw AuditError.unreadablePath(path, "cannot list the folder")
-            }
-            for name in names.sorted() {
-                if name.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-                let full = path.hasSuffix("/") ? path + name : path + "/" + name
-                var isDir: ObjCBool = false
-                guard fm.fileExists(atPath: full, isDirectory: &isDir), !isDir.boolValue else { continue }
-                if (URL(fileURLWithPath: full).standardizedFileURL.path).hasPrefix(excluded) { continue }
-                result.append(full)
+            case .typeDirectory?:
+                try walk(path, into: &result)
+            default:
+                result.append(entry(path))
             }
         }
         var seen = Set<String>()
-        return result.filter { seen.insert($0).inserted }
+        return result.filter { entry in
+            seen.insert(entry.path).inserted && !outputs.contains(URL(fileURLWithPath: entry.path).standardizedFileURL.path)
+        }
+    }
+
+    private static func walk(_ folder: String, into result: inout [InputEntry]) throws {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw AuditError.unreadablePath(folder, "cannot list the folder")
+        }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            if type(of: path, followingLinks: false) == .typeDirectory {
+                try walk(path, into: &result)
+            } else {
+                result.append(entry(path))
+            }
+        }
+    }
+
+    private static func entry(_ path: String) -> InputEntry {
+        let own = type(of: path, followingLinks: false)
+        let target = type(of: path)
+        switch (own, target) {
+        case (_, .typeRegular?):
+            return InputEntry(path: path, skipReason: nil)
+        case (.typeSymbolicLink?, nil):
+            return InputEntry(path: path, skipReason: "dangling symbolic link")
+        case (.typeSymbolicLink?, .typeDirectory?):
+            return InputEntry(path: path, skipReason: "symbolic link to a folder (not followed: name the folder itself)")
+        default:
+            return InputEntry(path: path, skipReason: "not a regular file (\(target?.rawValue ?? "unknown type"))")
+        }
+    }
+
+    private static func type(of path: String, followingLinks: Bool = true) -> FileAttributeType? {
+        if followingLinks {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+            if isDirectory.boolValue { return .typeDirectory }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
+            return attributes?[.type] as? FileAttributeType
+        }
+        return (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
     }
 }

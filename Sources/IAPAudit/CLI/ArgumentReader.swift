@@ -30,6 +30,9 @@ struct ArgumentReader {
                     inline = String(argument[argument.index(after: equals)...])
                 }
                 if valued.contains(name) {
+                    if values[name] != nil {
+                        throw UsageError(message: "'\(name)' given twice", usage: usage, command: command)
+                    }
                     if let inline {
                         values[name] = inline
                     } else {

@@ -52,7 +52,7 @@ enum HelpText {
         """
 
     static let sample = """
-        USAGE: iap-audit sample [--transactions N] [--seed S] [--out DIR]
+        USAGE: iap-audit sample --out DIR [--transactions N] [--seed S]
 
         Writes client.jsonl, client.csv, server.jsonl, verify.jsonl, config.json and
         answer-key.json (every planted finding) into DIR. The same seed gives the same bytes.
@@ -60,7 +60,8 @@ enum HelpText {
         OPTIONS:
           --transactions N      Client transactions to generate (default: 2000).
           --seed S              Random seed, an unsigned integer (default: 1).
-          --out DIR             Output folder (default: sample-data/).
+          --out DIR             Output folder (required; the committed sample is made with
+                                --transactions 2000 --seed 1 --out sample-data).
           -h, --help            Show this help.
         """
 }

@@ -21,13 +21,15 @@ enum RunCommand {
             outputDirectory: args.value("--out") ?? defaultOutput)
         if let text = args.value("--as-of") {
             guard let ms = Timestamp.parseMs(text) else {
-                throw UsageError(message: "--as-of: not a time: '\(text)' (ISO 8601 or epoch milliseconds)", usage: usage, command: "run")
+                throw UsageError(
+                    message: "--as-of: not a time from 1900 to 2200: '\(text)' (ISO 8601 or epoch milliseconds)", usage: usage,
+                    command: "run")
             }
             options.asOfMs = ms
         }
         if let text = args.value("--grace") {
-            guard let hours = Double(text), hours >= 0, hours.isFinite else {
-                throw UsageError(message: "--grace: not a number of hours: '\(text)'", usage: usage, command: "run")
+            guard let hours = Double(text), hours >= 0, hours <= 87_600 else {
+                throw UsageError(message: "--grace: not a number of hours from 0 to 87600: '\(text)'", usage: usage, command: "run")
             }
             options.graceMs = Int64(hours * 3_600_000)
         }
@@ -38,6 +40,7 @@ enum RunCommand {
             options.config = try ConfigLoader.load(path: defaultConfig)
         }
         let result = try AuditPipeline.run(options)
+        for warning in result.warnings { err("iap-audit: warning: \(warning)") }
         let rejections = result.snapshot.rejections
         for rejection in rejections.prefix(printedRejections) {
             err("\(rejection.location): error: \(rejection.reason)")

@@ -5,7 +5,7 @@ enum RunSummary {
     static func text(_ result: AuditResult) -> String {
         let s = result.snapshot
         var lines = ["iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h", ""]
-        lines.append("Inputs (\(s.files.count) files):")
+        lines.append("Inputs (\(plural(s.files.count, "file"))):")
         let width = min(60, s.files.map(\.path.count).max() ?? 0)
         for f in s.files {
             let path = f.path.padding(toLength: max(width, f.path.count), withPad: " ", startingAt: 0)
@@ -19,7 +19,7 @@ enum RunSummary {
         lines.append("Records: \(total) in = \(imported) imported + \(rejected) rejected")
         let problems = s.findings.filter { !$0.kind.isInfo }
         lines.append("")
-        lines.append("Findings: \(problems.count) problems, \(s.findings.count - problems.count) info")
+        lines.append("Findings: \(plural(problems.count, "problem")), \(s.findings.count - problems.count) info")
         for (kind, reasons) in byKind(s.findings) {
             for (reason, count) in reasons {
                 lines.append(
@@ -54,6 +54,8 @@ enum RunSummary {
         ]
         return JSONField.serialize(object)
     }
+
+    static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     static func totals(_ s: AuditSnapshot) -> (Int64, Int64, Int64) {
         (

@@ -1,6 +1,8 @@
+import Foundation
+
 /// `iap-audit sample`.
 enum SampleCommand {
-    static let usage = "iap-audit sample [--transactions N] [--seed S] [--out DIR]"
+    static let usage = "iap-audit sample --out DIR [--transactions N] [--seed S]"
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
@@ -19,8 +21,15 @@ enum SampleCommand {
         guard let seed = UInt64(args.value("--seed") ?? "1") else {
             throw UsageError(message: "--seed must be an unsigned integer", usage: usage, command: "sample")
         }
-        let directory = args.value("--out") ?? RunCommand.defaultInput
-        let summary = try SampleGenerator(transactions: transactions, seed: seed).write(to: directory)
+        guard let directory = args.value("--out") else {
+            throw UsageError(message: "missing '--out DIR' (the folder to write the sample into)", usage: usage, command: "sample")
+        }
+        let summary: SampleSummary
+        do {
+            summary = try SampleGenerator(transactions: transactions, seed: seed).write(to: directory)
+        } catch {
+            throw AuditError.output(directory, (error as NSError).localizedDescription)
+        }
         out(
             "Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.plantedFindings) planted findings in answer-key.json)"
         )

@@ -9,21 +9,21 @@ enum ClientReportParser {
             throw IngestError.badField(
                 "state", "unknown state \"\(stateText)\" (expected purchasing, purchased, failed, deferred or restored)")
         }
-        let transactionId = try JSONField.text(o["transaction_id"], field: "transaction_id").flatMap { $0.isEmpty ? nil : $0 }
+        let transactionId = try JSONField.id(o["transaction_id"], field: "transaction_id")
         if transactionId == nil && (state == .purchased || state == .restored) {
             throw IngestError.missingField("transaction_id")
         }
         return ClientReport(
             location: location,
             tsMs: try RecordFields.timestamp(o, "ts"),
-            userId: try JSONField.text(o["user_id"], field: "user_id"),
-            deviceId: try JSONField.text(o["device_id"], field: "device_id"),
+            userId: try JSONField.id(o["user_id"], field: "user_id"),
+            deviceId: try JSONField.id(o["device_id"], field: "device_id"),
             transactionId: transactionId,
-            originalTransactionId: try JSONField.text(o["original_transaction_id"], field: "original_transaction_id"),
-            productId: try JSONField.text(o["product_id"], field: "product_id"),
+            originalTransactionId: try JSONField.id(o["original_transaction_id"], field: "original_transaction_id"),
+            productId: try JSONField.id(o["product_id"], field: "product_id"),
             state: state,
             errorCode: try JSONField.integer(o["error_code"], field: "error_code").map { Int($0) },
-            quantity: try JSONField.integer(o["quantity"], field: "quantity").map { Int($0) })
+            quantity: try RecordFields.positive(o, "quantity").map { Int($0) })
     }
 }
 
@@ -36,15 +36,35 @@ enum RecordFields {
     }
 
     static func optionalTimestamp(_ o: [String: Any], _ field: String) throws -> Int64? {
+        if let number = o[field] as? NSNumber, !JSONField.isBool(number) {
+            guard let ms = try JSONField.integer(number, field: field, allowFraction: true), Timestamp.validRange.contains(ms) else {
+                throw IngestError.badField(field, "epoch milliseconds \(number) outside 1900–2200")
+            }
+            return ms
+        }
         guard let raw = try JSONField.text(o[field], field: field), !raw.isEmpty else { return nil }
         guard let ms = Timestamp.parseMs(raw) else {
-            throw IngestError.badField(field, "not a timestamp: \"\(raw)\" (expected ISO 8601 or epoch milliseconds)")
+            throw IngestError.badField(field, "not a timestamp: \"\(raw.prefix(60))\" (expected ISO 8601 or epoch milliseconds, 1900–2200)")
         }
         return ms
     }
 
+    /// An optional integer that must be ≥ 1 (quantities).
+    static func positive(_ o: [String: Any], _ field: String) throws -> Int64? {
+        guard let value = try JSONField.integer(o[field], field: field) else { return nil }
+        if value < 1 { throw IngestError.badField(field, "must be at least 1, found \(value)") }
+        return value
+    }
+
+    /// An optional integer that must be ≥ 0 (durations).
+    static func nonNegative(_ o: [String: Any], _ field: String) throws -> Int64? {
+        guard let value = try JSONField.integer(o[field], field: field) else { return nil }
+        if value < 0 { throw IngestError.badField(field, "must not be negative, found \(value)") }
+        return value
+    }
+
     static func requiredText(_ o: [String: Any], _ field: String) throws -> String {
-        guard let value = try JSONField.text(o[field], field: field), !value.isEmpty else {
+        guard let value = try JSONField.id(o[field], field: field) else {
             throw IngestError.missingField(field)
         }
         return value
@@ -53,7 +73,8 @@ enum RecordFields {
     /// Ids as an array; in CSV a `;`-separated text.
     static func ids(_ o: [String: Any], _ field: String) throws -> [String]? {
         if let s = o[field] as? String {
-            return s.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return try s.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .compactMap { try JSONField.id($0, field: field) }
         }
         return try JSONField.textArray(o[field], field: field)
     }

@@ -126,15 +126,14 @@ enum FileImporter {
         } else {
             return nil
         }
-        var result = ImportedFile(
-            file: file, kind: shape.kind, format: .csv, status: .imported,
-            note: note(for: shape), recordsIn: lines.count - 1)
-        for line in lines.dropFirst() {
-            let location = file.location(line.number)
+        var result = ImportedFile(file: file, kind: shape.kind, format: .csv, status: .imported, note: note(for: shape))
+        for record in CSVRecords.records(lines.dropFirst()) {
+            let location = file.location(record.number)
+            result.recordsIn += 1
             do {
-                add(try CSVRecords.record(header: header, line: line.text), shape: shape, raw: line.text, at: location, to: &result)
+                add(try CSVRecords.record(header: header, line: record.text), shape: shape, raw: record.text, at: location, to: &result)
             } catch {
-                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: line.text))
+                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
         }
         return result

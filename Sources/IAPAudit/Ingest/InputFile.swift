@@ -8,11 +8,27 @@ struct InputFile {
     let data: Data
     /// Lowercase hex SHA-256 of the content.
     let sha256: String
+    /// Size on disk in bytes.
+    let bytes: Int
 
+    /// - Parameter data: the file's bytes; the SHA-256 is of these exact bytes. The content read
+    ///   is UTF-8: a UTF-8 byte-order mark is dropped and UTF-16 with a byte-order mark is converted.
     init(path: String, data: Data) {
         self.path = path
-        self.data = data
         self.sha256 = InputFile.sha256Hex(data)
+        self.bytes = data.count
+        self.data = InputFile.utf8(data)
+    }
+
+    /// The content as UTF-8 without a byte-order mark.
+    static func utf8(_ data: Data) -> Data {
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { return Data(data.dropFirst(3)) }
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]),
+            let text = String(data: data, encoding: .utf16)
+        {
+            return Data(text.utf8)
+        }
+        return data
     }
 
     static func sha256Hex(_ data: Data) -> String {

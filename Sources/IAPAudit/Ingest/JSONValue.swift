@@ -28,6 +28,7 @@ enum JSONField {
     static func typeName(_ value: Any) -> String {
         switch value {
         case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
         case is String: return "a string"
         case is NSNull: return "null"
         case let n as NSNumber: return isBool(n) ? "a boolean" : "a number"
@@ -39,29 +40,57 @@ enum JSONField {
         String(cString: n.objCType) == "c" || type(of: n) == type(of: NSNumber(value: true))
     }
 
+    /// Longest text kept from a field: longer values are corrupt data, not ids.
+    static let maxTextLength = 4096
+
     /// Exact text of a scalar: strings as they are, integers with every digit.
-    /// Returns nil for null/absent; throws for arrays, objects and booleans.
+    /// Returns nil for null/absent; throws for arrays, objects, booleans, fractional or exponent
+    /// numbers, control characters (a NUL would cut the id short) and text over 4,096 characters.
     static func text(_ value: Any?, field: String) throws -> String? {
         switch value {
         case nil, is NSNull: return nil
-        case let s as String: return s
+        case let s as String:
+            if s.utf8.count > maxTextLength { throw IngestError.badField(field, "longer than \(maxTextLength) bytes") }
+            if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(field, "contains a control character") }
+            return s
         case let n as NSNumber:
             if isBool(n) { throw IngestError.badField(field, "expected text or a number, found a boolean") }
-            return n.description
+            let digits = n.description
+            guard isWholeNumber(digits) else {
+                throw IngestError.badField(field, "expected text or a whole number, found \(digits)")
+            }
+            return digits
         default:
             throw IngestError.badField(field, "expected text or a number, found \(typeName(value!))")
         }
     }
 
-    /// An integer sent as a number or as a numeric string.
-    static func integer(_ value: Any?, field: String) throws -> Int64? {
-        guard let raw = try text(value, field: field) else { return nil }
+    private static func isWholeNumber(_ s: String) -> Bool {
+        let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// An integer sent as a number or as a numeric string. Fractions are refused unless
+    /// `allowFraction` (Xcode's fractional milliseconds), where the whole part is kept.
+    static func integer(_ value: Any?, field: String, allowFraction: Bool = false) throws -> Int64? {
+        guard let raw = try scalarText(value, field: field) else { return nil }
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
         if let v = Int64(trimmed) { return v }
-        // Xcode sends fractional milliseconds (1697679936049.7297): keep the whole part.
-        if let d = Double(trimmed), d.isFinite, abs(d) < 9e18, trimmed.contains(".") { return Int64(d.rounded(.down)) }
-        throw IngestError.badField(field, "expected an integer, found \"\(raw)\"")
+        if allowFraction, let d = Double(trimmed), d.isFinite, abs(d) < 9e18, trimmed.contains(".") { return Int64(d.rounded(.down)) }
+        throw IngestError.badField(field, "expected an integer, found \"\(raw.prefix(40))\"")
+    }
+
+    /// Like `text` but keeps a number's own rendering (for integer parsing).
+    private static func scalarText(_ value: Any?, field: String) throws -> String? {
+        if let n = value as? NSNumber, !isBool(n) { return n.description }
+        return try text(value, field: field)
+    }
+
+    /// An id: exact text, or a whole JSON number; never empty.
+    static func id(_ value: Any?, field: String) throws -> String? {
+        guard let text = try text(value, field: field) else { return nil }
+        return text.isEmpty ? nil : text
     }
 
     /// A boolean from `true/false`, `"true"/"false"`, `"1"/"0"`, `1/0`.
@@ -73,8 +102,8 @@ enum JSONField {
             if n == 0 || n == 1 { return n == 1 }
         case let s as String:
             switch s.lowercased() {
-            case "true", "1", "yes": return true
-            case "false", "0", "no": return false
+            case "true", "1": return true
+            case "false", "0": return false
             case "": return nil
             default: break
             }
@@ -88,7 +117,7 @@ enum JSONField {
         switch value {
         case nil, is NSNull: return nil
         case let array as [Any]:
-            return try array.compactMap { try text($0, field: field) }
+            return try array.compactMap { try id($0, field: field) }
         default:
             return try text(value, field: field).map { [$0] }
         }

@@ -7,6 +7,7 @@ enum ServerRequestParser {
             throw IngestError.badField("event", "unknown event \"\(eventText)\" (expected verify or revoke)")
         }
         guard let ids = try RecordFields.ids(o, "transaction_ids") else { throw IngestError.missingField("transaction_ids") }
+        if ids.isEmpty { throw IngestError.badField("transaction_ids", "is empty: the request carries no transaction") }
         let granted = try JSONField.bool(o["granted"], field: "granted")
         if granted == nil && event == .verify { throw IngestError.missingField("granted") }
         let status = try JSONField.integer(o["verify_status"], field: "verify_status")
@@ -15,15 +16,15 @@ enum ServerRequestParser {
             tsMs: try RecordFields.timestamp(o, "ts"),
             requestId: try RecordFields.requiredText(o, "request_id"),
             event: event,
-            userId: try JSONField.text(o["user_id"], field: "user_id").flatMap { $0.isEmpty ? nil : $0 },
-            deviceId: try JSONField.text(o["device_id"], field: "device_id"),
+            userId: try JSONField.id(o["user_id"], field: "user_id"),
+            deviceId: try JSONField.id(o["device_id"], field: "device_id"),
             transactionIds: ids,
             creditedTransactionIds: try RecordFields.ids(o, "credited_transaction_ids"),
             restore: try JSONField.bool(o["restore"], field: "restore") ?? false,
-            receiptSha256: try JSONField.text(o["receipt_sha256"], field: "receipt_sha256"),
+            receiptSha256: try JSONField.id(o["receipt_sha256"], field: "receipt_sha256"),
             verifyStatus: status.map { Int($0) },
             environment: try JSONField.text(o["environment"], field: "environment").flatMap { $0.isEmpty ? nil : $0 },
             granted: granted ?? false,
-            latencyMs: try JSONField.integer(o["latency_ms"], field: "latency_ms"))
+            latencyMs: try RecordFields.nonNegative(o, "latency_ms"))
     }
 }

@@ -48,7 +48,7 @@ public struct ImportedFile: Sendable {
     init(file: InputFile, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String, recordsIn: Int = 0) {
         self.path = file.path
         self.sha256 = file.sha256
-        self.bytes = file.data.count
+        self.bytes = file.bytes
         self.kind = kind
         self.format = format
         self.status = status

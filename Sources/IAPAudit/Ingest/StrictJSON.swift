@@ -1,4 +1,4 @@
-/// A strict RFC 8259 syntax check. Foundation's parser on Linux accepts some invalid JSON
+/// A strict RFC 8259 syntax check, refusing duplicate keys in an object (which value would count?). Foundation's parser on Linux accepts some invalid JSON
 /// (trailing commas); an auditor must not: a corrupted log line is rejected, not guessed at.
 enum StrictJSON {
     /// Throws `IngestError.invalidJSON` with the line and column of the first error.
@@ -57,12 +57,19 @@ enum StrictJSON {
             index += 1
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            var keys = Set<String>()
             while true {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                     throw error(index < bytes.count && bytes[index] == UInt8(ascii: "}") ? "trailing comma" : "expected a key string")
                 }
+                let keyStart = index
                 try string()
+                let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[keyStart..<index]), as: UTF8.self)
+                if !keys.insert(key).inserted {
+                    index = keyStart
+                    throw error("duplicate key \(key)")
+                }
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1

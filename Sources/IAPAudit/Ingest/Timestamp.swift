@@ -6,11 +6,20 @@ import Foundation
 /// (no zone = UTC, `T` or a space); Apple's text dates `YYYY-MM-DD HH:MM:SS Etc/GMT` (also `GMT`,
 /// `UTC`) and `YYYY-MM-DD HH:MM:SS America/Los_Angeles` (US daylight-saving rules, SEMANTICS rule 15).
 public enum Timestamp {
-    /// Parses `text`; nil when it is none of the accepted forms.
+    /// The instants accepted: 1900-01-01 to 2200-01-01 UTC. Anything outside is a corrupt value,
+    /// not a purchase (and would overflow date arithmetic).
+    public static let validRange: ClosedRange<Int64> = -2_208_988_800_000...7_258_118_400_000
+
+    /// Parses `text`; nil when it is none of the accepted forms or outside `validRange`.
     public static func parseMs(_ text: String) -> Int64? {
+        guard let ms = parseUnchecked(text), validRange.contains(ms) else { return nil }
+        return ms
+    }
+
+    private static func parseUnchecked(_ text: String) -> Int64? {
         let s = text.trimmingCharacters(in: .whitespaces)
         if s.isEmpty { return nil }
-        if s.allSatisfy({ $0.isNumber }) || (s.first == "-" && s.dropFirst().allSatisfy({ $0.isNumber })) {
+        if s.allSatisfy({ $0.isASCII && $0.isNumber }) || (s.first == "-" && s.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber })) {
             return Int64(s)
         }
         let bytes = Array(s.utf8)
@@ -19,7 +28,7 @@ public enum Timestamp {
             bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
             let h = number(bytes, 11, 2), bytes[13] == UInt8(ascii: ":"), let mi = number(bytes, 14, 2),
             bytes[16] == UInt8(ascii: ":"), let se = number(bytes, 17, 2),
-            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+            (1...12).contains(mo), (1...daysIn(y, mo)).contains(d), h < 24, mi < 60, se < 61
         else { return nil }
         var i = 19
         var fractionMs: Int64 = 0
@@ -101,6 +110,11 @@ public enum Timestamp {
         return (localMs >= startMs && localMs < endMs) ? -7 * 3_600_000 : -8 * 3_600_000
     }
 
+    static func daysIn(_ year: Int, _ month: Int) -> Int {
+        let next = month == 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)
+        return Int(next - daysFromCivil(year, month, 1))
+    }
+
     /// Day number of the nth Sunday of a month.
     static func sunday(_ year: Int, _ month: Int, nth: Int) -> Int64 {
         let first = daysFromCivil(year, month, 1)
@@ -120,7 +134,9 @@ public enum Timestamp {
         let b = Array(zone.utf8)
         guard b.count == 6 || b.count == 5, b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-") else { return nil }
         let hasColon = b.count == 6
-        guard let h = number(b, 1, 2), let m = number(b, hasColon ? 4 : 3, 2) else { return nil }
+        guard let h = number(b, 1, 2), let m = number(b, hasColon ? 4 : 3, 2), h <= 14, m < 60,
+            !hasColon || b[3] == UInt8(ascii: ":")
+        else { return nil }
         let sign: Int64 = b[0] == UInt8(ascii: "-") ? -1 : 1
         return sign * Int64(h * 60 + m) * 60_000
     }

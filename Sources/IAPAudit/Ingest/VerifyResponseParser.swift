@@ -66,19 +66,19 @@ enum VerifyResponseParser {
     }
 
     private static func item(_ o: [String: Any], section: String, path: String) throws -> ReceiptItem {
-        guard let id = try JSONField.text(o["transaction_id"], field: "\(path).transaction_id"), !id.isEmpty else {
+        guard let id = try JSONField.id(o["transaction_id"], field: "\(path).transaction_id") else {
             throw IngestError.missingField("\(path).transaction_id")
         }
         var item = ReceiptItem(transactionId: id, sections: [section])
-        item.originalTransactionId = try JSONField.text(o["original_transaction_id"], field: "\(path).original_transaction_id")
-        item.productId = try JSONField.text(o["product_id"], field: "\(path).product_id")
+        item.originalTransactionId = try JSONField.id(o["original_transaction_id"], field: "\(path).original_transaction_id")
+        item.productId = try JSONField.id(o["product_id"], field: "\(path).product_id")
         item.quantity = try JSONField.integer(o["quantity"], field: "\(path).quantity").map { Int($0) }
         item.purchaseDateMs = try date(o, "purchase_date", path)
         item.originalPurchaseDateMs = try date(o, "original_purchase_date", path)
         item.expiresDateMs = try date(o, "expires_date", path) ?? date(o, "expires_date_formatted", path)
         item.cancellationDateMs = try date(o, "cancellation_date", path)
         item.cancellationReason = try JSONField.text(o["cancellation_reason"], field: "\(path).cancellation_reason")
-        item.webOrderLineItemId = try JSONField.text(o["web_order_line_item_id"], field: "\(path).web_order_line_item_id")
+        item.webOrderLineItemId = try JSONField.id(o["web_order_line_item_id"], field: "\(path).web_order_line_item_id")
         item.inAppOwnershipType = try JSONField.text(o["in_app_ownership_type"], field: "\(path).in_app_ownership_type")
         item.isTrialPeriod = try JSONField.bool(o["is_trial_period"], field: "\(path).is_trial_period")
         return item
@@ -87,9 +87,10 @@ enum VerifyResponseParser {
     /// `<name>_ms` when present, else the text form `<name>` (Etc/GMT), else `<name>_pst`.
     private static func date(_ o: [String: Any], _ name: String, _ path: String) throws -> Int64? {
         for key in [name + "_ms", name, name + "_pst"] {
+            if o[key] is NSNumber { return try RecordFields.optionalTimestamp(o, key) }
             guard let raw = try JSONField.text(o[key], field: "\(path).\(key)"), !raw.isEmpty else { continue }
             guard let ms = Timestamp.parseMs(raw) else {
-                throw IngestError.badField("\(path).\(key)", "not a date: \"\(raw)\"")
+                throw IngestError.badField("\(path).\(key)", "not a date: \"\(raw.prefix(60))\"")
             }
             return ms
         }

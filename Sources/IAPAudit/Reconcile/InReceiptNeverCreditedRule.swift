@@ -24,7 +24,7 @@ enum InReceiptNeverCreditedRule {
                     .droppedOrder, "in_receipt_never_credited", id, users: linkedUsers,
                     environment: responses.compactMap(\.effectiveEnvironment).first,
                     firstSeenMs: firstSeen, evidence: responses.map(\.location),
-                    detail: "in \(responses.count) verified production receipt(s); never reported by the client, never granted"))
+                    detail: "in \(responses.count) status-0 non-Sandbox receipt(s); never reported by the client, never granted"))
         }
         return findings
     }

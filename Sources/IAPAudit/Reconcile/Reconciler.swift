@@ -25,10 +25,16 @@ public enum Reconciler {
     }
 
     /// Rule 15: the newest client `ts`, server `ts` or verify `received_at` (never dates inside receipts).
-    public static func newestTimestamp(_ ledger: Ledger) -> Int64? {
-        [
-            ledger.clientReports.map(\.tsMs).max(), ledger.serverRequests.map(\.tsMs).max(),
-            ledger.verifyResponses.compactMap(\.receivedAtMs).max(),
-        ].compactMap { $0 }.max()
+    public static func newestTimestamp(_ ledger: Ledger) -> Int64? { newestRecord(ledger)?.ms }
+
+    /// The record that sets the default as-of, and its timestamp.
+    public static func newestRecord(_ ledger: Ledger) -> (ms: Int64, location: SourceLocation)? {
+        let candidates: [(Int64, SourceLocation)?] = [
+            ledger.clientReports.max { $0.tsMs < $1.tsMs }.map { ($0.tsMs, $0.location) },
+            ledger.serverRequests.max { $0.tsMs < $1.tsMs }.map { ($0.tsMs, $0.location) },
+            ledger.verifyResponses.filter { $0.receivedAtMs != nil }.max { $0.receivedAtMs! < $1.receivedAtMs! }
+                .map { ($0.receivedAtMs!, $0.location) },
+        ]
+        return candidates.compactMap { $0 }.max { $0.0 < $1.0 }.map { (ms: $0.0, location: $0.1) }
     }
 }

@@ -30,10 +30,14 @@ public enum ReportBuilder {
     }
 
     static func verifyStatusSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
+        let total = max(1, snapshot.statuses.reduce(0) { $0 + $1.responses })
         let statuses = ReportTable(
-            header: ["status", "meaning", "responses"],
+            header: ["status", "meaning", "responses", "percent"],
             rows: snapshot.statuses.map {
-                [.integer(Int64($0.status)), .text($0.meaning), .integer($0.responses)]
+                [
+                    .integer(Int64($0.status)), .text($0.meaning), .integer($0.responses),
+                    .number((Double($0.responses) * 10_000 / Double(total)).rounded() / 100),
+                ]
             }, isPrimary: true)
         let l = snapshot.latency
         let latency = ReportTable(

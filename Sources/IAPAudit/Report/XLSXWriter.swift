@@ -400,8 +400,11 @@ private struct SheetRenderer {
 
     /// Always a string cell (worksheet_write_string never makes a formula, whatever the text
     /// starts with). Empty text writes nothing.
-    func writeText(_ text: String, row: Int, column: Int) throws -> Int {
-        if text.isEmpty { return 0 }
+    /// Text longer than Excel's cell limit (32,767 characters) is cut, with a note saying so:
+    /// the full text stays in audit.sqlite.
+    func writeText(_ fullText: String, row: Int, column: Int) throws -> Int {
+        if fullText.isEmpty { return 0 }
+        let text = XLSXWriter.fittingExcel(fullText)
         try check(
             worksheet_write_string(
                 worksheet, lxw_row_t(row), lxw_col_t(column), try strings.make(text, path: path), nil),
@@ -453,5 +456,17 @@ private struct SheetRenderer {
             worksheet_insert_chart(worksheet, lxw_row_t(row), lxw_col_t(column), lxwChart),
             "worksheet_insert_chart", row: row, column: column)
         return true
+    }
+}
+
+extension XLSXWriter {
+    /// Longest text a cell holds (Excel's limit, counted in characters as libxlsxwriter does).
+    static let maxCellCharacters = 32_767
+
+    static func fittingExcel(_ text: String) -> String {
+        let count = text.unicodeScalars.count
+        guard count > maxCellCharacters else { return text }
+        let note = " … [cut: \(count) characters in all; the full text is in audit.sqlite]"
+        return String(String.UnicodeScalarView(text.unicodeScalars.prefix(maxCellCharacters - note.unicodeScalars.count))) + note
     }
 }

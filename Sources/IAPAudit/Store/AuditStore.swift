@@ -30,11 +30,12 @@ public final class AuditStore {
 
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
-        let statement = try database.prepare("SELECT path, sha256, note, reader_version FROM source_file")
+        let statement = try database.prepare("SELECT path, sha256, note, reader_version, status FROM source_file")
         var result: [String: StoredFile] = [:]
         while try statement.step() {
             result[statement.text(0)] = StoredFile(
-                sha256: statement.text(1), note: statement.text(2), isCurrentReader: statement.int64(3) == Schema.readerVersion)
+                sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
+                isCurrentReader: statement.int64(3) == Schema.readerVersion)
         }
         return result
     }
@@ -62,6 +63,20 @@ public final class AuditStore {
             ])
             let fileId = try database.scalar("SELECT last_insert_rowid()")
             try RecordWriter(database: database, fileId: fileId).write(file)
+        }
+    }
+
+    /// One parameter of the last run (table `run_parameter`), or nil.
+    public func runParameter(_ name: String) throws -> String? {
+        let statement = try database.prepare("SELECT value FROM run_parameter WHERE name = ?1")
+        try statement.bind([name])
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    /// Sets one run parameter on its own (e.g. `run_status = incomplete` when a run starts).
+    public func setRunParameter(_ name: String, _ value: String) throws {
+        try database.transaction {
+            try database.prepare("INSERT OR REPLACE INTO run_parameter (name, value) VALUES (?1, ?2)").run([name, value])
         }
     }
 
@@ -93,6 +108,8 @@ public final class AuditStore {
 public struct StoredFile: Equatable, Sendable {
     public var sha256: String
     public var note: String
+    /// `imported`, `skipped` or `rejected`.
+    public var status: String
     /// Stored by this version's readers (else the file must be read again).
     public var isCurrentReader: Bool = true
 }

@@ -93,7 +93,7 @@ final class SQLiteStatement {
             let rc: Int32
             switch value {
             case nil: rc = sqlite3_bind_null(handle, index)
-            case let v as String: rc = sqlite3_bind_text(handle, index, v, -1, SQLiteStatement.transient)
+            case let v as String: rc = sqlite3_bind_text(handle, index, v, Int32(v.utf8.count), SQLiteStatement.transient)
             case let v as Int: rc = sqlite3_bind_int64(handle, index, Int64(v))
             case let v as Int64: rc = sqlite3_bind_int64(handle, index, v)
             case let v as Bool: rc = sqlite3_bind_int64(handle, index, v ? 1 : 0)

@@ -34,7 +34,7 @@ final class FileImporterTests: XCTestCase {
                 #"field 'state': unknown state "bought" (expected purchasing, purchased, failed, deferred or restored)"#,
                 "missing required field 'transaction_id'",
                 "invalid JSON: invalid literal at line 1, column 2",
-                #"field 'ts': not a timestamp: "soon" (expected ISO 8601 or epoch milliseconds)"#,
+                #"field 'ts': not a timestamp: "soon" (expected ISO 8601 or epoch milliseconds, 1900–2200)"#,
             ])
         XCTAssertEqual(file.recordsIn, file.recordsImported + file.rejections.count)
     }
@@ -122,5 +122,65 @@ final class FileImporterTests: XCTestCase {
             """)
         XCTAssertEqual(file.verifyResponses.count, 1)
         XCTAssertEqual(file.rejections.map(\.reason), ["field 'response': expected Apple's response object"])
+    }
+}
+
+/// Encodings and CSV records that span lines.
+final class FileImporterEncodingTests: XCTestCase {
+    let header = "ts,user_id,transaction_id,state\n"
+
+    func testUTF8ByteOrderMarkIsDropped() {
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        let jsonl = FileImporter.read(InputFile(path: "a", data: bom + Data(#"{"status": 21005}"#.utf8)))
+        XCTAssertEqual(jsonl.verifyResponses.count, 1)
+        let csv = FileImporter.read(InputFile(path: "b", data: bom + Data((header + "1790812800000,u1,100,purchased\n").utf8)))
+        XCTAssertEqual(csv.clientReports.count, 1)
+        XCTAssertEqual(csv.rejections, [])
+    }
+
+    func testUTF16IsConverted() throws {
+        let text = header + "1790812800000,u1,100,purchased\n"
+        let data = try XCTUnwrap(text.data(using: .utf16))  // with a byte-order mark
+        let file = FileImporter.read(InputFile(path: "c", data: data))
+        XCTAssertEqual(file.clientReports.map(\.transactionId), ["100"])
+        XCTAssertEqual(file.sha256, InputFile.sha256Hex(data), "the hash is of the bytes on disk")
+    }
+
+    /// A quoted field may hold a line break (here in an extra `note` column, which is ignored).
+    func testQuotedNewlineJoinsLinesAndAStrayQuoteCostsOneLine() {
+        let file = FileImporter.read(
+            InputFile(
+                path: "d.csv",
+                data: Data(
+                    """
+                    ts,user_id,transaction_id,state,note
+                    1790812800000,u1,100,purchased,"two
+                    lines"
+                    1790812800001,u2,101,purchased,"broken
+                    1790812800002,u3,102,purchased,
+                    1790812800003,u4,103,purchased,"a ""quoted"" word"
+                    """.utf8)))
+        XCTAssertEqual(file.clientReports.map(\.userId), ["u1", "u3", "u4"])
+        XCTAssertEqual(file.clientReports.map(\.location.line), [2, 5, 6])
+        XCTAssertEqual(file.rejections.map(\.location.line), [4])
+        XCTAssertEqual(file.rejections.first?.reason, "unterminated quoted field")
+        XCTAssertEqual(file.recordsIn, 4)
+    }
+
+    func testOutOfRangeTimestampIsRejectedNotACrash() {
+        let file = FileImporter.read(
+            InputFile(
+                path: "e",
+                data: Data(
+                    """
+                    {"ts": 9223372036854775807, "request_id": "r1", "transaction_ids": ["1"], "granted": true}
+                    {"ts": "0001-01-01T00:00:00Z", "request_id": "r2", "transaction_ids": ["1"], "granted": true}
+                    """.utf8)))
+        XCTAssertEqual(
+            file.rejections.map(\.reason),
+            [
+                "field 'ts': epoch milliseconds 9223372036854775807 outside 1900–2200",
+                #"field 'ts': not a timestamp: "0001-01-01T00:00:00Z" (expected ISO 8601 or epoch milliseconds, 1900–2200)"#,
+            ])
     }
 }

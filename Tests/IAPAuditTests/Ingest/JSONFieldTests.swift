@@ -35,7 +35,27 @@ final class JSONFieldTests: XCTestCase {
     }
 
     func testFractionalMillisecondsKeepTheWholePart() throws {
-        XCTAssertEqual(try JSONField.integer("1697679936049.7297", field: "t"), 1_697_679_936_049)
+        XCTAssertEqual(try JSONField.integer("1697679936049.7297", field: "t", allowFraction: true), 1_697_679_936_049)
+        XCTAssertThrowsError(try JSONField.integer("1697679936049.7297", field: "status"), "a status is whole")
         XCTAssertThrowsError(try JSONField.integer("12abc", field: "t"))
+    }
+
+    func testIdsAreTextOrWholeNumbers() throws {
+        let o = try JSONField.parseObject(Data(#"{"a": 1e5, "b": 1.5, "c": "555\u0000a", "d": -5, "e": ""}"#.utf8))
+        XCTAssertThrowsError(try JSONField.id(o["a"], field: "a")) {
+            XCTAssertEqual("\($0)", "field 'a': expected text or a whole number, found 100000.0")
+        }
+        XCTAssertThrowsError(try JSONField.id(o["b"], field: "b"))
+        XCTAssertThrowsError(try JSONField.id(o["c"], field: "c")) { XCTAssertEqual("\($0)", "field 'c': contains a control character") }
+        XCTAssertEqual(try JSONField.id(o["d"], field: "d"), "-5")
+        XCTAssertNil(try JSONField.id(o["e"], field: "e"))
+        XCTAssertThrowsError(try JSONField.id(String(repeating: "x", count: 5000), field: "user_id"))
+    }
+
+    func testDuplicateKeysAreRefused() {
+        XCTAssertThrowsError(try JSONField.parseObject(Data(#"{"granted": false, "granted": true}"#.utf8))) { error in
+            XCTAssertEqual("\(error)", #"invalid JSON: duplicate key "granted" at line 1, column 20"#)
+        }
+        XCTAssertNoThrow(try JSONField.parseObject(Data(#"{"a": {"k": 1}, "b": {"k": 2}}"#.utf8)))
     }
 }

@@ -48,6 +48,12 @@ final class TimestampTests: XCTestCase {
         XCTAssertNil(Timestamp.parseMs("2026-13-01T00:00:00Z"))
         XCTAssertNil(Timestamp.parseMs("2026-10-01T00:00:00 Mars/Olympus"))
         XCTAssertNil(Timestamp.parseMs(""))
+        XCTAssertNil(Timestamp.parseMs("2026-02-30T00:00:00Z"), "no 30 February")
+        XCTAssertNotNil(Timestamp.parseMs("2024-02-29T00:00:00Z"))
+        XCTAssertNil(Timestamp.parseMs("2026-10-01T00:00:00+25:00"))
+        XCTAssertNil(Timestamp.parseMs("9223372036854775807"), "outside 1900–2200")
+        XCTAssertNil(Timestamp.parseMs("-9223372036854775808"))
+        XCTAssertNil(Timestamp.parseMs("0001-01-01T00:00:00Z"))
     }
 
     func testFormatsISO() {

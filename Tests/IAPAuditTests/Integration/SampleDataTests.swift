@@ -117,7 +117,7 @@ final class SampleDataTests: XCTestCase {
         let headers = try XCTUnwrap(read["headers"] as? [String: [String]])
         XCTAssertEqual(headers["dropped_order"], ReportBuilder.findingHeader)
         XCTAssertEqual(headers["Rejected"], ["file", "line", "reason", "raw_text"])
-        XCTAssertEqual(headers["Verify Status"], ["status", "meaning", "responses"])
+        XCTAssertEqual(headers["Verify Status"], ["status", "meaning", "responses", "percent"])
         let rows = try XCTUnwrap(read["rows"] as? [String: Int])
         for kind in FindingKind.problems {
             XCTAssertEqual(rows[kind.rawValue], result.snapshot.findings.filter { $0.kind == kind }.count, kind.rawValue)

@@ -30,13 +30,14 @@ final class IdempotencyTests: XCTestCase {
             {"request_id": "r1", "received_at": "2026-10-01T00:00:02Z", "response": {"status": 0, "environment": "Production", "receipt": {"in_app": [{"transaction_id": "100"}]}}}
             broken line
             """, to: dir + "/verify.jsonl")
+        TestPaths.write("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", to: dir + "/cert.pem")
     }
 
     func testSecondRunGivesTheSameDatabase() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         writeInputs(input)
         let first = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
-        XCTAssertEqual(first.filesParsed, 3)
+        XCTAssertEqual(first.filesParsed, 4)
         let before = try dump(out + "/audit.sqlite")
         let second = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(second.filesParsed, 0, "unchanged files are not read again")
@@ -55,7 +56,8 @@ final class IdempotencyTests: XCTestCase {
         try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
         let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(result.filesParsed, 1)
-        XCTAssertEqual(result.snapshot.files.map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["client.jsonl", "server.jsonl"])
+        XCTAssertEqual(
+            result.snapshot.files.map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["cert.pem", "client.jsonl", "server.jsonl"])
         XCTAssertEqual(result.snapshot.recordCounts["client_report"], 1)
         XCTAssertEqual(result.snapshot.recordCounts["verify_response"], 0)
         XCTAssertEqual(result.snapshot.recordCounts["rejection"], 0)
@@ -76,6 +78,20 @@ final class IdempotencyTests: XCTestCase {
         let before = try dump(out + "/audit.sqlite")
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(try dump(out + "/audit.sqlite"), before)
+    }
+
+    /// A skipped file stored by an older reader (another note) is classified again.
+    func testSkippedFilesAreClassifiedAgain() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        writeInputs(input)
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        let store = try AuditStore(path: out + "/audit.sqlite")
+        try store.store(
+            ImportedFile(
+                file: InputFile(path: input + "/cert.pem", data: Data()), kind: .other, format: .none,
+                status: .skipped, note: "an old reader's note"))
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(result.snapshot.files.first { $0.path.hasSuffix("cert.pem") }?.note, "PEM certificate (not evidence)")
     }
 
     /// A file whose import fails half-way leaves no rows; the next run imports it whole.

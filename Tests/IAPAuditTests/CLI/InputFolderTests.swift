@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// What `run` does with odd folders: its own outputs inside the inputs, FIFOs, links, a folder
+/// where the workbook goes, a run that was killed.
+final class InputFolderTests: XCTestCase {
+    func inputFolder() -> String {
+        let dir = TestPaths.scratch()
+        TestPaths.write(
+            """
+            {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
+            """, to: dir + "/client.jsonl")
+        return dir
+    }
+
+    func testOutputFolderSameAsInputFolder() {
+        let dir = inputFolder()
+        XCTAssertEqual(CLIRun(["run", dir, "--out", dir]).status, 0)
+        let again = CLIRun(["run", dir, "--out", dir, "--json"])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertTrue(again.out.contains(#""records":{"imported":1,"in":1,"rejected":0}"#), again.out)
+        XCTAssertFalse(again.out.contains("audit.sqlite\",\"kind\""), "its own outputs are not inputs")
+    }
+
+    func testFIFOAndLinksAreListedAsSkipped() throws {
+        let dir = inputFolder()
+        XCTAssertEqual(mkfifo(dir + "/pipe", 0o600), 0)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/dangling", withDestinationPath: dir + "/nowhere")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/folder-link", withDestinationPath: NSTemporaryDirectory())
+        try FileManager.default.createSymbolicLink(atPath: dir + "/file-link.jsonl", withDestinationPath: dir + "/client.jsonl")
+        let result = try AuditPipeline.run(AuditOptions(paths: [dir], outputDirectory: TestPaths.scratch()))
+        let notes = Dictionary(
+            uniqueKeysWithValues: result.snapshot.files.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0.note) })
+        XCTAssertEqual(notes["pipe"], "not a regular file (NSFileTypeUnknown)")
+        XCTAssertEqual(notes["dangling"], "dangling symbolic link")
+        XCTAssertEqual(notes["folder-link"], "symbolic link to a folder (not followed: name the folder itself)")
+        XCTAssertEqual(notes["file-link.jsonl"], "same content as \(dir)/client.jsonl (not counted twice)")
+    }
+
+    func testAFolderWhereTheWorkbookGoesIsNeverDeleted() {
+        let dir = inputFolder(), out = TestPaths.scratch()
+        try? FileManager.default.createDirectory(atPath: out + "/audit.xlsx/keep", withIntermediateDirectories: true)
+        let run = CLIRun(["run", dir, "--out", out])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.err, "iap-audit: \(out)/audit.xlsx: error: cannot write output: exists and is a folder")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/audit.xlsx/keep"))
+    }
+
+    func testOptionErrors() {
+        XCTAssertEqual(CLIRun(["run", "--out", "a", "--out", "b"]).err.components(separatedBy: "\n").first, "Error: '--out' given twice")
+        XCTAssertEqual(CLIRun(["run", "--grace", "3e12"]).status, 64)
+        XCTAssertEqual(CLIRun(["run", "--as-of", "-9223372036854775808"]).status, 64)
+        XCTAssertEqual(CLIRun(["sample"]).status, 64, "sample needs --out: it never overwrites sample-data/ by default")
+        let file = TestPaths.scratch() + "/f"
+        TestPaths.write("x", to: file)
+        XCTAssertEqual(
+            CLIRun(["run", inputFolder(), "--out", file]).err, "iap-audit: \(file): error: cannot write output: exists and is not a folder")
+    }
+
+    func testKilledRunIsReportedAndCompleted() throws {
+        let dir = inputFolder(), out = TestPaths.scratch()
+        try AuditStore(path: out + "/audit.sqlite").setRunParameter("run_status", "incomplete")
+        let run = CLIRun(["run", dir, "--out", out])
+        XCTAssertEqual(run.status, 0)
+        XCTAssertEqual(run.err, "iap-audit: warning: the previous run into \(out) did not complete; this run completes it")
+        XCTAssertEqual(try AuditStore(path: out + "/audit.sqlite").runParameter("run_status"), "complete")
+        XCTAssertEqual(CLIRun(["run", dir, "--out", out]).err, "", "no warning once complete")
+    }
+
+    func testFutureDatedRecordIsNamedWhenItSetsTheAsOf() {
+        let dir = inputFolder()
+        TestPaths.write(
+            #"{"ts": "2199-01-01T00:00:00Z", "user_id": "u1", "transaction_id": null, "state": "failed"}"#, to: dir + "/late.jsonl")
+        let run = CLIRun(["run", dir, "--out", TestPaths.scratch()])
+        XCTAssertEqual(
+            run.err,
+            "iap-audit: warning: \(dir)/late.jsonl:1: as-of 2199-01-01T00:00:00.000Z comes from a record dated in the future; pass --as-of to audit as of another time"
+        )
+    }
+}
