@@ -1,5 +1,5 @@
-/// The Summary sheet: the run's parameters, the inputs with counts in = imported + rejected,
-/// findings by kind and reason, and findings per day with a chart.
+/// The Summary sheet: the run's parameters, findings by kind and reason, findings per day with a
+/// chart, and the inputs with records in = imported + rejected.
 enum SummarySheet {
     static func build(_ snapshot: AuditSnapshot) -> ReportSheet {
         let parameters = ReportTable(
@@ -48,10 +48,10 @@ enum SummarySheet {
             title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
             rows: perDay.keys.sorted().map { [.date($0), .integer(perDay[$0]!)] })
         return ReportSheet(
-            name: "Summary", tables: [parameters, inputs, findings, days],
+            name: "Summary", tables: [parameters, findings, days, inputs],
             charts: [
                 ReportChart(
-                    title: "Problem findings per day", tableIndex: 3, categoryColumn: 0,
+                    title: "Problem findings per day", tableIndex: 2, categoryColumn: 0,
                     valueColumn: 1, seriesName: "findings")
             ])
     }
