@@ -15,46 +15,51 @@ enum FileImporter {
 
     // MARK: JSON: one document, or JSON Lines
 
+    /// How many leading lines are searched for the first record of a known kind.
+    static let kindSearchLines = 100
+
     private static func readJSON(_ file: InputFile) -> ImportedFile {
         let lines = file.lines()
-        // A document spread over several lines (Apple's pretty-printed responses).
-        if lines.count > 1, (try? JSONField.parseObject(Data(lines[0].text.utf8))) == nil {
+        let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
+        var documentError: Error? = nil
+        if lines.count > 1 && firstObject == nil {
+            // A document spread over several lines (Apple's pretty-printed responses)?
             do {
-                let object = try JSONField.parseObject(file.data)
-                return readDocument(object, file: file)
+                return readDocument(try JSONField.parseObject(file.data), file: file)
             } catch {
-                if let array = try? JSONSerialization.jsonObject(with: file.data) as? [Any] {
-                    let note =
-                        array.allSatisfy({ ($0 as? String)?.hasPrefix("MI") == true })
-                        ? "JSON array of base64 certificates (an x5c chain) (not evidence)"
-                        : "JSON array (records must be one object per line) (not supported)"
+                if let note = arrayNote(file.data) {
                     return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: note)
                 }
-                // Not a document: maybe JSON Lines whose first line is bad.
-                if let shape = lines.lazy.compactMap({ try? JSONField.parseObject(Data($0.text.utf8)) }).first.map(RecordShape.of),
-                    shape.kind != .other
-                {
-                    return readLines(lines, shape: shape, file: file)
-                }
-                var result = ImportedFile(
-                    file: file, kind: .other, format: .jsonDocument, status: .rejected,
-                    note: "not valid JSON", recordsIn: 1)
-                result.rejections.append(
-                    Rejection(
-                        location: file.location(errorLine(error) ?? 1), reason: "\(error)",
-                        rawText: String(decoding: file.data, as: UTF8.self)))
-                return result
+                documentError = error
             }
+        } else if lines.count == 1, let firstObject, RecordShape.of(firstObject).kind == .other {
+            return readDocument(firstObject, file: file)
         }
-        guard let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8)) else {
-            var result = ImportedFile(file: file, kind: .other, format: .jsonLines, status: .rejected, note: "not valid JSON", recordsIn: 1)
-            let reason = (try? JSONField.parseObject(Data(lines[0].text.utf8))).map { _ in "" } ?? errorText(lines[0].text)
-            result.rejections.append(Rejection(location: file.location(lines[0].number), reason: reason, rawText: lines[0].text))
-            return result
+        // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
+        let leading = lines.prefix(kindSearchLines).lazy.compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
+        if let shape = leading.map(RecordShape.of).first(where: { $0.kind != .other }) {
+            return readLines(lines, shape: shape, file: file)
         }
-        let shape = RecordShape.of(firstObject)
-        if lines.count == 1 && shape.kind == .other { return readDocument(firstObject, file: file) }
-        return readLines(lines, shape: shape, file: file)
+        if let object = leading.first {
+            return readLines(lines, shape: RecordShape.of(object), file: file)
+        }
+        // Nothing parses: one rejection with the parser's message.
+        let error = documentError ?? parseError(lines[0].text)
+        let line = documentError.flatMap(errorLine) ?? lines[0].number
+        var result = ImportedFile(
+            file: file, kind: .other, format: lines.count > 1 ? .jsonDocument : .jsonLines, status: .rejected,
+            note: "not valid JSON", recordsIn: 1)
+        result.rejections.append(
+            Rejection(location: file.location(line), reason: "\(error)", rawText: String(decoding: file.data, as: UTF8.self)))
+        return result
+    }
+
+    /// A note for a JSON array document (not a record format), or nil when it is not one.
+    private static func arrayNote(_ data: Data) -> String? {
+        guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else { return nil }
+        return array.allSatisfy({ ($0 as? String)?.hasPrefix("MI") == true })
+            ? "JSON array of base64 certificates (an x5c chain) (not evidence)"
+            : "JSON array (records must be one object per line) (not supported)"
     }
 
     /// The line a JSON syntax error names ("… at line 4, column 1"), for `file:line`.
@@ -64,8 +69,13 @@ enum FileImporter {
         return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
-    private static func errorText(_ line: String) -> String {
-        do { _ = try JSONField.parseObject(Data(line.utf8)); return "" } catch { return "\(error)" }
+    private static func parseError(_ line: String) -> Error {
+        do {
+            _ = try JSONField.parseObject(Data(line.utf8))
+            return IngestError.other("not a JSON object")
+        } catch {
+            return error
+        }
     }
 
     private static func readDocument(_ object: [String: Any], file: InputFile) -> ImportedFile {

@@ -114,6 +114,18 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(read(#"{"bundle_ids": ["a"]}"#).note, "iap-audit configuration (not evidence; pass it with --config)")
     }
 
+    /// The kind comes from the first record of a known kind, so a stray first line costs one line.
+    func testStrayFirstLineDoesNotHideTheFile() {
+        let file = read(
+            """
+            {"hello": "world"}
+            {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "state": "purchased"}
+            """)
+        XCTAssertEqual(file.kind, .clientReport)
+        XCTAssertEqual(file.clientReports.count, 1)
+        XCTAssertEqual(file.rejections.map(\.reason), ["missing required field 'state'"])
+    }
+
     func testRecordOfAnotherKindInsideAFileIsRejected() {
         let file = read(
             """
