@@ -51,6 +51,7 @@ enum RunSummary {
             "records": ["in": total, "imported": imported, "rejected": rejected],
             "findings": ["problems": problems, "info": s.findings.count - problems, "by_kind": kinds] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
+            "warnings": result.warnings,
         ]
         return JSONField.serialize(object)
     }

@@ -73,8 +73,13 @@ enum RecordFields {
     /// Ids as an array; in CSV a `;`-separated text.
     static func ids(_ o: [String: Any], _ field: String) throws -> [String]? {
         if let s = o[field] as? String {
-            return try s.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                .compactMap { try JSONField.id($0, field: field) }
+            if s.trimmingCharacters(in: .whitespaces).isEmpty { return [] }
+            return try s.split(separator: ";", omittingEmptySubsequences: false).map {
+                guard let id = try JSONField.id($0.trimmingCharacters(in: .whitespaces), field: field) else {
+                    throw IngestError.badField(field, "holds an empty id")
+                }
+                return id
+            }
         }
         return try JSONField.textArray(o[field], field: field)
     }

@@ -175,7 +175,7 @@ enum FileImporter {
                     throw IngestError.badField("response", "expected Apple's response object")
                 }
                 let requestId = try RecordFields.requiredText(o, "request_id")
-                let received = try RecordFields.optionalTimestamp(o, "received_at")
+                let received = try RecordFields.timestamp(o, "received_at")
                 result.verifyResponses.append(
                     try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
             case .bareVerifyResponse:

@@ -87,21 +87,32 @@ enum JSONField {
         return try text(value, field: field)
     }
 
-    /// An id: exact text, or a whole JSON number; never empty.
+    /// An id: exact text, or a whole JSON number; never empty. Text such as `2.00000041234568E+15`
+    /// (an id a spreadsheet rewrote in scientific notation, its digits lost) is refused.
     static func id(_ value: Any?, field: String) throws -> String? {
         guard let text = try text(value, field: field) else { return nil }
+        if looksLikeScientificNotation(text) {
+            throw IngestError.badField(field, "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
+        }
         return text.isEmpty ? nil : text
     }
 
-    /// A boolean from `true/false`, `"true"/"false"`, `"1"/"0"`, `1/0`.
+    private static func looksLikeScientificNotation(_ text: String) -> Bool {
+        let parts = text.uppercased().split(separator: "E", omittingEmptySubsequences: false)
+        guard parts.count == 2, let mantissa = Double(parts[0]), mantissa.isFinite, parts[0].first?.isNumber == true,
+            Int(parts[1].drop { $0 == "+" }) != nil
+        else { return false }
+        return true
+    }
+
+    /// A boolean from `true/false` or the strings `"true"/"false"/"1"/"0"` (SEMANTICS rule 5).
     static func bool(_ value: Any?, field: String) throws -> Bool? {
         switch value {
         case nil, is NSNull: return nil
         case let n as NSNumber:
             if isBool(n) { return n.boolValue }
-            if n == 0 || n == 1 { return n == 1 }
         case let s as String:
-            switch s.lowercased() {
+            switch s {
             case "true", "1": return true
             case "false", "0": return false
             case "": return nil
@@ -117,7 +128,10 @@ enum JSONField {
         switch value {
         case nil, is NSNull: return nil
         case let array as [Any]:
-            return try array.compactMap { try id($0, field: field) }
+            return try array.map {
+                guard let id = try id($0, field: field) else { throw IngestError.badField(field, "holds an empty or null id") }
+                return id
+            }
         default:
             return try text(value, field: field).map { [$0] }
         }

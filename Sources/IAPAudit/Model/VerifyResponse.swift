@@ -42,16 +42,14 @@ public struct VerifyResponse: Hashable, Sendable {
     }
 
     /// Apple's word on the environment (SEMANTICS rule 2): `environment`, else the receipt's
-    /// `receipt_type` (`ProductionSandbox`/`Sandbox` mean Sandbox); a 21007 counts as Sandbox.
+    /// `receipt_type` (`ProductionSandbox`, `Sandbox`, `ProductionVPPSandbox` mean Sandbox); a 21007
+    /// counts as Sandbox.
     /// Returns `Sandbox`, `Production`, another raw value, or nil when Apple said nothing.
     public var effectiveEnvironment: String? {
         if status == 21007 { return "Sandbox" }
-        if let environment { return environment }
-        switch receiptType {
-        case "ProductionSandbox", "Sandbox": return "Sandbox"
-        case .some(let other): return other
-        case nil: return nil
-        }
+        if let environment { return Environment.normalized(environment) }
+        guard let receiptType else { return nil }
+        return receiptType.hasSuffix("Sandbox") ? "Sandbox" : receiptType
     }
 
     /// True when Apple said this answer came from the sandbox.
@@ -101,5 +99,13 @@ public struct ReceiptItem: Hashable, Sendable {
         inAppOwnershipType = inAppOwnershipType ?? other.inAppOwnershipType
         isTrialPeriod = isTrialPeriod ?? other.isTrialPeriod
         for section in other.sections where !sections.contains(section) { sections.append(section) }
+    }
+}
+
+/// Environment names as Apple and server logs write them.
+public enum Environment {
+    /// `Sandbox` for any capitalization of "sandbox" (server logs vary); other values unchanged.
+    public static func normalized(_ value: String) -> String {
+        value.lowercased() == "sandbox" ? "Sandbox" : value
     }
 }

@@ -30,16 +30,26 @@ enum DroppedOrderRule {
                 continue
             }
             if context.isPending(id) { continue }
-            if views.contains(where: { $0.isProductionSuccess && $0.finalItemIds.contains(id) }) {
-                findings.append(make(.droppedOrder, "not_credited", "verified by Apple and present in the receipt, never granted"))
-            } else if views.contains(where: { $0.isProductionSuccess }) {
-                findings.append(make(.droppedOrder, "not_in_receipt", "verified by Apple (status 0) but absent from the receipt"))
+            let requests = "requests " + views.map(\.request.requestId).joined(separator: ", ")
+            if let shown = views.first(where: { $0.isProductionSuccess && $0.finalItemIds.contains(id) }) {
+                findings.append(
+                    make(
+                        .droppedOrder, "not_credited",
+                        "verified by Apple and present in the receipt of \(shown.request.requestId), never granted (\(requests))"))
+            } else if let answered = views.first(where: { $0.isProductionSuccess }) {
+                findings.append(
+                    make(
+                        .droppedOrder, "not_in_receipt",
+                        "verified by Apple (status 0) in \(answered.request.requestId) but absent from the receipt (\(requests))"))
             } else if let failed = views.filter({ ($0.status ?? 0) != 0 }).max(by: { $0.latestMs < $1.latestMs }),
                 let status = failed.status
             {
-                findings.append(make(.droppedOrder, "verify_failed", "last status \(status): \(VerifyStatus.meaning(status))"))
+                findings.append(
+                    make(
+                        .droppedOrder, "verify_failed",
+                        "last status \(status): \(VerifyStatus.meaning(status)) (\(failed.request.requestId); \(requests))"))
             } else {
-                findings.append(make(.droppedOrder, "no_verify_response", "Apple never answered a request that carried it"))
+                findings.append(make(.droppedOrder, "no_verify_response", "Apple never answered a request that carried it (\(requests))"))
             }
         }
         return findings

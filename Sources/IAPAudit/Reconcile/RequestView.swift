@@ -48,7 +48,7 @@ struct RequestView {
     var status: Int? { final?.status ?? request.verifyStatus }
 
     /// Apple's word on the environment, else the server log's.
-    var environment: String? { final?.effectiveEnvironment ?? request.environment }
+    var environment: String? { final?.effectiveEnvironment ?? request.environment.map(Environment.normalized) }
 
     /// Apple (or, without a response, the log) gave an answer.
     var isAnswered: Bool { status != nil }

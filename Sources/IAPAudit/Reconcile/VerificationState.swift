@@ -9,11 +9,12 @@ struct VerificationState {
     init(carriers: [RequestView], asOfMs: Int64, graceMs: Int64) {
         self.asOfMs = asOfMs
         self.graceMs = graceMs
+        // A request is cleared by any later status-0 request: compare with the latest one (linear).
+        let lastSuccessMs = carriers.filter { $0.status == 0 }.map(\.tsMs).max() ?? Int64.min
         var uncleared: [(RequestView, String)] = []
         for view in carriers {
-            guard let reason = view.unresolvedReason else { continue }
-            let cleared = carriers.contains { $0.tsMs > view.tsMs && $0.status == 0 }
-            if !cleared { uncleared.append((view, reason)) }
+            guard let reason = view.unresolvedReason, lastSuccessMs <= view.tsMs else { continue }
+            uncleared.append((view, reason))
         }
         self.uncleared = uncleared.sorted { ($0.0.tsMs, $0.0.request.location) < ($1.0.tsMs, $1.0.request.location) }
     }

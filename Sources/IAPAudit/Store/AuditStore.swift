@@ -93,9 +93,9 @@ public final class AuditStore {
             for f in findings {
                 try insert.run([
                     f.kind.rawValue, f.reason, f.severity.rawValue, f.transactionId, f.originalTransactionId,
-                    f.productId, f.userIds.joined(separator: ", "), f.environment,
+                    f.productId, IdList.encode(f.userIds), f.environment,
                     f.firstSeenMs.map(Timestamp.iso), f.firstSeenMs,
-                    f.evidence.map(\.description).joined(separator: "; "), f.detail,
+                    IdList.encode(f.evidence.map(\.description)), f.detail,
                 ])
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")

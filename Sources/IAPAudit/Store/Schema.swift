@@ -125,6 +125,25 @@ enum Schema {
                    round(100.0 * count(*) / (SELECT count(*) FROM verify_response), 2) AS percent
             FROM verify_response r LEFT JOIN verify_status_code c ON c.status = r.status
             GROUP BY r.status;
+        CREATE VIEW IF NOT EXISTS transaction_evidence AS
+            SELECT c.transaction_id, 'client_report' AS source, f.path AS file, c.line,
+                   strftime('%Y-%m-%dT%H:%M:%fZ', c.ts_ms / 1000.0, 'unixepoch') AS time, c.user_id,
+                   'state ' || c.state || coalesce(', error_code ' || c.error_code, '') || coalesce(', product ' || c.product_id, '') AS detail
+            FROM client_report c JOIN source_file f USING (file_id) WHERE c.transaction_id IS NOT NULL
+            UNION ALL
+            SELECT j.value, 'server_request', f.path, s.line, strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_ms / 1000.0, 'unixepoch'), s.user_id,
+                   s.event || ' ' || s.request_id || CASE s.granted WHEN 1 THEN ', granted' ELSE ', not granted' END
+                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
+                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+            FROM server_request s JOIN source_file f USING (file_id), json_each(s.transaction_ids) j
+            UNION ALL
+            SELECT t.transaction_id, 'verify_response', f.path, r.line,
+                   strftime('%Y-%m-%dT%H:%M:%fZ', r.received_at_ms / 1000.0, 'unixepoch'), NULL,
+                   'status ' || r.status || coalesce(', ' || r.environment, '') || coalesce(', request ' || r.request_id, ', bare')
+                   || ', in ' || t.sections || coalesce(', cancelled ' || strftime('%Y-%m-%dT%H:%M:%fZ', t.cancellation_date_ms / 1000.0, 'unixepoch'), '')
+            FROM receipt_transaction t JOIN verify_response r USING (response_id) JOIN source_file f ON f.file_id = r.file_id
+            UNION ALL
+            SELECT transaction_id, 'finding', NULL, NULL, first_seen, user_ids, kind || '/' || reason || ': ' || detail FROM finding;
         CREATE VIEW IF NOT EXISTS latency_percentiles AS
             WITH l AS (SELECT latency_ms FROM server_request WHERE event = 'verify' AND latency_ms IS NOT NULL),
                  n AS (SELECT count(*) AS c FROM l)

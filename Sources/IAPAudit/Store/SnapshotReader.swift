@@ -2,7 +2,8 @@ import Foundation
 
 extension AuditStore {
     /// Reads back what the reports show, in a deterministic order.
-    public func snapshot() throws -> AuditSnapshot {
+    /// - Parameter findings: the findings just stored (saves reading them back); nil reads them.
+    public func snapshot(findings given: [Finding]? = nil) throws -> AuditSnapshot {
         var files: [FileSummary] = []
         let f = try database.prepare(
             """
@@ -41,7 +42,7 @@ extension AuditStore {
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
         return AuditSnapshot(
-            files: files, rejections: rejections, findings: try findings(), statuses: statuses,
+            files: files, rejections: rejections, findings: try given ?? findings(), statuses: statuses,
             latency: latency, recordCounts: counts, parameters: parameters)
     }
 
@@ -55,8 +56,7 @@ extension AuditStore {
             """)
         while try q.step() {
             guard let kind = FindingKind(rawValue: q.text(0)) else { continue }
-            let evidence = q.text(8).split(separator: ";").compactMap { item -> SourceLocation? in
-                let text = item.trimmingCharacters(in: .whitespaces)
+            let evidence = IdList.decode(q.text(8)).compactMap { text -> SourceLocation? in
                 guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else { return nil }
                 return SourceLocation(file: String(text[..<colon]), line: line)
             }
@@ -64,7 +64,7 @@ extension AuditStore {
                 Finding(
                     kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
                     productId: q.optionalText(4),
-                    userIds: q.text(5).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                    userIds: IdList.decode(q.text(5)),
                     environment: q.optionalText(6), firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9)))
         }
         return result

@@ -10,7 +10,7 @@ final class CommandLineTests: XCTestCase {
         TestPaths.write(
             """
             {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "device_id": "d1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
-            {"ts": "2026-10-01T00:00:09Z", "user_id": "=HYPERLINK(\\"x\\")", "transaction_id": "101", "product_id": "p", "state": "purchased"}
+            {"ts": "2026-10-01T00:00:09Z", "user_id": "=HYPERLINK(\\"x\\", \\"y\\")", "transaction_id": "101", "product_id": "p", "state": "purchased"}
             """, to: dir + "/client.jsonl")
         return dir
     }
@@ -92,6 +92,6 @@ final class CommandLineTests: XCTestCase {
                 ws = openpyxl.load_workbook(sys.argv[1])["dropped_order"]
                 print(json.dumps([[c.value, c.data_type] for c in ws["G"]]))
                 """, args: [out + "/audit.xlsx"]) as! [[String]]
-        XCTAssertEqual(cells, [["user_ids", "s"], ["u1", "s"], ["=HYPERLINK(\"x\")", "s"]])
+        XCTAssertEqual(cells, [["user_ids", "s"], ["u1", "s"], ["=HYPERLINK(\"x\", \"y\")", "s"]], "a comma inside a user id survives")
     }
 }

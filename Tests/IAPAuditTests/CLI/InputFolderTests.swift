@@ -15,6 +15,13 @@ final class InputFolderTests: XCTestCase {
         return dir
     }
 
+    /// A config, so that the run does not warn about running without one.
+    func config() -> [String] {
+        let path = TestPaths.scratch() + "/config.json"
+        TestPaths.write(#"{"bundle_ids": ["com.example.app"]}"#, to: path)
+        return ["--config", path]
+    }
+
     func testOutputFolderSameAsInputFolder() {
         let dir = inputFolder()
         XCTAssertEqual(CLIRun(["run", dir, "--out", dir]).status, 0)
@@ -48,6 +55,34 @@ final class InputFolderTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/audit.xlsx/keep"))
     }
 
+    func testRunsWithoutConfigOrEvidenceSayWhy() {
+        let empty = TestPaths.scratch()
+        let run = CLIRun(["run", empty, "--out", TestPaths.scratch()])
+        XCTAssertEqual(run.status, 0)
+        XCTAssertEqual(run.err.components(separatedBy: "\n"), [
+            "iap-audit: warning: no --config: product types are unknown (a second grant counts as a consumable's same_user duplicate), bundle ids are not checked, and no user is on the sandbox allowlist",
+            "iap-audit: warning: no record was imported from \(empty): nothing was audited",
+        ])
+    }
+
+    func testUnlinkedResponsesAreCounted() {
+        let dir = inputFolder()
+        TestPaths.write(#"{"ts": "2026-10-01T00:00:01Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["100"], "granted": false}"#, to: dir + "/server.jsonl")
+        TestPaths.write(#"{"request_id": "r9", "received_at": "2026-10-01T00:00:02Z", "response": {"status": 21005}}"#, to: dir + "/verify.jsonl")
+        let run = CLIRun(["run", dir, "--out", TestPaths.scratch()] + config())
+        XCTAssertEqual(run.err, "iap-audit: warning: \(dir)/verify.jsonl:1: 1 verify response(s) name a request_id that is not in the server log (first: r9); they prove nothing for any grant")
+    }
+
+    /// Two runs into one folder at once: the second is refused while the first holds the lock.
+    func testConcurrentRunIsRefused() throws {
+        let out = TestPaths.scratch()
+        let holder = try OutputFolder(path: out)
+        let run = CLIRun(["run", inputFolder(), "--out", out])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.err, "iap-audit: \(out): error: cannot write output: another iap-audit run is writing this folder; try again when it has finished")
+        _ = holder
+    }
+
     func testOptionErrors() {
         XCTAssertEqual(CLIRun(["run", "--out", "a", "--out", "b"]).err.components(separatedBy: "\n").first, "Error: '--out' given twice")
         XCTAssertEqual(CLIRun(["run", "--grace", "3e12"]).status, 64)
@@ -62,18 +97,18 @@ final class InputFolderTests: XCTestCase {
     func testKilledRunIsReportedAndCompleted() throws {
         let dir = inputFolder(), out = TestPaths.scratch()
         try AuditStore(path: out + "/audit.sqlite").setRunParameter("run_status", "incomplete")
-        let run = CLIRun(["run", dir, "--out", out])
+        let run = CLIRun(["run", dir, "--out", out] + config())
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(run.err, "iap-audit: warning: the previous run into \(out) did not complete; this run completes it")
         XCTAssertEqual(try AuditStore(path: out + "/audit.sqlite").runParameter("run_status"), "complete")
-        XCTAssertEqual(CLIRun(["run", dir, "--out", out]).err, "", "no warning once complete")
+        XCTAssertEqual(CLIRun(["run", dir, "--out", out] + config()).err, "", "no warning once complete")
     }
 
     func testFutureDatedRecordIsNamedWhenItSetsTheAsOf() {
         let dir = inputFolder()
         TestPaths.write(
             #"{"ts": "2199-01-01T00:00:00Z", "user_id": "u1", "transaction_id": null, "state": "failed"}"#, to: dir + "/late.jsonl")
-        let run = CLIRun(["run", dir, "--out", TestPaths.scratch()])
+        let run = CLIRun(["run", dir, "--out", TestPaths.scratch()] + config())
         XCTAssertEqual(
             run.err,
             "iap-audit: warning: \(dir)/late.jsonl:1: as-of 2199-01-01T00:00:00.000Z comes from a record dated in the future; pass --as-of to audit as of another time"

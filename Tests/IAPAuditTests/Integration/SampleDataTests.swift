@@ -85,6 +85,21 @@ final class SampleDataTests: XCTestCase {
         XCTAssertEqual((read["latency"] as? [Int])?.first, Int(result.snapshot.latency.requests))
     }
 
+    /// Support's view: every record about one transaction, in one query.
+    func testTransactionEvidenceView() throws {
+        _ = try audit()
+        let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
+        let id = try XCTUnwrap(key.first { $0["reason"] == "cross_account" }?["transaction_id"])
+        let rows = try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(json.dumps([r[0] for r in db.execute(
+                "SELECT source FROM transaction_evidence WHERE transaction_id = ? ORDER BY source, time", (sys.argv[2],))]))
+            """, args: [Self.out + "/audit.sqlite", id]) as? [String]
+        XCTAssertEqual(rows, ["client_report", "finding", "server_request", "server_request", "verify_response", "verify_response"])
+    }
+
     /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
     func testXLSXReadBack() throws {
         let result = try audit()

@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Values that would make wrong findings are rejected, not guessed at.
+final class StrictFieldTests: XCTestCase {
+    func reasons(_ text: String) -> [String] {
+        FileImporter.read(InputFile(path: "x", data: Data(text.utf8))).rejections.map(\.reason)
+    }
+
+    func testSpreadsheetMangledIdIsRejected() {
+        XCTAssertEqual(
+            reasons("ts,user_id,transaction_id,state\n1790812800000,u1,2.00000041234568E+15,purchased\n"),
+            [#"field 'transaction_id': "2.00000041234568E+15" looks like an id a spreadsheet rewrote in scientific notation (digits lost)"#])
+    }
+
+    func testEmptyIdInsideAListIsRejected() {
+        XCTAssertEqual(
+            reasons(#"{"ts": "2026-10-01T00:00:00Z", "request_id": "r1", "transaction_ids": ["1", ""], "granted": true}"#),
+            ["field 'transaction_ids': holds an empty or null id"])
+        XCTAssertEqual(
+            reasons("ts,request_id,transaction_ids,granted\n1790812800000,r1,1;;2,true\n"),
+            ["field 'transaction_ids': holds an empty id"])
+    }
+
+    func testBooleansAreOnlyTheDocumentedForms() {
+        XCTAssertEqual(
+            reasons(#"{"ts": "2026-10-01T00:00:00Z", "request_id": "r1", "transaction_ids": ["1"], "granted": "TRUE"}"#),
+            ["field 'granted': expected a boolean, found TRUE"])
+        XCTAssertEqual(
+            reasons(#"{"ts": "2026-10-01T00:00:00Z", "request_id": "r1", "transaction_ids": ["1"], "granted": 1}"#),
+            ["field 'granted': expected a boolean, found 1"])
+    }
+
+    func testWrappedResponseNeedsReceivedAt() {
+        XCTAssertEqual(reasons(#"{"request_id": "r1", "response": {"status": 0}}"#), ["missing required field 'received_at'"])
+    }
+
+    func testSandboxSpellings() {
+        func response(environment: String?, receiptType: String?) -> VerifyResponse {
+            VerifyResponse(
+                location: SourceLocation(file: "v", line: 1), requestId: nil, receivedAtMs: nil, status: 0, environment: environment,
+                isRetryable: nil, bundleId: nil, receiptType: receiptType, items: [], rawJSON: "")
+        }
+        XCTAssertTrue(response(environment: nil, receiptType: "ProductionVPPSandbox").isSandbox)
+        XCTAssertFalse(response(environment: nil, receiptType: "ProductionVPP").isSandbox)
+        XCTAssertTrue(response(environment: "sandbox", receiptType: nil).isSandbox)
+        XCTAssertEqual(Environment.normalized("SANDBOX"), "Sandbox")
+        XCTAssertEqual(Environment.normalized("PROD"), "PROD")
+    }
+}
