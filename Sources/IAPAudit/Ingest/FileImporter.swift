@@ -10,6 +10,14 @@ enum FileImporter {
         }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return readJSON(file) }
         if let csv = readCSV(file) { return csv }
+        // JSON Lines whose first line(s) are not JSON: read them, rejecting those lines.
+        if file.lines().prefix(kindSearchLines).contains(where: { $0.text.first == "{" }) {
+            let lines = file.lines()
+            let leading = lines.prefix(kindSearchLines).lazy.compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
+            if let shape = leading.map(RecordShape.of).first(where: { $0.kind != .other }) {
+                return readLines(lines, shape: shape, file: file)
+            }
+        }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 

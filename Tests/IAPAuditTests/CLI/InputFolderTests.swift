@@ -59,18 +59,26 @@ final class InputFolderTests: XCTestCase {
         let empty = TestPaths.scratch()
         let run = CLIRun(["run", empty, "--out", TestPaths.scratch()])
         XCTAssertEqual(run.status, 0)
-        XCTAssertEqual(run.err.components(separatedBy: "\n"), [
-            "iap-audit: warning: no --config: product types are unknown (a second grant counts as a consumable's same_user duplicate), bundle ids are not checked, and no user is on the sandbox allowlist",
-            "iap-audit: warning: no record was imported from \(empty): nothing was audited",
-        ])
+        XCTAssertEqual(
+            run.err.components(separatedBy: "\n"),
+            [
+                "iap-audit: warning: no --config: product types are unknown (a second grant counts as a consumable's same_user duplicate), bundle ids are not checked, and no user is on the sandbox allowlist",
+                "iap-audit: warning: no record was imported from \(empty): nothing was audited",
+            ])
     }
 
     func testUnlinkedResponsesAreCounted() {
         let dir = inputFolder()
-        TestPaths.write(#"{"ts": "2026-10-01T00:00:01Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["100"], "granted": false}"#, to: dir + "/server.jsonl")
-        TestPaths.write(#"{"request_id": "r9", "received_at": "2026-10-01T00:00:02Z", "response": {"status": 21005}}"#, to: dir + "/verify.jsonl")
+        TestPaths.write(
+            #"{"ts": "2026-10-01T00:00:01Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["100"], "granted": false}"#,
+            to: dir + "/server.jsonl")
+        TestPaths.write(
+            #"{"request_id": "r9", "received_at": "2026-10-01T00:00:02Z", "response": {"status": 21005}}"#, to: dir + "/verify.jsonl")
         let run = CLIRun(["run", dir, "--out", TestPaths.scratch()] + config())
-        XCTAssertEqual(run.err, "iap-audit: warning: \(dir)/verify.jsonl:1: 1 verify response(s) name a request_id that is not in the server log (first: r9); they prove nothing for any grant")
+        XCTAssertEqual(
+            run.err,
+            "iap-audit: warning: \(dir)/verify.jsonl:1: 1 verify response(s) name a request_id that is not in the server log (first: r9); they prove nothing for any grant"
+        )
     }
 
     /// Two runs into one folder at once: the second is refused while the first holds the lock.
@@ -79,7 +87,9 @@ final class InputFolderTests: XCTestCase {
         let holder = try OutputFolder(path: out)
         let run = CLIRun(["run", inputFolder(), "--out", out])
         XCTAssertEqual(run.status, 1)
-        XCTAssertEqual(run.err, "iap-audit: \(out): error: cannot write output: another iap-audit run is writing this folder; try again when it has finished")
+        XCTAssertEqual(
+            run.err,
+            "iap-audit: \(out): error: cannot write output: another iap-audit run is writing this folder; try again when it has finished")
         _ = holder
     }
 

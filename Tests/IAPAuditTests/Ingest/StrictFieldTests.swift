@@ -12,7 +12,8 @@ final class StrictFieldTests: XCTestCase {
     func testSpreadsheetMangledIdIsRejected() {
         XCTAssertEqual(
             reasons("ts,user_id,transaction_id,state\n1790812800000,u1,2.00000041234568E+15,purchased\n"),
-            [#"field 'transaction_id': "2.00000041234568E+15" looks like an id a spreadsheet rewrote in scientific notation (digits lost)"#])
+            [#"field 'transaction_id': "2.00000041234568E+15" looks like an id a spreadsheet rewrote in scientific notation (digits lost)"#]
+        )
     }
 
     func testEmptyIdInsideAListIsRejected() {
@@ -48,5 +49,29 @@ final class StrictFieldTests: XCTestCase {
         XCTAssertTrue(response(environment: "sandbox", receiptType: nil).isSandbox)
         XCTAssertEqual(Environment.normalized("SANDBOX"), "Sandbox")
         XCTAssertEqual(Environment.normalized("PROD"), "PROD")
+    }
+}
+
+/// Files that are not what they seem are read as far as they can be, or skipped with a reason.
+final class OddFileTests: XCTestCase {
+    func read(_ data: Data) -> ImportedFile { FileImporter.read(InputFile(path: "f", data: data)) }
+
+    func testTextLineBeforeJSONLines() {
+        let file = read(
+            Data(
+                "# exported 2026-10-31\n{\"ts\": \"2026-10-01T00:00:00Z\", \"user_id\": \"u1\", \"transaction_id\": \"1\", \"state\": \"purchased\"}\n"
+                    .utf8))
+        XCTAssertEqual(file.kind, .clientReport)
+        XCTAssertEqual(file.clientReports.count, 1)
+        XCTAssertEqual(file.rejections.map(\.location.line), [1])
+        XCTAssertEqual(file.recordsIn, 2)
+    }
+
+    func testCompressedAndForeignFormatsAreNamed() {
+        XCTAssertEqual(read(Data([0x1F, 0x8B, 0x08, 0x00])).note, "gzip-compressed file (decompress it first)")
+        XCTAssertEqual(read(Data([0x50, 0x4B, 0x03, 0x04, 0x14])).note, "zip archive or XLSX workbook (extract or export it as CSV first)")
+        XCTAssertEqual(
+            read(Data("ts;user_id;transaction_id;state\n1;u;1;purchased\n".utf8)).note,
+            "CSV separated by ';' (iap-audit reads comma-separated CSV)")
     }
 }

@@ -90,13 +90,14 @@ final class SampleDataTests: XCTestCase {
         _ = try audit()
         let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
         let id = try XCTUnwrap(key.first { $0["reason"] == "cross_account" }?["transaction_id"])
-        let rows = try PythonReader.run(
-            """
-            import json, sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            print(json.dumps([r[0] for r in db.execute(
-                "SELECT source FROM transaction_evidence WHERE transaction_id = ? ORDER BY source, time", (sys.argv[2],))]))
-            """, args: [Self.out + "/audit.sqlite", id]) as? [String]
+        let rows =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([r[0] for r in db.execute(
+                    "SELECT source FROM transaction_evidence WHERE transaction_id = ? ORDER BY source, time", (sys.argv[2],))]))
+                """, args: [Self.out + "/audit.sqlite", id]) as? [String]
         XCTAssertEqual(rows, ["client_report", "finding", "server_request", "server_request", "verify_response", "verify_response"])
     }
 
