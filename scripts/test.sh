@@ -6,4 +6,17 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --with-test-tools
 export IAP_AUDIT_PYTHON="$PWD/.venv/bin/python"
 swift build --build-tests
-swift test --skip-build
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+# The suite is XCTest; Swift Testing (no tests here) is turned off so its "0 tests" line is not the last word.
+swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?
+summary=$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -1 || true)
+executed=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
+failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+if [ -z "$summary" ] || [ "$executed" -eq 0 ]; then
+  echo "test.sh: no test ran" >&2
+  exit 1
+fi
+echo "$((executed - failed)) passed, $failed failed"
+exit "$status"
