@@ -8,8 +8,8 @@ struct ReconcileContext {
     let requests: [RequestView]
     /// `request_id` → index into `requests`.
     let requestIndex: [String: Int]
-    /// Revoke records (event `revoke`).
-    let revokes: [ServerRequest]
+    /// Revoke records (event `revoke`) by the transaction ids they name.
+    let revokes: [String: [ServerRequest]]
     let responses: [VerifyResponse]
     /// Client reports by `transaction_id`.
     let clientReports: [String: [ClientReport]]
@@ -46,7 +46,11 @@ struct ReconcileContext {
             }
             lines[request.requestId, default: []].append(request.location)
         }
-        self.revokes = revokes
+        var revokesByTransaction: [String: [ServerRequest]] = [:]
+        for revoke in revokes {
+            for id in Set(revoke.transactionIds) { revokesByTransaction[id, default: []].append(revoke) }
+        }
+        self.revokes = revokesByTransaction
         let requests = order.map { id in
             RequestView(
                 request: firstLine[id]!, locations: lines[id]!,

@@ -13,7 +13,7 @@ enum RefundStillGrantedRule {
                 let view = context.requests[grant.requestIndex]
                 lastGrant[view.userId] = max(lastGrant[view.userId] ?? Int64.min, view.tsMs)
             }
-            let revokes = context.revokes.filter { $0.transactionIds.contains(id) }
+            let revokes = context.revokes[id] ?? []
             let holders = lastGrant.filter { user, grantedAt in
                 !revokes.contains { ($0.userId == nil || $0.userId == user) && $0.tsMs >= grantedAt }
             }.keys
