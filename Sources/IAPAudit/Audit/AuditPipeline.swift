@@ -67,9 +67,9 @@ public enum AuditPipeline {
         warnings += RunChecks.afterReconcile(ledger, options)
         try store.replaceFindings(findings, parameters: parameters)
         var snapshot = try store.snapshot(findings: findings)
+        snapshot.parameters["run_status"] = "complete"  // what the store says once the workbook exists
         try output.writeWorkbook(ReportBuilder.workbook(snapshot))
         try store.setRunParameter("run_status", "complete")
-        snapshot.parameters["run_status"] = "complete"
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
             filesParsed: parsed, warnings: warnings)

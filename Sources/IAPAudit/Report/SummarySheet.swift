@@ -1,11 +1,19 @@
 /// The Summary sheet: the run's parameters, findings by kind and reason, findings per day with a
 /// chart, and the inputs with records in = imported + rejected.
 enum SummarySheet {
+    /// Parameter values longer than this (the config) are shortened on the sheet; the whole value
+    /// is in table `run_parameter`.
+    static let longestParameter = 60
+
+    static func shortened(_ value: String) -> String {
+        value.count <= longestParameter ? value : value.prefix(longestParameter - 24) + "… (see run_parameter)"
+    }
+
     static func build(_ snapshot: AuditSnapshot) -> ReportSheet {
         let parameters = ReportTable(
             title: "Run", header: ["parameter", "value"],
             rows: snapshot.parameters.sorted { $0.key < $1.key }.map {
-                [.text($0.key), .text($0.value)]
+                [.text($0.key), .text(shortened($0.value))]
             })
         var fileRows: [[ReportCell]] = snapshot.files.map {
             [

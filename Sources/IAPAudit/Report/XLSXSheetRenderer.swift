@@ -84,6 +84,10 @@ struct SheetRenderer {
             throw invalid("the tables need \(totalRows) rows; a worksheet holds at most \(XLSXWriter.maxRows)")
         }
 
+        // Printed (or exported to PDF) landscape, one page wide.
+        worksheet_set_landscape(worksheet)
+        worksheet_fit_to_pages(worksheet, 1, 0)
+
         var placements: [Placement] = []
         var row = 0
         var primaryDone = false

@@ -119,6 +119,7 @@ final class SampleDataTests: XCTestCase {
                     if row[0] == "Total": out["summary"]["inputs"] = list(row[4:7])
                     if row[0] == "Total problems": out["summary"]["problems"] = row[3]
                     if row[0] == "Total info": out["summary"]["info"] = row[3]
+                    if row[0] == "run_status": out["summary"]["run_status"] = row[1]
                 out["charts"] = len(s._charts)
                 ws = wb["dropped_order"]
                 out["first_seen_type"] = type(ws["I2"].value).__name__ if ws.max_row > 1 else None
@@ -146,6 +147,7 @@ final class SampleDataTests: XCTestCase {
         let lines = counts["client_lines"]! + counts["server_lines"]! + counts["verify_lines"]!
         XCTAssertEqual(lines, 6604)
         XCTAssertEqual(summary["inputs"] as? [Int], [lines, lines, 0], "records in = imported + rejected")
+        XCTAssertEqual(summary["run_status"] as? String, "complete")
         XCTAssertEqual(summary["problems"] as? Int, 84)
         XCTAssertEqual(summary["info"] as? Int, 24)
         XCTAssertEqual(read["charts"] as? Int, 1)
