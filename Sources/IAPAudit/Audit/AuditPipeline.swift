@@ -57,7 +57,7 @@ public enum AuditPipeline {
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
             "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
-            "tool_version": CommandLineInterface.version,
+            "tool_version": ToolVersion.current,
             // Complete only once the workbook is written too (below).
             "run_status": "incomplete",
         ]

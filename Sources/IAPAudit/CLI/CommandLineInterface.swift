@@ -3,7 +3,7 @@ import Foundation
 /// The `iap-audit` command line: parse → validate → run; exit status decided at the end
 /// (0 completed, 1 could not complete, 64 usage error).
 public enum CommandLineInterface {
-    public static let version = "0.1.0"
+    public static let version = ToolVersion.current
 
     /// Runs one command line; `out` and `err` receive standard output and error text.
     public static func main(arguments: [String], out: (String) -> Void = Console.out, err: (String) -> Void = Console.err) -> Int32 {

@@ -1,17 +1,3 @@
-/// Everything reconciliation reads, loaded from the store in a deterministic order
-/// (file path, then line).
-public struct Ledger: Sendable {
-    public var clientReports: [ClientReport] = []
-    public var serverRequests: [ServerRequest] = []
-    public var verifyResponses: [VerifyResponse] = []
-
-    public init(clientReports: [ClientReport] = [], serverRequests: [ServerRequest] = [], verifyResponses: [VerifyResponse] = []) {
-        self.clientReports = clientReports
-        self.serverRequests = serverRequests
-        self.verifyResponses = verifyResponses
-    }
-}
-
 extension AuditStore {
     /// Loads every imported record. Raw response JSON is not loaded (reconciliation does not need it).
     public func loadLedger() throws -> Ledger {

@@ -45,10 +45,13 @@ public struct ImportedFile: Sendable {
     /// Records imported: `recordsIn - rejections.count`.
     public var recordsImported: Int { clientReports.count + serverRequests.count + verifyResponses.count }
 
-    init(file: InputFile, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String, recordsIn: Int = 0) {
-        self.path = file.path
-        self.sha256 = file.sha256
-        self.bytes = file.bytes
+    public init(
+        path: String, sha256: String, bytes: Int, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String,
+        recordsIn: Int = 0
+    ) {
+        self.path = path
+        self.sha256 = sha256
+        self.bytes = bytes
         self.kind = kind
         self.format = format
         self.status = status

@@ -1,0 +1,13 @@
+/// Everything reconciliation reads, loaded from the store in a deterministic order
+/// (file path, then line).
+public struct Ledger: Sendable {
+    public var clientReports: [ClientReport] = []
+    public var serverRequests: [ServerRequest] = []
+    public var verifyResponses: [VerifyResponse] = []
+
+    public init(clientReports: [ClientReport] = [], serverRequests: [ServerRequest] = [], verifyResponses: [VerifyResponse] = []) {
+        self.clientReports = clientReports
+        self.serverRequests = serverRequests
+        self.verifyResponses = verifyResponses
+    }
+}
