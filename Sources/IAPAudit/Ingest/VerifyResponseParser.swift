@@ -43,13 +43,31 @@ enum VerifyResponseParser {
                 add(try item(o, section: section, path: "\(section)[\(i)]"))
             }
         }
-        return VerifyResponse(
+        var response = VerifyResponse(
             location: location, requestId: requestId, receivedAtMs: receivedAtMs, status: Int(status),
             environment: try JSONField.text(body["environment"], field: "environment"),
             isRetryable: try JSONField.bool(body["is-retryable"] ?? body["is_retryable"], field: "is-retryable"),
             bundleId: try JSONField.text(receipt?["bundle_id"] ?? receipt?["bid"], field: "receipt.bundle_id"),
             receiptType: try JSONField.text(receipt?["receipt_type"], field: "receipt.receipt_type"),
             items: items, rawJSON: raw)
+        if let pending = body["pending_renewal_info"] {
+            response.pendingRenewals = try objects(pending, field: "pending_renewal_info").enumerated().map {
+                try renewal($1, path: "pending_renewal_info[\($0)]")
+            }
+        }
+        return response
+    }
+
+    private static func renewal(_ o: [String: Any], path: String) throws -> PendingRenewalInfo {
+        var info = PendingRenewalInfo()
+        info.originalTransactionId = try JSONField.id(o["original_transaction_id"], field: "\(path).original_transaction_id")
+        info.productId = try JSONField.id(o["product_id"], field: "\(path).product_id")
+        info.autoRenewProductId = try JSONField.id(o["auto_renew_product_id"], field: "\(path).auto_renew_product_id")
+        info.autoRenewStatus = try JSONField.integer(o["auto_renew_status"], field: "\(path).auto_renew_status").map { Int($0) }
+        info.expirationIntent = try JSONField.integer(o["expiration_intent"], field: "\(path).expiration_intent").map { Int($0) }
+        info.isInBillingRetryPeriod = try JSONField.bool(o["is_in_billing_retry_period"], field: "\(path).is_in_billing_retry_period")
+        info.gracePeriodExpiresDateMs = try date(o, "grace_period_expires_date", path)
+        return info
     }
 
     /// An array of objects, or one object (Apple sends `latest_receipt_info` both ways).

@@ -21,6 +21,8 @@ public struct VerifyResponse: Hashable, Sendable {
     public var receiptType: String?
     /// Purchases it lists, de-duplicated by `transaction_id` (first occurrence order).
     public var items: [ReceiptItem]
+    /// `pending_renewal_info` entries (auto-renewable subscriptions only).
+    public var pendingRenewals: [PendingRenewalInfo] = []
     /// The whole response as Apple sent it (the `response` object of a wrapped line).
     public var rawJSON: String
 

@@ -42,12 +42,24 @@ struct RecordWriter {
                 web_order_line_item_id, in_app_ownership_type, is_trial_period, sections)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """)
+        let renewal = try database.prepare(
+            """
+            INSERT INTO pending_renewal (response_id, position, original_transaction_id, product_id, auto_renew_product_id,
+                auto_renew_status, expiration_intent, is_in_billing_retry_period, grace_period_expires_date_ms)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """)
         for r in file.verifyResponses {
             try response.run([
                 fileId, r.location.line, r.requestId, r.receivedAtMs, r.status, r.environment, r.isRetryable,
                 r.bundleId, r.receiptType, r.rawJSON,
             ])
             let responseId = try database.scalar("SELECT last_insert_rowid()")
+            for (position, p) in r.pendingRenewals.enumerated() {
+                try renewal.run([
+                    responseId, position, p.originalTransactionId, p.productId, p.autoRenewProductId, p.autoRenewStatus,
+                    p.expirationIntent, p.isInBillingRetryPeriod, p.gracePeriodExpiresDateMs,
+                ])
+            }
             for i in r.items {
                 try item.run([
                     responseId, i.transactionId, i.originalTransactionId, i.productId, i.quantity, i.purchaseDateMs,

@@ -6,7 +6,7 @@ enum Schema {
     static let version = 1
     /// Bumped whenever a reader changes what it imports: files stored by another reader version
     /// are read again.
-    static let readerVersion = 1
+    static let readerVersion = 2
 
     static let tables = """
         PRAGMA foreign_keys = ON;
@@ -74,6 +74,14 @@ enum Schema {
             in_app_ownership_type TEXT, is_trial_period INTEGER,
             sections TEXT NOT NULL,
             PRIMARY KEY (response_id, transaction_id)
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS pending_renewal (
+            response_id INTEGER NOT NULL REFERENCES verify_response ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            original_transaction_id TEXT, product_id TEXT, auto_renew_product_id TEXT,
+            auto_renew_status INTEGER, expiration_intent INTEGER, is_in_billing_retry_period INTEGER,
+            grace_period_expires_date_ms INTEGER,
+            PRIMARY KEY (response_id, position)
         ) STRICT;
         CREATE TABLE IF NOT EXISTS rejection (
             file_id INTEGER NOT NULL REFERENCES source_file ON DELETE CASCADE,
