@@ -8,16 +8,11 @@ enum FileImporter {
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
         }
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return readJSON(file) }
-        if let csv = readCSV(file) { return csv }
+        let lines = file.lines()
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return readJSON(file, lines) }
+        if let csv = readCSV(file, lines) { return csv }
         // JSON Lines whose first line(s) are not JSON: read them, rejecting those lines.
-        if file.lines().prefix(kindSearchLines).contains(where: { $0.text.first == "{" }) {
-            let lines = file.lines()
-            let leading = lines.prefix(kindSearchLines).lazy.compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
-            if let shape = leading.map(RecordShape.of).first(where: { $0.kind != .other }) {
-                return readLines(lines, shape: shape, file: file)
-            }
-        }
+        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file) }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 
@@ -26,8 +21,19 @@ enum FileImporter {
     /// How many leading lines are searched for the first record of a known kind.
     static let kindSearchLines = 100
 
-    private static func readJSON(_ file: InputFile) -> ImportedFile {
-        let lines = file.lines()
+    /// The shape of the first record of a known kind among the leading lines, if any.
+    private static func knownShape(_ lines: [(number: Int, text: String)]) -> RecordShape? {
+        leadingObjects(lines).map(RecordShape.of).first { $0.kind != .other }
+    }
+
+    /// Leading lines that parse as JSON objects (at most `kindSearchLines` lines are looked at).
+    private static func leadingObjects(_ lines: [(number: Int, text: String)]) -> some Sequence<[String: Any]> {
+        lines.prefix(kindSearchLines).lazy.filter { $0.text.drop { $0 == " " || $0 == "\t" }.first == "{" }.compactMap {
+            try? JSONField.parseObject(Data($0.text.utf8))
+        }
+    }
+
+    private static func readJSON(_ file: InputFile, _ lines: [(number: Int, text: String)]) -> ImportedFile {
         let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
         var documentError: Error? = nil
         if lines.count > 1 && firstObject == nil {
@@ -44,11 +50,8 @@ enum FileImporter {
             return readDocument(firstObject, file: file)
         }
         // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
-        let leading = lines.prefix(kindSearchLines).lazy.compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
-        if let shape = leading.map(RecordShape.of).first(where: { $0.kind != .other }) {
-            return readLines(lines, shape: shape, file: file)
-        }
-        if let object = leading.first {
+        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file) }
+        if let object = leadingObjects(lines).first(where: { _ in true }) {
             return readLines(lines, shape: RecordShape.of(object), file: file)
         }
         // Nothing parses: one rejection with the parser's message.
@@ -130,8 +133,7 @@ enum FileImporter {
 
     // MARK: CSV with a header
 
-    private static func readCSV(_ file: InputFile) -> ImportedFile? {
-        let lines = file.lines()
+    private static func readCSV(_ file: InputFile, _ lines: [(number: Int, text: String)]) -> ImportedFile? {
         guard let headerLine = lines.first, headerLine.text.contains(","),
             let header = try? CSVRecords.fields(headerLine.text).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
         else { return nil }

@@ -197,18 +197,13 @@ struct SheetRenderer {
                 worksheet_write_number(worksheet, r, c, value, nil),
                 "worksheet_write_number", row: row, column: column)
             return XLSXWriter.displayLength(of: value)
-        case .dateTime(let milliseconds):
+        case .dateTime(let milliseconds), .date(let milliseconds):
+            let isDay = cell == .date(milliseconds)
             try check(
                 worksheet_write_number(
-                    worksheet, r, c, XLSXWriter.excelSerial(milliseconds: milliseconds), formats.dateTime),
+                    worksheet, r, c, XLSXWriter.excelSerial(milliseconds: milliseconds), isDay ? formats.date : formats.dateTime),
                 "worksheet_write_number", row: row, column: column)
-            return XLSXWriter.dateTimeDisplayLength
-        case .date(let milliseconds):
-            try check(
-                worksheet_write_number(
-                    worksheet, r, c, XLSXWriter.excelSerial(milliseconds: milliseconds), formats.date),
-                "worksheet_write_number", row: row, column: column)
-            return XLSXWriter.dateDisplayLength
+            return isDay ? XLSXWriter.dateDisplayLength : XLSXWriter.dateTimeDisplayLength
         }
     }
 
