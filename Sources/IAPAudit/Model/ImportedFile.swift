@@ -6,6 +6,18 @@ public enum SourceKind: String, Sendable, CaseIterable {
     case serverLog = "server_log"
     /// Apple verifyReceipt responses: wrapped lines, bare lines or one bare document.
     case verifyResponse = "verify_response"
+    /// JWS signed transactions, renewal info or app transactions: compact, wrapped with a request id,
+    /// or decoded payload JSON (`signature: not_checked`).
+    case signedTransaction = "signed_transaction"
+    /// App Store Server API responses and error bodies.
+    case serverAPIResponse = "server_api_response"
+    /// App Store Server Notifications V2 (`signedPayload`) or their decoded payloads.
+    case notificationV2 = "notification_v2"
+    /// App Store Server Notifications V1 (status update) bodies.
+    case notificationV1 = "notification_v1"
+    /// App receipts as clients post them: PKCS#7 (base64 or DER), iOS 6 transaction receipts,
+    /// Unity IAP wrappers.
+    case appReceipt = "app_receipt"
     /// Anything else: skipped with a reason (`ImportedFile.note`).
     case other = "other"
 }

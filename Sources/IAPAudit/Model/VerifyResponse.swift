@@ -25,6 +25,19 @@ public struct VerifyResponse: Hashable, Sendable {
     public var pendingRenewals: [PendingRenewalInfo] = []
     /// The whole response as Apple sent it (the `response` object of a wrapped line).
     public var rawJSON: String
+    /// The Apple format this record was read from; `verifyReceipt` unless a signed-format reader made it.
+    public var source: EvidenceSource = .verifyReceipt
+    /// The record's own signature (for a notification: combined with its nested JWS).
+    public var signature: SignatureStatus = .notChecked
+    /// `signedDate` of a JWS payload or notification, or a receipt's creation date: milliseconds since 1970 UTC.
+    public var signedDateMs: Int64?
+    /// Set for notifications (V1 and V2).
+    public var notification: NotificationInfo?
+    /// `errorMessage` of an App Store Server API error body (`status` holds its `errorCode`).
+    public var errorMessage: String?
+    /// What could not be read inside the record without rejecting it, e.g. a nested
+    /// `signedTransactionInfo` that is a placeholder, not a compact JWS.
+    public var notes: [String] = []
 
     public init(
         location: SourceLocation, requestId: String?, receivedAtMs: Int64?, status: Int,
@@ -51,11 +64,13 @@ public struct VerifyResponse: Hashable, Sendable {
         if status == 21007 { return "Sandbox" }
         if let environment { return Environment.normalized(environment) }
         guard let receiptType else { return nil }
-        return receiptType.hasSuffix("Sandbox") ? "Sandbox" : receiptType
+        if receiptType.hasSuffix("Sandbox") { return "Sandbox" }
+        return receiptType.hasPrefix("Production") ? "Production" : Environment.normalized(receiptType)
     }
 
-    /// True when Apple said this answer came from the sandbox.
-    public var isSandbox: Bool { effectiveEnvironment == "Sandbox" }
+    /// True when Apple said this answer came from a non-production environment: `Sandbox`, `Xcode`,
+    /// `LocalTesting`, or any value other than `Production` (nil, Apple saying nothing, is not).
+    public var isSandbox: Bool { effectiveEnvironment.map { $0 != "Production" } ?? false }
 }
 
 /// One purchase inside a verify response: an item of `receipt.in_app`, of
@@ -79,6 +94,32 @@ public struct ReceiptItem: Hashable, Sendable {
     /// `in_app_ownership_type`: `PURCHASED` or `FAMILY_SHARED`.
     public var inAppOwnershipType: String?
     public var isTrialPeriod: Bool?
+    /// `isInIntroOfferPeriod` / `is_in_intro_offer_period` (receipt field 1719).
+    public var isInIntroOfferPeriod: Bool?
+    /// JWS `bundleId` (the transaction's own); receipts carry it on the response.
+    public var bundleId: String?
+    /// JWS `environment` of this transaction (`Production`, `Sandbox`, `Xcode`, `LocalTesting`, raw otherwise).
+    public var environment: String?
+    /// JWS `type`: `Auto-Renewable Subscription`, `Non-Consumable`, `Consumable`, `Non-Renewing Subscription`.
+    public var type: String?
+    /// JWS `revocationType`: `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE` (raw when unknown).
+    public var revocationType: String?
+    /// JWS `revocationPercentage`: the refunded share in thousandths of a percent (50000 = 50 %).
+    public var revocationPercentage: Int?
+    /// JWS `price`: milliunits of `currency` (10990 = 10.99).
+    public var priceMilliunits: Int64?
+    /// JWS `currency`: ISO 4217 code.
+    public var currency: String?
+    /// JWS `storefront`: ISO 3166-1 alpha-3 country code.
+    public var storefront: String?
+    /// JWS `appAccountToken`: the UUID the app attached to the purchase.
+    public var appAccountToken: String?
+    /// JWS `transactionReason`: `PURCHASE` or `RENEWAL`.
+    public var transactionReason: String?
+    /// JWS `signedDate`: milliseconds since 1970 UTC.
+    public var signedDateMs: Int64?
+    /// The signature of the JWS or receipt this item came from (`not_checked` for unsigned sources).
+    public var signature: SignatureStatus = .notChecked
     /// Where in the response it appeared, e.g. `in_app,latest_receipt_info`.
     public var sections: [String]
 
@@ -100,14 +141,34 @@ public struct ReceiptItem: Hashable, Sendable {
         webOrderLineItemId = webOrderLineItemId ?? other.webOrderLineItemId
         inAppOwnershipType = inAppOwnershipType ?? other.inAppOwnershipType
         isTrialPeriod = isTrialPeriod ?? other.isTrialPeriod
+        isInIntroOfferPeriod = isInIntroOfferPeriod ?? other.isInIntroOfferPeriod
+        bundleId = bundleId ?? other.bundleId
+        environment = environment ?? other.environment
+        type = type ?? other.type
+        revocationType = revocationType ?? other.revocationType
+        revocationPercentage = revocationPercentage ?? other.revocationPercentage
+        priceMilliunits = priceMilliunits ?? other.priceMilliunits
+        currency = currency ?? other.currency
+        storefront = storefront ?? other.storefront
+        appAccountToken = appAccountToken ?? other.appAccountToken
+        transactionReason = transactionReason ?? other.transactionReason
+        signedDateMs = signedDateMs ?? other.signedDateMs
+        signature = signature.combined(with: other.signature)
         for section in other.sections where !sections.contains(section) { sections.append(section) }
     }
 }
 
 /// Environment names as Apple and server logs write them.
 public enum Environment {
-    /// `Sandbox` for any capitalization of "sandbox" (server logs vary); other values unchanged.
+    /// Apple's spelling for any capitalization of `Sandbox`, `Production`, `Xcode`, `LocalTesting`,
+    /// and V1's `PROD` (→ `Production`); other values unchanged (kept raw, e.g. `LocalTestingxxx`).
     public static func normalized(_ value: String) -> String {
-        value.lowercased() == "sandbox" ? "Sandbox" : value
+        switch value.lowercased() {
+        case "sandbox": return "Sandbox"
+        case "production", "prod": return "Production"
+        case "xcode": return "Xcode"
+        case "localtesting": return "LocalTesting"
+        default: return value
+        }
     }
 }
