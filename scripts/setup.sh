@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsqlite3-dev libxlsxwriter-dev libssl-dev sqlite3 python3 python3-venv)
+packages=(libsqlite3-dev libxlsxwriter-dev libssl-dev openssl sqlite3 python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
