@@ -45,11 +45,14 @@ public enum AuditPipeline {
     /// Inputs are checked before the output folder is touched.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
         let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
+        let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory)
         let store = try output.openStore()
         var warnings = try RunChecks.beforeImport(store, options)
         try store.setRunParameter("run_status", "incomplete")
-        let parsed = try LedgerImporter(store: store).importEntries(entries)
+        let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
+        let parsed = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged).importEntries(entries)
+        try store.setRunParameter("signature_settings", signatures.fingerprint)
 
         let ledger = try store.loadLedger()
         let (findings, asOf) = Reconciler.run(ledger, config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs)
@@ -57,7 +60,9 @@ public enum AuditPipeline {
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
             "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
-            "tool_version": ToolVersion.current,
+            "tool_version": ToolVersion.current, "signature_settings": signatures.fingerprint,
+            "jws_trust_anchors": signatures.jwsAnchorPaths.joined(separator: ", "),
+            "receipt_trust_anchors": signatures.receiptAnchorPaths.joined(separator: ", "),
             // Complete only once the workbook is written too (below).
             "run_status": "incomplete",
         ]
@@ -65,6 +70,7 @@ public enum AuditPipeline {
             parameters["as_of_source"] = newest.location.description
         }
         warnings += RunChecks.afterReconcile(ledger, options)
+        if ledger.verifyResponses.contains(where: \.source.isSigned) { warnings += signatures.warnings }
         try store.replaceFindings(findings, parameters: parameters)
         var snapshot = try store.snapshot(findings: findings)
         snapshot.parameters["run_status"] = "complete"  // what the store says once the workbook exists

@@ -21,6 +21,13 @@ public enum ConfigLoader {
             switch key {
             case "bundle_ids": config.bundleIds = Set(try strings(value, key: key, path: path))
             case "sandbox_allowlist": config.sandboxAllowlist = Set(try strings(value, key: key, path: path))
+            case "jws_trust_anchors": config.jwsTrustAnchors = try anchorPaths(value, key: key, path: path)
+            case "receipt_trust_anchors": config.receiptTrustAnchors = try anchorPaths(value, key: key, path: path)
+            case "signatures_checked_at":
+                guard let text = value as? String else {
+                    throw AuditError.badConfig(path, "'signatures_checked_at' must be \"signed_date\", \"now\" or a time")
+                }
+                config.signaturesCheckedAtMs = try signatureTime(text, source: "'signatures_checked_at'", path: path)
             case "products":
                 guard let products = value as? [String: Any] else {
                     throw AuditError.badConfig(path, "'products' must be an object of product id → type")
@@ -35,7 +42,10 @@ public enum ConfigLoader {
                     config.products[product] = parsed
                 }
             default:
-                throw AuditError.badConfig(path, "unknown key '\(key)' (known: bundle_ids, sandbox_allowlist, products)")
+                throw AuditError.badConfig(
+                    path,
+                    "unknown key '\(key)' (known: bundle_ids, sandbox_allowlist, products, jws_trust_anchors, receipt_trust_anchors, signatures_checked_at)"
+                )
             }
         }
         return config
@@ -48,12 +58,36 @@ public enum ConfigLoader {
         return strings
     }
 
+    /// Certificate paths, relative ones taken from the config file's folder.
+    private static func anchorPaths(_ value: Any, key: String, path: String) throws -> [String] {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return try strings(value, key: key, path: path).map {
+            $0.hasPrefix("/") ? $0 : folder.appendingPathComponent($0).standardizedFileURL.path
+        }
+    }
+
+    /// `signed_date` → nil, `now` → the current time, else an ISO 8601 time or epoch milliseconds.
+    /// Throws `AuditError.badConfig` naming `source`.
+    public static func signatureTime(_ text: String, source: String, path: String) throws -> Int64? {
+        switch text {
+        case "signed_date": return nil
+        case "now": return Int64(Date().timeIntervalSince1970 * 1000)
+        default:
+            guard let ms = Timestamp.parseMs(text) else {
+                throw AuditError.badConfig(path, "\(source): expected signed_date, now, or a time (ISO 8601 or epoch ms), got '\(text)'")
+            }
+            return ms
+        }
+    }
+
     /// The config as canonical JSON (sorted keys), stored in `run_parameter`.
     public static func canonicalJSON(_ config: AuditConfig) -> String {
         JSONField.serialize(
             [
                 "bundle_ids": config.bundleIds.sorted(), "sandbox_allowlist": config.sandboxAllowlist.sorted(),
-                "products": config.products.mapValues(\.rawValue),
+                "products": config.products.mapValues(\.rawValue), "jws_trust_anchors": config.jwsTrustAnchors,
+                "receipt_trust_anchors": config.receiptTrustAnchors,
+                "signatures_checked_at": config.signaturesCheckedAtMs.map(Timestamp.iso) ?? "signed_date",
             ] as [String: Any])
     }
 }

@@ -4,6 +4,10 @@ import Foundation
 /// files, keeps unchanged ones, removes files no longer given.
 struct LedgerImporter {
     let store: AuditStore
+    /// Checks the signatures of JWS and receipt records.
+    var checker: any SignatureChecking = NoSignatureChecking()
+    /// Read every file again (the trust anchors or check time changed since the stored import).
+    var rereadAll = false
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -27,12 +31,12 @@ struct LedgerImporter {
                 continue
             }
             contentSeen[file.sha256] = entry.path
-            if let previous = stored[entry.path], previous.sha256 == file.sha256, previous.isCurrentReader,
+            if !rereadAll, let previous = stored[entry.path], previous.sha256 == file.sha256, previous.isCurrentReader,
                 previous.status == ImportStatus.imported.rawValue
             {
                 continue
             }
-            if try storeIfChanged(FileImporter.read(file), stored) { parsed += 1 }
+            if try storeIfChanged(FileImporter.read(file, checker: checker), stored) { parsed += 1 }
         }
         let given = Set(entries.map(\.path))
         for path in stored.keys.sorted() where !given.contains(path) { try store.removeFile(path: path) }

@@ -20,6 +20,7 @@ enum HelpText {
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE]
+                             [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -44,7 +45,15 @@ enum HelpText {
                                 backlog (default: 24).
           --config FILE         JSON: {"bundle_ids": [...], "sandbox_allowlist": [...],
                                 "products": {"com.example.gems60": "consumable", ...}}; types are
-                                consumable, non_consumable, auto_renewable, non_renewing.
+                                consumable, non_consumable, auto_renewable, non_renewing;
+                                "jws_trust_anchors": [FILE], "receipt_trust_anchors": [FILE],
+                                "signatures_checked_at": "signed_date" | "now" | TIME.
+          --jws-root FILE       Trust anchor for JWS x5c chains (DER or PEM; default:
+                                certs/AppleRootCA-G3.cer when present: Apple Root CA - G3).
+          --receipt-root FILE   Trust anchor for PKCS#7 app receipts (default:
+                                certs/AppleIncRootCertificate.cer when present).
+          --signatures-at WHEN  Check every certificate chain at this instant instead of each
+                                payload's signedDate (receipt: creation date); `now` for today.
           -h, --help            Show this help.
 
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete

@@ -2,7 +2,9 @@ import Foundation
 
 /// `iap-audit run`.
 enum RunCommand {
-    static let usage = "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE]"
+    static let usage =
+        "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE] [--jws-root FILE] "
+        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME]"
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.
@@ -10,7 +12,7 @@ enum RunCommand {
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments, valued: ["--out", "--as-of", "--grace", "--config"],
+            arguments, valued: ["--out", "--as-of", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at"],
             flags: ["--json", "-h", "--help"], command: "run", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.run)
@@ -38,6 +40,17 @@ enum RunCommand {
             options.config = try ConfigLoader.load(path: path)
         } else if args.positionals.isEmpty && FileManager.default.fileExists(atPath: defaultConfig) {
             options.config = try ConfigLoader.load(path: defaultConfig)
+        }
+        if let path = args.value("--jws-root") { options.config.jwsTrustAnchors = [path] }
+        if let path = args.value("--receipt-root") { options.config.receiptTrustAnchors = [path] }
+        if let text = args.value("--signatures-at") {
+            do {
+                options.config.signaturesCheckedAtMs = try ConfigLoader.signatureTime(text, source: "--signatures-at", path: "command line")
+            } catch {
+                throw UsageError(
+                    message: "--signatures-at: expected signed_date, now, or a time (ISO 8601 or epoch ms): '\(text)'", usage: usage,
+                    command: "run")
+            }
         }
         let result = try AuditPipeline.run(options)
         for warning in result.warnings { err("iap-audit: warning: \(warning)") }

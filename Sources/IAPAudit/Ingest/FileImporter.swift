@@ -3,16 +3,18 @@ import Foundation
 /// Detects a file's kind from its content and reads its records: every record is imported
 /// or rejected with `file:line` and a reason.
 enum FileImporter {
-    static func read(_ file: InputFile) -> ImportedFile {
+    /// - Parameter checker: checks the signatures of JWS and PKCS#7 records (default: none checked).
+    static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking()) -> ImportedFile {
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
         }
         let lines = file.lines()
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return readJSON(file, lines) }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return readJSON(file, lines, checker) }
+        if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
         if let csv = readCSV(file, lines) { return csv }
         // JSON Lines whose first line(s) are not JSON: read them, rejecting those lines.
-        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file) }
+        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file, checker) }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 
@@ -33,13 +35,15 @@ enum FileImporter {
         }
     }
 
-    private static func readJSON(_ file: InputFile, _ lines: [(number: Int, text: String)]) -> ImportedFile {
+    private static func readJSON(_ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking)
+        -> ImportedFile
+    {
         let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
         var documentError: Error? = nil
         if lines.count > 1 && firstObject == nil {
             // A document spread over several lines (Apple's pretty-printed responses)?
             do {
-                return readDocument(try JSONField.parseObject(file.data), file: file)
+                return readDocument(try JSONField.parseObject(file.data), file: file, checker)
             } catch {
                 if let note = arrayNote(file.data) {
                     return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: note)
@@ -47,12 +51,12 @@ enum FileImporter {
                 documentError = error
             }
         } else if lines.count == 1, let firstObject, RecordShape.of(firstObject).kind == .other {
-            return readDocument(firstObject, file: file)
+            return readDocument(firstObject, file: file, checker)
         }
         // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
-        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file) }
+        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file, checker) }
         if let object = leadingObjects(lines).first(where: { _ in true }) {
-            return readLines(lines, shape: RecordShape.of(object), file: file)
+            return readLines(lines, shape: RecordShape.of(object), file: file, checker)
         }
         // Nothing parses: one rejection with the parser's message.
         let error = documentError ?? parseError(lines[0].text)
@@ -89,7 +93,7 @@ enum FileImporter {
         }
     }
 
-    private static func readDocument(_ object: [String: Any], file: InputFile) -> ImportedFile {
+    private static func readDocument(_ object: [String: Any], file: InputFile, _ checker: any SignatureChecking) -> ImportedFile {
         let shape = RecordShape.of(object)
         switch shape {
         case .unsupported(let what), .unknown(let what):
@@ -102,12 +106,14 @@ enum FileImporter {
             var result = ImportedFile(
                 file: file, kind: shape.kind, format: .jsonDocument, status: .imported,
                 note: note(for: shape), recordsIn: 1)
-            add(object, shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), to: &result)
+            add(object, shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker, to: &result)
             return result
         }
     }
 
-    private static func readLines(_ lines: [(number: Int, text: String)], shape: RecordShape, file: InputFile) -> ImportedFile {
+    private static func readLines(
+        _ lines: [(number: Int, text: String)], shape: RecordShape, file: InputFile, _ checker: any SignatureChecking
+    ) -> ImportedFile {
         guard shape.kind != .other else {
             let what: String
             switch shape {
@@ -123,7 +129,7 @@ enum FileImporter {
             let location = file.location(line.number)
             do {
                 let object = try JSONField.parseObject(Data(line.text.utf8))
-                add(object, shape: shape, raw: line.text, at: location, to: &result)
+                add(object, shape: shape, raw: line.text, at: location, checker, to: &result)
             } catch {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: line.text))
             }
@@ -151,7 +157,9 @@ enum FileImporter {
             let location = file.location(record.number)
             result.recordsIn += 1
             do {
-                add(try CSVRecords.record(header: header, line: record.text), shape: shape, raw: record.text, at: location, to: &result)
+                add(
+                    try CSVRecords.record(header: header, line: record.text), shape: shape, raw: record.text, at: location,
+                    NoSignatureChecking(), to: &result)
             } catch {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
@@ -167,13 +175,21 @@ enum FileImporter {
         case .serverRequest: return "server transaction log"
         case .wrappedVerifyResponse: return "verifyReceipt responses linked to server requests"
         case .bareVerifyResponse: return "verifyReceipt responses (bare, not linked to a request)"
+        case .wrappedSignedTransaction: return "JWS signed transactions linked to server requests"
+        case .postedReceipt: return "app receipts as clients posted them"
+        case .signed(.notificationV2): return "App Store Server Notifications V2"
+        case .signed(.notificationV1): return "App Store Server Notifications V1"
+        case .signed(.serverAPIResponse): return "App Store Server API responses"
+        case .signed: return "JWS payloads (signed transactions, renewal info, app transactions)"
         default: return ""
         }
     }
 
     /// Parses one record of the file's shape; a record of another shape or with bad fields is rejected.
-    private static func add(_ o: [String: Any], shape: RecordShape, raw: String, at location: SourceLocation, to result: inout ImportedFile)
-    {
+    private static func add(
+        _ o: [String: Any], shape: RecordShape, raw: String, at location: SourceLocation, _ checker: any SignatureChecking,
+        to result: inout ImportedFile
+    ) {
         do {
             switch shape {
             case .clientReport:
@@ -186,8 +202,28 @@ enum FileImporter {
                 }
                 let requestId = try RecordFields.requiredText(o, "request_id")
                 let received = try RecordFields.timestamp(o, "received_at")
+                if SignedRecordReader.kind(of: body) != nil {
+                    result.verifyResponses.append(
+                        try SignedRecordReader.read(
+                            object: body, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
+                } else {
+                    result.verifyResponses.append(
+                        try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
+                }
+            case .wrappedSignedTransaction:
+                guard let jws = o["signed_transaction"] as? String else {
+                    throw IngestError.badField("signed_transaction", "expected a compact JWS string")
+                }
+                var response = try SignedRecordReader.read(
+                    jws: jws, at: location, requestId: try RecordFields.requiredText(o, "request_id"),
+                    receivedAtMs: try RecordFields.timestamp(o, "received_at"), checker: checker)
+                response.rawJSON = raw
+                result.verifyResponses.append(response)
+            case .postedReceipt:
+                result.verifyResponses.append(try AppReceiptReader.readWrapped(o, at: location, checker: checker))
+            case .signed:
                 result.verifyResponses.append(
-                    try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
+                    try SignedRecordReader.read(object: o, at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
             case .bareVerifyResponse:
                 if o["request_id"] != nil || o["transaction_ids"] != nil || o["state"] != nil {
                     throw IngestError.other("a \(RecordShape.of(o).kind.rawValue) record in a file of verifyReceipt responses")

@@ -42,4 +42,30 @@ public struct AuditSnapshot: Sendable {
     public var recordCounts: [String: Int64]
     /// as_of, grace_hours, config… (table `run_parameter`).
     public var parameters: [String: String]
+    /// Every record that is not a verifyReceipt response (signed transactions, notifications, Server API
+    /// pages, receipts), with its signature state, in (file, line) order.
+    public var appleRecords: [AppleRecordSummary] = []
+}
+
+/// One non-verifyReceipt row of `verify_response`, for the Apple Records sheet.
+public struct AppleRecordSummary: Sendable, Equatable {
+    public var location: SourceLocation
+    /// `EvidenceSource` raw value: `signed_transaction`, `notification_v2`, `app_receipt`…
+    public var source: String
+    /// `verified`, `invalid:<reason>`, `untrusted_root`, `not_checked`.
+    public var signature: String
+    public var environment: String?
+    public var bundleId: String?
+    /// `notificationType/subtype` for notifications.
+    public var notification: String?
+    public var notificationUUID: String?
+    /// `signedDate` (or receipt creation date), ms since 1970 UTC.
+    public var signedDateMs: Int64?
+    public var requestId: String?
+    /// `status` (Server API: `errorCode`).
+    public var status: Int
+    /// Transaction ids listed (comma-separated).
+    public var transactionIds: String
+    /// JSON array of what could not be read inside the record, plus the Server API `errorMessage`.
+    public var notes: String
 }

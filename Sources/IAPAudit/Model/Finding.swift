@@ -11,13 +11,16 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     case sandboxRefused = "sandbox_refused"
     case pendingVerification = "pending_verification"
     case regranted = "regranted"
+    /// Apple re-issued one purchase under new transaction ids (same `originalTransactionId` and
+    /// `webOrderLineItemId`): one billing event, never a duplicate or a second dropped order.
+    case idReissued = "id_reissued"
 
     public static let problems: [FindingKind] = [
         .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted, .invalidCredit,
         .verificationBacklog,
     ]
     public static let infos: [FindingKind] = [
-        .sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted,
+        .sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted, .idReissued,
     ]
 
     public var isInfo: Bool { FindingKind.infos.contains(self) }

@@ -24,7 +24,12 @@ public enum SourceKind: String, Sendable, CaseIterable {
 
 /// How a file's records are laid out.
 public enum SourceFormat: String, Sendable {
-    case jsonLines = "jsonl", csv, jsonDocument = "json", none
+    case jsonLines = "jsonl", csv, jsonDocument = "json"
+    /// Opaque text records, one per line (compact JWS, base64 receipts) or one line-wrapped blob.
+    case text
+    /// Raw binary (a DER PKCS#7 receipt): one record.
+    case binary
+    case none
 }
 
 /// The outcome for one file.

@@ -16,6 +16,13 @@ public enum VerifyStatus {
         (21008, "production receipt sent to the sandbox environment"),
         (21009, "internal data access error"),
         (21010, "user account cannot be found or has been deleted"),
+        // App Store Server API `errorCode`s (Apple, "App Store Server API" → Error codes) seen in
+        // Server API error bodies; the record's `status` holds them.
+        (4_000_006, "Server API: invalid transaction id"),
+        (4_040_010, "Server API: transaction id not found"),
+        (4_290_000, "Server API: rate limit exceeded (retry later)"),
+        (5_000_000, "Server API: general internal error (retry later)"),
+        (5_000_001, "Server API: general internal error, retryable"),
     ]
 
     /// The meaning of `code`; 21100–21199 are internal data access errors.
@@ -26,11 +33,13 @@ public enum VerifyStatus {
     }
 
     /// SEMANTICS rule 14: 21002, 21005, 21009, and 21100–21199 unless Apple's
-    /// `is-retryable` is explicitly false.
+    /// `is-retryable` is explicitly false; for Server API error bodies, 4290000 (rate limit) and
+    /// 5000000/5000001 (Apple's internal errors).
     public static func isRetryable(_ code: Int, isRetryable: Bool?) -> Bool {
         switch code {
         case 21002, 21005, 21009: return true
         case 21100...21199: return isRetryable != false
+        case 4_290_000, 5_000_000, 5_000_001: return true
         default: return false
         }
     }

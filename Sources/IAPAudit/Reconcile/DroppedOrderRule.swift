@@ -7,7 +7,7 @@ enum DroppedOrderRule {
     static func findings(_ context: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         for (id, reports) in context.clientReports where reports.contains(where: { $0.state == .purchased }) {
-            if context.grants[id] != nil { continue }
+            if context.isGranted(billingEventOf: id) { continue }
             let carriers = context.carriedBy[id] ?? []
             let trail = context.trail(id, requests: carriers)
             let users = reports.map(\.userId) + carriers.map { context.requests[$0].userId }

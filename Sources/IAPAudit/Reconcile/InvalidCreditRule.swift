@@ -1,6 +1,6 @@
 /// SEMANTICS rule 13: a grant without proof (the customer got the goods; Apple never confirmed).
-/// One row per transaction; reason by precedence `bundle_mismatch` > `nonzero_status` >
-/// `not_in_receipt` > `no_verify_response`.
+/// One row per transaction; reason by precedence `signature_invalid` > `bundle_mismatch` >
+/// `nonzero_status` > `not_in_receipt` > `no_verify_response`.
 enum InvalidCreditRule {
     static func findings(_ context: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []

@@ -21,15 +21,20 @@ struct ReconcileContext {
     let items: [String: [(response: Int, item: ReceiptItem)]]
     /// Rule 14 per transaction: unresolved requests not yet cleared.
     let verification: [String: VerificationState]
+    /// Ids Apple re-issued for one purchase (`id_reissued`).
+    let billingEvents: BillingEvents
+    /// `signedDate`s of REFUND_REVERSED notifications (signature not failed), by transaction id.
+    let refundReversals: [String: [Int64]]
 
     init(ledger: Ledger, config: AuditConfig, asOfMs: Int64, graceMs: Int64) {
         self.config = config
         self.asOfMs = asOfMs
         self.graceMs = graceMs
-        responses = ledger.verifyResponses
+        let responses = ledger.verifyResponses.droppingNotificationRedeliveries()
+        self.responses = responses
 
         var linked: [String: [VerifyResponse]] = [:]
-        for response in ledger.verifyResponses {
+        for response in responses {
             if let id = response.requestId { linked[id, default: []].append(response) }
         }
         var order: [String] = []
@@ -82,10 +87,18 @@ struct ReconcileContext {
         self.clientReports = clientReports
 
         var items: [String: [(Int, ReceiptItem)]] = [:]
-        for (index, response) in ledger.verifyResponses.enumerated() {
+        var reversals: [String: [Int64]] = [:]
+        for (index, response) in responses.enumerated() {
             for item in response.items { items[item.transactionId, default: []].append((index, item)) }
+            if response.notification?.notificationType == "REFUND_REVERSED", !response.signature.failed {
+                for item in response.items {
+                    reversals[item.transactionId, default: []].append(response.signedDateMs ?? item.signedDateMs ?? Int64.max)
+                }
+            }
         }
         self.items = items
+        refundReversals = reversals
+        billingEvents = BillingEvents(responses: responses)
 
         var verification: [String: VerificationState] = [:]
         for (id, indexes) in carriedBy {
@@ -94,6 +107,12 @@ struct ReconcileContext {
         }
         self.verification = verification
     }
+
+    /// True when T, or another id Apple re-issued for the same purchase, was granted.
+    func isGranted(billingEventOf id: String) -> Bool { billingEvents.ids(of: id).contains { grants[$0] != nil } }
+
+    /// True when the client reported T, or another id Apple re-issued for the same purchase.
+    func isReported(billingEventOf id: String) -> Bool { billingEvents.ids(of: id).contains { clientReports[$0] != nil } }
 
     /// T waits for an answer younger than the grace: not yet a dropped order (rule 14).
     func isPending(_ id: String) -> Bool { verification[id]?.isOverdue == false }

@@ -4,7 +4,7 @@ public enum Reconciler {
     static let rules: [@Sendable (ReconcileContext) -> [Finding]] = [
         DroppedOrderRule.findings, InReceiptNeverCreditedRule.findings, DuplicateCreditRule.findings,
         SandboxLeakRule.findings, RefundStillGrantedRule.findings, InvalidCreditRule.findings,
-        VerificationBacklogRule.findings,
+        VerificationBacklogRule.findings, IdReissuedRule.findings,
     ]
 
     /// - Parameters:

@@ -53,7 +53,9 @@ struct RequestView {
     /// Apple (or, without a response, the log) gave an answer.
     var isAnswered: Bool { status != nil }
 
-    var isSandboxAnswer: Bool { isAnswered && environment == "Sandbox" }
+    /// Answered from a non-production environment (`Sandbox`, `Xcode`, `LocalTesting`, or another
+    /// value that is not `Production`).
+    var isSandboxAnswer: Bool { isAnswered && environment.map { $0 != "Production" } ?? false }
 
     /// A final response with status 0 that is not from the sandbox.
     var isProductionSuccess: Bool {

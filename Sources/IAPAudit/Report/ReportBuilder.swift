@@ -13,6 +13,7 @@ public enum ReportBuilder {
         }
         sheets.append(findingSheet("info", snapshot.findings.filter { $0.kind.isInfo }))
         sheets.append(verifyStatusSheet(snapshot))
+        sheets.append(appleRecordsSheet(snapshot))
         sheets.append(rejectedSheet(snapshot))
         return ReportWorkbook(sheets: sheets)
     }
@@ -45,6 +46,24 @@ public enum ReportBuilder {
             header: ["requests", "p50", "p90", "p95", "p99", "max"],
             rows: [[.integer(l.requests)] + [l.p50Ms, l.p90Ms, l.p95Ms, l.p99Ms, l.maxMs].map { $0.map(ReportCell.integer) ?? .empty }])
         return ReportSheet(name: "Verify Status", tables: [statuses, latency])
+    }
+
+    public static let appleRecordHeader = [
+        "file", "line", "source", "signature", "environment", "bundle_id", "notification", "notificationUUID",
+        "signedDate (UTC)", "request_id", "status", "transaction_ids", "notes",
+    ]
+
+    /// Signed transactions, notifications, Server API pages and receipts, each with its `signature`.
+    static func appleRecordsSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
+        let rows: [[ReportCell]] = snapshot.appleRecords.map { r in
+            [
+                .text(r.location.file), .integer(Int64(r.location.line)), .text(r.source), .text(r.signature),
+                optional(r.environment), optional(r.bundleId), optional(r.notification), optional(r.notificationUUID),
+                r.signedDateMs.map(ReportCell.dateTime) ?? .empty, optional(r.requestId), .integer(Int64(r.status)),
+                .text(r.transactionIds), .text(r.notes == "[]" ? "" : r.notes),
+            ]
+        }
+        return ReportSheet(name: "Apple Records", tables: [ReportTable(header: appleRecordHeader, rows: rows, isPrimary: true)])
     }
 
     static func rejectedSheet(_ snapshot: AuditSnapshot) -> ReportSheet {

@@ -144,3 +144,19 @@ extension SampleBuilder {
             environment: "Production", granted: true)
     }
 }
+
+extension SampleBuilder {
+    /// Info `id_reissued`: the receipt that proves a subscription purchase also lists it under a second
+    /// `transaction_id` (same original id, web order line item id and purchase date). One billing event:
+    /// the second id is not a dropped order.
+    func plantReissuedId(_ rep: Int) {
+        planted("info id_reissued: one purchase under two transaction ids")
+        let (user, device) = newUser()
+        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
+        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
+        reissued.webOrderLineItemId = first.webOrderLineItemId
+        grantedPurchase(first, user, device, extraItems: [reissued], style: ReceiptStyle(latest: .array))
+        let key = [first, reissued].min { ($0.id.count, $0.id) < ($1.id.count, $1.id) }!
+        expect(.idReissued, "same_billing_event", key)
+    }
+}

@@ -74,7 +74,7 @@ public struct SampleGenerator: Sendable {
         { b in { b.plantRegranted($0, subscription: false) } }, { b in { b.plantRegranted($0, subscription: true) } },
         { $0.plantRenewals }, { $0.plantSeedFlow }, { $0.plantRestoreNewId }, { $0.plantRetrySucceeded },
         { $0.plantPartialCredit }, { $0.plantLoggedTwice }, { $0.plantFamilyShared }, { $0.plantLatestReceiptInfo },
-        { $0.plantIOS6Receipt },
+        { $0.plantIOS6Receipt }, { $0.plantReissuedId },
     ]
 }
 

@@ -18,8 +18,12 @@ public final class AuditStore {
             throw SQLiteError(code: 0, message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version)", sql: nil)
         }
         try database.transaction {
+            if version > 0 {
+                for step in Schema.migrations.dropFirst(Int(version) - 1) { try database.execute(step) }
+            }
             try database.execute(Schema.tables)
             try database.execute(Schema.indexes)
+            try database.execute(Schema.dropViews)
             try database.execute(Schema.views)
             try database.execute("PRAGMA user_version = \(Schema.version)")
             let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")

@@ -44,7 +44,9 @@ extension AuditStore {
             """
             SELECT response_id, transaction_id, original_transaction_id, product_id, quantity, purchase_date_ms,
                    original_purchase_date_ms, expires_date_ms, cancellation_date_ms, cancellation_reason,
-                   web_order_line_item_id, in_app_ownership_type, is_trial_period, sections
+                   web_order_line_item_id, in_app_ownership_type, is_trial_period, sections, is_in_intro_offer_period,
+                   bundle_id, environment, type, revocation_type, revocation_percentage, price_milliunits, currency,
+                   storefront, app_account_token, transaction_reason, signed_date_ms, signature
             FROM receipt_transaction ORDER BY response_id, rowid
             """)
         while try items.step() {
@@ -60,23 +62,48 @@ extension AuditStore {
             item.webOrderLineItemId = items.optionalText(10)
             item.inAppOwnershipType = items.optionalText(11)
             item.isTrialPeriod = items.optionalInt64(12).map { $0 != 0 }
+            item.isInIntroOfferPeriod = items.optionalInt64(14).map { $0 != 0 }
+            item.bundleId = items.optionalText(15)
+            item.environment = items.optionalText(16)
+            item.type = items.optionalText(17)
+            item.revocationType = items.optionalText(18)
+            item.revocationPercentage = items.optionalInt64(19).map { Int($0) }
+            item.priceMilliunits = items.optionalInt64(20)
+            item.currency = items.optionalText(21)
+            item.storefront = items.optionalText(22)
+            item.appAccountToken = items.optionalText(23)
+            item.transactionReason = items.optionalText(24)
+            item.signedDateMs = items.optionalInt64(25)
+            item.signature = SignatureStatus(text: items.text(26)) ?? .notChecked
             itemsByResponse[items.int64(0), default: []].append(item)
         }
         var responses: [VerifyResponse] = []
         let statement = try database.prepare(
             """
             SELECT r.response_id, f.path, r.line, r.request_id, r.received_at_ms, r.status, r.environment, r.is_retryable,
-                   r.bundle_id, r.receipt_type
+                   r.bundle_id, r.receipt_type, r.source, r.signature, r.signed_date_ms, r.error_message, r.notification_uuid,
+                   r.notification_type, r.notification_subtype, r.notification_version, r.notification_status
             FROM verify_response r JOIN source_file f USING (file_id) ORDER BY f.path, r.line
             """)
         while try statement.step() {
-            responses.append(
-                VerifyResponse(
-                    location: SourceLocation(file: statement.text(1), line: Int(statement.int64(2))),
-                    requestId: statement.optionalText(3), receivedAtMs: statement.optionalInt64(4), status: Int(statement.int64(5)),
-                    environment: statement.optionalText(6), isRetryable: statement.optionalInt64(7).map { $0 != 0 },
-                    bundleId: statement.optionalText(8), receiptType: statement.optionalText(9),
-                    items: itemsByResponse[statement.int64(0)] ?? [], rawJSON: ""))
+            var response = VerifyResponse(
+                location: SourceLocation(file: statement.text(1), line: Int(statement.int64(2))),
+                requestId: statement.optionalText(3), receivedAtMs: statement.optionalInt64(4), status: Int(statement.int64(5)),
+                environment: statement.optionalText(6), isRetryable: statement.optionalInt64(7).map { $0 != 0 },
+                bundleId: statement.optionalText(8), receiptType: statement.optionalText(9),
+                items: itemsByResponse[statement.int64(0)] ?? [], rawJSON: "")
+            response.source = EvidenceSource(rawValue: statement.text(10)) ?? .verifyReceipt
+            response.signature = SignatureStatus(text: statement.text(11)) ?? .notChecked
+            response.signedDateMs = statement.optionalInt64(12)
+            response.errorMessage = statement.optionalText(13)
+            if let type = statement.optionalText(15) {
+                var info = NotificationInfo(
+                    notificationUUID: statement.optionalText(14), notificationType: type, subtype: statement.optionalText(16),
+                    version: statement.optionalText(17))
+                info.status = statement.optionalInt64(18).map { Int($0) }
+                response.notification = info
+            }
+            responses.append(response)
         }
         return responses
     }

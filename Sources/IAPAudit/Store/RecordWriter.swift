@@ -33,14 +33,19 @@ struct RecordWriter {
         let response = try database.prepare(
             """
             INSERT INTO verify_response (file_id, line, request_id, received_at_ms, status, environment, is_retryable,
-                bundle_id, receipt_type, raw_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                bundle_id, receipt_type, raw_json, source, signature, signed_date_ms, error_message, notification_uuid,
+                notification_type, notification_subtype, notification_version, notification_status, notes)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
             """)
         let item = try database.prepare(
             """
             INSERT INTO receipt_transaction (response_id, transaction_id, original_transaction_id, product_id, quantity,
                 purchase_date_ms, original_purchase_date_ms, expires_date_ms, cancellation_date_ms, cancellation_reason,
-                web_order_line_item_id, in_app_ownership_type, is_trial_period, sections)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                web_order_line_item_id, in_app_ownership_type, is_trial_period, sections, is_in_intro_offer_period,
+                bundle_id, environment, type, revocation_type, revocation_percentage, price_milliunits, currency,
+                storefront, app_account_token, transaction_reason, signed_date_ms, signature)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                ?22, ?23, ?24, ?25, ?26, ?27)
             """)
         let renewal = try database.prepare(
             """
@@ -51,7 +56,9 @@ struct RecordWriter {
         for r in file.verifyResponses {
             try response.run([
                 fileId, r.location.line, r.requestId, r.receivedAtMs, r.status, r.environment, r.isRetryable,
-                r.bundleId, r.receiptType, r.rawJSON,
+                r.bundleId, r.receiptType, r.rawJSON, r.source.rawValue, r.signature.text, r.signedDateMs, r.errorMessage,
+                r.notification?.notificationUUID, r.notification?.notificationType, r.notification?.subtype,
+                r.notification?.version, r.notification?.status, IdList.encode(r.notes),
             ])
             let responseId = try database.scalar("SELECT last_insert_rowid()")
             for (position, p) in r.pendingRenewals.enumerated() {
@@ -65,6 +72,9 @@ struct RecordWriter {
                     responseId, i.transactionId, i.originalTransactionId, i.productId, i.quantity, i.purchaseDateMs,
                     i.originalPurchaseDateMs, i.expiresDateMs, i.cancellationDateMs, i.cancellationReason,
                     i.webOrderLineItemId, i.inAppOwnershipType, i.isTrialPeriod, i.sections.joined(separator: ","),
+                    i.isInIntroOfferPeriod, i.bundleId, i.environment, i.type, i.revocationType, i.revocationPercentage,
+                    i.priceMilliunits, i.currency, i.storefront, i.appAccountToken, i.transactionReason, i.signedDateMs,
+                    i.signature.text,
                 ])
             }
         }

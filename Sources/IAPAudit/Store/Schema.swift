@@ -3,10 +3,40 @@
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 enum Schema {
-    static let version = 1
+    static let version = 2
     /// Bumped whenever a reader changes what it imports: files stored by another reader version
     /// are read again.
-    static let readerVersion = 2
+    static let readerVersion = 3
+
+    /// Steps from one schema version to the next, run in order on an older database (index 0 takes
+    /// version 1 to 2). Views are dropped and made again on every open, so they never need a step.
+    static let migrations: [String] = [
+        """
+        ALTER TABLE verify_response ADD COLUMN source TEXT NOT NULL DEFAULT 'verify_receipt';
+        ALTER TABLE verify_response ADD COLUMN signature TEXT NOT NULL DEFAULT 'not_checked';
+        ALTER TABLE verify_response ADD COLUMN signed_date_ms INTEGER;
+        ALTER TABLE verify_response ADD COLUMN error_message TEXT;
+        ALTER TABLE verify_response ADD COLUMN notification_uuid TEXT;
+        ALTER TABLE verify_response ADD COLUMN notification_type TEXT;
+        ALTER TABLE verify_response ADD COLUMN notification_subtype TEXT;
+        ALTER TABLE verify_response ADD COLUMN notification_version TEXT;
+        ALTER TABLE verify_response ADD COLUMN notification_status INTEGER;
+        ALTER TABLE verify_response ADD COLUMN notes TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE receipt_transaction ADD COLUMN is_in_intro_offer_period INTEGER;
+        ALTER TABLE receipt_transaction ADD COLUMN bundle_id TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN environment TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN type TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN revocation_type TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN revocation_percentage INTEGER;
+        ALTER TABLE receipt_transaction ADD COLUMN price_milliunits INTEGER;
+        ALTER TABLE receipt_transaction ADD COLUMN currency TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN storefront TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN app_account_token TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN transaction_reason TEXT;
+        ALTER TABLE receipt_transaction ADD COLUMN signed_date_ms INTEGER;
+        ALTER TABLE receipt_transaction ADD COLUMN signature TEXT NOT NULL DEFAULT 'not_checked';
+        """
+    ]
 
     static let tables = """
         PRAGMA foreign_keys = ON;
@@ -63,6 +93,16 @@ enum Schema {
             bundle_id TEXT,
             receipt_type TEXT,
             raw_json TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT 'verify_receipt',
+            signature TEXT NOT NULL DEFAULT 'not_checked',
+            signed_date_ms INTEGER,
+            error_message TEXT,
+            notification_uuid TEXT,
+            notification_type TEXT,
+            notification_subtype TEXT,
+            notification_version TEXT,
+            notification_status INTEGER,
+            notes TEXT NOT NULL DEFAULT '[]',
             UNIQUE (file_id, line)
         ) STRICT;
         CREATE TABLE IF NOT EXISTS receipt_transaction (
@@ -73,6 +113,12 @@ enum Schema {
             cancellation_date_ms INTEGER, cancellation_reason TEXT, web_order_line_item_id TEXT,
             in_app_ownership_type TEXT, is_trial_period INTEGER,
             sections TEXT NOT NULL,
+            is_in_intro_offer_period INTEGER,
+            bundle_id TEXT, environment TEXT, type TEXT,
+            revocation_type TEXT, revocation_percentage INTEGER,
+            price_milliunits INTEGER, currency TEXT, storefront TEXT,
+            app_account_token TEXT, transaction_reason TEXT, signed_date_ms INTEGER,
+            signature TEXT NOT NULL DEFAULT 'not_checked',
             PRIMARY KEY (response_id, transaction_id)
         ) STRICT;
         CREATE TABLE IF NOT EXISTS pending_renewal (
@@ -115,25 +161,42 @@ enum Schema {
         CREATE INDEX IF NOT EXISTS verify_response_request ON verify_response (request_id);
         CREATE INDEX IF NOT EXISTS verify_response_file ON verify_response (file_id);
         CREATE INDEX IF NOT EXISTS receipt_transaction_id ON receipt_transaction (transaction_id);
+        CREATE INDEX IF NOT EXISTS verify_response_notification ON verify_response (notification_uuid);
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
         """
 
+    /// Every view, dropped before `views` makes them again (so a changed view needs no migration).
+    static let viewNames = [
+        "finding_by_kind_reason", "finding_by_day", "finding_by_product", "verify_status_distribution",
+        "transaction_evidence", "latency_percentiles", "signature_summary", "notification_delivery",
+    ]
+
+    static var dropViews: String { viewNames.map { "DROP VIEW IF EXISTS \($0);" }.joined(separator: "\n") }
+
     static let views = """
-        CREATE VIEW IF NOT EXISTS finding_by_kind_reason AS
+        CREATE VIEW finding_by_kind_reason AS
             SELECT kind, reason, severity, count(*) AS findings FROM finding GROUP BY kind, reason, severity;
-        CREATE VIEW IF NOT EXISTS finding_by_day AS
+        CREATE VIEW finding_by_day AS
             SELECT substr(first_seen, 1, 10) AS day, kind, count(*) AS findings FROM finding GROUP BY day, kind;
-        CREATE VIEW IF NOT EXISTS finding_by_product AS
+        CREATE VIEW finding_by_product AS
             SELECT product_id, kind, count(*) AS findings FROM finding GROUP BY product_id, kind;
-        CREATE VIEW IF NOT EXISTS verify_status_distribution AS
+        CREATE VIEW verify_status_distribution AS
             SELECT r.status, coalesce(c.meaning, CASE WHEN r.status BETWEEN 21100 AND 21199
                        THEN 'internal data access error' ELSE 'unknown status' END) AS meaning,
                    count(*) AS responses,
-                   round(100.0 * count(*) / (SELECT count(*) FROM verify_response), 2) AS percent
+                   round(100.0 * count(*) / (SELECT count(*) FROM verify_response WHERE source = 'verify_receipt'), 2) AS percent
             FROM verify_response r LEFT JOIN verify_status_code c ON c.status = r.status
+            WHERE r.source = 'verify_receipt'
             GROUP BY r.status;
-        CREATE VIEW IF NOT EXISTS transaction_evidence AS
+        CREATE VIEW signature_summary AS
+            SELECT source, signature, count(*) AS records FROM verify_response GROUP BY source, signature;
+        CREATE VIEW notification_delivery AS
+            SELECT notification_uuid, notification_type, notification_subtype, count(*) AS deliveries,
+                   min(f.path || ':' || r.line) AS first_delivery
+            FROM verify_response r JOIN source_file f USING (file_id)
+            WHERE notification_uuid IS NOT NULL GROUP BY notification_uuid;
+        CREATE VIEW transaction_evidence AS
             SELECT c.transaction_id, 'client_report' AS source, f.path AS file, c.line,
                    strftime('%Y-%m-%dT%H:%M:%fZ', c.ts_ms / 1000.0, 'unixepoch') AS time, c.user_id,
                    'state ' || c.state || coalesce(', error_code ' || c.error_code, '') || coalesce(', product ' || c.product_id, '') AS detail
@@ -145,14 +208,18 @@ enum Schema {
                    || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
             FROM server_request s JOIN source_file f USING (file_id), json_each(s.transaction_ids) j
             UNION ALL
-            SELECT t.transaction_id, 'verify_response', f.path, r.line,
-                   strftime('%Y-%m-%dT%H:%M:%fZ', r.received_at_ms / 1000.0, 'unixepoch'), NULL,
-                   'status ' || r.status || coalesce(', ' || r.environment, '') || coalesce(', request ' || r.request_id, ', bare')
-                   || ', in ' || t.sections || coalesce(', cancelled ' || strftime('%Y-%m-%dT%H:%M:%fZ', t.cancellation_date_ms / 1000.0, 'unixepoch'), '')
+            SELECT t.transaction_id, r.source, f.path, r.line,
+                   strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(r.received_at_ms, r.signed_date_ms) / 1000.0, 'unixepoch'), NULL,
+                   coalesce(r.notification_type || coalesce('/' || r.notification_subtype, '') || ', ', '')
+                   || 'status ' || r.status || coalesce(', ' || coalesce(t.environment, r.environment), '')
+                   || coalesce(', request ' || r.request_id, ', bare')
+                   || ', in ' || t.sections || ', signature ' || t.signature
+                   || coalesce(', cancelled ' || strftime('%Y-%m-%dT%H:%M:%fZ', t.cancellation_date_ms / 1000.0, 'unixepoch'), '')
+                   || coalesce(' (' || t.revocation_type || coalesce(' ' || (t.revocation_percentage / 1000.0) || '%', '') || ')', '')
             FROM receipt_transaction t JOIN verify_response r USING (response_id) JOIN source_file f ON f.file_id = r.file_id
             UNION ALL
             SELECT transaction_id, 'finding', NULL, NULL, first_seen, user_ids, kind || '/' || reason || ': ' || detail FROM finding;
-        CREATE VIEW IF NOT EXISTS latency_percentiles AS
+        CREATE VIEW latency_percentiles AS
             WITH l AS (SELECT latency_ms FROM server_request WHERE event = 'verify' AND latency_ms IS NOT NULL),
                  n AS (SELECT count(*) AS c FROM l)
             SELECT (SELECT c FROM n) AS requests,

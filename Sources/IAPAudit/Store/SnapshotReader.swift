@@ -41,9 +41,34 @@ extension AuditStore {
         var parameters: [String: String] = [:]
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
-        return AuditSnapshot(
+        var snapshot = AuditSnapshot(
             files: files, rejections: rejections, findings: try given ?? findings(), statuses: statuses,
             latency: latency, recordCounts: counts, parameters: parameters)
+        snapshot.appleRecords = try appleRecords()
+        return snapshot
+    }
+
+    private func appleRecords() throws -> [AppleRecordSummary] {
+        let a = try database.prepare(
+            """
+            SELECT f.path, r.line, r.source, r.signature, r.environment, r.bundle_id,
+                   r.notification_type || coalesce('/' || r.notification_subtype, ''), r.notification_uuid, r.signed_date_ms,
+                   r.request_id, r.status,
+                   (SELECT coalesce(group_concat(t.transaction_id, ', '), '') FROM receipt_transaction t WHERE t.response_id = r.response_id),
+                   CASE WHEN r.error_message IS NULL THEN r.notes ELSE json_insert(r.notes, '$[#]', r.error_message) END
+            FROM verify_response r JOIN source_file f USING (file_id)
+            WHERE r.source <> 'verify_receipt' ORDER BY f.path, r.line
+            """)
+        var records: [AppleRecordSummary] = []
+        while try a.step() {
+            records.append(
+                AppleRecordSummary(
+                    location: SourceLocation(file: a.text(0), line: Int(a.int64(1))), source: a.text(2), signature: a.text(3),
+                    environment: a.optionalText(4), bundleId: a.optionalText(5), notification: a.optionalText(6),
+                    notificationUUID: a.optionalText(7), signedDateMs: a.optionalInt64(8), requestId: a.optionalText(9),
+                    status: Int(a.int64(10)), transactionIds: a.text(11), notes: a.text(12)))
+        }
+        return records
     }
 
     /// The stored findings, in table order.

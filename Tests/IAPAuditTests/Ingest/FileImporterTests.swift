@@ -109,7 +109,7 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(read("ts,user_id,transaction_id,state\n1,u,1,purchased\n", path: "verify.json").kind, .clientReport)
         XCTAssertEqual(read("").status, .skipped)
         XCTAssertEqual(read("").note, "empty file")
-        XCTAssertEqual(read(#"{"notification_type": "CANCEL"}"#).note, "App Store Server Notification V1 (not supported yet)")
+        XCTAssertEqual(read(#"{"notification_type": "CANCEL"}"#).kind, .notificationV1)
         XCTAssertEqual(read("-----BEGIN CERTIFICATE-----\nMIIB\n").note, "PEM certificate (not evidence)")
         XCTAssertEqual(read(#"{"bundle_ids": ["a"]}"#).note, "iap-audit configuration (not evidence; pass it with --config)")
     }

@@ -48,7 +48,13 @@ final class StrictFieldTests: XCTestCase {
         XCTAssertFalse(response(environment: nil, receiptType: "ProductionVPP").isSandbox)
         XCTAssertTrue(response(environment: "sandbox", receiptType: nil).isSandbox)
         XCTAssertEqual(Environment.normalized("SANDBOX"), "Sandbox")
-        XCTAssertEqual(Environment.normalized("PROD"), "PROD")
+        XCTAssertEqual(Environment.normalized("PROD"), "Production", "Notifications V1 say PROD")
+        XCTAssertEqual(Environment.normalized("xcode"), "Xcode")
+        XCTAssertEqual(Environment.normalized("LocalTestingxxx"), "LocalTestingxxx", "unknown values kept raw")
+        XCTAssertTrue(response(environment: "Xcode", receiptType: nil).isSandbox, "Xcode is never production")
+        XCTAssertTrue(response(environment: "LocalTesting", receiptType: nil).isSandbox)
+        XCTAssertTrue(response(environment: nil, receiptType: "Xcode").isSandbox)
+        XCTAssertFalse(response(environment: nil, receiptType: nil).isSandbox, "Apple saying nothing is not a sandbox answer")
     }
 }
 

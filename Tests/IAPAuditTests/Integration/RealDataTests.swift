@@ -8,9 +8,18 @@ final class RealDataTests: XCTestCase {
     static let out = TestPaths.scratch("realdata")
     nonisolated(unsafe) static var result: AuditResult?
 
+    /// Apple Root CA - G3 for JWS, the Apple Inc. Root Certificate for receipts (both from ../shared/real-data).
+    static var appleAnchors: AuditConfig {
+        var config = AuditConfig()
+        config.jwsTrustAnchors = [TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")]
+        config.receiptTrustAnchors = [TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]
+        return config
+    }
+
     func audit() throws -> AuditResult {
         if let result = RealDataTests.result { return result }
-        let result = try AuditPipeline.run(AuditOptions(paths: [TestPaths.realData], outputDirectory: RealDataTests.out))
+        let result = try AuditPipeline.run(
+            AuditOptions(paths: [TestPaths.realData], outputDirectory: RealDataTests.out, config: RealDataTests.appleAnchors))
         RealDataTests.result = result
         return result
     }
@@ -79,15 +88,131 @@ final class RealDataTests: XCTestCase {
         XCTAssertEqual(statuses["receipt_expired_cancelled.json"], 21006)
     }
 
-    func testOtherKindsAreSkippedWithAReason() throws {
-        XCTAssertEqual(try file("tikhop__TPInAppReceipt/receipt-production").note, "base64 PKCS#7 app receipt (not supported yet)")
-        XCTAssertEqual(try file("gabrielgarza__monza/cancel.json").note, "App Store Server Notification V1 (not supported yet)")
-        XCTAssertEqual(try file("namecare__app-store-server-library-rust/AppleRootCA-G3.cer").note, "DER certificate (not evidence)")
-        XCTAssertEqual(try file("apple__app-store-server-library-swift/transactionInfo").status, "skipped")
+    /// Every file is imported with its kind or skipped as not evidence with the reason; none is
+    /// "unsupported"; exact counts per kind.
+    func testEveryFileIsClassified() throws {
         let files = try audit().snapshot.files
         XCTAssertEqual(files.count, 94)
-        XCTAssertEqual(files.filter { $0.status == "skipped" }.count, 78)
-        XCTAssertTrue(files.filter { $0.status == "skipped" }.allSatisfy { !$0.note.isEmpty && $0.recordsIn == 0 })
+        var counts: [String: Int] = [:]
+        for f in files { counts["\(f.kind)/\(f.status)", default: 0] += 1 }
+        XCTAssertEqual(
+            counts,
+            [
+                "verify_response/imported": 15, "signed_transaction/imported": 9, "server_api_response/imported": 15,
+                "notification_v2/imported": 7, "notification_v1/imported": 7, "app_receipt/imported": 13,
+                "other/skipped": 27, "other/rejected": 1,
+            ])
+        XCTAssertFalse(
+            files.contains { $0.note.contains("support") }, files.map(\.note).filter { $0.contains("support") }.joined(separator: "\n"))
+        for f in files where f.status == "skipped" {
+            XCTAssertTrue(f.note.contains("not evidence") || f.note.contains("not transaction evidence"), "\(f.path): \(f.note)")
+            XCTAssertEqual(f.recordsIn, 0)
+        }
+        XCTAssertEqual(try file("namecare__app-store-server-library-rust/AppleRootCA-G3.cer").note, "DER certificate (not evidence)")
+        XCTAssertEqual(
+            try file("RevenueCat__purchases-ios/StoreKitConfiguration.storekit").note, "StoreKit configuration file (not evidence)")
+        XCTAssertEqual(try file("tikhop__TPInAppReceipt/receipt-production").note, "base64 app receipts, one per line")
+        XCTAssertEqual(try file("voltrue2__in-app-purchase/apple").note, "base64 app receipt, line-wrapped")
+        XCTAssertEqual(try file("gabrielgarza__monza/cancel.json").kind, "notification_v1")
+        XCTAssertEqual(try file("apple__app-store-server-library-swift/transactionInfo").kind, "signed_transaction")
+    }
+
+    /// Signature states with Apple's anchors: the genuine Apple-signed TEST notification and the real
+    /// receipts verify at their own dates; test-CA and Xcode data is untrusted; the header without x5c is invalid.
+    func testSignatureStatesWithApplesAnchors() throws {
+        let records = Dictionary(
+            try audit().snapshot.appleRecords.map { (URL(fileURLWithPath: $0.location.file).lastPathComponent, $0.signature) },
+            uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(records["test-notification-signed-payload.json"], "verified")
+        XCTAssertEqual(records["testNotification"], "untrusted_root")
+        XCTAssertEqual(records["transactionInfo"], "untrusted_root")
+        XCTAssertEqual(records["missingX5CHeaderClaim"], "invalid:missing_x5c")
+        XCTAssertEqual(records["xcode-signed-transaction"], "untrusted_root")
+        XCTAssertEqual(records["receipt-production"], "verified")
+        XCTAssertEqual(records["base64encodedreceiptsample1.txt"], "verified")
+        XCTAssertEqual(records["receipt-xcode"], "untrusted_root")
+        XCTAssertEqual(records["signedTransaction.json"], "not_checked")
+        XCTAssertEqual(records["legacyTransaction"], "not_checked")
+        let summary =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps(db.execute('SELECT source, signature, records FROM signature_summary ORDER BY 1, 2').fetchall()))
+                """, args: [RealDataTests.out + "/audit.sqlite"]) as! [[Any]]
+        XCTAssertEqual(
+            summary.map { "\($0[0]) \($0[1]) \($0[2])" },
+            [
+                "app_receipt untrusted_root 3", "app_receipt verified 7", "app_transaction not_checked 1",
+                "app_transaction untrusted_root 1", "notification_v1 not_checked 7", "notification_v2 invalid:missing_x5c 1",
+                "notification_v2 not_checked 4", "notification_v2 untrusted_root 1", "notification_v2 verified 1",
+                "server_api not_checked 15", "signed_renewal_info not_checked 1", "signed_renewal_info untrusted_root 1",
+                "signed_transaction not_checked 2", "signed_transaction untrusted_root 3", "transaction_receipt not_checked 3",
+                "verify_receipt not_checked 15",
+            ])
+    }
+
+    /// The RevenueCat receipt and Apple's verifyReceipt answer for it list the same 9 transactions: one
+    /// transaction each, with both sources as evidence.
+    func testRevenueCatReceiptAndResponseAreOneTransactionWithTwoSources() throws {
+        _ = try audit()
+        let rows =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                q = "SELECT transaction_id, group_concat(source, ',') FROM (SELECT transaction_id, source FROM transaction_evidence " \\
+                    "WHERE file LIKE '%RevenueCat__purchases-ios%' ORDER BY source) GROUP BY transaction_id ORDER BY transaction_id"
+                print(json.dumps(db.execute(q).fetchall()))
+                """, args: [RealDataTests.out + "/audit.sqlite"]) as! [[Any]]
+        XCTAssertEqual(rows.count, 9)
+        XCTAssertTrue(rows.allSatisfy { ($0[1] as? String) == "app_receipt,verify_receipt" }, "\(rows)")
+    }
+
+    /// Findings on the real files: Apple-side dropped orders only from production data Apple stands
+    /// behind, and the re-issued ids of the laravel receipt.
+    func testFindingsOnRealData() throws {
+        let findings = try audit().snapshot.findings
+        var byFile: [String: Int] = [:]
+        for f in findings where f.kind == .droppedOrder {
+            byFile[URL(fileURLWithPath: f.evidence[0].file).lastPathComponent, default: 0] += 1
+        }
+        XCTAssertEqual(
+            byFile,
+            [
+                "serverNotificationRequest.json": 1, "cancel.json": 1, "server-notification.json": 54,
+                "autorenew_subscription.json": 2, "valid.json": 1, "receipt-production": 4,
+            ])
+        XCTAssertEqual(
+            findings.filter { $0.kind == .droppedOrder && $0.evidence[0].file.hasSuffix("receipt-production") }.map(\.transactionId)
+                .sorted(),
+            ["340001196262039", "340001237736590", "340001264290434", "340001311555626"])
+        XCTAssertEqual(findings.filter { $0.kind == .idReissued }.count, 54)
+        XCTAssertEqual(findings.count, 63 + 54)
+    }
+
+    /// The Apple Records sheet, read back with openpyxl: one row per non-verifyReceipt record with its
+    /// signature column.
+    func testAppleRecordsSheetShowsTheSignature() throws {
+        _ = try audit()
+        let read =
+            try PythonReader.run(
+                """
+                import json, sys, openpyxl
+                ws = openpyxl.load_workbook(sys.argv[1])["Apple Records"]
+                rows = list(ws.iter_rows(values_only=True))
+                header = list(rows[0])
+                col = header.index("signature")
+                by = {r[0].split("/")[-1]: r[col] for r in rows[1:]}
+                print(json.dumps({"header": header, "count": len(rows) - 1, "by": by}))
+                """, args: [RealDataTests.out + "/audit.xlsx"]) as! [String: Any]
+        XCTAssertEqual(read["header"] as? [String], ReportBuilder.appleRecordHeader)
+        XCTAssertEqual(read["count"] as? Int, 66 - 15, "imported records that are not verifyReceipt responses")
+        let by = try XCTUnwrap(read["by"] as? [String: String])
+        XCTAssertEqual(by["test-notification-signed-payload.json"], "verified")
+        XCTAssertEqual(by["missingX5CHeaderClaim"], "invalid:missing_x5c")
+        XCTAssertEqual(by["receipt-production"], "verified")
+        XCTAssertEqual(by["testNotification"], "untrusted_root")
     }
 
     func testCancellationAndEnvironmentAreRead() throws {
@@ -105,7 +230,7 @@ final class RealDataTests: XCTestCase {
         let out = TestPaths.scratch()
         let run = CLIRun(["run", TestPaths.realData, "--out", out])
         XCTAssertEqual(run.status, 0)
-        XCTAssertTrue(run.out.contains("Records: 16 in = 15 imported + 1 rejected"), run.out)
+        XCTAssertTrue(run.out.contains("Records: 67 in = 66 imported + 1 rejected"), run.out)
         XCTAssertTrue(run.err.contains("ReceiptResponseInvalidFormat.json:4: error: invalid JSON: trailing comma"), run.err)
     }
 }

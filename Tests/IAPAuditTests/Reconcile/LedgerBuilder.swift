@@ -98,6 +98,34 @@ final class LedgerBuilder {
         return location
     }
 
+    /// A signed-format record (`apple.jsonl`): a JWS transaction, notification or receipt as a reader
+    /// would make it, linked to `requestId` or bare.
+    @discardableResult
+    func signed(
+        _ source: EvidenceSource, for requestId: String? = nil, signature: SignatureStatus = .verified,
+        env: String? = "Production", items: [ReceiptItem], notification: String? = nil, uuid: String? = nil,
+        signed time: String = "12:00", at received: String? = nil
+    ) -> SourceLocation {
+        verifyLine += 1
+        let location = SourceLocation(file: "apple.jsonl", line: verifyLine)
+        var response = VerifyResponse(
+            location: location, requestId: requestId, receivedAtMs: received.map(Self.ms), status: 0, environment: env,
+            isRetryable: nil, bundleId: nil, receiptType: nil,
+            items: items.map {
+                var item = $0
+                item.signature = signature
+                return item
+            }, rawJSON: "{}")
+        response.source = source
+        response.signature = signature
+        response.signedDateMs = Self.ms(time)
+        if let notification {
+            response.notification = NotificationInfo(notificationUUID: uuid, notificationType: notification, subtype: nil)
+        }
+        ledger.verifyResponses.append(response)
+        return location
+    }
+
     /// A verify response built by the real parser from Apple's JSON body (rule 7's shapes).
     @discardableResult
     func parsedResponse(for requestId: String?, json: String, at time: String?) throws -> SourceLocation {
