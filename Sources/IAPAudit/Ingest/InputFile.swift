@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 
 /// One input file read into memory, with its SHA-256 (the import key: same content, same import).
@@ -31,16 +30,7 @@ struct InputFile {
         return data
     }
 
-    static func sha256Hex(_ data: Data) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        data.withUnsafeBytes { raw in
-            _ = SHA256(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &digest)
-        }
-        return digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
+    static func sha256Hex(_ data: Data) -> String { Digest.sha256Hex(data) }
 
     /// Non-blank lines with their 1-based numbers; a trailing `\r` is removed.
     /// Split on bytes: in a Swift `String`, `\r\n` is one character.
