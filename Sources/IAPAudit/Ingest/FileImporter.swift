@@ -106,7 +106,9 @@ enum FileImporter {
             var result = ImportedFile(
                 file: file, kind: shape.kind, format: .jsonDocument, status: .imported,
                 note: note(for: shape), recordsIn: 1)
-            add(object, shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker, to: &result)
+            RecordDispatcher.add(
+                ParsedRecord(object), shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker,
+                to: &result)
             return result
         }
     }
@@ -128,8 +130,8 @@ enum FileImporter {
         for line in lines {
             let location = file.location(line.number)
             do {
-                let object = try JSONField.parseObject(Data(line.text.utf8))
-                add(object, shape: shape, raw: line.text, at: location, checker, to: &result)
+                RecordDispatcher.add(
+                    try ParsedRecord(jsonLine: line.text), shape: shape, raw: line.text, at: location, checker, to: &result)
             } catch {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: line.text))
             }
@@ -157,9 +159,9 @@ enum FileImporter {
             let location = file.location(record.number)
             result.recordsIn += 1
             do {
-                add(
-                    try CSVRecords.record(header: header, line: record.text), shape: shape, raw: record.text, at: location,
-                    NoSignatureChecking(), to: &result)
+                RecordDispatcher.add(
+                    ParsedRecord(try CSVRecords.record(header: header, line: record.text)), shape: shape, raw: record.text,
+                    at: location, NoSignatureChecking(), to: &result)
             } catch {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
@@ -182,59 +184,6 @@ enum FileImporter {
         case .signed(.serverAPIResponse): return "App Store Server API responses"
         case .signed: return "JWS payloads (signed transactions, renewal info, app transactions)"
         default: return ""
-        }
-    }
-
-    /// Parses one record of the file's shape; a record of another shape or with bad fields is rejected.
-    private static func add(
-        _ o: [String: Any], shape: RecordShape, raw: String, at location: SourceLocation, _ checker: any SignatureChecking,
-        to result: inout ImportedFile
-    ) {
-        do {
-            switch shape {
-            case .clientReport:
-                result.clientReports.append(try ClientReportParser.parse(o, at: location))
-            case .serverRequest:
-                result.serverRequests.append(try ServerRequestParser.parse(o, at: location))
-            case .wrappedVerifyResponse:
-                guard let body = o["response"] as? [String: Any] else {
-                    throw IngestError.badField("response", "expected Apple's response object")
-                }
-                let requestId = try RecordFields.requiredText(o, "request_id")
-                let received = try RecordFields.timestamp(o, "received_at")
-                if SignedRecordReader.kind(of: body) != nil {
-                    result.verifyResponses.append(
-                        try SignedRecordReader.read(
-                            object: body, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
-                } else {
-                    result.verifyResponses.append(
-                        try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
-                }
-            case .wrappedSignedTransaction:
-                guard let jws = o["signed_transaction"] as? String else {
-                    throw IngestError.badField("signed_transaction", "expected a compact JWS string")
-                }
-                var response = try SignedRecordReader.read(
-                    jws: jws, at: location, requestId: try RecordFields.requiredText(o, "request_id"),
-                    receivedAtMs: try RecordFields.timestamp(o, "received_at"), checker: checker)
-                response.rawJSON = raw
-                result.verifyResponses.append(response)
-            case .postedReceipt:
-                result.verifyResponses.append(try AppReceiptReader.readWrapped(o, at: location, checker: checker))
-            case .signed:
-                result.verifyResponses.append(
-                    try SignedRecordReader.read(object: o, at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
-            case .bareVerifyResponse:
-                if o["request_id"] != nil || o["transaction_ids"] != nil || o["state"] != nil {
-                    throw IngestError.other("a \(RecordShape.of(o).kind.rawValue) record in a file of verifyReceipt responses")
-                }
-                result.verifyResponses.append(
-                    try VerifyResponseParser.parse(o, at: location, requestId: nil, receivedAtMs: nil, raw: raw))
-            default:
-                throw IngestError.other("unsupported record")
-            }
-        } catch {
-            result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: raw))
         }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 enum JSONField {
     /// Parses one JSON document. Throws `IngestError.invalidJSON` with Foundation's message.
     static func parseObject(_ data: Data) throws -> [String: Any] {
-        try data.withUnsafeBytes { try StrictJSON.validate($0.bindMemory(to: UInt8.self)) }
+        _ = try JSONTape([UInt8](data))
         let value: Any
         do {
             value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -46,34 +46,35 @@ enum JSONField {
     /// Exact text of a scalar: strings as they are, integers with every digit.
     /// Returns nil for null/absent; throws for arrays, objects, booleans, fractional or exponent
     /// numbers, control characters (a NUL would cut the id short) and text over 4,096 characters.
-    static func text(_ value: Any?, field: String) throws -> String? {
+    static func text(_ value: FieldValue?, field: String) throws -> String? {
         switch value {
-        case nil, is NSNull: return nil
-        case let s as String:
+        case nil, .null?: return nil
+        case .string(let s)?:
             if s.utf8.count > maxTextLength { throw IngestError.badField(field, "longer than \(maxTextLength) bytes") }
             if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(field, "contains a control character") }
             return s
-        case let n as NSNumber:
-            if isBool(n) { throw IngestError.badField(field, "expected text or a number, found a boolean") }
-            let digits = n.description
+        case .number(let digits)?:
             guard isWholeNumber(digits) else {
                 throw IngestError.badField(field, "expected text or a whole number, found \(digits)")
             }
             return digits
-        default:
-            throw IngestError.badField(field, "expected text or a number, found \(typeName(value!))")
+        case .bool?: throw IngestError.badField(field, "expected text or a number, found a boolean")
+        case let other?: throw IngestError.badField(field, "expected text or a number, found \(other.typeName)")
         }
     }
 
+    static func text(_ value: Any?, field: String) throws -> String? { try text(FieldValue(any: value), field: field) }
+
     private static func isWholeNumber(_ s: String) -> Bool {
         let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
-        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
     /// An integer sent as a number or as a numeric string. Fractions are refused unless
     /// `allowFraction` (Xcode's fractional milliseconds), where the whole part is kept.
-    static func integer(_ value: Any?, field: String, allowFraction: Bool = false) throws -> Int64? {
+    static func integer(_ value: FieldValue?, field: String, allowFraction: Bool = false) throws -> Int64? {
         guard let raw = try scalarText(value, field: field) else { return nil }
+        if let v = Int64(raw) { return v }
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
         if let v = Int64(trimmed) { return v }
@@ -81,15 +82,19 @@ enum JSONField {
         throw IngestError.badField(field, "expected an integer, found \"\(raw.prefix(40))\"")
     }
 
+    static func integer(_ value: Any?, field: String, allowFraction: Bool = false) throws -> Int64? {
+        try integer(FieldValue(any: value), field: field, allowFraction: allowFraction)
+    }
+
     /// Like `text` but keeps a number's own rendering (for integer parsing).
-    private static func scalarText(_ value: Any?, field: String) throws -> String? {
-        if let n = value as? NSNumber, !isBool(n) { return n.description }
+    private static func scalarText(_ value: FieldValue?, field: String) throws -> String? {
+        if case .number(let digits)? = value { return digits }
         return try text(value, field: field)
     }
 
     /// An id: exact text, or a whole JSON number; never empty. Text such as `2.00000041234568E+15`
     /// (an id a spreadsheet rewrote in scientific notation, its digits lost) is refused.
-    static func id(_ value: Any?, field: String) throws -> String? {
+    static func id(_ value: FieldValue?, field: String) throws -> String? {
         guard let text = try text(value, field: field) else { return nil }
         if looksLikeScientificNotation(text) {
             throw IngestError.badField(field, "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
@@ -97,7 +102,11 @@ enum JSONField {
         return text.isEmpty ? nil : text
     }
 
+    static func id(_ value: Any?, field: String) throws -> String? { try id(FieldValue(any: value), field: field) }
+
     private static func looksLikeScientificNotation(_ text: String) -> Bool {
+        // Fast exit: plain digits (every real id) hold no exponent.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "e") }) else { return false }
         let parts = text.uppercased().split(separator: "E", omittingEmptySubsequences: false)
         guard parts.count == 2, let mantissa = Double(parts[0]), mantissa.isFinite, parts[0].first?.isNumber == true,
             Int(parts[1].drop { $0 == "+" }) != nil
@@ -106,28 +115,29 @@ enum JSONField {
     }
 
     /// A boolean from `true/false` or the strings `"true"/"false"/"1"/"0"` (SEMANTICS rule 5).
-    static func bool(_ value: Any?, field: String) throws -> Bool? {
+    static func bool(_ value: FieldValue?, field: String) throws -> Bool? {
         switch value {
-        case nil, is NSNull: return nil
-        case let n as NSNumber:
-            if isBool(n) { return n.boolValue }
-        case let s as String:
+        case nil, .null?: return nil
+        case .bool(let b)?: return b
+        case .string(let s)?:
             switch s {
             case "true", "1": return true
             case "false", "0": return false
             case "": return nil
-            default: break
+            default: throw IngestError.badField(field, "expected a boolean, found \(s)")
             }
-        default: break
+        case .number(let n)?: throw IngestError.badField(field, "expected a boolean, found \(n)")
+        case let other?: throw IngestError.badField(field, "expected a boolean, found \(other.typeName)")
         }
-        throw IngestError.badField(field, "expected a boolean, found \(String(describing: value!))")
     }
 
+    static func bool(_ value: Any?, field: String) throws -> Bool? { try bool(FieldValue(any: value), field: field) }
+
     /// An array of exact-text ids; a single scalar counts as a one-element array.
-    static func textArray(_ value: Any?, field: String) throws -> [String]? {
+    static func textArray(_ value: FieldValue?, field: String) throws -> [String]? {
         switch value {
-        case nil, is NSNull: return nil
-        case let array as [Any]:
+        case nil, .null?: return nil
+        case .array(let array)?:
             return try array.map {
                 guard let id = try id($0, field: field) else { throw IngestError.badField(field, "holds an empty or null id") }
                 return id
@@ -136,6 +146,8 @@ enum JSONField {
             return try text(value, field: field).map { [$0] }
         }
     }
+
+    static func textArray(_ value: Any?, field: String) throws -> [String]? { try textArray(FieldValue(any: value), field: field) }
 
     /// Serializes an object back to compact JSON with sorted keys (for the raw store).
     static func serialize(_ object: Any) -> String {
