@@ -21,10 +21,7 @@ struct LedgerImporter {
                 try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: reason), stored)
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: entry.path) else {
-                throw AuditError.unreadablePath(entry.path, "cannot read the file")
-            }
-            let file = InputFile(path: entry.path, data: data)
+            let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path))
             if let earlier = contentSeen[file.sha256] {
                 let note = "same content as \(earlier) (not counted twice)"
                 try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: note), stored)
@@ -36,7 +33,10 @@ struct LedgerImporter {
             {
                 continue
             }
-            if try storeIfChanged(FileImporter.read(file, checker: checker), stored) { parsed += 1 }
+            let result = try store.importStreaming(
+                path: file.path, read: { try FileImporter.stream(file, checker: checker, sink: $0) },
+                keep: { isUnchanged($0, stored) })
+            if result != nil { parsed += 1 }
         }
         let given = Set(entries.map(\.path))
         for path in stored.keys.sorted() where !given.contains(path) { try store.removeFile(path: path) }
@@ -45,13 +45,14 @@ struct LedgerImporter {
 
     /// Skipped and rejected files are classified again on every run (cheap), but stored only when
     /// the outcome changed, so a re-run leaves the database as it was.
+    private func isUnchanged(_ file: ImportedFile, _ stored: [String: StoredFile]) -> Bool {
+        guard file.status != .imported, let previous = stored[file.path], previous.isCurrentReader else { return false }
+        return previous == StoredFile(sha256: file.sha256, note: file.note, status: file.status.rawValue)
+    }
+
     @discardableResult
     private func storeIfChanged(_ file: ImportedFile, _ stored: [String: StoredFile]) throws -> Bool {
-        if file.status != .imported, let previous = stored[file.path], previous.isCurrentReader,
-            previous == StoredFile(sha256: file.sha256, note: file.note, status: file.status.rawValue)
-        {
-            return false
-        }
+        if isUnchanged(file, stored) { return false }
         try store.store(file)
         return true
     }

@@ -8,10 +8,12 @@ enum RunChecks {
         if try store.runParameter("run_status") == "incomplete" {
             warnings.append("the previous run into \(options.outputDirectory) did not complete; this run completes it")
         }
-        if options.config == AuditConfig() {
+        let c = options.config
+        if c.products.isEmpty && c.bundleIds.isEmpty && c.sandboxAllowlist.isEmpty {
             warnings.append(
-                "no --config: product types are unknown (a second grant counts as a consumable's same_user duplicate), "
-                    + "bundle ids are not checked, and no user is on the sandbox allowlist")
+                "no products, bundle_ids or sandbox_allowlist configured (--config): product types are unknown "
+                    + "(a second grant counts as a consumable's same_user duplicate), bundle ids are not checked, "
+                    + "and no user is on the sandbox allowlist")
         }
         return warnings
     }

@@ -28,7 +28,15 @@ enum HelpText {
           server log            JSON Lines or CSV: ts, request_id, user_id, transaction_ids, granted, …
           verifyReceipt         {"request_id", "received_at", "response": {…}} lines, or Apple's bare
                                 response documents (one per file or per line)
-        Other files are listed as skipped with the reason. Every record is imported or rejected
+          signed transactions   compact JWS (one per line), {"request_id", "received_at",
+                                "signed_transaction"} lines, or decoded payload JSON
+          Server API            transaction/refund history pages, transaction info, statuses,
+                                order lookup, notification history, error bodies
+          notifications         V2 {"signedPayload"} bodies (or the JWS alone), V1 bodies
+          app receipts          PKCS#7 (base64 per line, or DER), iOS 6 transaction receipts,
+                                {"request_id", "received_at", "receipt_data"}, Unity wrappers
+        Signatures are verified offline (see --jws-root). Certificates, StoreKit configurations
+        and App Store Connect reports are listed as skipped, not evidence, with the reason. Every record is imported or rejected
         with file:line and a reason (stderr, table `rejection`, sheet Rejected).
 
         ARGUMENTS:

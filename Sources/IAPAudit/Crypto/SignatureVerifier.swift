@@ -57,6 +57,8 @@ public final class SignatureVerifier: SignatureChecking, @unchecked Sendable {
         guard algorithm == "ES256" else { return .invalid("unsupported_alg:\(algorithm)") }
         let (parsed, failure) = parse(certificateChain)
         if let failure { return failure }
+        // Apple sends leaf, intermediate, root: anything longer is not an App Store chain.
+        guard parsed.count <= 3 else { return .invalid("x5c_length:\(parsed.count)") }
         guard let rawSignature = ES256Signature(raw: signature) else { return .invalid("bad_signature_encoding") }
         guard ES256Signature.hasP256Key(parsed[0]) else { return .invalid("leaf_key_not_p256") }
         guard rawSignature.verifies(signingInput, with: parsed[0]) else { return .invalid("bad_signature") }
@@ -109,10 +111,10 @@ public final class SignatureVerifier: SignatureChecking, @unchecked Sendable {
         case .trusted(let built): chain = built
         }
         if chain.count == 1 { return .verified }  // the leaf is itself an anchor
+        // Exactly leaf → intermediate → anchor, as Apple's own library requires.
+        guard chain.count == 3 else { return .invalid("chain_length:\(chain.count)") }
         guard chain[0].hasExtension(oid: Self.leafMarkerOID) else { return .invalid("leaf_oid_missing") }
-        if chain.count >= 3, !chain[1].hasExtension(oid: Self.intermediateMarkerOID) {
-            return .invalid("intermediate_oid_missing")
-        }
+        guard chain[1].hasExtension(oid: Self.intermediateMarkerOID) else { return .invalid("intermediate_oid_missing") }
         return .verified
     }
 

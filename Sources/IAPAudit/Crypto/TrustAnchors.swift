@@ -28,11 +28,13 @@ public struct TrustAnchors: Sendable, Equatable {
     public static func load(paths: [String]) throws -> TrustAnchors {
         var certificates: [Data] = []
         for path in paths {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw CryptoError.unreadableCertificate(path: path, reason: "cannot open the file (\(error.localizedDescription))")
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw CryptoError.unreadableCertificate(path: path, reason: "no such file")
+            }
+            if isFolder.boolValue { throw CryptoError.unreadableCertificate(path: path, reason: "a folder, not a certificate file") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CryptoError.unreadableCertificate(path: path, reason: "cannot read the file")
             }
             certificates += try decode(data, path: path)
         }

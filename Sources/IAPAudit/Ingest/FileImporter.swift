@@ -3,18 +3,29 @@ import Foundation
 /// Detects a file's kind from its content and reads its records: every record is imported
 /// or rejected with `file:line` and a reason.
 enum FileImporter {
+    /// Reads the whole file, every record kept in the result.
     /// - Parameter checker: checks the signatures of JWS and PKCS#7 records (default: none checked).
     static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking()) -> ImportedFile {
+        // Without a sink nothing can throw.
+        try! stream(file, checker: checker, sink: nil)
+    }
+
+    /// Reads the file; JSON Lines records are handed to `sink` batch by batch (parsed on every core,
+    /// in line order) instead of being kept, so memory does not grow with the file. The result then
+    /// carries the counts (`streamedImported`, `streamedRejected`). Rethrows the sink's errors.
+    static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink?) throws -> ImportedFile {
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
         }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink)
+        }
         let lines = file.lines()
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return readJSON(file, lines, checker) }
         if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
         if let csv = readCSV(file, lines) { return csv }
         // JSON Lines whose first line(s) are not JSON: read them, rejecting those lines.
-        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file, checker) }
+        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink) }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 
@@ -35,9 +46,10 @@ enum FileImporter {
         }
     }
 
-    private static func readJSON(_ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking)
-        -> ImportedFile
-    {
+    /// `lines`: the leading lines only (enough to decide what the file is).
+    private static func readJSON(
+        _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink?
+    ) throws -> ImportedFile {
         let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
         var documentError: Error? = nil
         if lines.count > 1 && firstObject == nil {
@@ -54,9 +66,9 @@ enum FileImporter {
             return readDocument(firstObject, file: file, checker)
         }
         // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
-        if let shape = knownShape(lines) { return readLines(lines, shape: shape, file: file, checker) }
+        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink) }
         if let object = leadingObjects(lines).first(where: { _ in true }) {
-            return readLines(lines, shape: RecordShape.of(object), file: file, checker)
+            return try readLines(shape: RecordShape.of(object), file: file, checker, sink)
         }
         // Nothing parses: one rejection with the parser's message.
         let error = documentError ?? parseError(lines[0].text)
@@ -113,9 +125,12 @@ enum FileImporter {
         }
     }
 
+    /// Lines read per batch: parsed in parallel halves, then handed on in line order.
+    static let batchLines = 8192
+
     private static func readLines(
-        _ lines: [(number: Int, text: String)], shape: RecordShape, file: InputFile, _ checker: any SignatureChecking
-    ) -> ImportedFile {
+        shape: RecordShape, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink?
+    ) throws -> ImportedFile {
         guard shape.kind != .other else {
             let what: String
             switch shape {
@@ -124,17 +139,23 @@ enum FileImporter {
             }
             return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
         }
-        var result = ImportedFile(
-            file: file, kind: shape.kind, format: .jsonLines, status: .imported,
-            note: note(for: shape), recordsIn: lines.count)
-        for line in lines {
-            let location = file.location(line.number)
-            do {
-                RecordDispatcher.add(
-                    try ParsedRecord(jsonLine: line.text), shape: shape, raw: line.text, at: location, checker, to: &result)
-            } catch {
-                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: line.text))
+        var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
+        try file.forEachLineBatch(batchSize: batchLines) { lines, endOffset in
+            var batch = BatchParser.parse(lines, shape: shape, file: file, checker: checker, template: result)
+            result.recordsIn += lines.count
+            if let sink {
+                result.streamedImported += batch.recordsImported
+                result.streamedRejected += batch.rejections.count
+                try sink.write(batch)
+                batch = result
+            } else {
+                result.clientReports += batch.clientReports
+                result.serverRequests += batch.serverRequests
+                result.verifyResponses += batch.verifyResponses
+                result.rejections += batch.rejections
             }
+            file.release(upTo: endOffset)
+            return true
         }
         return result
     }

@@ -17,6 +17,26 @@ struct InputFile {
         self.sha256 = InputFile.sha256Hex(data)
         self.bytes = data.count
         self.data = InputFile.utf8(data)
+        mapping = nil
+    }
+
+    /// A mapped file: hashed chunk by chunk, its pages released as they are hashed and later read.
+    init(path: String, mapped: MappedFile) {
+        self.path = path
+        self.sha256 = Digest.sha256Hex(mapped.data) { mapped.release(upTo: $0) }
+        self.bytes = mapped.count
+        self.data = InputFile.utf8(mapped.data)
+        mapping = mapped
+    }
+
+    /// The mapping behind `data`, when the file was mapped (pages of read batches are released).
+    let mapping: MappedFile?
+
+    /// Tells the mapping that bytes before `offset` of `data` are done with (no-op when not mapped or
+    /// when `data` is a converted copy).
+    func release(upTo offset: Int) {
+        guard let mapping, data.count == mapping.count else { return }
+        mapping.release(upTo: offset)
     }
 
     /// The content as UTF-8 without a byte-order mark.
@@ -34,6 +54,50 @@ struct InputFile {
 
     /// Non-blank lines with their 1-based numbers; a trailing `\r` is removed.
     /// Split on bytes: in a Swift `String`, `\r\n` is one character.
+    /// Calls `body` with batches of at most `batchSize` non-blank lines (numbers 1-based, a trailing
+    /// `\r` removed) and the byte offset just past the batch, without holding the whole file's lines.
+    /// `body` returns false to stop.
+    func forEachLineBatch(
+        batchSize: Int, _ body: (_ lines: [(number: Int, text: String)], _ endOffset: Int) throws -> Bool
+    ) rethrows {
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Void in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var batch: [(number: Int, text: String)] = []
+            batch.reserveCapacity(batchSize)
+            var start = 0
+            var number = 0
+            while start < bytes.count {
+                var end = bytes.count
+                if let found = memchr(raw.baseAddress! + start, 10, bytes.count - start) {
+                    end = raw.baseAddress!.distance(to: UnsafeRawPointer(found))
+                }
+                number += 1
+                var stop = end
+                if stop > start && bytes[stop - 1] == 13 { stop -= 1 }
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
+                if slice.contains(where: { $0 != 32 && $0 != 9 }) {
+                    batch.append((number: number, text: String(decoding: slice, as: UTF8.self)))
+                    if batch.count == batchSize {
+                        if try !body(batch, end) { return }
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                start = end + 1
+            }
+            if !batch.isEmpty { _ = try body(batch, bytes.count) }
+        }
+    }
+
+    /// Non-blank lines with their 1-based numbers; at most `limit` when given.
+    func lines(limit: Int) -> [(number: Int, text: String)] {
+        var head: [(number: Int, text: String)] = []
+        forEachLineBatch(batchSize: limit) { lines, _ in
+            head = lines
+            return false
+        }
+        return head
+    }
+
     func lines() -> [(number: Int, text: String)] {
         var result: [(Int, String)] = []
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in

@@ -106,7 +106,9 @@ enum JSONField {
 
     private static func looksLikeScientificNotation(_ text: String) -> Bool {
         // Fast exit: plain digits (every real id) hold no exponent.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "e") }) else { return false }
+        guard let first = text.utf8.first, first >= 0x30 && first <= 0x39,
+            text.utf8.contains(where: { $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "e") })
+        else { return false }
         let parts = text.uppercased().split(separator: "E", omittingEmptySubsequences: false)
         guard parts.count == 2, let mantissa = Double(parts[0]), mantissa.isFinite, parts[0].first?.isNumber == true,
             Int(parts[1].drop { $0 == "+" }) != nil

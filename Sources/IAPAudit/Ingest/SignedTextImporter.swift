@@ -20,28 +20,30 @@ enum SignedTextImporter {
         }
         let texts = lines.map { (number: $0.number, text: $0.text.trimmingCharacters(in: .whitespaces)) }
         guard let first = texts.first else { return nil }
-        if texts.allSatisfy({ looksLikeJWS($0.text) }) {
-            return readRecords(file, texts, note: "compact JWS, one per line") { text, location in
+        // The first line decides the format; a later line that is not of it is rejected on its own
+        // (a stray line or a record cut off mid-write must not hide the good ones).
+        if looksLikeJWS(first.text) || first.text.hasPrefix("eyJ") && texts.count > 1 {
+            return readRecords(file, texts, note: "compact JWS, one per line", kind: .signedTransaction) { text, location in
                 try SignedRecordReader.read(jws: text, at: location, requestId: nil, receivedAtMs: nil, checker: checker)
             }
         }
-        guard first.text.hasPrefix("MI") || first.text.hasPrefix("ew"), texts.allSatisfy({ isBase64($0.text) }) else { return nil }
-        // A line-wrapped blob: every line but the last has the same length.
+        guard first.text.hasPrefix("MI") || first.text.hasPrefix("ew"), isBase64(first.text) else { return nil }
+        // A line-wrapped blob: every line base64, every line but the last of the same length.
         let wrapped =
-            texts.count > 1 && Set(texts.dropLast().map(\.text.count)).count == 1
+            texts.count > 1 && texts.allSatisfy({ isBase64($0.text) }) && Set(texts.dropLast().map(\.text.count)).count == 1
             && texts.last!.text.count <= texts[0].text.count
         let records = wrapped ? [(number: first.number, text: texts.map(\.text).joined())] : texts
         let note = wrapped ? "base64 app receipt, line-wrapped" : "base64 app receipts, one per line"
-        return readRecords(file, records, note: note) { text, location in
+        return readRecords(file, records, note: note, kind: .appReceipt) { text, location in
             try AppReceiptReader.read(Data(text.utf8), at: location, requestId: nil, receivedAtMs: nil, checker: checker)
         }
     }
 
     private static func readRecords(
-        _ file: InputFile, _ records: [(number: Int, text: String)], note: String,
+        _ file: InputFile, _ records: [(number: Int, text: String)], note: String, kind: SourceKind,
         parse: (String, SourceLocation) throws -> VerifyResponse
     ) -> ImportedFile {
-        var result = ImportedFile(file: file, kind: .appReceipt, format: .text, status: .imported, note: note, recordsIn: records.count)
+        var result = ImportedFile(file: file, kind: kind, format: .text, status: .imported, note: note, recordsIn: records.count)
         for record in records {
             let location = file.location(record.number)
             do {
@@ -50,7 +52,7 @@ enum SignedTextImporter {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
         }
-        result.kind = kind(of: result.verifyResponses.first?.source)
+        if let source = result.verifyResponses.first?.source { result.kind = Self.kind(of: source) }
         return result
     }
 

@@ -59,8 +59,14 @@ public struct ImportedFile: Sendable {
     public var verifyResponses: [VerifyResponse] = []
     public var rejections: [Rejection] = []
 
-    /// Records imported: `recordsIn - rejections.count`.
-    public var recordsImported: Int { clientReports.count + serverRequests.count + verifyResponses.count }
+    /// Records already handed to the store while reading (JSON Lines are streamed batch by batch).
+    public var streamedImported = 0
+    public var streamedRejected = 0
+
+    /// Records imported: `recordsIn - recordsRejected`.
+    public var recordsImported: Int { clientReports.count + serverRequests.count + verifyResponses.count + streamedImported }
+    /// Records rejected, each with its `file:line` and reason.
+    public var recordsRejected: Int { rejections.count + streamedRejected }
 
     public init(
         path: String, sha256: String, bytes: Int, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String,

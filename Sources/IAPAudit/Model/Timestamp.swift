@@ -17,9 +17,13 @@ public enum Timestamp {
     }
 
     private static func parseUnchecked(_ text: String) -> Int64? {
-        let s = text.trimmingCharacters(in: .whitespaces)
+        // Fast path: epoch milliseconds as digits (Apple's `*_ms` fields), no white space.
+        if let first = text.utf8.first, first != UInt8(ascii: "+"), let ms = Int64(text) { return ms }
+        let s = text.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) ? text.trimmingCharacters(in: .whitespaces) : text
         if s.isEmpty { return nil }
-        if s.allSatisfy({ $0.isASCII && $0.isNumber }) || (s.first == "-" && s.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber })) {
+        if s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            || (s.utf8.first == UInt8(ascii: "-") && s.utf8.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }))
+        {
             return Int64(s)
         }
         let bytes = Array(s.utf8)
@@ -42,6 +46,7 @@ public enum Timestamp {
             }
         }
         let local = daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs
+        if i == bytes.count || (i + 1 == bytes.count && bytes[i] == UInt8(ascii: "Z")) { return local }
         let zone = String(decoding: bytes[i...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
         switch zone {
         case "", "Z", "Etc/GMT", "GMT", "UTC", "Etc/UTC", "+00:00", "+0000":

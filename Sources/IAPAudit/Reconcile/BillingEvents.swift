@@ -9,7 +9,7 @@ struct BillingEvents {
 
     init(responses: [VerifyResponse]) {
         var ids: [String: Set<String>] = [:]
-        for response in responses where !response.signature.failed {
+        for response in responses {
             for item in response.items where item.inAppOwnershipType != "FAMILY_SHARED" && !item.signature.failed {
                 guard let original = item.originalTransactionId, let line = item.webOrderLineItemId, line != "0" else { continue }
                 ids[original + "\u{1F}" + line, default: []].insert(item.transactionId)
@@ -29,11 +29,12 @@ struct BillingEvents {
 
 extension Array where Element == VerifyResponse {
     /// Drops re-deliveries of a notification (same `notificationUUID`; Apple retries until the server
-    /// answers 200): the first delivery in (file, line) order is kept.
+    /// answers 200): the first delivery in (file, line) order is kept. Only deliveries whose signature
+    /// did not fail claim a UUID, so a forged copy cannot hide the genuine one (it proves nothing itself).
     func droppingNotificationRedeliveries() -> [VerifyResponse] {
         var seen = Set<String>()
         return filter { response in
-            guard let uuid = response.notification?.notificationUUID else { return true }
+            guard let uuid = response.notification?.notificationUUID, !response.signature.failed else { return true }
             return seen.insert(uuid).inserted
         }
     }

@@ -39,8 +39,8 @@ enum InReceiptNeverCreditedRule {
     static func qualifies(_ listing: (response: Int, item: ReceiptItem), _ context: ReconcileContext) -> Bool {
         let response = context.responses[listing.response]
         if response.status != 0 || response.isSandbox { return false }
-        if response.source.isSigned ? response.signature != .verified : response.signature.failed { return false }
-        if listing.item.signature.failed { return false }
+        // The listing's own signature: each nested JWS of a page or notification is checked on its own.
+        if response.source.isSigned ? listing.item.signature != .verified : listing.item.signature.failed { return false }
         if listing.item.environment.map(Environment.normalized).map({ $0 != "Production" }) == true { return false }
         if listing.item.inAppOwnershipType == "FAMILY_SHARED" { return false }
         if !context.config.bundleIds.isEmpty, let bundle = response.bundleId ?? listing.item.bundleId,

@@ -10,7 +10,11 @@ enum RefundStillGrantedRule {
     static func findings(_ context: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         for (id, allListings) in context.items {
-            let listings = allListings.filter { !$0.item.signature.failed && !context.responses[$0.response].signature.failed }
+            // A revocation counts from Apple's unsigned answers or a verified signed listing (never from an
+            // unchecked decoded payload, which anyone could write).
+            let listings = allListings.filter {
+                context.responses[$0.response].source.isSigned ? $0.item.signature == .verified : !$0.item.signature.failed
+            }
             guard let cancelledMs = listings.compactMap(\.item.cancellationDateMs).min(),
                 let newestRevocationMs = listings.compactMap(\.item.cancellationDateMs).max(),
                 let grants = context.grants[id], grants.contains(where: \.isProven)

@@ -14,13 +14,14 @@ enum SandboxLeakRule {
             ] where !group.isEmpty {
                 let indexes = group.map(\.requestIndex)
                 let trail = context.trail(id, requests: indexes)
+                let environment = context.environments(indexes) ?? "Sandbox"
                 let detail =
-                    "credited in production on a Sandbox verify response by request(s) "
+                    "credited in production on a \(environment) answer (not production) by request(s) "
                     + indexes.map { context.requests[$0].request.requestId }.joined(separator: ", ")
                 findings.append(
                     context.finding(
                         kind, reason, id, users: indexes.map { context.requests[$0].userId },
-                        environment: "Sandbox", firstSeenMs: trail.firstSeenMs,
+                        environment: environment, firstSeenMs: trail.firstSeenMs,
                         evidence: trail.evidence, detail: detail))
             }
         }

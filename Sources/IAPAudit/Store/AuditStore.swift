@@ -51,6 +51,46 @@ public final class AuditStore {
         }
     }
 
+    /// Imports one file in one transaction, replacing an earlier import of the same path: `read` is
+    /// given a sink for records streamed batch by batch and returns the file's result (with any records
+    /// not streamed). When `keep` says the result equals what is stored already, nothing changes.
+    /// Returns the result, or nil when kept.
+    func importStreaming(
+        path: String, read: (RecordSink) throws -> ImportedFile, keep: (ImportedFile) -> Bool
+    ) throws -> ImportedFile? {
+        struct Unchanged: Error {}
+        do {
+            return try database.transaction {
+                try database.prepare("DELETE FROM source_file WHERE path = ?1").run([path])
+                try database.prepare(
+                    """
+                    INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, reader_version, records_in,
+                        records_imported, records_rejected)
+                    VALUES (?1, '', 0, 'other', 'none', 'imported', '', ?2, 0, 0, 0)
+                    """
+                ).run([path, Schema.readerVersion])
+                let fileId = try database.scalar("SELECT last_insert_rowid()")
+                let writer = RecordWriter(database: database, fileId: fileId)
+                let file = try read(RecordSink { try writer.write($0) })
+                if keep(file) { throw Unchanged() }
+                try writer.write(file)
+                try database.prepare(
+                    """
+                    UPDATE source_file SET sha256 = ?2, bytes = ?3, kind = ?4, format = ?5, status = ?6, note = ?7,
+                        records_in = ?8, records_imported = ?9, records_rejected = ?10
+                    WHERE file_id = ?1
+                    """
+                ).run([
+                    fileId, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue, file.note,
+                    file.recordsIn, file.recordsImported, file.recordsRejected,
+                ])
+                return file
+            }
+        } catch is Unchanged {
+            return nil
+        }
+    }
+
     /// Stores one file's import result (replacing an earlier import of the same path) in one transaction.
     public func store(_ file: ImportedFile) throws {
         try database.transaction {
@@ -63,7 +103,7 @@ public final class AuditStore {
                 """
             ).run([
                 file.path, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue,
-                file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.rejections.count,
+                file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.recordsRejected,
             ])
             let fileId = try database.scalar("SELECT last_insert_rowid()")
             try RecordWriter(database: database, fileId: fileId).write(file)

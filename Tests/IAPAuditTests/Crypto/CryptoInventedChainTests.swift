@@ -136,3 +136,16 @@ final class ConcurrentStatuses: @unchecked Sendable {
     func append(_ status: SignatureStatus) { lock.withLock { stored.append(status) } }
     var values: [SignatureStatus] { lock.withLock { stored } }
 }
+
+/// Apple's shape is exactly leaf → intermediate → root: a longer x5c is refused before anything else.
+final class CryptoChainShapeTests: XCTestCase {
+    func testAnX5cOfFourCertificatesIsRefused() throws {
+        let folder = TestPaths.scratch()
+        let fixtures = try OpenSSLFixtures(folder: folder)
+        let chain = try fixtures.makeChain("shape")
+        let header: [String: Any] = ["alg": "ES256", "x5c": (chain.x5c + [chain.root]).map { $0.base64EncodedString() }]
+        let jws = try TestJWS(try fixtures.signJWS(header: header, payload: ["signedDate": 1], by: chain))
+        let verifier = SignatureVerifier(jwsAnchors: TrustAnchors(certificates: [chain.root]), receiptAnchors: .none)
+        XCTAssertEqual(jws.check(verifier), .invalid("x5c_length:4"))
+    }
+}

@@ -37,7 +37,11 @@ final class CryptoTrustAnchorsTests: XCTestCase {
         XCTAssertThrowsError(try TrustAnchors.load(paths: [missing])) { error in
             guard case .unreadableCertificate(let path, let reason) = error as? CryptoError else { return XCTFail("\(error)") }
             XCTAssertEqual(path, missing)
-            XCTAssertTrue(reason.hasPrefix("cannot open the file"), reason)
+            XCTAssertEqual(reason, "no such file")
+        }
+        let directory = TestPaths.scratch()
+        XCTAssertThrowsError(try TrustAnchors.load(paths: [directory])) { error in
+            XCTAssertEqual(error as? CryptoError, .unreadableCertificate(path: directory, reason: "a folder, not a certificate file"))
         }
         let folder = TestPaths.scratch()
         TestPaths.write("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n", to: folder + "/bad.pem")

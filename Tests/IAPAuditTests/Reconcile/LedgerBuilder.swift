@@ -98,6 +98,12 @@ final class LedgerBuilder {
         return location
     }
 
+    /// The ledger's Apple records, for tests that shape one by hand.
+    var ledgerResponses: [VerifyResponse] {
+        get { ledger.verifyResponses }
+        set { ledger.verifyResponses = newValue }
+    }
+
     /// A signed-format record (`apple.jsonl`): a JWS transaction, notification or receipt as a reader
     /// would make it, linked to `requestId` or bare.
     @discardableResult

@@ -178,3 +178,58 @@ final class ReconcileSignedEvidenceTests: XCTestCase {
         XCTAssertEqual(LedgerBuilder.evidence(finding), ["apple.jsonl:1", "apple.jsonl:2", "server.jsonl:1"])
     }
 }
+
+/// Found by a fresh-user trial: signatures are judged per listing, forged deliveries claim nothing,
+/// unchecked payloads prove no refund.
+final class ReconcileSignedListingTests: XCTestCase {
+    private static func listing(_ id: String, _ signature: SignatureStatus, revoked: String? = nil) -> ReceiptItem {
+        var item = LedgerBuilder.item(id, product: "gems.100", purchased: "09:00", sections: ["server_api"])
+        item.signature = signature
+        item.cancellationDateMs = revoked.map(LedgerBuilder.ms)
+        return item
+    }
+
+    /// A Server API page whose record-level signature is the worst of its items.
+    @discardableResult
+    private static func page(_ b: LedgerBuilder, for request: String? = nil, _ items: [ReceiptItem], at time: String? = nil)
+        -> SourceLocation
+    {
+        let location = b.signed(.serverAPI, for: request, signature: .invalid("bad_signature"), items: [], at: time)
+        let index = b.ledger.verifyResponses.count - 1
+        b.ledgerResponses[index].items = items
+        return location
+    }
+
+    func testAForgedSiblingDoesNotTaintAVerifiedListing() {
+        let b = LedgerBuilder()
+        b.request("r1", ids: ["T1"], granted: true, at: "10:00")
+        Self.page(b, for: "r1", [Self.listing("T1", .verified), Self.listing("T2", .invalid("bad_signature"))], at: "10:00")
+        Self.page(b, [Self.listing("T3", .verified), Self.listing("T4", .untrustedRoot)])
+        XCTAssertEqual(b.findings(), ["dropped_order/in_receipt_never_credited/T3"])
+    }
+
+    func testAVerifiedRefundInAPageWithAForgedSiblingCounts() {
+        let b = LedgerBuilder()
+        b.request("r1", ids: ["T1"], granted: true, at: "10:00")
+        b.signed(.signedTransaction, for: "r1", items: [LedgerBuilder.item("T1")], at: "10:00")
+        Self.page(b, [Self.listing("T1", .verified, revoked: "14:00"), Self.listing("T9", .invalid("bad_signature"))])
+        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
+    }
+
+    func testAnUncheckedDecodedPayloadProvesNoRefund() {
+        let b = LedgerBuilder()
+        b.request("r1", ids: ["T1"], granted: true, at: "10:00")
+        b.signed(.signedTransaction, for: "r1", items: [LedgerBuilder.item("T1")], at: "10:00")
+        b.signed(.signedTransaction, signature: .notChecked, items: [LedgerBuilder.item("T1", cancelled: "14:00")])
+        XCTAssertEqual(b.findings(), [])
+    }
+
+    func testAForgedDeliveryCannotHideTheGenuineNotification() {
+        let b = LedgerBuilder()
+        b.request("r1", ids: ["T1"], granted: true, at: "10:00")
+        b.signed(.signedTransaction, for: "r1", items: [LedgerBuilder.item("T1")], at: "10:00")
+        b.signed(.notificationV2, signature: .untrustedRoot, items: [], notification: "TEST", uuid: "same")
+        b.signed(.notificationV2, items: [LedgerBuilder.item("T1", cancelled: "14:00")], notification: "REFUND", uuid: "same")
+        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file mapped read-only into memory: its bytes are read from the page cache as they are touched,
+/// and `release(upTo:)` hands pages already processed back to the kernel, so a multi-GB input never
+/// stays resident (peak RSS is bounded by the batch being read, not the file size).
+final class MappedFile: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer?
+    let count: Int
+    /// The bytes, without a copy (valid while this object lives).
+    let data: Data
+
+    /// Throws `AuditError.unreadablePath` when the file cannot be opened or mapped.
+    init(path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw AuditError.unreadablePath(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw AuditError.unreadablePath(path, String(cString: strerror(errno))) }
+        count = Int(info.st_size)
+        if count == 0 {
+            base = nil
+            data = Data()
+            return
+        }
+        guard let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+            throw AuditError.unreadablePath(path, "cannot map the file: \(String(cString: strerror(errno)))")
+        }
+        base = mapped
+        madvise(mapped, count, MADV_SEQUENTIAL)
+        data = Data(bytesNoCopy: mapped, count: count, deallocator: .none)
+    }
+
+    /// Drops the resident pages of bytes before `offset` (they are read again from the file if touched).
+    func release(upTo offset: Int) {
+        guard let base else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = min(offset, count) / page * page
+        if end > 0 { madvise(base, end, MADV_DONTNEED) }
+    }
+
+    deinit {
+        if let base { munmap(base, count) }
+    }
+}
