@@ -44,6 +44,7 @@ public enum AuditPipeline {
     /// Throws `AuditError` (unreadable input, unwritable or busy output) or `SQLiteError`.
     /// Inputs are checked before the output folder is touched.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
+        let timer = PhaseTimer()
         let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory)
@@ -53,9 +54,12 @@ public enum AuditPipeline {
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
         let parsed = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged).importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
+        timer.lap("import")
 
         let ledger = try store.loadLedger()
+        timer.lap("load_ledger")
         let (findings, asOf) = Reconciler.run(ledger, config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs)
+        timer.lap("reconcile")
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
@@ -72,10 +76,14 @@ public enum AuditPipeline {
         warnings += RunChecks.afterReconcile(ledger, options)
         if ledger.verifyResponses.contains(where: \.source.isSigned) { warnings += signatures.warnings }
         try store.replaceFindings(findings, parameters: parameters)
+        timer.lap("store_findings")
         var snapshot = try store.snapshot(findings: findings)
+        timer.lap("snapshot")
         snapshot.parameters["run_status"] = "complete"  // what the store says once the workbook exists
         try output.writeWorkbook(ReportBuilder.workbook(snapshot))
         try store.setRunParameter("run_status", "complete")
+        timer.lap("workbook")
+        timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
             filesParsed: parsed, warnings: warnings)

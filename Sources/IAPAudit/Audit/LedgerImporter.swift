@@ -11,17 +11,34 @@ struct LedgerImporter {
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
+    /// Inputs at least this large (bytes, all files) are imported with the secondary indexes dropped.
+    static let bulkBytes: Int64 = 64 << 20
+
     func importEntries(_ entries: [InputEntry]) throws -> Int {
+        let total = entries.reduce(Int64(0)) { sum, entry in
+            sum + (((try? FileManager.default.attributesOfItem(atPath: entry.path))?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+        let bulk = total >= Self.bulkBytes
+        if bulk { try store.beginBulkImport() }
+        let progress = ImportProgress(totalBytes: total, fileCount: entries.count)
+        let parsed = try importEach(entries, progress)
+        progress.end()
+        if bulk { try store.endBulkImport() }
+        return parsed
+    }
+
+    private func importEach(_ entries: [InputEntry], _ progress: ImportProgress) throws -> Int {
         let stored = try store.storedFiles()
         var parsed = 0
         var contentSeen: [String: String] = [:]
-        for entry in entries {
+        for (number, entry) in entries.enumerated() {
             if let reason = entry.skipReason {
                 let file = InputFile(path: entry.path, data: Data())
                 try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: reason), stored)
                 continue
             }
             let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path))
+            defer { progress.finish(fileBytes: file.bytes) }
             if let earlier = contentSeen[file.sha256] {
                 let note = "same content as \(earlier) (not counted twice)"
                 try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: note), stored)
@@ -34,7 +51,8 @@ struct LedgerImporter {
                 continue
             }
             let result = try store.importStreaming(
-                path: file.path, read: { try FileImporter.stream(file, checker: checker, sink: $0) },
+                path: file.path, progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
+                read: { try FileImporter.stream(file, checker: checker, sink: $0) },
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }
         }

@@ -3,6 +3,8 @@ import Foundation
 /// Where streamed records go (the store's writer for the file being imported).
 final class RecordSink {
     let write: (ImportedFile) throws -> Void
+    /// Told after each batch: bytes of the file read so far, records so far.
+    var progress: ((_ offset: Int, _ records: Int) -> Void)?
     init(_ write: @escaping (ImportedFile) throws -> Void) { self.write = write }
 }
 

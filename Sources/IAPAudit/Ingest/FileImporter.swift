@@ -155,6 +155,7 @@ enum FileImporter {
                 result.rejections += batch.rejections
             }
             file.release(upTo: endOffset)
+            sink?.progress?(endOffset, result.recordsIn)
             return true
         }
         return result

@@ -7,7 +7,7 @@
 /// dropped order.
 enum InReceiptNeverCreditedRule {
     static func findings(_ context: ReconcileContext) -> [Finding] {
-        var qualifyingById: [String: [(response: Int, item: ReceiptItem)]] = [:]
+        var qualifyingById: [String: [Listing]] = [:]
         for (id, listings) in context.items {
             if context.isReported(billingEventOf: id) || context.isGranted(billingEventOf: id) || context.isPending(id) { continue }
             let qualifying = listings.filter { qualifies($0, context) }
@@ -36,7 +36,7 @@ enum InReceiptNeverCreditedRule {
     /// A production, status-0 listing of ours that Apple stands behind: an unsigned Apple answer
     /// (verifyReceipt, Notification V1, Server API JSON) or a signed record whose signature was `verified`
     /// (an unchecked decoded payload or iOS 6 receipt, which anyone could write, proves no payment).
-    static func qualifies(_ listing: (response: Int, item: ReceiptItem), _ context: ReconcileContext) -> Bool {
+    static func qualifies(_ listing: Listing, _ context: ReconcileContext) -> Bool {
         let response = context.responses[listing.response]
         if response.status != 0 || response.isSandbox { return false }
         // The listing's own signature: each nested JWS of a page or notification is checked on its own.

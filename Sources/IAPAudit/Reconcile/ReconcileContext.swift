@@ -18,7 +18,7 @@ struct ReconcileContext {
     /// Grants by transaction id, in log order.
     let grants: [String: [Grant]]
     /// Every response item, by transaction id, with the response index.
-    let items: [String: [(response: Int, item: ReceiptItem)]]
+    let items: [String: [Listing]]
     /// Rule 14 per transaction: unresolved requests not yet cleared.
     let verification: [String: VerificationState]
     /// Ids Apple re-issued for one purchase (`id_reissued`).
@@ -86,10 +86,13 @@ struct ReconcileContext {
         }
         self.clientReports = clientReports
 
-        var items: [String: [(Int, ReceiptItem)]] = [:]
+        var items: [String: [Listing]] = [:]
+        let store = ResponseStore(responses)
         var reversals: [String: [Int64]] = [:]
         for (index, response) in responses.enumerated() {
-            for item in response.items { items[item.transactionId, default: []].append((index, item)) }
+            for (position, item) in response.items.enumerated() {
+                items[item.transactionId, default: []].append(Listing(response: index, index: position, store: store))
+            }
             if response.notification?.notificationType == "REFUND_REVERSED", !response.signature.failed {
                 for item in response.items {
                     reversals[item.transactionId, default: []].append(response.signedDateMs ?? item.signedDateMs ?? Int64.max)
@@ -155,4 +158,20 @@ struct ReconcileContext {
         }
         return seen.isEmpty ? nil : seen.joined(separator: ", ")
     }
+}
+
+/// The Apple records of a reconciliation, shared by every `Listing` (one copy in memory).
+final class ResponseStore {
+    let responses: [VerifyResponse]
+    init(_ responses: [VerifyResponse]) { self.responses = responses }
+}
+
+/// One listing of a transaction: item `index` of record `response`, read in place instead of copied
+/// (a 1M-transaction month holds millions of listings).
+struct Listing {
+    let response: Int
+    let index: Int
+    let store: ResponseStore
+
+    var item: ReceiptItem { store.responses[response].items[index] }
 }

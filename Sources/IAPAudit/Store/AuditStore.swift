@@ -12,7 +12,7 @@ public final class AuditStore {
     /// database, or a database of a newer schema version).
     public init(path: String) throws {
         database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL;")
+        try database.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
         let version = try database.scalar("PRAGMA user_version")
         if version > Schema.version {
             throw SQLiteError(code: 0, message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version)", sql: nil)
@@ -31,6 +31,12 @@ public final class AuditStore {
         }
         try database.execute("PRAGMA foreign_keys = ON")
     }
+
+    /// Drops the secondary indexes before a bulk import (`endBulkImport` makes them again; a run killed
+    /// in between gets them back when the store is next opened).
+    func beginBulkImport() throws { try database.execute(Schema.dropIndexes) }
+
+    func endBulkImport() throws { try database.execute(Schema.indexes) }
 
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
@@ -56,7 +62,8 @@ public final class AuditStore {
     /// not streamed). When `keep` says the result equals what is stored already, nothing changes.
     /// Returns the result, or nil when kept.
     func importStreaming(
-        path: String, read: (RecordSink) throws -> ImportedFile, keep: (ImportedFile) -> Bool
+        path: String, progress: ((Int, Int) -> Void)? = nil, read: (RecordSink) throws -> ImportedFile,
+        keep: (ImportedFile) -> Bool
     ) throws -> ImportedFile? {
         struct Unchanged: Error {}
         do {
@@ -71,7 +78,9 @@ public final class AuditStore {
                 ).run([path, Schema.readerVersion])
                 let fileId = try database.scalar("SELECT last_insert_rowid()")
                 let writer = RecordWriter(database: database, fileId: fileId)
-                let file = try read(RecordSink { try writer.write($0) })
+                let sink = RecordSink { try writer.write($0) }
+                sink.progress = progress
+                let file = try read(sink)
                 if keep(file) { throw Unchanged() }
                 try writer.write(file)
                 try database.prepare(

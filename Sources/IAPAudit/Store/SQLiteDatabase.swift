@@ -85,27 +85,24 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds values to `?1…?n` in order: String, Int, Int64, Bool, Double, or nil for NULL.
-    func bind(_ values: [Any?]) throws {
+    func bind(_ values: [any SQLBindable]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             let rc: Int32
-            switch value {
-            case nil: rc = sqlite3_bind_null(handle, index)
-            case let v as String: rc = sqlite3_bind_text(handle, index, v, Int32(v.utf8.count), SQLiteStatement.transient)
-            case let v as Int: rc = sqlite3_bind_int64(handle, index, Int64(v))
-            case let v as Int64: rc = sqlite3_bind_int64(handle, index, v)
-            case let v as Bool: rc = sqlite3_bind_int64(handle, index, v ? 1 : 0)
-            case let v as Double: rc = sqlite3_bind_double(handle, index, v)
-            default: preconditionFailure("unsupported SQLite binding \(type(of: value!))")
+            switch value.sqlValue {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .text(let v): rc = sqlite3_bind_text(handle, index, v, Int32(v.utf8.count), SQLiteStatement.transient)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .real(let v): rc = sqlite3_bind_double(handle, index, v)
             }
             if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
         }
     }
 
     /// Binds and runs a statement that returns no rows.
-    func run(_ values: [Any?]) throws {
+    func run(_ values: [any SQLBindable]) throws {
         try bind(values)
         while try step() {}
     }
@@ -129,4 +126,26 @@ final class SQLiteStatement {
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// A value SQLite stores.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+}
+
+/// What can be bound to a statement parameter (typed: no dynamic casts on the bulk-insert path).
+protocol SQLBindable {
+    var sqlValue: SQLValue { get }
+}
+
+extension String: SQLBindable { var sqlValue: SQLValue { .text(self) } }
+extension Int: SQLBindable { var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Int64: SQLBindable { var sqlValue: SQLValue { .integer(self) } }
+extension Bool: SQLBindable { var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension Double: SQLBindable { var sqlValue: SQLValue { .real(self) } }
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }

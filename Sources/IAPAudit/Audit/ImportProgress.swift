@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Progress of the import on stderr — file n of N, MB read, MB/s, records, ETA — redrawn in place,
+/// only when stderr is a terminal (a scheduled run's log stays clean).
+final class ImportProgress {
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private let totalBytes: Int64
+    private let fileCount: Int
+    private let started = Date()
+    private var doneBytes: Int64 = 0
+    private var lastDraw = Date.distantPast
+
+    init(totalBytes: Int64, fileCount: Int) {
+        self.totalBytes = max(1, totalBytes)
+        self.fileCount = fileCount
+    }
+
+    /// `offset` bytes of file number `index` (1-based) read, `records` records so far in it.
+    func update(file index: Int, path: String, offset: Int, records: Int) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.25 else { return }
+        lastDraw = now
+        let done = doneBytes + Int64(offset)
+        let seconds = max(0.001, now.timeIntervalSince(started))
+        let rate = Double(done) / seconds
+        let eta = rate > 0 ? Double(totalBytes - done) / rate : 0
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let line = String(
+            format: "iap-audit: file %d/%d %@  %.0f/%.0f MB  %.0f MB/s  %d records  ETA %.0fs", index, fileCount, name,
+            Double(done) / 1e6, Double(totalBytes) / 1e6, rate / 1e6, records, eta)
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+    }
+
+    /// A file is done: its bytes count as read.
+    func finish(fileBytes: Int) {
+        doneBytes += Int64(fileBytes)
+    }
+
+    /// Clears the progress line.
+    func end() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
