@@ -46,20 +46,20 @@ enum JSONField {
     /// Exact text of a scalar: strings as they are, integers with every digit.
     /// Returns nil for null/absent; throws for arrays, objects, booleans, fractional or exponent
     /// numbers, control characters (a NUL would cut the id short) and text over 4,096 characters.
-    static func text(_ value: FieldValue?, field: String) throws -> String? {
+    static func text(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let s)?:
-            if s.utf8.count > maxTextLength { throw IngestError.badField(field, "longer than \(maxTextLength) bytes") }
-            if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(field, "contains a control character") }
+            if s.utf8.count > maxTextLength { throw IngestError.badField(field(), "longer than \(maxTextLength) bytes") }
+            if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(field(), "contains a control character") }
             return s
         case .number(let digits)?:
             guard isWholeNumber(digits) else {
-                throw IngestError.badField(field, "expected text or a whole number, found \(digits)")
+                throw IngestError.badField(field(), "expected text or a whole number, found \(digits)")
             }
             return digits
-        case .bool?: throw IngestError.badField(field, "expected text or a number, found a boolean")
-        case let other?: throw IngestError.badField(field, "expected text or a number, found \(other.typeName)")
+        case .bool?: throw IngestError.badField(field(), "expected text or a number, found a boolean")
+        case let other?: throw IngestError.badField(field(), "expected text or a number, found \(other.typeName)")
         }
     }
 
@@ -72,14 +72,14 @@ enum JSONField {
 
     /// An integer sent as a number or as a numeric string. Fractions are refused unless
     /// `allowFraction` (Xcode's fractional milliseconds), where the whole part is kept.
-    static func integer(_ value: FieldValue?, field: String, allowFraction: Bool = false) throws -> Int64? {
-        guard let raw = try scalarText(value, field: field) else { return nil }
+    static func integer(_ value: FieldValue?, field: @autoclosure () -> String, allowFraction: Bool = false) throws -> Int64? {
+        guard let raw = try scalarText(value, field: field()) else { return nil }
         if let v = Int64(raw) { return v }
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
         if let v = Int64(trimmed) { return v }
         if allowFraction, let d = Double(trimmed), d.isFinite, abs(d) < 9e18, trimmed.contains(".") { return Int64(d.rounded(.down)) }
-        throw IngestError.badField(field, "expected an integer, found \"\(raw.prefix(40))\"")
+        throw IngestError.badField(field(), "expected an integer, found \"\(raw.prefix(40))\"")
     }
 
     static func integer(_ value: Any?, field: String, allowFraction: Bool = false) throws -> Int64? {
@@ -87,17 +87,17 @@ enum JSONField {
     }
 
     /// Like `text` but keeps a number's own rendering (for integer parsing).
-    private static func scalarText(_ value: FieldValue?, field: String) throws -> String? {
+    private static func scalarText(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
         if case .number(let digits)? = value { return digits }
-        return try text(value, field: field)
+        return try text(value, field: field())
     }
 
     /// An id: exact text, or a whole JSON number; never empty. Text such as `2.00000041234568E+15`
     /// (an id a spreadsheet rewrote in scientific notation, its digits lost) is refused.
-    static func id(_ value: FieldValue?, field: String) throws -> String? {
-        guard let text = try text(value, field: field) else { return nil }
+    static func id(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
+        guard let text = try text(value, field: field()) else { return nil }
         if looksLikeScientificNotation(text) {
-            throw IngestError.badField(field, "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
+            throw IngestError.badField(field(), "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
         }
         return text.isEmpty ? nil : text
     }
@@ -117,7 +117,7 @@ enum JSONField {
     }
 
     /// A boolean from `true/false` or the strings `"true"/"false"/"1"/"0"` (SEMANTICS rule 5).
-    static func bool(_ value: FieldValue?, field: String) throws -> Bool? {
+    static func bool(_ value: FieldValue?, field: @autoclosure () -> String) throws -> Bool? {
         switch value {
         case nil, .null?: return nil
         case .bool(let b)?: return b
@@ -126,26 +126,26 @@ enum JSONField {
             case "true", "1": return true
             case "false", "0": return false
             case "": return nil
-            default: throw IngestError.badField(field, "expected a boolean, found \(s)")
+            default: throw IngestError.badField(field(), "expected a boolean, found \(s)")
             }
-        case .number(let n)?: throw IngestError.badField(field, "expected a boolean, found \(n)")
-        case let other?: throw IngestError.badField(field, "expected a boolean, found \(other.typeName)")
+        case .number(let n)?: throw IngestError.badField(field(), "expected a boolean, found \(n)")
+        case let other?: throw IngestError.badField(field(), "expected a boolean, found \(other.typeName)")
         }
     }
 
     static func bool(_ value: Any?, field: String) throws -> Bool? { try bool(FieldValue(any: value), field: field) }
 
     /// An array of exact-text ids; a single scalar counts as a one-element array.
-    static func textArray(_ value: FieldValue?, field: String) throws -> [String]? {
+    static func textArray(_ value: FieldValue?, field: @autoclosure () -> String) throws -> [String]? {
         switch value {
         case nil, .null?: return nil
         case .array(let array)?:
             return try array.map {
-                guard let id = try id($0, field: field) else { throw IngestError.badField(field, "holds an empty or null id") }
+                guard let id = try id($0, field: field()) else { throw IngestError.badField(field(), "holds an empty or null id") }
                 return id
             }
         default:
-            return try text(value, field: field).map { [$0] }
+            return try text(value, field: field()).map { [$0] }
         }
     }
 

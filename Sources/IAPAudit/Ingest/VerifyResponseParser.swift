@@ -110,9 +110,16 @@ enum VerifyResponseParser {
         return item
     }
 
+    /// The keys tried for each date, made once.
+    private static let dateKeys: [String: [String]] = Dictionary(
+        uniqueKeysWithValues: [
+            "purchase_date", "original_purchase_date", "expires_date", "expires_date_formatted", "cancellation_date",
+            "grace_period_expires_date",
+        ].map { ($0, [$0 + "_ms", $0, $0 + "_pst"]) })
+
     /// `<name>_ms` when present, else the text form `<name>` (Etc/GMT), else `<name>_pst`.
     private static func date(_ o: any RecordObject, _ name: String, _ path: String) throws -> Int64? {
-        for key in [name + "_ms", name, name + "_pst"] {
+        for key in dateKeys[name] ?? [name + "_ms", name, name + "_pst"] {
             let value = o.field(key)
             if case .number? = value { return try RecordFields.optionalTimestamp(o, key) }
             guard let raw = try JSONField.text(value, field: "\(path).\(key)"), !raw.isEmpty else { continue }
