@@ -18,7 +18,9 @@ final class PhaseTimer {
 
     func write() {
         guard let path else { return }
-        let body = phases.map { "\"\($0.0)\": {\"seconds\": \(($0.1 * 1000).rounded() / 1000), \"peak_rss_mb\": \($0.2)}" }
+        var body = phases.map { "\"\($0.0)\": {\"seconds\": \(($0.1 * 1000).rounded() / 1000), \"peak_rss_mb\": \($0.2)}" }
+        // Wall seconds spent parsing JSON Lines batches (all cores at once), inside "import".
+        body.append("\"import_parse_seconds\": \((BatchParser.parseSeconds.value * 1000).rounded() / 1000)")
         try? Data(("{" + body.joined(separator: ", ") + "}\n").utf8).write(to: URL(fileURLWithPath: path))
     }
 

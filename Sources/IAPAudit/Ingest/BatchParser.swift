@@ -13,12 +13,17 @@ final class RecordSink {
 enum BatchParser {
     static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
+    /// Wall seconds spent in `parse` so far (for the benchmark's phase timings).
+    static let parseSeconds = SecondsCounter()
+
     /// - Parameter template: the file's result so far (kind, note…); the returned batch holds only this
     ///   batch's records and rejections.
     static func parse(
         _ lines: [(number: Int, text: String)], shape: RecordShape, file: InputFile, checker: any SignatureChecking,
         template: ImportedFile
     ) -> ImportedFile {
+        let started = Date()
+        defer { parseSeconds.add(Date().timeIntervalSince(started)) }
         var empty = template
         empty.clientReports = []
         empty.serverRequests = []
@@ -60,4 +65,12 @@ enum BatchParser {
     private struct SliceWork: @unchecked Sendable {
         let parts: UnsafeMutableBufferPointer<ImportedFile>
     }
+}
+
+/// A thread-safe running total of seconds.
+final class SecondsCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0.0
+    func add(_ seconds: Double) { lock.withLock { total += seconds } }
+    var value: Double { lock.withLock { total } }
 }
