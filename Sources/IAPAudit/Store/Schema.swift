@@ -230,13 +230,15 @@ enum Schema {
             UNION ALL
             SELECT transaction_id, 'finding', NULL, NULL, first_seen, user_ids, kind || '/' || reason || ': ' || detail FROM finding;
         CREATE VIEW latency_percentiles AS
-            WITH l AS (SELECT latency_ms FROM server_request WHERE event = 'verify' AND latency_ms IS NOT NULL),
-                 n AS (SELECT count(*) AS c FROM l)
-            SELECT (SELECT c FROM n) AS requests,
-                (SELECT latency_ms FROM l ORDER BY latency_ms LIMIT 1 OFFSET (SELECT max(0, (c * 50 + 99) / 100 - 1) FROM n)) AS p50_ms,
-                (SELECT latency_ms FROM l ORDER BY latency_ms LIMIT 1 OFFSET (SELECT max(0, (c * 90 + 99) / 100 - 1) FROM n)) AS p90_ms,
-                (SELECT latency_ms FROM l ORDER BY latency_ms LIMIT 1 OFFSET (SELECT max(0, (c * 95 + 99) / 100 - 1) FROM n)) AS p95_ms,
-                (SELECT latency_ms FROM l ORDER BY latency_ms LIMIT 1 OFFSET (SELECT max(0, (c * 99 + 99) / 100 - 1) FROM n)) AS p99_ms,
-                (SELECT max(latency_ms) FROM l) AS max_ms;
+            WITH l AS (
+                SELECT latency_ms, row_number() OVER (ORDER BY latency_ms) AS rank, count(*) OVER () AS c
+                FROM server_request WHERE event = 'verify' AND latency_ms IS NOT NULL)
+            SELECT coalesce(max(c), 0) AS requests,
+                max(CASE WHEN rank = max(1, (c * 50 + 99) / 100) THEN latency_ms END) AS p50_ms,
+                max(CASE WHEN rank = max(1, (c * 90 + 99) / 100) THEN latency_ms END) AS p90_ms,
+                max(CASE WHEN rank = max(1, (c * 95 + 99) / 100) THEN latency_ms END) AS p95_ms,
+                max(CASE WHEN rank = max(1, (c * 99 + 99) / 100) THEN latency_ms END) AS p99_ms,
+                max(latency_ms) AS max_ms
+            FROM l;
         """
 }
