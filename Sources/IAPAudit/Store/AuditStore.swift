@@ -78,9 +78,17 @@ public final class AuditStore {
                 ).run([path, Schema.readerVersion])
                 let fileId = try database.scalar("SELECT last_insert_rowid()")
                 let writer = RecordWriter(database: database, fileId: fileId)
-                let sink = RecordSink { try writer.write($0) }
+                let background = BackgroundWriter { try writer.write($0) }
+                let sink = RecordSink { try background.submit($0) }
                 sink.progress = progress
-                let file = try read(sink)
+                let file: ImportedFile
+                do {
+                    file = try read(sink)
+                    try background.drain()
+                } catch {
+                    try? background.drain()  // the writer must be done before the rollback
+                    throw error
+                }
                 if keep(file) { throw Unchanged() }
                 try writer.write(file)
                 try database.prepare(
