@@ -54,8 +54,12 @@ public enum ReportBuilder {
     ]
 
     /// Signed transactions, notifications, Server API pages and receipts, each with its `signature`.
+    /// At most this many Apple records are listed on their sheet (a worksheet holds 1,048,576 rows);
+    /// the rest are counted in a note: all of them are in audit.sqlite.
+    public static let appleRecordRowLimit = 100_000
+
     static func appleRecordsSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
-        let rows: [[ReportCell]] = snapshot.appleRecords.map { r in
+        let rows: [[ReportCell]] = snapshot.appleRecords.prefix(appleRecordRowLimit).map { r in
             [
                 .text(r.location.file), .integer(Int64(r.location.line)), .text(r.source), .text(r.signature),
                 optional(r.environment), optional(r.bundleId), optional(r.notification), optional(r.notificationUUID),
@@ -63,7 +67,15 @@ public enum ReportBuilder {
                 .text(r.transactionIds), .text(r.notes == "[]" ? "" : r.notes),
             ]
         }
-        return ReportSheet(name: "Apple Records", tables: [ReportTable(header: appleRecordHeader, rows: rows, isPrimary: true)])
+        var tables = [ReportTable(header: appleRecordHeader, rows: rows, isPrimary: true)]
+        let more = snapshot.appleRecords.count - rows.count
+        if more > 0 {
+            tables.append(
+                ReportTable(
+                    title: "\(more) more records not listed here: all \(snapshot.appleRecords.count) are in audit.sqlite "
+                        + "(table verify_response, view signature_summary)", header: [], rows: []))
+        }
+        return ReportSheet(name: "Apple Records", tables: tables)
     }
 
     static func rejectedSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
