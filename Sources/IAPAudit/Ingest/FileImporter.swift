@@ -31,6 +31,9 @@ enum FileImporter {
 
     // MARK: JSON: one document, or JSON Lines
 
+    /// The largest file tried as one JSON document.
+    static let maxDocumentBytes = 64 << 20
+
     /// How many leading lines are searched for the first record of a known kind.
     static let kindSearchLines = 100
 
@@ -52,7 +55,9 @@ enum FileImporter {
     ) throws -> ImportedFile {
         let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
         var documentError: Error? = nil
-        if lines.count > 1 && firstObject == nil {
+        // A single document is at most `maxDocumentBytes` (Apple's responses are KBs): a big file whose
+        // first line does not parse is JSON Lines with a bad line, not copied whole to be tried as one.
+        if lines.count > 1 && firstObject == nil && file.data.count <= maxDocumentBytes {
             // A document spread over several lines (Apple's pretty-printed responses)?
             do {
                 return readDocument(try JSONField.parseObject(file.data), file: file, checker)

@@ -98,25 +98,12 @@ struct InputFile {
         return head
     }
 
+    /// Every non-blank line with its 1-based number (files read whole: documents, CSV, receipts).
     func lines() -> [(number: Int, text: String)] {
-        var result: [(Int, String)] = []
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var start = 0
-            var number = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != 10 { end += 1 }
-                number += 1
-                var stop = end
-                if stop > start && bytes[stop - 1] == 13 { stop -= 1 }
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
-                if slice.contains(where: { $0 != 32 && $0 != 9 }) {
-                    result.append((number, String(decoding: slice, as: UTF8.self)))
-                }
-                if end == bytes.count { break }
-                start = end + 1
-            }
+        var result: [(number: Int, text: String)] = []
+        forEachLineBatch(batchSize: 65_536) { lines, _ in
+            result += lines
+            return true
         }
         return result
     }

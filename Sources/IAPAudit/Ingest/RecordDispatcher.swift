@@ -44,7 +44,10 @@ enum RecordDispatcher {
                 }
                 let requestId = try RecordFields.requiredText(o, "request_id")
                 let received = try RecordFields.timestamp(o, "received_at")
-                if !isVerifyReceipt(body), let signedBody = try record.foundation()["response"] as? [String: Any],
+                // A verifyReceipt body by `RecordShape`'s rule; anything else is asked of
+                // `SignedRecordReader.kind(of:)` (slower: a Foundation object).
+                if !RecordShape.isVerifyReceiptBody(has: { body.field($0) != nil }),
+                    let signedBody = try record.foundation()["response"] as? [String: Any],
                     SignedRecordReader.kind(of: signedBody) != nil
                 {
                     result.verifyResponses.append(
@@ -82,12 +85,5 @@ enum RecordDispatcher {
         } catch {
             result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: raw))
         }
-    }
-
-    /// Surely a verifyReceipt body (`status` without the Server API's keys), as `RecordShape` tells them
-    /// apart; anything else is asked of `SignedRecordReader.kind(of:)` (slower: a Foundation object).
-    private static func isVerifyReceipt(_ body: any RecordObject) -> Bool {
-        body.field("status") != nil && body.field("signedTransactions") == nil && body.field("errorCode") == nil
-            && body.field("signedTransactionInfo") == nil
     }
 }

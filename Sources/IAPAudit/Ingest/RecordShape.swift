@@ -14,6 +14,12 @@ enum RecordShape: Equatable {
     case auditConfig
     case unknown(String)
 
+    /// A body with `status` and none of the App Store Server API's keys: Apple's verifyReceipt answer
+    /// (or an error body of it). Shared with the JSON Lines fast path, which asks a lazy record.
+    static func isVerifyReceiptBody(has: (String) -> Bool) -> Bool {
+        has("status") && !has("signedTransactions") && !has("errorCode") && !has("signedTransactionInfo")
+    }
+
     static func of(_ o: [String: Any]) -> RecordShape {
         let has = { (key: String) in o[key] != nil }
         if has("request_id") && has("response") { return .wrappedVerifyResponse }
@@ -22,7 +28,7 @@ enum RecordShape: Equatable {
         if has("request_id") && has("transaction_ids") { return .serverRequest }
         if has("state") && (has("transaction_id") || has("user_id")) { return .clientReport }
         if !has("request_id"), let kind = SignedRecordReader.kind(of: o) { return .signed(kind) }
-        if has("status") && !has("signedTransactions") && !has("errorCode") && !has("signedTransactionInfo") {
+        if isVerifyReceiptBody(has: has) {
             if has("receipt") || has("latest_receipt_info") || has("environment") { return .bareVerifyResponse }
             if let code = try? JSONField.integer(o["status"], field: "status"), code == 0 || (21000...21199).contains(code) {
                 return .bareVerifyResponse
