@@ -52,13 +52,17 @@ public enum AuditPipeline {
         var warnings = try RunChecks.beforeImport(store, options)
         try store.setRunParameter("run_status", "incomplete")
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
-        let parsed = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged).importEntries(entries)
+        let (parsed, bulk) = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged)
+            .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         timer.lap("import")
+        if bulk { try store.endBulkImport() }
+        timer.lap("index")
 
-        let ledger = try store.loadLedger()
-        timer.lap("load_ledger")
-        let (findings, asOf) = Reconciler.run(ledger, config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs)
+        let outcome = try Reconciler.run(
+            try store.factSource(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
+            spillDirectory: output.spillPath)
+        let (findings, asOf) = (outcome.findings, outcome.asOfMs)
         timer.lap("reconcile")
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
@@ -70,11 +74,11 @@ public enum AuditPipeline {
             // Complete only once the workbook is written too (below).
             "run_status": "incomplete",
         ]
-        if options.asOfMs == nil, let newest = Reconciler.newestRecord(ledger) {
+        if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }
-        warnings += RunChecks.afterReconcile(ledger, options)
-        if ledger.verifyResponses.contains(where: \.source.isSigned) { warnings += signatures.warnings }
+        warnings += RunChecks.afterReconcile(outcome, options)
+        if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
         try store.replaceFindings(findings, parameters: parameters)
         timer.lap("store_findings")
         var snapshot = try store.snapshot(findings: findings)

@@ -14,7 +14,10 @@ struct LedgerImporter {
     /// Inputs at least this large (bytes, all files) are imported with the secondary indexes dropped.
     static let bulkBytes: Int64 = 64 << 20
 
-    func importEntries(_ entries: [InputEntry]) throws -> Int {
+    /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
+    /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
+    /// next opened).
+    func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool) {
         let total = entries.reduce(Int64(0)) { sum, entry in
             sum + (((try? FileManager.default.attributesOfItem(atPath: entry.path))?[.size] as? NSNumber)?.int64Value ?? 0)
         }
@@ -23,8 +26,7 @@ struct LedgerImporter {
         let progress = ImportProgress(totalBytes: total, fileCount: entries.count)
         let parsed = try importEach(entries, progress)
         progress.end()
-        if bulk { try store.endBulkImport() }
-        return parsed
+        return (parsed, bulk)
     }
 
     private func importEach(_ entries: [InputEntry], _ progress: ImportProgress) throws -> Int {

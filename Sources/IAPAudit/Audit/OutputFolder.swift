@@ -9,6 +9,9 @@ final class OutputFolder {
 
     var databasePath: String { path + "/audit.sqlite" }
     var workbookPath: String { path + "/audit.xlsx" }
+    /// Where reconciliation keeps facts between its stages when they exceed its memory budget
+    /// (removed when it ends; a killed run's leftovers are removed by the next run).
+    var spillPath: String { path + "/.reconcile-spill" }
 
     /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
     /// a folder, or another run holds it.
@@ -32,6 +35,7 @@ final class OutputFolder {
             close(lockDescriptor)
             throw AuditError.output(path, "another iap-audit run is writing this folder; try again when it has finished")
         }
+        try? FileManager.default.removeItem(atPath: spillPath)
     }
 
     deinit { close(lockDescriptor) }

@@ -18,33 +18,20 @@ enum RunChecks {
         return warnings
     }
 
-    static func afterReconcile(_ ledger: Ledger, _ options: AuditOptions) -> [String] {
+    static func afterReconcile(_ outcome: Reconciler.Outcome, _ options: AuditOptions) -> [String] {
         var warnings: [String] = []
-        if ledger.clientReports.isEmpty && ledger.serverRequests.isEmpty && ledger.verifyResponses.isEmpty {
+        if outcome.recordCount == 0 {
             warnings.append("no record was imported from \(options.paths.joined(separator: ", ")): nothing was audited")
         }
-        if options.asOfMs == nil, let newest = Reconciler.newestRecord(ledger),
-            newest.ms > Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000
-        {
+        if options.asOfMs == nil, let newest = outcome.newestRecord, newest.ms > Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000 {
             warnings.append(
                 "\(newest.location): as-of \(Timestamp.iso(newest.ms)) comes from a record dated in the future; "
                     + "pass --as-of to audit as of another time")
         }
-        if !ledger.serverRequests.isEmpty {
-            // Counted in place: a month holds about a million responses.
-            let requestIds = Set(ledger.serverRequests.lazy.map(\.requestId))
-            var unlinked = 0
-            var first: (location: SourceLocation, requestId: String)? = nil
-            for response in ledger.verifyResponses {
-                guard let id = response.requestId, !requestIds.contains(id) else { continue }
-                unlinked += 1
-                if first == nil { first = (response.location, id) }
-            }
-            if let first {
-                warnings.append(
-                    "\(first.location): \(unlinked) verify response(s) name a request_id that is not in the server log "
-                        + "(first: \(first.requestId)); they prove nothing for any grant")
-            }
+        if outcome.serverRecordCount > 0, let first = outcome.unlinked.first {
+            warnings.append(
+                "\(first.location): \(outcome.unlinked.count) verify response(s) name a request_id that is not in the server log "
+                    + "(first: \(first.requestId)); they prove nothing for any grant")
         }
         return warnings
     }

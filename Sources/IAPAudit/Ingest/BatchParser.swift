@@ -2,68 +2,55 @@ import Foundation
 
 /// Where streamed records go (the store's writer for the file being imported).
 final class RecordSink {
-    let write: (ImportedFile) throws -> Void
+    let write: (RecordBatch) throws -> Void
     /// Told after each batch: bytes of the file read so far, records so far.
     var progress: ((_ offset: Int, _ records: Int) -> Void)?
-    init(_ write: @escaping (ImportedFile) throws -> Void) { self.write = write }
+    init(_ write: @escaping (RecordBatch) throws -> Void) { self.write = write }
 }
 
 /// Parses one batch of JSON Lines records on every core: the batch is cut into one slice per core,
-/// each slice parsed into its own partial result, and the partials joined in line order.
-enum BatchParser {
+/// each slice read into its own `RecordBatch` (in line order) by that core's `LineRecordReader`.
+final class BatchParser {
     static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Wall seconds spent in `parse` so far (for the benchmark's phase timings).
     static let parseSeconds = SecondsCounter()
+    /// Lines the fast path handed to the strict reader so far (for the benchmark's phase timings).
+    static let strictLineCount = SecondsCounter()
 
-    /// - Parameter template: the file's result so far (kind, note…); the returned batch holds only this
-    ///   batch's records and rejections.
-    static func parse(
-        _ lines: [(number: Int, text: String)], shape: RecordShape, file: InputFile, checker: any SignatureChecking,
-        template: ImportedFile
-    ) -> ImportedFile {
-        let started = Date()
-        defer { parseSeconds.add(Date().timeIntervalSince(started)) }
-        var empty = template
-        empty.clientReports = []
-        empty.serverRequests = []
-        empty.verifyResponses = []
-        empty.rejections = []
-        empty.streamedImported = 0
-        empty.streamedRejected = 0
-        let slices = lines.count < 256 ? 1 : cores
-        let size = (lines.count + slices - 1) / slices
-        let parts = UnsafeMutableBufferPointer<ImportedFile>.allocate(capacity: slices)
-        parts.initialize(repeating: empty)
-        defer { parts.deinitialize().deallocate() }
-        let work = SliceWork(parts: parts)
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let range = min(lines.count, slice * size)..<min(lines.count, (slice + 1) * size)
-            var part = work.parts[slice]
-            for line in lines[range] {
-                let location = file.location(line.number)
-                do {
-                    RecordDispatcher.add(
-                        try ParsedRecord(jsonLine: line.text), shape: shape, raw: line.text, at: location, checker, to: &part)
-                } catch {
-                    part.rejections.append(Rejection(location: location, reason: "\(error)", rawText: line.text))
-                }
-            }
-            work.parts[slice] = part
-        }
-        var batch = empty
-        for part in parts {
-            batch.clientReports += part.clientReports
-            batch.serverRequests += part.serverRequests
-            batch.verifyResponses += part.verifyResponses
-            batch.rejections += part.rejections
-        }
-        return batch
+    private let readers: [LineRecordReader]
+
+    init(shape: RecordShape, file: InputFile, checker: any SignatureChecking, template: ImportedFile) {
+        readers = (0..<Self.cores).map { _ in LineRecordReader(shape: shape, file: file, checker: checker, template: template) }
     }
 
-    /// Each slice writes only its own element.
+    /// The records of `lines` (ranges of `bytes`), one batch per slice, in line order.
+    func parse(_ lines: [InputFile.LineRange], bytes: UnsafePointer<UInt8>) -> [RecordBatch] {
+        let started = Date()
+        defer { Self.parseSeconds.add(Date().timeIntervalSince(started)) }
+        let slices = lines.count < 256 ? 1 : readers.count
+        let size = (lines.count + slices - 1) / slices
+        let parts = UnsafeMutableBufferPointer<RecordBatch>.allocate(capacity: slices)
+        parts.initialize(repeating: RecordBatch())
+        defer { parts.deinitialize().deallocate() }
+        let work = SliceWork(parts: parts, readers: readers, bytes: bytes)
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let range = min(lines.count, slice * size)..<min(lines.count, (slice + 1) * size)
+            var batch = RecordBatch()
+            let reader = work.readers[slice]
+            for line in lines[range] { reader.read(line, bytes: work.bytes, into: &batch) }
+            batch.encodeFacts()
+            work.parts[slice] = batch
+        }
+        Self.strictLineCount.add(Double(readers.reduce(0) { $0 + $1.takeStrictLines() }))
+        return Array(parts)
+    }
+
+    /// Each slice writes only its own element and uses only its own reader.
     private struct SliceWork: @unchecked Sendable {
-        let parts: UnsafeMutableBufferPointer<ImportedFile>
+        let parts: UnsafeMutableBufferPointer<RecordBatch>
+        let readers: [LineRecordReader]
+        let bytes: UnsafePointer<UInt8>
     }
 }
 

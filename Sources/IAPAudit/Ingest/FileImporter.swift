@@ -145,19 +145,18 @@ enum FileImporter {
             return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
         }
         var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
-        try file.forEachLineBatch(batchSize: batchLines) { lines, endOffset in
-            var batch = BatchParser.parse(lines, shape: shape, file: file, checker: checker, template: result)
+        let parser = BatchParser(shape: shape, file: file, checker: checker, template: result)
+        try file.forEachLineRangeBatch(batchSize: batchLines) { bytes, lines, endOffset in
+            let batches = parser.parse(lines, bytes: bytes)
             result.recordsIn += lines.count
-            if let sink {
-                result.streamedImported += batch.recordsImported
-                result.streamedRejected += batch.rejections.count
-                try sink.write(batch)
-                batch = result
-            } else {
-                result.clientReports += batch.clientReports
-                result.serverRequests += batch.serverRequests
-                result.verifyResponses += batch.verifyResponses
-                result.rejections += batch.rejections
+            for batch in batches {
+                if let sink {
+                    result.streamedImported += batch.recordCount
+                    result.streamedRejected += batch.rejections.count
+                    try sink.write(batch)
+                } else {
+                    result.add(batch, bytes: bytes)
+                }
             }
             file.release(upTo: endOffset)
             sink?.progress?(endOffset, result.recordsIn)

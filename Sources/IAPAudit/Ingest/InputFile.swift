@@ -88,6 +88,51 @@ struct InputFile {
         }
     }
 
+    /// One non-blank line: its 1-based number and its bytes `start..<end` (a trailing `\r` excluded).
+    struct LineRange {
+        var number: Int
+        var start: Int
+        var end: Int
+    }
+
+    /// Calls `body` with the file's bytes and batches of at most `batchSize` non-blank line ranges, and
+    /// the byte offset just past the batch, without making strings. `body` returns false to stop.
+    func forEachLineRangeBatch(
+        batchSize: Int, _ body: (_ bytes: UnsafePointer<UInt8>, _ lines: [LineRange], _ endOffset: Int) throws -> Bool
+    ) rethrows {
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Void in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let count = raw.count
+            var batch: [LineRange] = []
+            batch.reserveCapacity(batchSize)
+            var start = 0
+            var number = 0
+            while start < count {
+                var end = count
+                if let found = memchr(base + start, 10, count - start) {
+                    end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                }
+                number += 1
+                var stop = end
+                if stop > start && base[stop - 1] == 13 { stop -= 1 }
+                var blank = true
+                for i in start..<stop where base[i] != 32 && base[i] != 9 {
+                    blank = false
+                    break
+                }
+                if !blank {
+                    batch.append(LineRange(number: number, start: start, end: stop))
+                    if batch.count == batchSize {
+                        if try !body(base, batch, end) { return }
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                start = end + 1
+            }
+            if !batch.isEmpty { _ = try body(base, batch, count) }
+        }
+    }
+
     /// Non-blank lines with their 1-based numbers; at most `limit` when given.
     func lines(limit: Int) -> [(number: Int, text: String)] {
         var head: [(number: Int, text: String)] = []

@@ -59,6 +59,63 @@ public enum Timestamp {
         }
     }
 
+    /// The forms of `parseMs` that fill machine-written logs, read from bytes without making a
+    /// string: epoch milliseconds (digits, optional minus), and `YYYY-MM-DD(T| )HH:MM:SS[.f…]`
+    /// followed by nothing, `Z`, ` Etc/GMT` or ` America/Los_Angeles`. Returns exactly what
+    /// `parseMs` returns for these; nil for every other text (which `parseMs` then decides).
+    static func fastParseMs(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let n = b.count
+        guard n > 0 else { return nil }
+        @inline(__always) func digit(_ i: Int) -> Int? {
+            let d = b[i] &- 0x30
+            return d < 10 ? Int(d) : nil
+        }
+        @inline(__always) func number(_ at: Int, _ count: Int) -> Int? {
+            var v = 0
+            for i in at..<(at + count) {
+                guard let d = digit(i) else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        if b[0] == UInt8(ascii: "-") || b[0] &- 0x30 < 10, b.dropFirst().allSatisfy({ $0 &- 0x30 < 10 }) {
+            let negative = b[0] == UInt8(ascii: "-")
+            let digits = n - (negative ? 1 : 0)
+            guard digits > 0, digits <= 18 else { return nil }  // 18 digits never overflow
+            var v: Int64 = 0
+            for i in (negative ? 1 : 0)..<n { v = v * 10 + Int64(b[i] &- 0x30) }
+            let ms = negative ? -v : v
+            return validRange.contains(ms) ? ms : nil
+        }
+        guard n >= 19, let y = number(0, 4), b[4] == UInt8(ascii: "-"), let mo = number(5, 2), b[7] == UInt8(ascii: "-"),
+            let d = number(8, 2), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), let h = number(11, 2),
+            b[13] == UInt8(ascii: ":"), let mi = number(14, 2), b[16] == UInt8(ascii: ":"), let se = number(17, 2),
+            (1...12).contains(mo), (1...daysIn(y, mo)).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
+        var i = 19
+        var fractionMs: Int64 = 0
+        if i < n, b[i] == UInt8(ascii: ".") {
+            i += 1
+            var scale: Int64 = 100
+            while i < n, let v = digit(i) {
+                fractionMs += Int64(v) * scale
+                scale /= 10
+                i += 1
+            }
+        }
+        let local = daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs
+        let zone = UnsafeBufferPointer(rebasing: b[i...])
+        let ms: Int64
+        if zone.isEmpty || (zone.count == 1 && zone[0] == UInt8(ascii: "Z")) || zone.elementsEqual(" Etc/GMT".utf8) {
+            ms = local
+        } else if zone.elementsEqual(" America/Los_Angeles".utf8) {
+            ms = local - losAngelesOffsetMs(localMs: local)
+        } else {
+            return nil
+        }
+        return validRange.contains(ms) ? ms : nil
+    }
+
     /// ISO 8601 in UTC with milliseconds, e.g. `2026-10-01T00:00:00.000Z`.
     public static func iso(_ ms: Int64) -> String {
         let days = floorDiv(ms, 86_400_000)

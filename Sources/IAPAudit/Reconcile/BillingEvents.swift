@@ -1,41 +1,42 @@
 /// Apple's re-issued transaction ids: the same purchase listed under new `transaction_id`s with the
 /// same `original_transaction_id` + `web_order_line_item_id` is one billing event.
 ///
-/// Only trustworthy listings count: FAMILY_SHARED items (a family member's own transaction, never the
-/// purchaser's) and items whose signature failed are left out.
+/// Only trustworthy listings count (the importer leaves out FAMILY_SHARED items — a family member's
+/// own transaction, never the purchaser's — and items whose signature failed), and not re-deliveries.
 struct BillingEvents {
-    /// Every id of an event with two or more ids, by each of its ids (sorted, exact text).
-    let siblings: [String: [String]]
+    /// Every id of an event with two or more ids, by each of its ids (sorted: shortest, then smallest).
+    let siblings: [GlobalId: [GlobalId]]
 
-    init(responses: [VerifyResponse]) {
-        var ids: [String: Set<String>] = [:]
-        for response in responses {
-            for item in response.items where item.inAppOwnershipType != "FAMILY_SHARED" && !item.signature.failed {
-                guard let original = item.originalTransactionId, let line = item.webOrderLineItemId, line != "0" else { continue }
-                ids[original + "\u{1F}" + line, default: []].insert(item.transactionId)
+    init(siblings: [GlobalId: [GlobalId]] = [:]) { self.siblings = siblings }
+
+    init(_ source: FactSource, ranks: FileRanks, redeliveries: Set<UInt64>) throws {
+        var siblings: [GlobalId: [GlobalId]] = [:]
+        for part in 0..<FactKey.partitions {
+            let bytes = PartitionBytes()
+            try source.forEachChunk(.billing, part: part) { bytes.append($1, fileId: $0) }
+            var events: [GlobalId: [ByteKey: Set<GlobalId>]] = [:]
+            bytes.forEachFact { r, chunkFile in
+                _ = r.u8()
+                let file = r.u32()
+                let line = r.u32()
+                let original = r.id()
+                let lineItem = r.text()!
+                let id = r.id()
+                guard !redeliveries.contains(recordKey(file == 0 ? chunkFile : file, line)), let original, let id else { return }
+                events[GlobalId(original, in: bytes), default: [:]][ByteKey(bytes, lineItem), default: []].insert(GlobalId(id, in: bytes))
             }
-        }
-        var siblings: [String: [String]] = [:]
-        for (_, event) in ids where event.count > 1 {
-            let sorted = event.sorted { ($0.count, $0) < ($1.count, $1) }
-            for id in sorted { siblings[id] = sorted }
+            for (_, byLine) in events {
+                for (_, ids) in byLine where ids.count > 1 {
+                    let sorted = ids.sorted()
+                    for id in sorted { siblings[id] = sorted }
+                }
+            }
         }
         self.siblings = siblings
     }
 
     /// T and the other ids of its billing event (just T when Apple never re-issued it).
-    func ids(of id: String) -> [String] { siblings[id] ?? [id] }
-}
+    func ids(of id: GlobalId) -> [GlobalId] { siblings[id] ?? [id] }
 
-extension Array where Element == VerifyResponse {
-    /// Drops re-deliveries of a notification (same `notificationUUID`; Apple retries until the server
-    /// answers 200): the first delivery in (file, line) order is kept. Only deliveries whose signature
-    /// did not fail claim a UUID, so a forged copy cannot hide the genuine one (it proves nothing itself).
-    func droppingNotificationRedeliveries() -> [VerifyResponse] {
-        var seen = Set<String>()
-        return filter { response in
-            guard let uuid = response.notification?.notificationUUID, !response.signature.failed else { return true }
-            return seen.insert(uuid).inserted
-        }
-    }
+    var isEmpty: Bool { siblings.isEmpty }
 }

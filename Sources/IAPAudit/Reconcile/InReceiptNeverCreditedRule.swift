@@ -6,28 +6,26 @@
 /// An id Apple re-issued for a purchase someone was granted or reported (`id_reissued`) is no new
 /// dropped order.
 enum InReceiptNeverCreditedRule {
-    static func findings(_ context: ReconcileContext) -> [Finding] {
-        var qualifyingById: [String: [Listing]] = [:]
-        for (id, listings) in context.items {
-            if context.isReported(billingEventOf: id) || context.isGranted(billingEventOf: id) || context.isPending(id) { continue }
-            let qualifying = listings.filter { qualifies($0, context) }
-            if !qualifying.isEmpty { qualifyingById[id] = qualifying }
+    static func findings(_ c: ReconcileContext) -> [Finding] {
+        var qualifyingById: [Int32: [ReconcileContext.Listing]] = [:]
+        for t in c.transactions where !c.facts.listings(t).isEmpty {
+            if c.isReported(billingEventOf: t) || c.isGranted(billingEventOf: t) || c.isPending(t) { continue }
+            let qualifying = c.facts.listings(t).filter { qualifies($0, c) }
+            if !qualifying.isEmpty { qualifyingById[t] = qualifying }
         }
         var findings: [Finding] = []
-        for (id, qualifying) in qualifyingById {
+        for (t, qualifying) in qualifyingById {
             // One billing event is one dropped order, under its first qualifying id.
-            if context.billingEvents.ids(of: id).first(where: { qualifyingById[$0] != nil }) != id { continue }
-            let responses = qualifying.map { context.responses[$0.response] }
-            let linkedUsers = responses.compactMap(\.requestId).compactMap { context.requestIndex[$0] }
-                .map { context.requests[$0].userId }
-            let firstSeen = (responses.compactMap(\.receivedAtMs) + qualifying.compactMap(\.item.purchaseDateMs)).min()
+            if c.billingEvent(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
+            let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
+            let firstSeen = (qualifying.compactMap(\.response.receivedAtMs) + qualifying.compactMap(\.item.purchaseDateMs)).min()
             findings.append(
-                context.finding(
-                    .droppedOrder, "in_receipt_never_credited", id, users: linkedUsers,
-                    environment: responses.compactMap(\.effectiveEnvironment).first,
-                    firstSeenMs: firstSeen, evidence: responses.map(\.location),
+                c.finding(
+                    .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
+                    environment: qualifying.lazy.compactMap { $0.response.effectiveEnvironment(c.facts.bytes).name(c.facts.bytes) }.first,
+                    firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
                     detail:
-                        "in \(responses.count) production record(s) from Apple (\(Self.sources(responses))); never reported by the client, never granted"
+                        "in \(qualifying.count) production record(s) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
                 ))
         }
         return findings
@@ -36,26 +34,25 @@ enum InReceiptNeverCreditedRule {
     /// A production, status-0 listing of ours that Apple stands behind: an unsigned Apple answer
     /// (verifyReceipt, Notification V1, Server API JSON) or a signed record whose signature was `verified`
     /// (an unchecked decoded payload or iOS 6 receipt, which anyone could write, proves no payment).
-    static func qualifies(_ listing: Listing, _ context: ReconcileContext) -> Bool {
-        let response = context.responses[listing.response]
-        if response.status != 0 || response.isSandbox { return false }
+    static func qualifies(_ l: ReconcileContext.Listing, _ c: ReconcileContext) -> Bool {
+        let bytes = c.facts.bytes
+        if l.response.status != 0 || l.response.effectiveEnvironment(bytes).isSandbox { return false }
         // The listing's own signature: each nested JWS of a page or notification is checked on its own.
-        if response.source.isSigned ? listing.item.signature != .verified : listing.item.signature.failed { return false }
-        if listing.item.environment.map(Environment.normalized).map({ $0 != "Production" }) == true { return false }
-        if listing.item.inAppOwnershipType == "FAMILY_SHARED" { return false }
-        if !context.config.bundleIds.isEmpty, let bundle = response.bundleId ?? listing.item.bundleId,
-            !context.config.bundleIds.contains(bundle)
-        {
+        if l.response.source.isSigned ? l.item.signatureCode != .verified : l.item.signatureCode.failed { return false }
+        if let environment = l.item.environment, EnvironmentName(normalizing: environment, bytes).code != .production { return false }
+        if bytes.equals(l.item.ownership, "FAMILY_SHARED") { return false }
+        if !c.config.bundleIds.isEmpty, let bundle = l.response.bundleId ?? l.item.bundleId, !c.config.bundleIds.contains(c.text(bundle)!) {
             return false
         }
         return true
     }
 
     /// The distinct sources with their signature state, e.g. `verify_receipt, signed_transaction verified`.
-    static func sources(_ responses: [VerifyResponse]) -> String {
+    static func sources(_ listings: [ReconcileContext.Listing], _ c: ReconcileContext) -> String {
         var seen: [String] = []
-        for response in responses {
-            let text = response.source.isSigned ? "\(response.source.rawValue) \(response.signature.text)" : response.source.rawValue
+        for l in listings {
+            let source = l.response.source
+            let text = source.isSigned ? "\(source.rawValue) \(c.text(l.response.signature) ?? "not_checked")" : source.rawValue
             if !seen.contains(text) { seen.append(text) }
         }
         return seen.joined(separator: ", ")

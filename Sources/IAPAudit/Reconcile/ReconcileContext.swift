@@ -1,177 +1,146 @@
-/// The indexes every rule reads, built once from the ledger.
-struct ReconcileContext {
+import Foundation
+
+/// What every rule reads about the transactions of one partition (SEMANTICS rules 8–14), over the
+/// partition's facts (`TransactionFacts`). Transactions are local indexes of `facts`.
+final class ReconcileContext {
+    typealias Carrier = TransactionFacts.Carrier
+    typealias Listing = TransactionFacts.Listing
+
+    let facts: TransactionFacts
     let config: AuditConfig
-    /// Milliseconds since 1970 UTC: the instant the audit speaks for.
+    /// ms since 1970 UTC: the instant the audit speaks for.
     let asOfMs: Int64
     let graceMs: Int64
-    /// Verification requests (event `verify`), one per `request_id`, in log order.
-    let requests: [RequestView]
-    /// `request_id` → index into `requests`.
-    let requestIndex: [String: Int]
-    /// Revoke records (event `revoke`) by the transaction ids they name.
-    let revokes: [String: [ServerRequest]]
-    let responses: [VerifyResponse]
-    /// Client reports by `transaction_id`.
-    let clientReports: [String: [ClientReport]]
-    /// Requests that carried each transaction id (indexes into `requests`).
-    let carriedBy: [String: [Int]]
-    /// Grants by transaction id, in log order.
-    let grants: [String: [Grant]]
-    /// Every response item, by transaction id, with the response index.
-    let items: [String: [Listing]]
-    /// Rule 14 per transaction: unresolved requests not yet cleared.
-    let verification: [String: VerificationState]
-    /// Ids Apple re-issued for one purchase (`id_reissued`).
-    let billingEvents: BillingEvents
-    /// `signedDate`s of REFUND_REVERSED notifications (signature not failed), by transaction id.
-    let refundReversals: [String: [Int64]]
+    let ranks: FileRanks
+    let billing: BillingEvents
+    private var verificationCache: [VerificationState??]
 
-    init(ledger: Ledger, config: AuditConfig, asOfMs: Int64, graceMs: Int64) {
+    init(facts: TransactionFacts, config: AuditConfig, asOfMs: Int64, graceMs: Int64, ranks: FileRanks, billing: BillingEvents) {
+        self.facts = facts
         self.config = config
         self.asOfMs = asOfMs
         self.graceMs = graceMs
-        let responses = ledger.verifyResponses.droppingNotificationRedeliveries()
-        self.responses = responses
+        self.ranks = ranks
+        self.billing = billing
+        verificationCache = Array(repeating: nil, count: facts.count)
+    }
 
-        var linked: [String: [VerifyResponse]] = [:]
-        for response in responses {
-            if let id = response.requestId { linked[id, default: []].append(response) }
-        }
-        var order: [String] = []
-        var firstLine: [String: ServerRequest] = [:]
-        var lines: [String: [SourceLocation]] = [:]
-        var revokes: [ServerRequest] = []
-        for request in ledger.serverRequests {
-            if request.event == .revoke { revokes.append(request); continue }
-            if let first = firstLine[request.requestId] {
-                firstLine[request.requestId] = first.merged(with: request)
-            } else {
-                firstLine[request.requestId] = request
-                order.append(request.requestId)
-            }
-            lines[request.requestId, default: []].append(request.location)
-        }
-        var revokesByTransaction: [String: [ServerRequest]] = [:]
-        for revoke in revokes {
-            for id in Set(revoke.transactionIds) { revokesByTransaction[id, default: []].append(revoke) }
-        }
-        self.revokes = revokesByTransaction
-        let requests = order.map { id in
-            RequestView(
-                request: firstLine[id]!, locations: lines[id]!,
-                responses: (linked[id] ?? []).sorted {
-                    ($0.receivedAtMs ?? Int64.min, $0.location) < ($1.receivedAtMs ?? Int64.min, $1.location)
-                })
-        }
-        self.requests = requests
-        requestIndex = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+    var transactions: Range<Int32> { 0..<Int32(facts.count) }
 
-        var carriedBy: [String: [Int]] = [:]
-        var grants: [String: [Grant]] = [:]
-        for (index, view) in requests.enumerated() {
-            for id in view.carried { carriedBy[id, default: []].append(index) }
-            for id in view.grantSet {
-                grants[id, default: []].append(
-                    Grant(
-                        requestIndex: index, transactionId: id,
-                        unprovenReason: Grant.classify(view, transactionId: id, bundleIds: config.bundleIds)))
-            }
-        }
-        self.carriedBy = carriedBy
-        self.grants = grants
+    func text(_ t: FactText?) -> String? { facts.bytes.string(t) }
 
-        var clientReports: [String: [ClientReport]] = [:]
-        for report in ledger.clientReports {
-            if let id = report.transactionId { clientReports[id, default: []].append(report) }
-        }
-        self.clientReports = clientReports
+    /// The transaction id as the input wrote it.
+    func id(_ t: Int32) -> String { facts.ids[Int(t)].text }
 
-        var items: [String: [Listing]] = [:]
-        let store = ResponseStore(responses)
-        var reversals: [String: [Int64]] = [:]
-        for (index, response) in responses.enumerated() {
-            for (position, item) in response.items.enumerated() {
-                items[item.transactionId, default: []].append(Listing(response: index, index: position, store: store))
-            }
-            if response.notification?.notificationType == "REFUND_REVERSED", !response.signature.failed {
-                for item in response.items {
-                    reversals[item.transactionId, default: []].append(response.signedDateMs ?? item.signedDateMs ?? Int64.max)
-                }
-            }
-        }
-        self.items = items
-        refundReversals = reversals
-        billingEvents = BillingEvents(responses: responses)
+    /// Grants of T, in log order (rule 10 counts them with or without proof).
+    func grants(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.isGrant) }
 
-        var verification: [String: VerificationState] = [:]
-        for (id, indexes) in carriedBy {
-            let state = VerificationState(carriers: indexes.map { requests[$0] }, asOfMs: asOfMs, graceMs: graceMs)
-            if state.isUnresolved { verification[id] = state }
-        }
-        self.verification = verification
+    /// Requests that carried T, in log order.
+    func carriedBy(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.isCarried) }
+
+    /// T and the other ids Apple issued for the same purchase, in billing-event order.
+    func billingEvent(_ t: Int32) -> [Int32] {
+        guard !billing.isEmpty else { return [t] }
+        let ids = billing.ids(of: facts.ids[Int(t)])
+        return ids.count == 1 ? [t] : ids.compactMap { facts.local(of: $0) }
     }
 
     /// True when T, or another id Apple re-issued for the same purchase, was granted.
-    func isGranted(billingEventOf id: String) -> Bool { billingEvents.ids(of: id).contains { grants[$0] != nil } }
+    func isGranted(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { facts.carriers($0).contains(where: \.isGrant) } }
 
     /// True when the client reported T, or another id Apple re-issued for the same purchase.
-    func isReported(billingEventOf id: String) -> Bool { billingEvents.ids(of: id).contains { clientReports[$0] != nil } }
+    func isReported(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { !facts.clients($0).isEmpty } }
+
+    /// Rule 14 for T; nil when nothing is unresolved.
+    func verification(_ t: Int32) -> VerificationState? {
+        if let cached = verificationCache[Int(t)] { return cached }
+        let state = VerificationState(carriers: carriedBy(t), asOfMs: asOfMs, graceMs: graceMs)
+        let result = state.isUnresolved ? state : nil
+        verificationCache[Int(t)] = .some(result)
+        return result
+    }
 
     /// T waits for an answer younger than the grace: not yet a dropped order (rule 14).
-    func isPending(_ id: String) -> Bool { verification[id]?.isOverdue == false }
+    func isPending(_ t: Int32) -> Bool { verification(t)?.isOverdue == false }
 
-    /// Product id of T: Apple's items first, else the client report.
-    func productId(_ id: String) -> String? {
-        items[id]?.lazy.compactMap(\.item.productId).first ?? clientReports[id]?.lazy.compactMap(\.productId).first
+    /// Product id of T: Apple's listings first, else the client reports.
+    func productId(_ t: Int32) -> String? {
+        text(facts.listings(t).lazy.compactMap(\.item.productId).first ?? facts.clients(t).lazy.compactMap(\.productId).first)
     }
 
-    func originalTransactionId(_ id: String) -> String? {
-        items[id]?.lazy.compactMap(\.item.originalTransactionId).first
-            ?? clientReports[id]?.lazy.compactMap(\.originalTransactionId).first
+    func originalTransactionId(_ t: Int32) -> String? {
+        if let id = facts.listings(t).lazy.compactMap(\.item.originalId).first { return GlobalId(id, in: facts.bytes).text }
+        return text(facts.clients(t).lazy.compactMap(\.originalId).first)
     }
+
+    func location(_ fileId: UInt32, _ line: UInt32) -> SourceLocation { ranks.location(fileId, line) }
+
+    func location(_ l: Listing) -> SourceLocation { location(l.response.fileId, l.response.line) }
 
     /// A finding about T with product and original id filled in from what is known of T.
     func finding(
-        _ kind: FindingKind, _ reason: String, _ id: String, users: [String?] = [], environment: String? = nil,
+        _ kind: FindingKind, _ reason: String, _ t: Int32, users: [String?] = [], environment: String? = nil,
         firstSeenMs: Int64?, evidence: [SourceLocation], detail: String
     ) -> Finding {
         Finding(
-            kind: kind, reason: reason, transactionId: id, originalTransactionId: originalTransactionId(id),
-            productId: productId(id), userIds: users.compactMap { $0 }, environment: environment,
-            firstSeenMs: firstSeenMs, evidence: evidence, detail: detail)
+            kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),
+            productId: productId(t), userIds: users.compactMap { $0 }, environment: environment, firstSeenMs: firstSeenMs,
+            evidence: evidence, detail: detail)
     }
 
     /// Evidence and first-seen time of T's client reports and the given requests.
-    func trail(_ id: String, requests indexes: [Int]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) {
-        let reports = clientReports[id] ?? []
-        let views = indexes.map { requests[$0] }
-        let evidence = reports.map(\.location) + views.flatMap(\.evidence)
-        let times = reports.map(\.tsMs) + views.map(\.firstSeenMs)
+    func trail(_ t: Int32, _ requests: [Carrier]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) {
+        let reports = facts.clients(t)
+        var evidence = reports.map { location($0.fileId, $0.line) }
+        for c in requests { evidence += facts.evidence(c).map { location($0.fileId, $0.line) } }
+        let times = reports.map(\.tsMs) + requests.map(\.firstSeenMs)
         return (evidence, times.min())
     }
 
     /// Distinct environments of the given requests, joined with `, `; nil when none is known.
-    func environments(_ indexes: [Int]) -> String? {
+    func environments(_ requests: [Carrier]) -> String? {
         var seen: [String] = []
-        for index in indexes {
-            if let environment = requests[index].environment, !seen.contains(environment) { seen.append(environment) }
+        for c in requests {
+            if let environment = text(c.environment), !seen.contains(environment) { seen.append(environment) }
         }
         return seen.isEmpty ? nil : seen.joined(separator: ", ")
     }
+
+    /// Users of records, as text.
+    func users(_ requests: [Carrier]) -> [String?] { requests.map { text($0.user) } }
+
+    func requestId(_ c: Carrier) -> String { text(c.requestId)! }
+
+    /// The same request (carriers of one transaction are one per request).
+    static func same(_ a: Carrier, _ b: Carrier) -> Bool { a.order == b.order }
 }
 
-/// The Apple records of a reconciliation, shared by every `Listing` (one copy in memory).
-final class ResponseStore {
-    let responses: [VerifyResponse]
-    init(_ responses: [VerifyResponse]) { self.responses = responses }
-}
+/// SEMANTICS rule 14 for one transaction: which requests carrying it are unresolved (no answer, or
+/// a retryable status) and not cleared by a later status-0 request.
+struct VerificationState {
+    /// Uncleared unresolved requests, oldest first.
+    let uncleared: [TransactionFacts.Carrier]
+    let asOfMs: Int64
+    let graceMs: Int64
 
-/// One listing of a transaction: item `index` of record `response`, read in place instead of copied
-/// (a 1M-transaction month holds millions of listings).
-struct Listing {
-    let response: Int
-    let index: Int
-    let store: ResponseStore
+    init(carriers: [TransactionFacts.Carrier], asOfMs: Int64, graceMs: Int64) {
+        self.asOfMs = asOfMs
+        self.graceMs = graceMs
+        // A request is cleared by any later status-0 request: compare with the latest one (linear).
+        let lastSuccessMs = carriers.filter { $0.status == 0 }.map(\.tsMs).max() ?? Int64.min
+        uncleared = carriers.filter { $0.unresolved != 0 && lastSuccessMs <= $0.tsMs }.sorted { ($0.tsMs, $0.order) < ($1.tsMs, $1.order) }
+    }
 
-    var item: ReceiptItem { store.responses[response].items[index] }
+    var isUnresolved: Bool { !uncleared.isEmpty }
+
+    /// Uncleared requests older than the grace (strictly).
+    var overdue: [TransactionFacts.Carrier] { uncleared.filter { asOfMs - $0.tsMs > graceMs } }
+
+    /// True when some uncleared request is older than the grace: a backlog, not a pending one.
+    var isOverdue: Bool { uncleared.contains { asOfMs - $0.tsMs > graceMs } }
+
+    /// The reason reported: that of the newest overdue request, else of the newest uncleared one.
+    var reason: String { Self.reasons[Int((overdue.last ?? uncleared.last!).unresolved)] }
+
+    static let reasons = ["", "no_verify_response", "retryable_status"]
 }

@@ -1,40 +1,103 @@
-/// Runs every reconciliation rule over the ledger.
+import Foundation
+
+/// Runs every reconciliation rule over the ledger's facts, one partition at a time (memory is one
+/// partition per core, whatever the ledger's size):
+///
+/// 1. re-delivered notifications and re-issued ids (billing events), each from its own stream;
+/// 2. the request stage (`RequestStage`): per `request_id`, Apple's final answer and what each
+///    request carried and granted, handed on by transaction;
+/// 3. per transaction partition, the rules (SEMANTICS rules 8–14); the ids of one billing event are
+///    reconciled together in one extra partition.
 public enum Reconciler {
-    /// The rules, one unit each (SEMANTICS.md rules 8–14).
+    /// The rules, one unit each.
     static let rules: [@Sendable (ReconcileContext) -> [Finding]] = [
         DroppedOrderRule.findings, InReceiptNeverCreditedRule.findings, DuplicateCreditRule.findings,
         SandboxLeakRule.findings, RefundStillGrantedRule.findings, InvalidCreditRule.findings,
-        VerificationBacklogRule.findings, IdReissuedRule.findings,
+        VerificationBacklogRule.findings,
     ]
+
+    /// What a reconciliation found, and what the run should say about its input.
+    struct Outcome {
+        /// Sorted by kind, reason, transaction id, users.
+        var findings: [Finding]
+        /// The audit instant used (ms since 1970 UTC); nil when no record had a timestamp and none was given.
+        var asOfMs: Int64?
+        /// The record that set the default as-of.
+        var newestRecord: (ms: Int64, location: SourceLocation)?
+        var unlinked: RequestStage.Unlinked
+        var recordCount: Int64
+        var serverRecordCount: Int64
+        var signedRecordCount: Int64
+    }
 
     /// - Parameters:
     ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
     ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
-    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used (nil when the
-    ///   input has no timestamped record and none was given).
-    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64?) {
-        let asOf = asOfMs ?? newestTimestamp(ledger)
+    ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
+    /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
+    static func run(
+        _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, spillDirectory: String? = nil
+    ) throws -> Outcome {
+        let ranks = FileRanks(source.files)
+        let summary = try Summary(source, ranks)
+        let asOf = asOfMs ?? summary.newest?.ms
+        let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
+        let billing = try BillingEvents(source, ranks: ranks, redeliveries: redeliveries)
+        let spill = PartitionSpill(directory: spillDirectory)
+        defer { spill.removeAll() }
+        let (unlinked, _) = try RequestStage(
+            source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill
+        ).run()
         // Without any timestamped record there is no request to age: any instant will do.
-        let context = ReconcileContext(ledger: ledger, config: config, asOfMs: asOf ?? 0, graceMs: graceMs)
-        let findings = rules.flatMap { $0(context) }.sorted {
+        let stage = TransactionStage(
+            source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, billing: billing, config: config,
+            asOfMs: asOf ?? 0, graceMs: graceMs)
+        let findings = try stage.run().sorted {
             ($0.kind, $0.reason, $0.transactionId, $0.userIds.joined(separator: ",")) < (
                 $1.kind, $1.reason, $1.transactionId, $1.userIds.joined(separator: ",")
             )
         }
-        return (findings, asOf)
+        return Outcome(
+            findings: findings, asOfMs: asOf, newestRecord: summary.newest, unlinked: unlinked,
+            recordCount: summary.records, serverRecordCount: summary.serverRecords, signedRecordCount: summary.signedRecords)
     }
 
-    /// Rule 15: the newest client `ts`, server `ts` or verify `received_at` (never dates inside receipts).
-    public static func newestTimestamp(_ ledger: Ledger) -> Int64? { newestRecord(ledger)?.ms }
+    /// Reconciles a ledger held in memory (tests, small tools): its records in the order given.
+    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used.
+    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64?) {
+        // In memory nothing can fail.
+        let outcome = try! run(MemoryFactSource(ledger: ledger), config: config, asOfMs: asOfMs, graceMs: graceMs)
+        return (outcome.findings, outcome.asOfMs)
+    }
 
-    /// The record that sets the default as-of, and its timestamp.
-    public static func newestRecord(_ ledger: Ledger) -> (ms: Int64, location: SourceLocation)? {
-        let candidates: [(Int64, SourceLocation)?] = [
-            ledger.clientReports.max { $0.tsMs < $1.tsMs }.map { ($0.tsMs, $0.location) },
-            ledger.serverRequests.max { $0.tsMs < $1.tsMs }.map { ($0.tsMs, $0.location) },
-            ledger.verifyResponses.filter { $0.receivedAtMs != nil }.max { $0.receivedAtMs! < $1.receivedAtMs! }
-                .map { ($0.receivedAtMs!, $0.location) },
-        ]
-        return candidates.compactMap { $0 }.max { $0.0 < $1.0 }.map { (ms: $0.0, location: $0.1) }
+    /// The files' summaries: record counts and the newest record (SEMANTICS rule 15: the newest client
+    /// `ts`, server `ts` or Apple `received_at`, never dates inside receipts; ties: a client report
+    /// before a server record before an Apple record, then ledger order).
+    struct Summary {
+        var newest: (ms: Int64, location: SourceLocation)?
+        var records: Int64 = 0
+        var serverRecords: Int64 = 0
+        var signedRecords: Int64 = 0
+
+        init(_ source: FactSource, _ ranks: FileRanks) throws {
+            var files: [(order: UInt64, fileId: UInt32, facts: FileFacts)] = []
+            try source.forEachChunk(.summary, part: 0) { fileId, raw in
+                var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
+                _ = r.u8()
+                files.append((ranks.order(fileId, 0), fileId, FileFacts(&r)))
+            }
+            files.sort { $0.order < $1.order }
+            var kinds: [(ms: Int64, location: SourceLocation)?] = [nil, nil, nil]
+            for file in files {
+                records += file.facts.clientReports + file.facts.serverRecords + file.facts.appleRecords
+                serverRecords += file.facts.serverRecords
+                signedRecords += file.facts.signedAppleRecords
+                for (k, newest) in [file.facts.newestClient, file.facts.newestServer, file.facts.newestReceived].enumerated() {
+                    guard let newest, kinds[k] == nil || newest.ms > kinds[k]!.ms else { continue }
+                    kinds[k] = (newest.ms, ranks.location(file.fileId, newest.line))
+                }
+            }
+            newest = kinds.compactMap { $0 }.max { $0.ms < $1.ms }
+        }
     }
 }

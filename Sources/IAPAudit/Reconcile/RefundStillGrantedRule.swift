@@ -7,41 +7,42 @@
 /// signature failed prove nothing. A REFUND_REVERSED notification signed after the newest revocation
 /// clears it: Apple took the refund back.
 enum RefundStillGrantedRule {
-    static func findings(_ context: ReconcileContext) -> [Finding] {
+    static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
-        for (id, allListings) in context.items {
+        for t in c.transactions where !c.facts.listings(t).isEmpty {
+            let all = c.facts.listings(t)
             // A revocation counts from Apple's unsigned answers or a verified signed listing (never from an
             // unchecked decoded payload, which anyone could write).
-            let listings = allListings.filter {
-                context.responses[$0.response].source.isSigned ? $0.item.signature == .verified : !$0.item.signature.failed
-            }
+            let listings = all.filter { $0.response.source.isSigned ? $0.item.signatureCode == .verified : !$0.item.signatureCode.failed }
             guard let cancelledMs = listings.compactMap(\.item.cancellationDateMs).min(),
-                let newestRevocationMs = listings.compactMap(\.item.cancellationDateMs).max(),
-                let grants = context.grants[id], grants.contains(where: \.isProven)
+                let newestRevocationMs = listings.compactMap(\.item.cancellationDateMs).max()
             else { continue }
-            if let reversedMs = context.refundReversals[id]?.max(), reversedMs > newestRevocationMs { continue }
+            let grants = c.grants(t)
+            guard grants.contains(where: \.isProven) else { continue }
+            let reversals = all.filter { c.facts.bytes.equals($0.response.notificationType, "REFUND_REVERSED") && !$0.response.signatureCode.failed }
+                .map { $0.response.signedDateMs ?? $0.item.signedDateMs ?? Int64.max }
+            if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
             var lastGrant: [String?: Int64] = [:]
             for grant in grants {
-                let view = context.requests[grant.requestIndex]
-                lastGrant[view.userId] = max(lastGrant[view.userId] ?? Int64.min, view.tsMs)
+                let user = c.text(grant.user)
+                lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.tsMs)
             }
-            let revokes = context.revokes[id] ?? []
+            let revokes = c.facts.revokes(t)
             let holders = lastGrant.filter { user, grantedAt in
-                !revokes.contains { ($0.userId == nil || $0.userId == user) && $0.tsMs >= grantedAt }
+                !revokes.contains { ($0.user == nil || c.text($0.user) == user) && $0.tsMs >= grantedAt }
             }.keys
             if holders.isEmpty { continue }
-            let indexes = grants.map(\.requestIndex)
-            let trail = context.trail(id, requests: indexes)
-            let responseEvidence = listings.map { context.responses[$0.response].location }
-            var reason = listings.compactMap(\.item.cancellationReason).first.map { ", cancellation_reason \($0)" } ?? ""
-            if let type = listings.compactMap(\.item.revocationType).first { reason += ", revocationType \(type)" }
+            let trail = c.trail(t, grants)
+            var reason = listings.compactMap(\.item.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""
+            if let type = listings.compactMap(\.item.revocationType).first { reason += ", revocationType \(c.text(type)!)" }
             if let share = listings.compactMap(\.item.revocationPercentage).first {
-                reason += ", revocationPercentage \(share) (\(Self.percent(share)) refunded)"
+                reason += ", revocationPercentage \(share) (\(Self.percent(Int(share))) refunded)"
             }
             findings.append(
-                context.finding(
-                    .refundStillGranted, "cancelled_not_revoked", id, users: Array(holders), environment: context.environments(indexes),
-                    firstSeenMs: trail.firstSeenMs, evidence: trail.evidence + responseEvidence + revokes.map(\.location),
+                c.finding(
+                    .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
+                    firstSeenMs: trail.firstSeenMs,
+                    evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fileId, $0.line) },
                     detail:
                         "cancelled at \(Timestamp.iso(cancelledMs))\(reason); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))"
                 ))

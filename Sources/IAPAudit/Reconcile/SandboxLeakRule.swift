@@ -1,27 +1,24 @@
 /// SEMANTICS rule 11: a credited grant (with proof) on a sandbox answer. To a user in the config's
 /// `sandbox_allowlist` (App Review, testers) it is info `sandbox_allowlisted` instead.
 enum SandboxLeakRule {
-    static func findings(_ context: ReconcileContext) -> [Finding] {
+    static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
-        for (id, grants) in context.grants {
-            let leaked = grants.filter { $0.isProven && context.requests[$0.requestIndex].isSandboxAnswer }
+        for t in c.transactions {
+            let leaked = c.grants(t).filter { $0.isProven && $0.isSandboxAnswer }
             if leaked.isEmpty { continue }
-            let allowed = leaked.filter { context.requests[$0.requestIndex].userId.map(context.config.sandboxAllowlist.contains) == true }
-            let notAllowed = leaked.filter { grant in !allowed.contains { $0.requestIndex == grant.requestIndex } }
+            let allowed = leaked.filter { c.text($0.user).map(c.config.sandboxAllowlist.contains) == true }
+            let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
             for (group, kind, reason) in [
-                (notAllowed, FindingKind.sandboxLeak, "sandbox_credited"),
-                (allowed, .sandboxAllowlisted, "allowlisted_user"),
+                (notAllowed, FindingKind.sandboxLeak, "sandbox_credited"), (allowed, .sandboxAllowlisted, "allowlisted_user"),
             ] where !group.isEmpty {
-                let indexes = group.map(\.requestIndex)
-                let trail = context.trail(id, requests: indexes)
-                let environment = context.environments(indexes) ?? "Sandbox"
+                let trail = c.trail(t, group)
+                let environment = c.environments(group) ?? "Sandbox"
                 let detail =
                     "credited in production on a \(environment) answer (not production) by request(s) "
-                    + indexes.map { context.requests[$0].request.requestId }.joined(separator: ", ")
+                    + group.map(c.requestId).joined(separator: ", ")
                 findings.append(
-                    context.finding(
-                        kind, reason, id, users: indexes.map { context.requests[$0].userId },
-                        environment: environment, firstSeenMs: trail.firstSeenMs,
+                    c.finding(
+                        kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,
                         evidence: trail.evidence, detail: detail))
             }
         }

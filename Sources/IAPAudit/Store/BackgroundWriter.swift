@@ -9,9 +9,9 @@ final class BackgroundWriter: @unchecked Sendable {
     private let slots: DispatchSemaphore
     private let lock = NSLock()
     private var failure: Error?
-    nonisolated(unsafe) private let write: (ImportedFile) throws -> Void
+    nonisolated(unsafe) private let write: (RecordBatch) throws -> Void
 
-    init(depth: Int = 2, write: @escaping (ImportedFile) throws -> Void) {
+    init(depth: Int = 2, write: @escaping (RecordBatch) throws -> Void) {
         slots = DispatchSemaphore(value: depth)
         self.write = write
     }
@@ -19,7 +19,7 @@ final class BackgroundWriter: @unchecked Sendable {
     private var firstFailure: Error? { lock.withLock { failure } }
 
     /// Queues a batch; throws an earlier batch's write error.
-    func submit(_ batch: ImportedFile) throws {
+    func submit(_ batch: RecordBatch) throws {
         if let error = firstFailure { throw error }
         slots.wait()
         queue.async {

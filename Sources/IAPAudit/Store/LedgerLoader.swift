@@ -47,7 +47,7 @@ extension AuditStore {
                    web_order_line_item_id, in_app_ownership_type, is_trial_period, sections, is_in_intro_offer_period,
                    bundle_id, environment, type, revocation_type, revocation_percentage, price_milliunits, currency,
                    storefront, app_account_token, transaction_reason, signed_date_ms, signature
-            FROM receipt_transaction ORDER BY response_id, rowid
+            FROM receipt_transaction ORDER BY response_id, position
             """)
         while try items.step() {
             var item = ReceiptItem(transactionId: items.text(1), sections: items.text(13).split(separator: ",").map(String.init))

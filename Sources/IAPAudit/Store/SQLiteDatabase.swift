@@ -115,6 +115,51 @@ final class SQLiteStatement {
         throw SQLiteError(code: rc, message: database.lastMessage, sql: sql)
     }
 
+    // MARK: Bulk binding (typed, no copies: texts must stay valid until the statement is reset)
+
+    /// Clears the previous row's values (every parameter NULL) before a new row is bound.
+    @inline(__always) func resetForRow() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    @inline(__always) func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+
+    @inline(__always) func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) }
+    }
+
+    @inline(__always) func bind(_ index: Int32, _ value: Bool?) {
+        if let value { sqlite3_bind_int64(handle, index, value ? 1 : 0) }
+    }
+
+    /// Binds `count` UTF-8 bytes at `text` without copying them (SQLITE_STATIC).
+    @inline(__always) func bindText(_ index: Int32, _ text: UnsafePointer<UInt8>, _ count: Int) {
+        sqlite3_bind_text(handle, index, UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), Int32(count), nil)
+    }
+
+    /// Binds `count` UTF-8 bytes at `text`, copied by SQLite (SQLITE_TRANSIENT).
+    @inline(__always) func bindTransient(_ index: Int32, _ text: UnsafePointer<UInt8>, _ count: Int) {
+        sqlite3_bind_text(
+            handle, index, UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), Int32(count), SQLiteStatement.transient)
+    }
+
+    /// Binds `count` bytes at `bytes` as a BLOB without copying them.
+    func bindBlob(_ index: Int32, _ bytes: UnsafeRawPointer, _ count: Int) { sqlite3_bind_blob(handle, index, bytes, Int32(count), nil) }
+
+    /// Runs the bound row; throws `SQLiteError` unless the statement completes.
+    @inline(__always) func insertRow() throws {
+        let rc = sqlite3_step(handle)
+        if rc != SQLITE_DONE { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+    }
+
+    /// The bytes of a BLOB (or TEXT) column of the current row, valid until the next step.
+    func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let p = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: p, count: count)
+    }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }

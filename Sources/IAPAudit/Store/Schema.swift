@@ -3,43 +3,27 @@
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 enum Schema {
-    static let version = 2
+    static let version = 3
     /// Bumped whenever a reader changes what it imports: files stored by another reader version
     /// are read again.
-    static let readerVersion = 3
+    static let readerVersion = 4
 
-    /// Steps from one schema version to the next, run in order on an older database (index 0 takes
-    /// version 1 to 2). Views are dropped and made again on every open, so they never need a step.
-    static let migrations: [String] = [
+    /// Older databases are upgraded by dropping their records: version 3 keys records by
+    /// `file_id << 32 | line` and keeps reconciliation facts beside them, which older imports lack, so
+    /// every file is read again by the next run (the ledger mirrors the run's inputs: nothing is lost).
+    static let upgradeFromOlder = """
+        DROP VIEW IF EXISTS transaction_evidence;
+        DROP TABLE IF EXISTS receipt_transaction;
+        DROP TABLE IF EXISTS pending_renewal;
+        DROP TABLE IF EXISTS verify_response;
+        DROP TABLE IF EXISTS client_report;
+        DROP TABLE IF EXISTS server_request;
+        DROP TABLE IF EXISTS rejection;
+        DROP TABLE IF EXISTS finding;
+        DROP TABLE IF EXISTS source_file;
         """
-        ALTER TABLE verify_response ADD COLUMN source TEXT NOT NULL DEFAULT 'verify_receipt';
-        ALTER TABLE verify_response ADD COLUMN signature TEXT NOT NULL DEFAULT 'not_checked';
-        ALTER TABLE verify_response ADD COLUMN signed_date_ms INTEGER;
-        ALTER TABLE verify_response ADD COLUMN error_message TEXT;
-        ALTER TABLE verify_response ADD COLUMN notification_uuid TEXT;
-        ALTER TABLE verify_response ADD COLUMN notification_type TEXT;
-        ALTER TABLE verify_response ADD COLUMN notification_subtype TEXT;
-        ALTER TABLE verify_response ADD COLUMN notification_version TEXT;
-        ALTER TABLE verify_response ADD COLUMN notification_status INTEGER;
-        ALTER TABLE verify_response ADD COLUMN notes TEXT NOT NULL DEFAULT '[]';
-        ALTER TABLE receipt_transaction ADD COLUMN is_in_intro_offer_period INTEGER;
-        ALTER TABLE receipt_transaction ADD COLUMN bundle_id TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN environment TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN type TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN revocation_type TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN revocation_percentage INTEGER;
-        ALTER TABLE receipt_transaction ADD COLUMN price_milliunits INTEGER;
-        ALTER TABLE receipt_transaction ADD COLUMN currency TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN storefront TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN app_account_token TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN transaction_reason TEXT;
-        ALTER TABLE receipt_transaction ADD COLUMN signed_date_ms INTEGER;
-        ALTER TABLE receipt_transaction ADD COLUMN signature TEXT NOT NULL DEFAULT 'not_checked';
-        """
-    ]
 
     static let tables = """
-        PRAGMA foreign_keys = ON;
         CREATE TABLE IF NOT EXISTS source_file (
             file_id INTEGER PRIMARY KEY,
             path TEXT NOT NULL UNIQUE,
@@ -56,16 +40,17 @@ enum Schema {
             CHECK (records_in = records_imported + records_rejected)
         ) STRICT;
         CREATE TABLE IF NOT EXISTS client_report (
-            file_id INTEGER NOT NULL REFERENCES source_file ON DELETE CASCADE,
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
             line INTEGER NOT NULL,
             ts_ms INTEGER NOT NULL,
             user_id TEXT, device_id TEXT, transaction_id TEXT, original_transaction_id TEXT, product_id TEXT,
             state TEXT NOT NULL,
-            error_code INTEGER, quantity INTEGER,
-            PRIMARY KEY (file_id, line)
+            error_code INTEGER, quantity INTEGER
         ) STRICT;
         CREATE TABLE IF NOT EXISTS server_request (
-            file_id INTEGER NOT NULL REFERENCES source_file ON DELETE CASCADE,
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
             line INTEGER NOT NULL,
             ts_ms INTEGER NOT NULL,
             request_id TEXT NOT NULL,
@@ -78,12 +63,11 @@ enum Schema {
             verify_status INTEGER,
             environment TEXT,
             granted INTEGER NOT NULL,
-            latency_ms INTEGER,
-            PRIMARY KEY (file_id, line)
+            latency_ms INTEGER
         ) STRICT;
         CREATE TABLE IF NOT EXISTS verify_response (
             response_id INTEGER PRIMARY KEY,
-            file_id INTEGER NOT NULL REFERENCES source_file ON DELETE CASCADE,
+            file_id INTEGER NOT NULL,
             line INTEGER NOT NULL,
             request_id TEXT,
             received_at_ms INTEGER,
@@ -102,11 +86,11 @@ enum Schema {
             notification_subtype TEXT,
             notification_version TEXT,
             notification_status INTEGER,
-            notes TEXT NOT NULL DEFAULT '[]',
-            UNIQUE (file_id, line)
+            notes TEXT NOT NULL DEFAULT '[]'
         ) STRICT;
         CREATE TABLE IF NOT EXISTS receipt_transaction (
-            response_id INTEGER NOT NULL REFERENCES verify_response ON DELETE CASCADE,
+            response_id INTEGER NOT NULL,
+            position INTEGER NOT NULL,
             transaction_id TEXT NOT NULL,
             original_transaction_id TEXT, product_id TEXT, quantity INTEGER,
             purchase_date_ms INTEGER, original_purchase_date_ms INTEGER, expires_date_ms INTEGER,
@@ -119,23 +103,32 @@ enum Schema {
             price_milliunits INTEGER, currency TEXT, storefront TEXT,
             app_account_token TEXT, transaction_reason TEXT, signed_date_ms INTEGER,
             signature TEXT NOT NULL DEFAULT 'not_checked',
-            PRIMARY KEY (response_id, transaction_id)
-        ) STRICT;
+            PRIMARY KEY (response_id, position)
+        ) STRICT, WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS pending_renewal (
-            response_id INTEGER NOT NULL REFERENCES verify_response ON DELETE CASCADE,
+            response_id INTEGER NOT NULL,
             position INTEGER NOT NULL,
             original_transaction_id TEXT, product_id TEXT, auto_renew_product_id TEXT,
             auto_renew_status INTEGER, expiration_intent INTEGER, is_in_billing_retry_period INTEGER,
             grace_period_expires_date_ms INTEGER,
             PRIMARY KEY (response_id, position)
-        ) STRICT;
+        ) STRICT, WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS rejection (
-            file_id INTEGER NOT NULL REFERENCES source_file ON DELETE CASCADE,
+            file_id INTEGER NOT NULL,
             line INTEGER NOT NULL,
             reason TEXT NOT NULL,
             raw_text TEXT NOT NULL,
             PRIMARY KEY (file_id, line)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS fact_chunk (
+            chunk_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            stream INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            data BLOB NOT NULL
         ) STRICT;
+        CREATE INDEX IF NOT EXISTS fact_chunk_part ON fact_chunk (stream, part);
+        CREATE INDEX IF NOT EXISTS fact_chunk_file ON fact_chunk (file_id);
         CREATE TABLE IF NOT EXISTS finding (
             finding_id INTEGER PRIMARY KEY,
             kind TEXT NOT NULL,
@@ -155,9 +148,21 @@ enum Schema {
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
         """
 
+    /// The statements that delete every row read from file `?1` (records are keyed by
+    /// `file_id << 32 | line`, so each is a key range).
+    static let deleteFileRows = [
+        "DELETE FROM client_report WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM server_request WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM receipt_transaction WHERE response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM pending_renewal WHERE response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM verify_response WHERE response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM rejection WHERE file_id = ?1",
+        "DELETE FROM fact_chunk WHERE file_id = ?1",
+        "DELETE FROM source_file WHERE file_id = ?1",
+    ]
+
     /// Secondary indexes, dropped before a bulk import and made again after it (building an index
     /// once over sorted data is faster than keeping it up to date row by row).
-    /// (`verify_response_file` stays: deleting a file's records cascades through it.)
     static let indexNames = [
         "client_report_transaction", "server_request_request", "verify_response_request", "receipt_transaction_id",
         "verify_response_notification",
@@ -169,9 +174,9 @@ enum Schema {
         CREATE INDEX IF NOT EXISTS client_report_transaction ON client_report (transaction_id);
         CREATE INDEX IF NOT EXISTS server_request_request ON server_request (request_id);
         CREATE INDEX IF NOT EXISTS verify_response_request ON verify_response (request_id);
-        CREATE INDEX IF NOT EXISTS verify_response_file ON verify_response (file_id);
         CREATE INDEX IF NOT EXISTS receipt_transaction_id ON receipt_transaction (transaction_id);
-        CREATE INDEX IF NOT EXISTS verify_response_notification ON verify_response (notification_uuid);
+        CREATE INDEX IF NOT EXISTS verify_response_notification ON verify_response (notification_uuid)
+            WHERE notification_uuid IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
         """

@@ -6,13 +6,19 @@ import XCTest
 /// Batches are written in order on the writer's thread; the first write error stops later writes and
 /// reaches the reader (the file's transaction is then rolled back).
 final class BackgroundWriterTests: XCTestCase {
-    private func batch(_ n: Int) -> ImportedFile {
-        ImportedFile(path: "b\(n)", sha256: "", bytes: n, kind: .clientReport, format: .jsonLines, status: .imported, note: "")
+    /// A batch holding one client row at line `n`.
+    private func batch(_ n: Int) -> RecordBatch {
+        var batch = RecordBatch()
+        batch.append(
+            ClientReport(
+                location: SourceLocation(file: "b", line: n), tsMs: 0, userId: nil, deviceId: nil, transactionId: "\(n)",
+                originalTransactionId: nil, productId: nil, state: .purchased, errorCode: nil, quantity: nil))
+        return batch
     }
 
     func testBatchesAreWrittenInOrder() throws {
         let box = Box()
-        let writer = BackgroundWriter { box.append($0.bytes) }
+        let writer = BackgroundWriter { box.append(Int($0.clients[0].line)) }
         for n in 1...50 { try writer.submit(batch(n)) }
         try writer.drain()
         XCTAssertEqual(box.values, Array(1...50))
@@ -21,9 +27,10 @@ final class BackgroundWriterTests: XCTestCase {
     func testTheFirstErrorStopsLaterWritesAndIsThrown() throws {
         struct Full: Error {}
         let box = Box()
-        let writer = BackgroundWriter(depth: 1) { file in
-            if file.bytes == 3 { throw Full() }
-            box.append(file.bytes)
+        let writer = BackgroundWriter(depth: 1) { batch in
+            let n = Int(batch.clients[0].line)
+            if n == 3 { throw Full() }
+            box.append(n)
         }
         var thrown = false
         for n in 1...10 {

@@ -3,9 +3,9 @@ import XCTest
 
 @testable import IAPAudit
 
-/// A version-1 database (as iap-audit 0.1.0 made it) is migrated in place to version 2: its records
-/// kept, the new columns filled with their defaults, the views made again; the next run re-reads its
-/// files with the new readers.
+/// An older database (version 1, as iap-audit 0.1.0 made it) is upgraded to the current version when
+/// opened: its records are dropped (version 3 keys records differently and keeps reconciliation facts
+/// beside them), the views made again; the next run reads its files again.
 final class MigrationTests: XCTestCase {
     private static var fixture: String { TestPaths.repoRoot + "/Tests/IAPAuditTests/Fixtures/schema-v1.sql" }
 
@@ -24,27 +24,28 @@ final class MigrationTests: XCTestCase {
             """, args: [folder, Self.fixture, input])
     }
 
-    func testVersion1IsMigratedInPlace() throws {
+    private func describe(_ database: String) throws -> [String: Any] {
+        try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(json.dumps({"version": db.execute("PRAGMA user_version").fetchone()[0],
+                              "files": db.execute("SELECT path FROM source_file").fetchall(),
+                              "items": db.execute("SELECT transaction_id FROM receipt_transaction").fetchall(),
+                              "columns": [r[1] for r in db.execute("PRAGMA table_info(verify_response)")],
+                              "views": sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'"))}))
+            """, args: [database]) as! [String: Any]
+    }
+
+    func testVersion1IsUpgradedWithoutItsRecords() throws {
         let folder = TestPaths.scratch()
         try makeVersion1(in: folder, input: folder + "/gone.json")
-        let store = try AuditStore(path: folder + "/audit.sqlite")
-        let ledger = try store.loadLedger()
-        XCTAssertEqual(ledger.verifyResponses.count, 1)
-        XCTAssertEqual(ledger.verifyResponses[0].source, .verifyReceipt)
-        XCTAssertEqual(ledger.verifyResponses[0].signature, .notChecked)
-        XCTAssertEqual(ledger.verifyResponses[0].items.map(\.transactionId), ["1000000000000001"])
-        XCTAssertEqual(ledger.verifyResponses[0].items[0].signature, .notChecked)
-        let check =
-            try PythonReader.run(
-                """
-                import json, sqlite3, sys
-                db = sqlite3.connect(sys.argv[1])
-                print(json.dumps({"version": db.execute("PRAGMA user_version").fetchone()[0],
-                                  "summary": db.execute("SELECT source, signature, records FROM signature_summary").fetchall(),
-                                  "views": sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'"))}))
-                """, args: [folder + "/audit.sqlite"]) as! [String: Any]
+        _ = try AuditStore(path: folder + "/audit.sqlite")
+        let check = try describe(folder + "/audit.sqlite")
         XCTAssertEqual(check["version"] as? Int, Schema.version)
-        XCTAssertEqual((check["summary"] as? [[Any]])?.map { "\($0[0]) \($0[1]) \($0[2])" }, ["verify_receipt not_checked 1"])
+        XCTAssertEqual((check["files"] as? [Any])?.count, 0, "its files are read again by the next run")
+        XCTAssertEqual((check["items"] as? [Any])?.count, 0)
+        XCTAssertEqual((check["columns"] as? [String])?.contains("signature"), true, "the current columns")
         XCTAssertEqual(check["views"] as? [String], Schema.viewNames.sorted())
     }
 
@@ -53,10 +54,11 @@ final class MigrationTests: XCTestCase {
         let input = TestPaths.realData("nov__itunes-receipt/valid.json")
         try makeVersion1(in: folder, input: input)
         let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
-        XCTAssertEqual(result.filesParsed, 1, "stored by reader version 2: read again")
+        XCTAssertEqual(result.filesParsed, 1, "stored by an older version: read again")
         let ledger = try AuditStore(path: folder + "/audit.sqlite").loadLedger()
         XCTAssertEqual(ledger.verifyResponses.map(\.items.count), [1])
         XCTAssertEqual(ledger.verifyResponses[0].items[0].transactionId, "1000000001479608", "the file as read now, not the stored row")
+        XCTAssertEqual((try describe(folder + "/audit.sqlite")["items"] as? [[String]]), [["1000000001479608"]])
     }
 
     func testANewerDatabaseIsRefused() throws {

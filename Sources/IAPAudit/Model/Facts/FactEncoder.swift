@@ -1,0 +1,180 @@
+/// Turns rows into reconciliation facts (`FactStream`, `FactKind`): what every rule reads of a record,
+/// keyed for the partition it is reconciled in. Runs on the parsing threads, beside the rows it reads.
+enum FactEncoder {
+    static func add(_ batch: RecordBatch, to set: inout FactSet) {
+        batch.arena.bytes.withUnsafeBufferPointer { arena in
+            let encoder = Encoding(arena: arena)
+            for r in batch.clients { encoder.client(r, &set) }
+            for r in batch.servers { encoder.server(r, batch, &set) }
+            for r in batch.responses { encoder.response(r, batch, &set) }
+        }
+    }
+
+    private struct Encoding {
+        let arena: UnsafeBufferPointer<UInt8>
+
+        @inline(__always) func bytes(_ ref: TextRef) -> UnsafeBufferPointer<UInt8>? {
+            guard !ref.isNull else { return nil }
+            return UnsafeBufferPointer(rebasing: arena[Int(ref.start)..<Int(ref.start + ref.count)])
+        }
+
+        func client(_ r: ClientRow, _ set: inout FactSet) {
+            set.summary.clientReports += 1
+            set.summary.newestClient = FileFacts.newer(set.summary.newestClient, (r.tsMs, r.line))
+            guard let id = bytes(r.transactionId) else { return }  // failed, deferred: nothing to reconcile (rule 1)
+            var w = FactWriter()
+            w.u8(FactKind.client.rawValue)
+            w.u32(0)
+            w.u32(r.line)
+            w.i64(r.tsMs)
+            w.id(id)
+            w.u8(UInt8(ClientState.allCases.firstIndex(of: r.state)!))
+            w.text(bytes(r.userId))
+            w.text(bytes(r.productId))
+            w.text(bytes(r.originalTransactionId))
+            set.append(.transactions, FactKey.partition(id: id), w)
+        }
+
+        func server(_ r: ServerRow, _ batch: RecordBatch, _ set: inout FactSet) {
+            set.summary.serverRecords += 1
+            set.summary.newestServer = FileFacts.newer(set.summary.newestServer, (r.tsMs, r.line))
+            let ids = r.transactionIds.map { bytes(batch.ids[Int($0)])! }
+            var w = FactWriter()
+            w.u8(FactKind.requestLine.rawValue)
+            w.u32(0)
+            w.u32(r.line)
+            w.i64(r.tsMs)
+            w.u8(r.event == .revoke ? 1 : 0)
+            w.u8((r.restore ? 1 : 0) | (r.granted ? 2 : 0))
+            w.optional(r.verifyStatus)
+            w.text(bytes(r.requestId))
+            w.text(bytes(r.userId))
+            w.text(bytes(r.environment))
+            w.varint(ids.count)
+            for id in ids { w.id(id) }
+            if let credited = r.creditedTransactionIds {
+                w.u8(1)
+                w.varint(credited.count)
+                for i in credited { w.id(bytes(batch.ids[Int(i)])) }
+            } else {
+                w.u8(0)
+            }
+            set.append(.requests, FactKey.partition(text: bytes(r.requestId)!), w)
+            guard r.event == .revoke else { return }
+            // A revoke ends entitlements of each transaction it names (rule 12), once per transaction.
+            for (k, id) in ids.enumerated() where !ids[..<k].contains(where: { $0.elementsEqual(id) }) {
+                var v = FactWriter()
+                v.u8(FactKind.revoke.rawValue)
+                v.u32(0)
+                v.u32(r.line)
+                v.i64(r.tsMs)
+                v.id(id)
+                v.text(bytes(r.userId))
+                set.append(.transactions, FactKey.partition(id: id), v)
+            }
+        }
+
+        func response(_ r: ResponseRow, _ batch: RecordBatch, _ set: inout FactSet) {
+            set.summary.appleRecords += 1
+            if r.source.isSigned { set.summary.signedAppleRecords += 1 }
+            if let received = r.receivedAtMs { set.summary.newestReceived = FileFacts.newer(set.summary.newestReceived, (received, r.line)) }
+            let failed = bytes(r.signature).map { SignatureCode($0).failed } ?? false
+            if let uuid = bytes(r.notificationUUID) {
+                var w = FactWriter()
+                w.u8(FactKind.notification.rawValue)
+                w.u32(0)
+                w.u32(r.line)
+                w.text(uuid)
+                w.u8(failed ? 1 : 0)
+                set.append(.notifications, FactKey.partition(text: uuid), w)
+            }
+            for i in r.items {
+                let item = batch.items[Int(i)]
+                guard let original = bytes(item.originalTransactionId), let line = bytes(item.webOrderLineItemId),
+                    !line.elementsEqual("0".utf8), !(bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false),
+                    !(bytes(item.signature).map { SignatureCode($0).failed } ?? false)
+                else { continue }
+                var w = FactWriter()
+                w.u8(FactKind.billing.rawValue)
+                w.u32(0)
+                w.u32(r.line)
+                w.id(original)
+                w.text(line)
+                w.id(bytes(item.transactionId))
+                set.append(.billing, FactKey.partition(id: original), w)
+            }
+            if let requestId = bytes(r.requestId) {
+                var w = FactWriter()
+                w.u8(FactKind.linkedResponse.rawValue)
+                w.text(requestId)
+                body(r, &w)
+                w.varint(r.items.count)
+                for i in r.items { item(batch.items[Int(i)], &w) }
+                set.append(.requests, FactKey.partition(text: requestId), w)
+            } else {
+                for i in r.items {
+                    let row = batch.items[Int(i)]
+                    var w = FactWriter()
+                    w.u8(FactKind.listing.rawValue)
+                    w.u8(0)
+                    w.text(nil as UnsafeBufferPointer<UInt8>?)
+                    body(r, &w)
+                    item(row, &w)
+                    set.append(.transactions, FactKey.partition(id: bytes(row.transactionId)!), w)
+                }
+            }
+        }
+
+        func body(_ r: ResponseRow, _ w: inout FactWriter) {
+            w.u32(0)
+            w.u32(r.line)
+            w.optional(r.receivedAtMs)
+            w.i64(r.status)
+            w.text(bytes(r.environment))
+            w.text(bytes(r.receiptType))
+            w.optional(r.isRetryable)
+            w.text(bytes(r.bundleId))
+            w.u8(UInt8(EvidenceSource.allCases.firstIndex(of: r.source)!))
+            w.text(bytes(r.signature))
+            w.optional(r.signedDateMs)
+            w.text(bytes(r.notificationType))
+            w.text(bytes(r.notificationUUID))
+        }
+
+        func item(_ i: ItemRow, _ w: inout FactWriter) {
+            w.id(bytes(i.transactionId))
+            w.id(bytes(i.originalTransactionId))
+            w.text(bytes(i.productId))
+            w.optional(i.purchaseDateMs)
+            w.optional(i.cancellationDateMs)
+            w.text(bytes(i.cancellationReason))
+            w.text(bytes(i.revocationType))
+            w.optional(i.revocationPercentage)
+            w.text(bytes(i.environment))
+            w.text(bytes(i.inAppOwnershipType))
+            w.text(bytes(i.bundleId))
+            w.text(bytes(i.signature))
+            w.optional(i.signedDateMs)
+        }
+    }
+}
+
+/// A signature's stored text (`SignatureStatus.text`) as the rules read it.
+enum SignatureCode: UInt8 {
+    case verified, notChecked, untrustedRoot, invalid
+
+    init(_ text: UnsafeBufferPointer<UInt8>) {
+        if text.elementsEqual("verified".utf8) {
+            self = .verified
+        } else if text.elementsEqual("not_checked".utf8) {
+            self = .notChecked
+        } else if text.elementsEqual("untrusted_root".utf8) {
+            self = .untrustedRoot
+        } else {
+            self = .invalid
+        }
+    }
+
+    /// `SignatureStatus.failed`: checked and failed.
+    var failed: Bool { self == .untrustedRoot || self == .invalid }
+}

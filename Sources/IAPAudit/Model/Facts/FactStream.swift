@@ -1,0 +1,140 @@
+/// The streams of reconciliation facts: compact records of just what the rules read, written beside
+/// every imported file (table `fact_chunk`) and read back one partition at a time, so reconciliation
+/// never holds the whole ledger in memory.
+///
+/// Every fact starts with its `FactKind` byte. Locations are (file id, line); file id 0 means the
+/// file the chunk belongs to (facts are encoded before the store numbers the file).
+enum FactStream: Int, CaseIterable {
+    /// One `FileFacts` summary per file (partition 0).
+    case summary = 0
+    /// Keyed by `request_id`: server-log lines (verify and revoke) and the Apple records that name a request.
+    case requests = 1
+    /// Keyed by transaction id: client reports, revokes, and listings of Apple records linked to no request.
+    case transactions = 2
+    /// Keyed by `notificationUUID`: which deliveries of a notification there are.
+    case notifications = 3
+    /// Keyed by `original_transaction_id`: listings with a `web_order_line_item_id` (re-issued ids).
+    case billing = 4
+}
+
+/// The record types of the fact format, and the layout of each (after the kind byte):
+enum FactKind: UInt8 {
+    /// u32 file, u32 line, i64 ts, u8 event (0 verify, 1 revoke), u8 flags (1 restore, 2 granted),
+    /// opt verify_status, text request_id, text user_id, text environment, varint n + n ids,
+    /// u8 credited present (+ varint n + n ids).
+    case requestLine = 1
+    /// text request_id, response body, varint n + n items.
+    case linkedResponse = 2
+    /// u32 file, u32 line, i64 ts, id transaction_id, u8 state, text user_id, text product_id,
+    /// text original_transaction_id.
+    case client = 3
+    /// u32 file, u32 line, i64 ts, id transaction_id, text user_id.
+    case revoke = 4
+    /// u8 linked (0 no verification request has its request_id, 1 one has), text user_id of that
+    /// request, response body, one item.
+    case listing = 5
+    /// (Made during reconciliation.) A request that carried or granted a transaction: id transaction_id,
+    /// u32 file + u32 line of the request's first line, text request_id, text user_id, i64 ts, i64 latest,
+    /// i64 first seen, opt status, text environment, u8 flags (`CarrierFlags`), u8 unresolved reason,
+    /// u8 unproven reason, varint n + n × (u32 file, u32 line) evidence.
+    case carrier = 6
+    /// u32 file, u32 line, text notificationUUID, u8 signature failed.
+    case notification = 7
+    /// u32 file, u32 line (of the Apple record), id original_transaction_id, text web_order_line_item_id,
+    /// id transaction_id.
+    case billing = 8
+    /// i64 × 4 counts (client reports, server-log records, Apple records, signed Apple records), then
+    /// the newest client `ts`, server `ts` and Apple `received_at`: each u8 present + i64 ms + u32 line.
+    case summary = 9
+}
+
+// Response body: u32 file, u32 line, opt received_at, i64 status, text environment, text receipt_type,
+// opt-bool is_retryable, text bundle_id, u8 source (`EvidenceSource` index), text signature,
+// opt signed_date, text notification_type, text notificationUUID.
+// Item: id transaction_id, id original_transaction_id, text product_id, opt purchase_date,
+// opt cancellation_date, text cancellation_reason, text revocation_type, opt revocation_percentage,
+// text environment, text in_app_ownership_type, text bundle_id, text signature, opt signed_date.
+
+/// Bits of a carrier fact's flags.
+enum CarrierFlags {
+    static let answered: UInt8 = 1
+    static let sandboxAnswer: UInt8 = 2
+    static let productionSuccess: UInt8 = 4
+    static let finalContains: UInt8 = 8
+    static let restore: UInt8 = 16
+    static let carried: UInt8 = 32
+    static let granted: UInt8 = 64
+}
+
+/// What one file holds, for the audit's as-of (SEMANTICS rule 15) and the run's warnings.
+struct FileFacts: Sendable, Equatable {
+    var clientReports: Int64 = 0
+    var serverRecords: Int64 = 0
+    var appleRecords: Int64 = 0
+    var signedAppleRecords: Int64 = 0
+    /// The newest timestamp of each record type and its first line (ms since 1970 UTC).
+    var newestClient: (ms: Int64, line: UInt32)? = nil
+    var newestServer: (ms: Int64, line: UInt32)? = nil
+    var newestReceived: (ms: Int64, line: UInt32)? = nil
+
+    static func == (a: FileFacts, b: FileFacts) -> Bool {
+        (a.clientReports, a.serverRecords, a.appleRecords, a.signedAppleRecords) == (b.clientReports, b.serverRecords, b.appleRecords, b.signedAppleRecords)
+            && a.newestClient?.ms == b.newestClient?.ms && a.newestClient?.line == b.newestClient?.line
+            && a.newestServer?.ms == b.newestServer?.ms && a.newestServer?.line == b.newestServer?.line
+            && a.newestReceived?.ms == b.newestReceived?.ms && a.newestReceived?.line == b.newestReceived?.line
+    }
+
+    /// Keeps the newer timestamp; on a tie the earlier line (this summary's records come first).
+    static func newer(_ a: (ms: Int64, line: UInt32)?, _ b: (ms: Int64, line: UInt32)?) -> (ms: Int64, line: UInt32)? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b.ms > a.ms ? b : a
+    }
+
+    /// This summary followed by `other` (the records after these).
+    mutating func add(_ other: FileFacts) {
+        clientReports += other.clientReports
+        serverRecords += other.serverRecords
+        appleRecords += other.appleRecords
+        signedAppleRecords += other.signedAppleRecords
+        newestClient = Self.newer(newestClient, other.newestClient)
+        newestServer = Self.newer(newestServer, other.newestServer)
+        newestReceived = Self.newer(newestReceived, other.newestReceived)
+    }
+
+    var isEmpty: Bool { clientReports == 0 && serverRecords == 0 && appleRecords == 0 }
+
+    func encoded() -> [UInt8] {
+        var w = FactWriter()
+        w.u8(FactKind.summary.rawValue)
+        for count in [clientReports, serverRecords, appleRecords, signedAppleRecords] { w.i64(count) }
+        for newest in [newestClient, newestServer, newestReceived] {
+            if let newest {
+                w.u8(1)
+                w.i64(newest.ms)
+                w.u32(newest.line)
+            } else {
+                w.u8(0)
+            }
+        }
+        return w.bytes
+    }
+
+    init() {}
+
+    /// Reads an encoded summary (after its kind byte).
+    init(_ r: inout FactReader) {
+        clientReports = r.i64()
+        serverRecords = r.i64()
+        appleRecords = r.i64()
+        signedAppleRecords = r.i64()
+        func newest() -> (ms: Int64, line: UInt32)? {
+            guard r.u8() == 1 else { return nil }
+            let ms = r.i64()
+            return (ms, r.u32())
+        }
+        newestClient = newest()
+        newestServer = newest()
+        newestReceived = newest()
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Id lists stored as a JSON array of strings (`["1000000001","1000000002"]`).
+enum IdList {
+    static func encode(_ ids: [String]) -> String {
+        // Ids are digits or plain text almost always: written directly; anything needing escapes goes
+        // through JSONSerialization.
+        let plain = ids.allSatisfy { id in
+            id.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 < 0x80 }
+        }
+        if plain { return "[" + ids.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]" }
+        let data = (try? JSONSerialization.data(withJSONObject: ids, options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [String] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
+    }
+}

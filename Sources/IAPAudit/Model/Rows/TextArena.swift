@@ -1,0 +1,66 @@
+import Foundation
+
+/// A text field of a `RecordBatch`: UTF-8 bytes in the batch's arena, or null.
+public struct TextRef: Sendable, Equatable {
+    var start: UInt32
+    var count: UInt32
+
+    /// SQL NULL / Swift nil.
+    static let null = TextRef(start: .max, count: 0)
+
+    var isNull: Bool { start == .max }
+}
+
+/// The bytes behind a batch's `TextRef`s: every text of a batch is appended once and read in place
+/// (bound to SQLite without a copy, encoded into reconciliation facts), so a batch of records costs
+/// one growing buffer instead of one heap string per field.
+struct TextArena: Sendable {
+    private(set) var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(1 << 16) }
+
+    /// Appends `count` bytes from `base`.
+    @inline(__always)
+    mutating func append(_ base: UnsafePointer<UInt8>, _ count: Int) -> TextRef {
+        let start = bytes.count
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        return TextRef(start: UInt32(start), count: UInt32(count))
+    }
+
+    mutating func append(_ text: String?) -> TextRef {
+        guard var text else { return .null }
+        return text.withUTF8 { append($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
+    }
+
+    mutating func append<S: Sequence>(bytes sequence: S) -> TextRef where S.Element == UInt8 {
+        let start = bytes.count
+        bytes.append(contentsOf: sequence)
+        return TextRef(start: UInt32(start), count: UInt32(bytes.count - start))
+    }
+
+    /// The text of `ref`; nil for `.null`.
+    func string(_ ref: TextRef) -> String? {
+        guard !ref.isNull else { return nil }
+        return String(decoding: bytes[Int(ref.start)..<Int(ref.start + ref.count)], as: UTF8.self)
+    }
+
+    /// True when `ref` holds exactly `text`'s bytes.
+    func equals(_ ref: TextRef, _ text: StaticString) -> Bool {
+        guard !ref.isNull, Int(ref.count) == text.utf8CodeUnitCount else { return false }
+        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + Int(ref.start), text.utf8Start, Int(ref.count)) == 0 }
+    }
+
+    var count: Int { bytes.count }
+
+    /// Appends every byte of another arena; returns the offset its refs must be moved by.
+    mutating func append(arena other: TextArena) -> UInt32 {
+        let offset = UInt32(bytes.count)
+        bytes.append(contentsOf: other.bytes)
+        return offset
+    }
+}
+
+extension TextRef {
+    /// This ref moved by `offset` (after its arena was appended to another one).
+    func moved(by offset: UInt32) -> TextRef { isNull ? self : TextRef(start: start + offset, count: count) }
+}

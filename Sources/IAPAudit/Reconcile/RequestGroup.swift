@@ -1,0 +1,96 @@
+/// Every server-log line and Apple record of one `request_id`, as the request stage sees it.
+struct RequestGroup {
+    /// Indexes of `Context.lines` (verify and revoke lines).
+    var lines: [Int] = []
+    /// Indexes of `Context.responses` (re-deliveries left out).
+    var responses: [Int] = []
+
+    struct Context {
+        let bytes: PartitionBytes
+        let lines: [RequestLine]
+        let responses: [LinkedResponse]
+        let items: [ItemFacts]
+        let ids: [FactId]
+        let ranks: FileRanks
+        let bundleIds: Set<String>
+    }
+
+    /// Emits the request's carrier facts and its answers' listings.
+    func emit(_ c: Context, _ out: inout RequestStage.Output) throws {
+        // Revoke records never carry, grant or enter the backlog (rule 4); answers to a request the
+        // log has no verification line for are linked to nobody.
+        let verify = lines.filter { !c.lines[$0].isRevoke }.sorted { c.lines[$0].order < c.lines[$1].order }
+        // Oldest first by (received_at, ledger order): the last one is the final response (rule 2).
+        let answers = responses.map { c.responses[$0] }.sorted {
+            ($0.body.receivedAtMs ?? Int64.min, $0.order) < ($1.body.receivedAtMs ?? Int64.min, $1.order)
+        }
+        guard !verify.isEmpty else {
+            for answer in answers { try listings(of: answer, user: nil, linked: false, c, &out) }
+            return
+        }
+        let request = MergedRequest(verify.map { c.lines[$0] }, ids: c.ids, bytes: c.bytes)
+        let view = RequestAnswer(request: request, answers: answers, c)
+        for answer in answers { try listings(of: answer, user: request.userId, linked: true, c, &out) }
+        try view.emitCarriers(c, &out)
+    }
+
+    /// One listing fact per purchase of `answer`, for the partition of its transaction.
+    private func listings(
+        of answer: LinkedResponse, user: FactText?, linked: Bool, _ c: Context, _ out: inout RequestStage.Output
+    ) throws {
+        for item in c.items[answer.items] {
+            var w = FactWriter()
+            w.u8(FactKind.listing.rawValue)
+            w.u8(linked ? 1 : 0)
+            w.text(user.map { c.bytes.bytes($0) })
+            w.u32(answer.body.fileId)
+            c.bytes.copy(answer.body.encoded, &w)
+            c.bytes.copy(item.encoded, &w)
+            try out.add(c.bytes.partition(item.id), w)
+        }
+    }
+}
+
+/// Rule 4: the lines of one request_id, merged — granted when any line says so; ids the union in
+/// order; the earliest `ts`; the first known user, status and environment.
+struct MergedRequest {
+    var first: RequestLine
+    var tsMs: Int64
+    var userId: FactText?
+    var posted: [FactId]
+    var credited: [FactId]?
+    var restore: Bool
+    var verifyStatus: Int64?
+    var environment: FactText?
+    var granted: Bool
+    /// Every verification line, in ledger order.
+    var lines: [RequestLine]
+
+    init(_ lines: [RequestLine], ids: [FactId], bytes: PartitionBytes) {
+        let first = lines[0]
+        self.first = first
+        self.lines = lines
+        tsMs = first.tsMs
+        userId = first.userId
+        posted = Array(ids[first.ids])
+        credited = first.credited.map { Array(ids[$0]) }
+        restore = first.restore
+        verifyStatus = first.verifyStatus
+        environment = first.environment
+        granted = first.granted
+        func union(_ a: [FactId], _ b: [FactId]) -> [FactId] { a + b.filter { x in !a.contains { bytes.same($0, x) } } }
+        for line in lines.dropFirst() {
+            tsMs = min(tsMs, line.tsMs)
+            userId = userId ?? line.userId
+            posted = union(posted, Array(ids[line.ids]))
+            switch (credited, line.credited.map { Array(ids[$0]) }) {
+            case let (a?, b?): credited = union(a, b)
+            case let (a, b): credited = a ?? b
+            }
+            restore = restore || line.restore
+            verifyStatus = verifyStatus ?? line.verifyStatus
+            environment = environment ?? line.environment
+            granted = granted || line.granted
+        }
+    }
+}
