@@ -56,14 +56,22 @@ public enum AuditPipeline {
             .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         timer.lap("import")
-        if bulk { try store.endBulkImport() }
-        timer.lap("index")
-
-        let outcome = try Reconciler.run(
-            try store.factSource(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
-            spillDirectory: output.spillPath)
-        let (findings, asOf) = (outcome.findings, outcome.asOfMs)
+        // Reconciliation reads the facts on a second connection while this one builds the indexes.
+        try store.beginConcurrentReads()
+        let indexing = Background { if bulk { try store.endBulkImport() } }
+        let outcome: Reconciler.Outcome
+        do {
+            outcome = try Reconciler.run(
+                try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
+                spillDirectory: output.spillPath, lap: timer.lap)
+        } catch {
+            try? indexing.wait()  // the store is the index builder's until it is done
+            throw error
+        }
         timer.lap("reconcile")
+        try indexing.wait()
+        timer.lap("index")
+        let (findings, asOf) = (outcome.findings, outcome.asOfMs)
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
@@ -86,6 +94,7 @@ public enum AuditPipeline {
         snapshot.parameters["run_status"] = "complete"  // what the store says once the workbook exists
         try output.writeWorkbook(ReportBuilder.workbook(snapshot))
         try store.setRunParameter("run_status", "complete")
+        try store.endConcurrentReads()
         timer.lap("workbook")
         timer.write()
         return AuditResult(

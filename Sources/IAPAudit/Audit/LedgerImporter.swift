@@ -16,31 +16,49 @@ struct LedgerImporter {
 
     /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
     /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
-    /// next opened).
+    /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
+    /// ledger's bytes (rebuilding the indexes costs the whole ledger).
     func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool) {
-        let total = entries.reduce(Int64(0)) { sum, entry in
-            sum + (((try? FileManager.default.attributesOfItem(atPath: entry.path))?[.size] as? NSNumber)?.int64Value ?? 0)
-        }
-        let bulk = total >= Self.bulkBytes
-        if bulk { try store.beginBulkImport() }
-        let progress = ImportProgress(totalBytes: total, fileCount: entries.count)
-        let parsed = try importEach(entries, progress)
-        progress.end()
-        return (parsed, bulk)
-    }
-
-    private func importEach(_ entries: [InputEntry], _ progress: ImportProgress) throws -> Int {
         let stored = try store.storedFiles()
-        var parsed = 0
-        var contentSeen: [String: String] = [:]
-        for (number, entry) in entries.enumerated() {
-            if let reason = entry.skipReason {
-                let file = InputFile(path: entry.path, data: Data())
-                try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: reason), stored)
+        // Which files may be unchanged (same path, size and reader): hashed now. The others are read
+        // anyway: hashed on another thread while the files before them are imported.
+        var files: [(entry: InputEntry, mapped: MappedFile?, sha256: String?)] = []
+        var totalBytes: Int64 = 0
+        var importBytes: Int64 = 0
+        for entry in entries {
+            guard entry.skipReason == nil else {
+                files.append((entry, nil, nil))
                 continue
             }
-            let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path))
-            defer { progress.finish(fileBytes: file.bytes) }
+            let mapped = try MappedFile(path: entry.path)
+            totalBytes += Int64(mapped.count)
+            var sha256: String? = nil
+            if !rereadAll, let previous = stored[entry.path], previous.bytes == mapped.count, previous.isCurrentReader,
+                previous.status == ImportStatus.imported.rawValue
+            {
+                sha256 = InputFile.sha256Hex(mapped)
+                if sha256 == previous.sha256 {
+                    files.append((entry, mapped, sha256))
+                    continue
+                }
+            }
+            importBytes += Int64(mapped.count)
+            files.append((entry, mapped, sha256))
+        }
+        let hashes = HashPrefetcher(files.compactMap { $0.sha256 == nil ? $0.mapped : nil })
+        let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
+        if bulk { try store.beginBulkImport() }
+        let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
+        var parsed = 0
+        var contentSeen: [String: String] = [:]
+        for (number, (entry, mapped, known)) in files.enumerated() {
+            guard let mapped else {
+                let file = InputFile(path: entry.path, data: Data())
+                try storeIfChanged(
+                    ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: entry.skipReason!), stored)
+                continue
+            }
+            let file = InputFile(path: entry.path, mapped: mapped, sha256: known ?? hashes.next())
             if let earlier = contentSeen[file.sha256] {
                 let note = "same content as \(earlier) (not counted twice)"
                 try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: note), stored)
@@ -52,15 +70,17 @@ struct LedgerImporter {
             {
                 continue
             }
+            defer { progress.finish(fileBytes: file.bytes) }
             let result = try store.importStreaming(
                 path: file.path, progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
                 read: { try FileImporter.stream(file, checker: checker, sink: $0) },
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }
         }
+        progress.end()
         let given = Set(entries.map(\.path))
         for path in stored.keys.sorted() where !given.contains(path) { try store.removeFile(path: path) }
-        return parsed
+        return (parsed, bulk)
     }
 
     /// Skipped and rejected files are classified again on every run (cheap), but stored only when

@@ -21,6 +21,7 @@ final class PhaseTimer {
         var body = phases.map { "\"\($0.0)\": {\"seconds\": \(($0.1 * 1000).rounded() / 1000), \"peak_rss_mb\": \($0.2)}" }
         // Wall seconds spent parsing JSON Lines batches (all cores at once), inside "import".
         body.append("\"import_parse_seconds\": \((BatchParser.parseSeconds.value * 1000).rounded() / 1000)")
+        body.append("\"import_write_seconds\": \((BackgroundWriter.busySeconds.value * 1000).rounded() / 1000)")
         // JSON Lines records the fast path left to the strict reader (unusual values, rejections).
         body.append("\"import_strict_lines\": \(Int(BatchParser.strictLineCount.value))")
         try? Data(("{" + body.joined(separator: ", ") + "}\n").utf8).write(to: URL(fileURLWithPath: path))

@@ -20,14 +20,18 @@ struct InputFile {
         mapping = nil
     }
 
-    /// A mapped file: hashed chunk by chunk, its pages released as they are hashed and later read.
-    init(path: String, mapped: MappedFile) {
+    /// A mapped file: hashed chunk by chunk (unless `sha256` is given), its pages released as they are
+    /// hashed and later read.
+    init(path: String, mapped: MappedFile, sha256: String? = nil) {
         self.path = path
-        self.sha256 = Digest.sha256Hex(mapped.data) { mapped.release(upTo: $0) }
+        self.sha256 = sha256 ?? InputFile.sha256Hex(mapped)
         self.bytes = mapped.count
         self.data = InputFile.utf8(mapped.data)
         mapping = mapped
     }
+
+    /// The SHA-256 of a mapped file's bytes, its pages released as they are hashed.
+    static func sha256Hex(_ mapped: MappedFile) -> String { Digest.sha256Hex(mapped.data) { mapped.release(upTo: $0) } }
 
     /// The mapping behind `data`, when the file was mapped (pages of read batches are released).
     let mapping: MappedFile?

@@ -29,6 +29,30 @@ public struct LatencySummary: Sendable, Equatable {
     public var p95Ms: Int64?
     public var p99Ms: Int64?
     public var maxMs: Int64?
+
+    public init(requests: Int64, p50Ms: Int64?, p90Ms: Int64?, p95Ms: Int64?, p99Ms: Int64?, maxMs: Int64?) {
+        (self.requests, self.p50Ms, self.p90Ms, self.p95Ms, self.p99Ms, self.maxMs) = (requests, p50Ms, p90Ms, p95Ms, p99Ms, maxMs)
+    }
+
+    /// Nearest-rank percentiles of a histogram (latency in ms → requests): the value at rank
+    /// max(1, ⌈n × p / 100⌉) in ascending order, as view `latency_percentiles` computes them.
+    init(_ histogram: [Int64: Int64]) {
+        let sorted = histogram.sorted { $0.key < $1.key }
+        let n = sorted.reduce(Int64(0)) { $0 + $1.value }
+        func percentile(_ p: Int64) -> Int64? {
+            guard n > 0 else { return nil }
+            let rank = max(1, (n * p + 99) / 100)
+            var seen: Int64 = 0
+            for (value, count) in sorted {
+                seen += count
+                if seen >= rank { return value }
+            }
+            return sorted.last?.key
+        }
+        self.init(
+            requests: n, p50Ms: percentile(50), p90Ms: percentile(90), p95Ms: percentile(95), p99Ms: percentile(99),
+            maxMs: sorted.last?.key)
+    }
 }
 
 /// Everything the reports show, read back from the store after a run.

@@ -34,20 +34,24 @@ public enum Reconciler {
     ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
     ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
     ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
+    ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     static func run(
-        _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, spillDirectory: String? = nil
+        _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, spillDirectory: String? = nil,
+        lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
         let asOf = asOfMs ?? summary.newest?.ms
         let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
         let billing = try BillingEvents(source, ranks: ranks, redeliveries: redeliveries)
+        lap("reconcile_prepare")
         let spill = PartitionSpill(directory: spillDirectory)
         defer { spill.removeAll() }
         let (unlinked, _) = try RequestStage(
             source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill
         ).run()
+        lap("reconcile_requests")
         // Without any timestamped record there is no request to age: any instant will do.
         let stage = TransactionStage(
             source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, billing: billing, config: config,

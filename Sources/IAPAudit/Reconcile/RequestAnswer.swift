@@ -103,31 +103,32 @@ struct RequestAnswer {
             if carried.contains(where: { bytes.same($0, id) }) { f |= CarrierFlags.carried }
             let granted = grantSet.contains(where: { bytes.same($0, id) })
             if granted { f |= CarrierFlags.granted }
-            var w = FactWriter()
-            w.u8(FactKind.carrier.rawValue)
-            bytes.write(id, &w)
-            w.u32(first.fileId)
-            w.u32(first.line)
-            w.text(bytes.bytes(first.requestId))
-            w.text(request.userId.map { bytes.bytes($0) })
-            w.i64(request.tsMs)
-            w.i64(latestMs)
-            w.i64(firstSeenMs)
-            w.optional(status)
-            w.text(environment)
-            w.u8(f)
-            w.u8(unresolved)
-            w.u8(granted ? unproven(id, bundleIds: c.bundleIds) : Grant.proven)
-            w.varint(request.lines.count + answers.count)
-            for line in request.lines {
-                w.u32(line.fileId)
-                w.u32(line.line)
+            let unprovenCode = granted ? unproven(id, bundleIds: c.bundleIds) : Grant.proven
+            try out.write(to: bytes.partition(id)) { w in
+                w.u8(FactKind.carrier.rawValue)
+                bytes.write(id, &w)
+                w.u32(first.fileId)
+                w.u32(first.line)
+                w.text(bytes.bytes(first.requestId))
+                w.text(request.userId.map { bytes.bytes($0) })
+                w.i64(request.tsMs)
+                w.i64(latestMs)
+                w.i64(firstSeenMs)
+                w.optional(status)
+                w.text(environment)
+                w.u8(f)
+                w.u8(unresolved)
+                w.u8(unprovenCode)
+                w.varint(request.lines.count + answers.count)
+                for line in request.lines {
+                    w.u32(line.fileId)
+                    w.u32(line.line)
+                }
+                for answer in answers {
+                    w.u32(answer.body.fileId)
+                    w.u32(answer.body.line)
+                }
             }
-            for answer in answers {
-                w.u32(answer.body.fileId)
-                w.u32(answer.body.line)
-            }
-            try out.add(bytes.partition(id), w)
         }
     }
 }

@@ -5,7 +5,8 @@ struct RequestGroup {
     /// Indexes of `Context.responses` (re-deliveries left out).
     var responses: [Int] = []
 
-    struct Context {
+    /// The partition's facts (one shared reference: groups only read it).
+    final class Context {
         let bytes: PartitionBytes
         let lines: [RequestLine]
         let responses: [LinkedResponse]
@@ -13,16 +14,31 @@ struct RequestGroup {
         let ids: [FactId]
         let ranks: FileRanks
         let bundleIds: Set<String>
+
+        init(
+            bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [ItemFacts], ids: [FactId],
+            ranks: FileRanks, bundleIds: Set<String>
+        ) {
+            self.bytes = bytes
+            self.lines = lines
+            self.responses = responses
+            self.items = items
+            self.ids = ids
+            self.ranks = ranks
+            self.bundleIds = bundleIds
+        }
     }
 
     /// Emits the request's carrier facts and its answers' listings.
     func emit(_ c: Context, _ out: inout RequestStage.Output) throws {
         // Revoke records never carry, grant or enter the backlog (rule 4); answers to a request the
         // log has no verification line for are linked to nobody.
-        let verify = lines.filter { !c.lines[$0].isRevoke }.sorted { c.lines[$0].order < c.lines[$1].order }
+        var verify = lines.filter { !c.lines[$0].isRevoke }
+        if verify.count > 1 { verify.sort { c.lines[$0].order < c.lines[$1].order } }
         // Oldest first by (received_at, ledger order): the last one is the final response (rule 2).
-        let answers = responses.map { c.responses[$0] }.sorted {
-            ($0.body.receivedAtMs ?? Int64.min, $0.order) < ($1.body.receivedAtMs ?? Int64.min, $1.order)
+        var answers = responses.map { c.responses[$0] }
+        if answers.count > 1 {
+            answers.sort { ($0.body.receivedAtMs ?? Int64.min, $0.order) < ($1.body.receivedAtMs ?? Int64.min, $1.order) }
         }
         guard !verify.isEmpty else {
             for answer in answers { try listings(of: answer, user: nil, linked: false, c, &out) }
@@ -38,15 +54,16 @@ struct RequestGroup {
     private func listings(
         of answer: LinkedResponse, user: FactText?, linked: Bool, _ c: Context, _ out: inout RequestStage.Output
     ) throws {
-        for item in c.items[answer.items] {
-            var w = FactWriter()
-            w.u8(FactKind.listing.rawValue)
-            w.u8(linked ? 1 : 0)
-            w.text(user.map { c.bytes.bytes($0) })
-            w.u32(answer.body.fileId)
-            c.bytes.copy(answer.body.encoded, &w)
-            c.bytes.copy(item.encoded, &w)
-            try out.add(c.bytes.partition(item.id), w)
+        for k in answer.items {
+            let item = c.items[k]
+            try out.write(to: c.bytes.partition(item.id)) { w in
+                w.u8(FactKind.listing.rawValue)
+                w.u8(linked ? 1 : 0)
+                w.text(user.map { c.bytes.bytes($0) })
+                w.u32(answer.body.fileId)
+                c.bytes.copy(answer.body.encoded, &w)
+                c.bytes.copy(item.encoded, &w)
+            }
         }
     }
 }

@@ -83,11 +83,12 @@ struct RequestStage {
         let spill: PartitionSpill
         var buffers = [FactWriter](repeating: FactWriter(), count: FactKey.partitions)
 
-        mutating func add(_ part: Int, _ w: FactWriter) throws {
-            buffers[part].bytes.append(contentsOf: w.bytes)
+        /// Appends one fact to partition `part`'s buffer (written in place).
+        mutating func write(to part: Int, _ body: (inout FactWriter) -> Void) throws {
+            body(&buffers[part])
             if buffers[part].bytes.count >= 1 << 18 {
                 try spill.append(part, buffers[part].bytes)
-                buffers[part] = FactWriter()
+                buffers[part].bytes.removeAll(keepingCapacity: true)
             }
         }
 

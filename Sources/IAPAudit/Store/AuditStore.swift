@@ -32,6 +32,16 @@ public final class AuditStore {
         }
     }
 
+    /// Lets other connections read while this one writes (WAL), for the stretch where reconciliation
+    /// reads the facts and the indexes are built at once; `endConcurrentReads` goes back to a rollback
+    /// journal (one file at rest). A run killed in between leaves a WAL that the next open replays.
+    func beginConcurrentReads() throws { try database.execute("PRAGMA journal_mode = WAL") }
+
+    func endConcurrentReads() throws { try database.execute("PRAGMA journal_mode = DELETE") }
+
+    /// A second, read-only connection to this database, for reconciliation's facts.
+    func factReader() throws -> FactSource { try StoreFactSource(try SQLiteDatabase(path: database.path, readOnly: true)) }
+
     /// Drops the secondary indexes before a bulk import (`endBulkImport` makes them again; a run killed
     /// in between gets them back when the store is next opened).
     func beginBulkImport() throws { try database.execute(Schema.dropIndexes) }
@@ -40,12 +50,12 @@ public final class AuditStore {
 
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
-        let statement = try database.prepare("SELECT path, sha256, note, reader_version, status FROM source_file")
+        let statement = try database.prepare("SELECT path, sha256, note, reader_version, status, bytes FROM source_file")
         var result: [String: StoredFile] = [:]
         while try statement.step() {
             result[statement.text(0)] = StoredFile(
                 sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
-                isCurrentReader: statement.int64(3) == Schema.readerVersion)
+                isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)))
         }
         return result
     }
@@ -183,4 +193,10 @@ public struct StoredFile: Equatable, Sendable {
     public var status: String
     /// Stored by this version's readers (else the file must be read again).
     public var isCurrentReader: Bool = true
+    /// Size in bytes (a file of another size has changed).
+    public var bytes: Int = 0
+
+    public static func == (a: StoredFile, b: StoredFile) -> Bool {
+        (a.sha256, a.note, a.status, a.isCurrentReader) == (b.sha256, b.note, b.status, b.isCurrentReader)
+    }
 }

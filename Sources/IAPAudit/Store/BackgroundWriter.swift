@@ -11,6 +11,9 @@ final class BackgroundWriter: @unchecked Sendable {
     private var failure: Error?
     nonisolated(unsafe) private let write: (RecordBatch) throws -> Void
 
+    /// Seconds the writer thread spent writing so far (for the benchmark's phase timings).
+    static let busySeconds = SecondsCounter()
+
     init(depth: Int = 2, write: @escaping (RecordBatch) throws -> Void) {
         slots = DispatchSemaphore(value: depth)
         self.write = write
@@ -25,6 +28,8 @@ final class BackgroundWriter: @unchecked Sendable {
         queue.async {
             defer { self.slots.signal() }
             guard self.firstFailure == nil else { return }
+            let started = Date()
+            defer { BackgroundWriter.busySeconds.add(Date().timeIntervalSince(started)) }
             do {
                 try self.write(batch)
             } catch {

@@ -18,7 +18,7 @@ final class RecordWriter {
     private let chunk: SQLiteStatement
     /// Facts of the file not yet stored (flushed in chunks of about `chunkBytes`).
     private var facts = FactSet()
-    static let chunkBytes = 1 << 20
+    static let chunkBytes = 1 << 18
 
     init(database: SQLiteDatabase, fileId: Int64) throws {
         self.fileId = fileId

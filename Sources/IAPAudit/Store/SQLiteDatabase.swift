@@ -18,10 +18,10 @@ final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     let path: String
 
-    /// Opens (creating if missing) the database at `path`. Throws `SQLiteError`.
-    init(path: String) throws {
+    /// Opens (creating if missing, unless `readOnly`) the database at `path`. Throws `SQLiteError`.
+    init(path: String, readOnly: Bool = false) throws {
         self.path = path
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         if rc != SQLITE_OK {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -114,6 +114,9 @@ final class SQLiteStatement {
         if rc == SQLITE_DONE { return false }
         throw SQLiteError(code: rc, message: database.lastMessage, sql: sql)
     }
+
+    /// Ends the statement's read (its locks released) until it is bound again.
+    func reset() { sqlite3_reset(handle) }
 
     // MARK: Bulk binding (typed, no copies: texts must stay valid until the statement is reset)
 

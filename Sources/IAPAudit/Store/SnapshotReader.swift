@@ -26,29 +26,48 @@ extension AuditStore {
             rejections.append(
                 Rejection(location: SourceLocation(file: r.text(0), line: Int(r.int64(1))), reason: r.text(2), rawText: r.text(3)))
         }
-        var statuses: [StatusCount] = []
-        let s = try database.prepare("SELECT status, meaning, responses FROM verify_status_distribution ORDER BY status")
-        while try s.step() { statuses.append(StatusCount(status: Int(s.int64(0)), meaning: s.text(1), responses: s.int64(2))) }
-        let l = try database.prepare("SELECT requests, p50_ms, p90_ms, p95_ms, p99_ms, max_ms FROM latency_percentiles")
-        _ = try l.step()
-        let latency = LatencySummary(
-            requests: l.int64(0), p50Ms: l.optionalInt64(1), p90Ms: l.optionalInt64(2),
-            p95Ms: l.optionalInt64(3), p99Ms: l.optionalInt64(4), maxMs: l.optionalInt64(5))
-        var counts: [String: Int64] = [:]
-        for table in ["client_report", "server_request", "verify_response", "receipt_transaction", "rejection"] {
-            counts[table] = try database.scalar("SELECT count(*) FROM \(table)")
+        // Counts, statuses and latencies from each file's summary fact (the views verify_status_distribution
+        // and latency_percentiles give the same numbers in SQL, scanning the tables).
+        var summary = FileFacts()
+        var signedFiles: [Int64] = []
+        let facts = try database.prepare("SELECT file_id, data FROM fact_chunk WHERE stream = ?1 ORDER BY chunk_id")
+        try facts.bind([Int64(FactStream.summary.rawValue)])
+        while try facts.step() {
+            let raw = facts.blob(1)
+            guard raw.count > 0 else { continue }
+            var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
+            _ = r.u8()
+            let file = FileFacts(&r)
+            if file.appleRecords > 0 && file.statusCounts.values.reduce(0, +) < file.appleRecords { signedFiles.append(facts.int64(0)) }
+            summary.add(file)
         }
+        let statuses = summary.statusCounts.sorted { $0.key < $1.key }.map {
+            StatusCount(status: Int($0.key), meaning: VerifyStatus.meaning(Int($0.key)), responses: $0.value)
+        }
+        let counts: [String: Int64] = [
+            "client_report": summary.clientReports, "server_request": summary.serverRecords,
+            "verify_response": summary.appleRecords, "receipt_transaction": summary.appleItems,
+            "rejection": files.reduce(0) { $0 + $1.recordsRejected },
+        ]
         var parameters: [String: String] = [:]
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
         var snapshot = AuditSnapshot(
             files: files, rejections: rejections, findings: try given ?? findings(), statuses: statuses,
-            latency: latency, recordCounts: counts, parameters: parameters)
-        snapshot.appleRecords = try appleRecords()
+            latency: LatencySummary(summary.latencyCounts), recordCounts: counts, parameters: parameters)
+        snapshot.appleRecords = try appleRecords(in: Set(signedFiles))
         return snapshot
     }
 
-    private func appleRecords() throws -> [AppleRecordSummary] {
+    /// Records other than verifyReceipt responses of the given files (each file's records are one key
+    /// range), in (path, line) order.
+    private func appleRecords(in fileIds: Set<Int64>) throws -> [AppleRecordSummary] {
+        guard !fileIds.isEmpty else { return [] }
+        var ordered: [Int64] = []
+        let list = try database.prepare("SELECT file_id FROM source_file ORDER BY path")
+        while try list.step() {
+            if fileIds.contains(list.int64(0)) { ordered.append(list.int64(0)) }
+        }
         let a = try database.prepare(
             """
             SELECT f.path, r.line, r.source, r.signature, r.environment, r.bundle_id,
@@ -57,16 +76,20 @@ extension AuditStore {
                    (SELECT coalesce(group_concat(t.transaction_id, ', '), '') FROM receipt_transaction t WHERE t.response_id = r.response_id),
                    CASE WHEN r.error_message IS NULL THEN r.notes ELSE json_insert(r.notes, '$[#]', r.error_message) END
             FROM verify_response r JOIN source_file f USING (file_id)
-            WHERE r.source <> 'verify_receipt' ORDER BY f.path, r.line
+            WHERE r.response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295 AND r.source <> 'verify_receipt'
+            ORDER BY r.line
             """)
         var records: [AppleRecordSummary] = []
-        while try a.step() {
-            records.append(
-                AppleRecordSummary(
-                    location: SourceLocation(file: a.text(0), line: Int(a.int64(1))), source: a.text(2), signature: a.text(3),
-                    environment: a.optionalText(4), bundleId: a.optionalText(5), notification: a.optionalText(6),
-                    notificationUUID: a.optionalText(7), signedDateMs: a.optionalInt64(8), requestId: a.optionalText(9),
-                    status: Int(a.int64(10)), transactionIds: a.text(11), notes: a.text(12)))
+        for fileId in ordered {
+            try a.bind([fileId])
+            while try a.step() {
+                records.append(
+                    AppleRecordSummary(
+                        location: SourceLocation(file: a.text(0), line: Int(a.int64(1))), source: a.text(2), signature: a.text(3),
+                        environment: a.optionalText(4), bundleId: a.optionalText(5), notification: a.optionalText(6),
+                        notificationUUID: a.optionalText(7), signedDateMs: a.optionalInt64(8), requestId: a.optionalText(9),
+                        status: Int(a.int64(10)), transactionIds: a.text(11), notes: a.text(12)))
+            }
         }
         return records
     }

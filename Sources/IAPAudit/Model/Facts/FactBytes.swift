@@ -159,7 +159,7 @@ enum FactId {
 /// every file and every run (the format is stored: changing it needs a `Schema.readerVersion` bump).
 enum FactKey {
     /// Partitions of each keyed stream.
-    static let partitions = 64
+    static let partitions = 256
 
     /// The UInt64 whose decimal digits are `b` exactly, or nil (leading zero, sign, >= 2^63, not digits).
     @inline(__always) static func canonicalNumber(_ b: UnsafeBufferPointer<UInt8>) -> UInt64? {
@@ -190,11 +190,11 @@ enum FactKey {
     /// The partition of an id (numeric ids hash their value, others their bytes).
     @inline(__always) static func partition(id b: UnsafeBufferPointer<UInt8>) -> Int {
         let h = canonicalNumber(b).map(mix) ?? hash(text: b)
-        return Int(h >> 58)
+        return Int(h >> 56)
     }
 
-    @inline(__always) static func partition(number: UInt64) -> Int { Int(mix(number) >> 58) }
+    @inline(__always) static func partition(number: UInt64) -> Int { Int(mix(number) >> 56) }
 
     /// The partition of a key compared as text (request ids, notification UUIDs).
-    @inline(__always) static func partition(text b: UnsafeBufferPointer<UInt8>) -> Int { Int(hash(text: b) >> 58) }
+    @inline(__always) static func partition(text b: UnsafeBufferPointer<UInt8>) -> Int { Int(hash(text: b) >> 56) }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns rows into reconciliation facts (`FactStream`, `FactKind`): what every rule reads of a record,
 /// keyed for the partition it is reconciled in. Runs on the parsing threads, beside the rows it reads.
 enum FactEncoder {
@@ -38,6 +40,7 @@ enum FactEncoder {
         func server(_ r: ServerRow, _ batch: RecordBatch, _ set: inout FactSet) {
             set.summary.serverRecords += 1
             set.summary.newestServer = FileFacts.newer(set.summary.newestServer, (r.tsMs, r.line))
+            if r.event == .verify, let latency = r.latencyMs { set.summary.latencyCounts[latency, default: 0] += 1 }
             let ids = r.transactionIds.map { bytes(batch.ids[Int($0)])! }
             var w = FactWriter()
             w.u8(FactKind.requestLine.rawValue)
@@ -77,6 +80,8 @@ enum FactEncoder {
         func response(_ r: ResponseRow, _ batch: RecordBatch, _ set: inout FactSet) {
             set.summary.appleRecords += 1
             if r.source.isSigned { set.summary.signedAppleRecords += 1 }
+            if r.source == .verifyReceipt { set.summary.statusCounts[r.status, default: 0] += 1 }
+            set.summary.appleItems += Int64(r.items.count)
             if let received = r.receivedAtMs { set.summary.newestReceived = FileFacts.newer(set.summary.newestReceived, (received, r.line)) }
             let failed = bytes(r.signature).map { SignatureCode($0).failed } ?? false
             if let uuid = bytes(r.notificationUUID) {
@@ -164,14 +169,14 @@ enum SignatureCode: UInt8 {
     case verified, notChecked, untrustedRoot, invalid
 
     init(_ text: UnsafeBufferPointer<UInt8>) {
-        if text.elementsEqual("verified".utf8) {
-            self = .verified
-        } else if text.elementsEqual("not_checked".utf8) {
-            self = .notChecked
-        } else if text.elementsEqual("untrusted_root".utf8) {
-            self = .untrustedRoot
-        } else {
-            self = .invalid
+        @inline(__always) func equals(_ word: StaticString) -> Bool {
+            text.count == word.utf8CodeUnitCount && memcmp(text.baseAddress!, word.utf8Start, text.count) == 0
+        }
+        switch text.count {
+        case 8 where equals("verified"): self = .verified
+        case 11 where equals("not_checked"): self = .notChecked
+        case 14 where equals("untrusted_root"): self = .untrustedRoot
+        default: self = .invalid
         }
     }
 

@@ -43,8 +43,10 @@ enum FactKind: UInt8 {
     /// u32 file, u32 line (of the Apple record), id original_transaction_id, text web_order_line_item_id,
     /// id transaction_id.
     case billing = 8
-    /// i64 × 4 counts (client reports, server-log records, Apple records, signed Apple records), then
-    /// the newest client `ts`, server `ts` and Apple `received_at`: each u8 present + i64 ms + u32 line.
+    /// i64 × 5 counts (client reports, server-log records, Apple records, signed Apple records, their
+    /// purchases), then the newest client `ts`, server `ts` and Apple `received_at` (each u8 present +
+    /// i64 ms + u32 line), then two histograms (varint n + n × (i64 value, i64 count)): `status` of
+    /// verifyReceipt responses, `latency_ms` of verification requests.
     case summary = 9
 }
 
@@ -72,13 +74,21 @@ struct FileFacts: Sendable, Equatable {
     var serverRecords: Int64 = 0
     var appleRecords: Int64 = 0
     var signedAppleRecords: Int64 = 0
+    /// Purchases listed by the Apple records (`receipt_transaction` rows).
+    var appleItems: Int64 = 0
+    /// verifyReceipt responses by `status` (the Verify Status sheet).
+    var statusCounts: [Int64: Int64] = [:]
+    /// Verification requests by `latency_ms` (exact nearest-rank percentiles).
+    var latencyCounts: [Int64: Int64] = [:]
     /// The newest timestamp of each record type and its first line (ms since 1970 UTC).
     var newestClient: (ms: Int64, line: UInt32)? = nil
     var newestServer: (ms: Int64, line: UInt32)? = nil
     var newestReceived: (ms: Int64, line: UInt32)? = nil
 
     static func == (a: FileFacts, b: FileFacts) -> Bool {
-        (a.clientReports, a.serverRecords, a.appleRecords, a.signedAppleRecords) == (b.clientReports, b.serverRecords, b.appleRecords, b.signedAppleRecords)
+        (a.clientReports, a.serverRecords, a.appleRecords, a.signedAppleRecords, a.appleItems)
+            == (b.clientReports, b.serverRecords, b.appleRecords, b.signedAppleRecords, b.appleItems)
+            && a.statusCounts == b.statusCounts && a.latencyCounts == b.latencyCounts
             && a.newestClient?.ms == b.newestClient?.ms && a.newestClient?.line == b.newestClient?.line
             && a.newestServer?.ms == b.newestServer?.ms && a.newestServer?.line == b.newestServer?.line
             && a.newestReceived?.ms == b.newestReceived?.ms && a.newestReceived?.line == b.newestReceived?.line
@@ -97,6 +107,9 @@ struct FileFacts: Sendable, Equatable {
         serverRecords += other.serverRecords
         appleRecords += other.appleRecords
         signedAppleRecords += other.signedAppleRecords
+        appleItems += other.appleItems
+        statusCounts.merge(other.statusCounts, uniquingKeysWith: +)
+        latencyCounts.merge(other.latencyCounts, uniquingKeysWith: +)
         newestClient = Self.newer(newestClient, other.newestClient)
         newestServer = Self.newer(newestServer, other.newestServer)
         newestReceived = Self.newer(newestReceived, other.newestReceived)
@@ -107,7 +120,7 @@ struct FileFacts: Sendable, Equatable {
     func encoded() -> [UInt8] {
         var w = FactWriter()
         w.u8(FactKind.summary.rawValue)
-        for count in [clientReports, serverRecords, appleRecords, signedAppleRecords] { w.i64(count) }
+        for count in [clientReports, serverRecords, appleRecords, signedAppleRecords, appleItems] { w.i64(count) }
         for newest in [newestClient, newestServer, newestReceived] {
             if let newest {
                 w.u8(1)
@@ -115,6 +128,13 @@ struct FileFacts: Sendable, Equatable {
                 w.u32(newest.line)
             } else {
                 w.u8(0)
+            }
+        }
+        for histogram in [statusCounts, latencyCounts] {
+            w.varint(histogram.count)
+            for (value, count) in histogram.sorted(by: { $0.key < $1.key }) {
+                w.i64(value)
+                w.i64(count)
             }
         }
         return w.bytes
@@ -128,6 +148,7 @@ struct FileFacts: Sendable, Equatable {
         serverRecords = r.i64()
         appleRecords = r.i64()
         signedAppleRecords = r.i64()
+        appleItems = r.i64()
         func newest() -> (ms: Int64, line: UInt32)? {
             guard r.u8() == 1 else { return nil }
             let ms = r.i64()
@@ -136,5 +157,15 @@ struct FileFacts: Sendable, Equatable {
         newestClient = newest()
         newestServer = newest()
         newestReceived = newest()
+        func histogram() -> [Int64: Int64] {
+            var h: [Int64: Int64] = [:]
+            for _ in 0..<r.varint() {
+                let value = r.i64()
+                h[value] = r.i64()
+            }
+            return h
+        }
+        statusCounts = histogram()
+        latencyCounts = histogram()
     }
 }
