@@ -71,7 +71,7 @@ public enum AuditPipeline {
         timer.lap("reconcile")
         try indexing.wait()
         timer.lap("index")
-        let (findings, asOf) = (outcome.findings, outcome.asOfMs)
+        let asOf = outcome.asOfMs
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
@@ -87,9 +87,10 @@ public enum AuditPipeline {
         }
         warnings += RunChecks.afterReconcile(outcome, options)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
-        try store.replaceFindings(findings, parameters: parameters)
+        try store.replaceFindings(outcome.findings.forEach, parameters: parameters)
+        try? FileManager.default.removeItem(atPath: output.spillPath)
         timer.lap("store_findings")
-        var snapshot = try store.snapshot(findings: findings)
+        var snapshot = try store.snapshot()
         timer.lap("snapshot")
         snapshot.parameters["run_status"] = "complete"  // what the store says once the workbook exists
         try output.writeWorkbook(ReportBuilder.workbook(snapshot))

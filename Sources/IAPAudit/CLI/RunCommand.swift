@@ -55,7 +55,7 @@ enum RunCommand {
         let result = try AuditPipeline.run(options)
         for warning in result.warnings { err("iap-audit: warning: \(warning)") }
         let rejections = result.snapshot.rejections
-        for rejection in rejections.prefix(printedRejections) {
+        for rejection in try rejections.prefix(printedRejections) {
             err("\(rejection.location): error: \(rejection.reason)")
         }
         if rejections.count > printedRejections {

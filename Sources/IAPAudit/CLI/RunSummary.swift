@@ -17,9 +17,9 @@ enum RunSummary {
         }
         let (total, imported, rejected) = totals(s)
         lines.append("Records: \(total) in = \(imported) imported + \(rejected) rejected")
-        let problems = s.findings.filter { !$0.kind.isInfo }
+        let problems = s.findings.problems
         lines.append("")
-        lines.append("Findings: \(plural(problems.count, "problem")), \(s.findings.count - problems.count) info")
+        lines.append("Findings: \(plural(problems, "problem")), \(s.findings.total - problems) info")
         for (kind, reasons) in byKind(s.findings) {
             for (reason, count) in reasons {
                 lines.append(
@@ -39,7 +39,7 @@ enum RunSummary {
         for (kind, reasons) in byKind(s.findings) {
             kinds[kind.rawValue] = Dictionary(uniqueKeysWithValues: reasons.map { ($0.0, $0.1) })
         }
-        let problems = s.findings.filter { !$0.kind.isInfo }.count
+        let problems = s.findings.problems
         let object: [String: Any] = [
             "as_of": s.parameters["as_of"] ?? "",
             "files": s.files.map {
@@ -49,7 +49,7 @@ enum RunSummary {
                 ] as [String: Any]
             },
             "records": ["in": total, "imported": imported, "rejected": rejected],
-            "findings": ["problems": problems, "info": s.findings.count - problems, "by_kind": kinds] as [String: Any],
+            "findings": ["problems": problems, "info": s.findings.total - problems, "by_kind": kinds] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
             "warnings": result.warnings,
         ]
@@ -66,12 +66,10 @@ enum RunSummary {
     }
 
     /// Findings counted by kind (in `FindingKind` order) and reason (sorted).
-    static func byKind(_ findings: [Finding]) -> [(FindingKind, [(String, Int)])] {
+    static func byKind(_ findings: FindingStream) -> [(FindingKind, [(String, Int)])] {
         FindingKind.allCases.compactMap { kind in
-            let ofKind = findings.filter { $0.kind == kind }
-            if ofKind.isEmpty { return nil }
-            let counts = Dictionary(grouping: ofKind, by: \.reason).mapValues(\.count)
-            return (kind, counts.keys.sorted().map { ($0, counts[$0]!) })
+            let reasons = findings.counts.filter { $0.kind == kind }.map { ($0.reason, $0.count) }
+            return reasons.isEmpty ? nil : (kind, reasons)
         }
     }
 }

@@ -55,20 +55,35 @@ public struct LatencySummary: Sendable, Equatable {
     }
 }
 
-/// Everything the reports show, read back from the store after a run.
+/// Everything the reports show, read back from the store after a run. The large parts (findings,
+/// rejections, Apple records) are streams: counted, and read while the reports are written.
 public struct AuditSnapshot: Sendable {
     public var files: [FileSummary]
-    public var rejections: [Rejection]
-    public var findings: [Finding]
+    /// Every rejected record, in (file, line) order.
+    public var rejections: RecordStream<Rejection>
+    public var findings: FindingStream
     public var statuses: [StatusCount]
     public var latency: LatencySummary
-    /// Records by table: `client_report`, `server_request`, `verify_response`, `receipt_transaction`.
+    /// Records by table: `client_report`, `server_request`, `verify_response`, `receipt_transaction`, `rejection`.
     public var recordCounts: [String: Int64]
     /// as_of, grace_hours, config… (table `run_parameter`).
     public var parameters: [String: String]
     /// Every record that is not a verifyReceipt response (signed transactions, notifications, Server API
     /// pages, receipts), with its signature state, in (file, line) order.
-    public var appleRecords: [AppleRecordSummary] = []
+    public var appleRecords: RecordStream<AppleRecordSummary> = RecordStream([])
+
+    public init(
+        files: [FileSummary], rejections: RecordStream<Rejection>, findings: FindingStream, statuses: [StatusCount],
+        latency: LatencySummary, recordCounts: [String: Int64], parameters: [String: String]
+    ) {
+        self.files = files
+        self.rejections = rejections
+        self.findings = findings
+        self.statuses = statuses
+        self.latency = latency
+        self.recordCounts = recordCounts
+        self.parameters = parameters
+    }
 }
 
 /// One non-verifyReceipt row of `verify_response`, for the Apple Records sheet.

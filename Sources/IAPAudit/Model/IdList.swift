@@ -14,6 +14,15 @@ enum IdList {
     }
 
     static func decode(_ text: String) -> [String] {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
+        // What `encode` wrote directly (no escapes): split between the quotes; anything else through Foundation.
+        let utf8 = text.utf8
+        if utf8.first == UInt8(ascii: "["), utf8.last == UInt8(ascii: "]"), !utf8.contains(UInt8(ascii: "\\")) {
+            if utf8.count == 2 { return [] }
+            let inner = text.dropFirst(2).dropLast(2)
+            if utf8.count > 4, text.hasPrefix("[\""), text.hasSuffix("\"]") {
+                return inner.components(separatedBy: "\",\"")
+            }
+        }
+        return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
     }
 }

@@ -18,8 +18,8 @@ public enum Reconciler {
 
     /// What a reconciliation found, and what the run should say about its input.
     struct Outcome {
-        /// Sorted by kind, reason, transaction id, users.
-        var findings: [Finding]
+        /// Read back sorted by kind, reason, transaction id, users.
+        var findings: FindingSpill
         /// The audit instant used (ms since 1970 UTC); nil when no record had a timestamp and none was given.
         var asOfMs: Int64?
         /// The record that set the default as-of.
@@ -53,14 +53,11 @@ public enum Reconciler {
         ).run()
         lap("reconcile_requests")
         // Without any timestamped record there is no request to age: any instant will do.
-        let stage = TransactionStage(
+        let findings = try FindingSpill(directory: spillDirectory)
+        try TransactionStage(
             source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, billing: billing, config: config,
-            asOfMs: asOf ?? 0, graceMs: graceMs)
-        let findings = try stage.run().sorted {
-            ($0.kind, $0.reason, $0.transactionId, $0.userIds.joined(separator: ",")) < (
-                $1.kind, $1.reason, $1.transactionId, $1.userIds.joined(separator: ",")
-            )
-        }
+            asOfMs: asOf ?? 0, graceMs: graceMs, findings: findings
+        ).run()
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, unlinked: unlinked,
             recordCount: summary.records, serverRecordCount: summary.serverRecords, signedRecordCount: summary.signedRecords)
@@ -71,7 +68,7 @@ public enum Reconciler {
     public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64?) {
         // In memory nothing can fail.
         let outcome = try! run(MemoryFactSource(ledger: ledger), config: config, asOfMs: asOfMs, graceMs: graceMs)
-        return (outcome.findings, outcome.asOfMs)
+        return (try! outcome.findings.all(), outcome.asOfMs)
     }
 
     /// The files' summaries: record counts and the newest record (SEMANTICS rule 15: the newest client

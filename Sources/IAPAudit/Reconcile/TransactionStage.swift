@@ -12,24 +12,26 @@ struct TransactionStage {
     let config: AuditConfig
     let asOfMs: Int64
     let graceMs: Int64
+    /// Where the findings go as each partition is done.
+    let findings: FindingSpill
 
-    func run() throws -> [Finding] {
+    func run() throws {
         let siblings = SiblingFacts()
         let divert: TransactionFacts.Divert? =
             billing.isEmpty
             ? nil
             : TransactionFacts.Divert(
                 test: { [billing] id, bytes in billing.siblings[GlobalId(id, in: bytes)] != nil }, take: siblings.take)
-        var findings = try ParallelPartitions.map(FactKey.partitions) { part in
+        _ = try ParallelPartitions.map(FactKey.partitions) { part in
             let bytes = PartitionBytes()
             try source.forEachChunk(.transactions, part: part) { bytes.append($1, fileId: $0) }
             try spill.read(part, into: bytes)
-            return reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
-        }.flatMap { $0 }
-        if !billing.isEmpty {
-            findings += reconcile(TransactionFacts(bytes: siblings.bytes, ranks: ranks, redeliveries: redeliveries), billingEvents: true)
+            try findings.add(reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert)))
         }
-        return findings
+        if !billing.isEmpty {
+            try findings.add(
+                reconcile(TransactionFacts(bytes: siblings.bytes, ranks: ranks, redeliveries: redeliveries), billingEvents: true))
+        }
     }
 
     /// The facts of billing-event ids, gathered from every partition.

@@ -25,17 +25,25 @@ public struct ReportSheet: Sendable {
 public struct ReportTable: Sendable {
     public var title: String?
     public var header: [String]
-    public var rows: [[ReportCell]]
+    public var rows: ReportRows
     /// Freeze the header row and put an autofilter over the table (for a sheet's main table).
     public var isPrimary: Bool
 
     public init(title: String? = nil, header: [String], rows: [[ReportCell]], isPrimary: Bool = false) {
+        self.init(title: title, header: header, rows: ReportRows(rows), isPrimary: isPrimary)
+    }
+
+    public init(title: String? = nil, header: [String], rows: ReportRows, isPrimary: Bool = false) {
         self.title = title
         self.header = header
         self.rows = rows
         self.isPrimary = isPrimary
     }
 }
+
+/// A table's data rows: held, or produced while the sheet is written (findings read from the store),
+/// so a report of any size is written in bounded memory.
+public typealias ReportRows = RecordStream<[ReportCell]>
 
 /// One cell value.
 public enum ReportCell: Sendable, Equatable {

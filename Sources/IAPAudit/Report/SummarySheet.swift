@@ -32,29 +32,16 @@ enum SummarySheet {
             title: "Inputs (records in = imported + rejected)",
             header: ["file", "kind", "status", "taken for / reason", "records in", "imported", "rejected"],
             rows: fileRows)
-        var byKind: [[ReportCell]] = []
-        for kind in FindingKind.allCases {
-            let ofKind = snapshot.findings.filter { $0.kind == kind }
-            let reasons = Array(Set(ofKind.map(\.reason))).sorted()
-            for reason in reasons {
-                byKind.append([
-                    .text(kind.rawValue), .text(reason), .text(kind.severity.rawValue),
-                    .integer(Int64(ofKind.filter { $0.reason == reason }.count)),
-                ])
-            }
+        var byKind: [[ReportCell]] = snapshot.findings.counts.map {
+            [.text($0.kind.rawValue), .text($0.reason), .text($0.kind.severity.rawValue), .integer(Int64($0.count))]
         }
-        let problems = snapshot.findings.filter { !$0.kind.isInfo }.count
+        let problems = snapshot.findings.problems
         byKind.append([.text("Total problems"), .empty, .empty, .integer(Int64(problems))])
-        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.count - problems))])
+        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.total - problems))])
         let findings = ReportTable(title: "Findings by kind and reason", header: ["kind", "reason", "severity", "findings"], rows: byKind)
-        var perDay: [Int64: Int64] = [:]
-        for f in snapshot.findings where !f.kind.isInfo {
-            guard let ms = f.firstSeenMs else { continue }
-            perDay[ms - ((ms % 86_400_000) + 86_400_000) % 86_400_000, default: 0] += 1
-        }
         let days = ReportTable(
             title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
-            rows: perDay.keys.sorted().map { [.date($0), .integer(perDay[$0]!)] })
+            rows: snapshot.findings.problemsPerDay.map { [.date($0.dayMs), .integer(Int64($0.findings))] })
         return ReportSheet(
             name: "Summary", tables: [parameters, findings, days, inputs],
             charts: [

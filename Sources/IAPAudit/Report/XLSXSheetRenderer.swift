@@ -65,9 +65,8 @@ struct SheetRenderer {
         if status != LXW_NO_ERROR { throw fail(operation, status, row: row, column: column) }
     }
 
-    static func width(of table: ReportTable) -> Int {
-        table.rows.reduce(table.header.count) { max($0, $1.count) }
-    }
+    /// A table's columns: its header's (rows have as many cells, or fewer).
+    static func width(of table: ReportTable) -> Int { table.header.count }
 
     mutating func render() throws {
         // Check the layout fits in a worksheet before converting indices to C types.
@@ -162,14 +161,19 @@ struct SheetRenderer {
         }
         row += 1
 
-        for cells in table.rows {
+        var written = 0
+        var current = row
+        try table.rows.forEach { cells in
+            if cells.count > lengths.count { lengths.append(contentsOf: repeatElement(0, count: cells.count - lengths.count)) }
             for (column, cell) in cells.enumerated() {
-                let length = try writeCell(cell, row: row, column: column)
+                let length = try writeCell(cell, row: current, column: column)
                 lengths[column] = max(lengths[column], length)
             }
-            row += 1
+            current += 1
+            written += 1
         }
-        return Placement(headerRow: headerRow, rowCount: table.rows.count, width: width)
+        row = current
+        return Placement(headerRow: headerRow, rowCount: written, width: width)
     }
 
     /// Writes one data cell; returns its displayed length (0 when nothing is written).
@@ -214,9 +218,9 @@ struct SheetRenderer {
     func writeText(_ fullText: String, row: Int, column: Int) throws -> Int {
         if fullText.isEmpty { return 0 }
         let text = XLSXWriter.fittingExcel(fullText)
+        // libxlsxwriter copies the text: no copy needs to outlive the call.
         try check(
-            worksheet_write_string(
-                worksheet, lxw_row_t(row), lxw_col_t(column), try strings.make(text, path: path), nil),
+            text.withCString { worksheet_write_string(worksheet, lxw_row_t(row), lxw_col_t(column), $0, nil) },
             "worksheet_write_string", row: row, column: column)
         return XLSXWriter.displayLength(of: text)
     }

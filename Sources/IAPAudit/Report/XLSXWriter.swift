@@ -38,7 +38,9 @@ public enum XLSXWriter {
         defer { strings.freeAll() }
 
         var options = lxw_workbook_options()
-        options.constant_memory = 0
+        // Rows go to disk as they are written (tables are written top to bottom): memory stays flat
+        // whatever the number of findings. Strings are stored inline (no shared-string table).
+        options.constant_memory = 1
         options.tmpdir = nil
         options.use_zip64 = 0
 

@@ -15,7 +15,7 @@ public final class AuditStore {
         // 64 KB pages: bulk loads of millions of rows touch fewer pages (a new database only; an
         // existing one keeps its page size).
         try database.execute(
-            "PRAGMA page_size = 65536; PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+            "PRAGMA page_size = 65536; PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
         let version = try database.scalar("PRAGMA user_version")
         if version > Schema.version {
             throw SQLiteError(code: 0, message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version)", sql: nil)
@@ -163,6 +163,11 @@ public final class AuditStore {
 
     /// Replaces the findings and run parameters in one transaction.
     public func replaceFindings(_ findings: [Finding], parameters: [String: String]) throws {
+        try replaceFindings({ body in try findings.forEach(body) }, parameters: parameters)
+    }
+
+    /// Replaces the findings (given one by one, in table order) and run parameters in one transaction.
+    func replaceFindings(_ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String]) throws {
         try database.transaction {
             try database.execute("DELETE FROM finding; DELETE FROM run_parameter;")
             let insert = try database.prepare(
@@ -171,13 +176,23 @@ public final class AuditStore {
                     environment, first_seen, first_seen_ms, evidence, detail)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
-            for f in findings {
-                try insert.run([
-                    f.kind.rawValue, f.reason, f.severity.rawValue, f.transactionId, f.originalTransactionId,
-                    f.productId, IdList.encode(f.userIds), f.environment,
-                    f.firstSeenMs.map(Timestamp.iso), f.firstSeenMs,
-                    IdList.encode(f.evidence.map(\.description)), f.detail,
-                ])
+            try findings { f in
+                insert.resetForRow()
+                insert.bindText(1, f.kind.rawValue)
+                insert.bindText(2, f.reason)
+                insert.bindText(3, f.severity.rawValue)
+                insert.bindText(4, f.transactionId)
+                if let v = f.originalTransactionId { insert.bindText(5, v) }
+                if let v = f.productId { insert.bindText(6, v) }
+                insert.bindText(7, IdList.encode(f.userIds))
+                if let v = f.environment { insert.bindText(8, v) }
+                if let ms = f.firstSeenMs {
+                    insert.bindText(9, Timestamp.iso(ms))
+                    insert.bind(10, ms)
+                }
+                insert.bindText(11, IdList.encode(f.evidence.map(\.description)))
+                insert.bindText(12, f.detail)
+                try insert.insertRow()
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }

@@ -1,9 +1,10 @@
 import Foundation
 
 extension AuditStore {
-    /// Reads back what the reports show, in a deterministic order.
-    /// - Parameter findings: the findings just stored (saves reading them back); nil reads them.
-    public func snapshot(findings given: [Finding]? = nil) throws -> AuditSnapshot {
+    /// What the reports show, in a deterministic order: files, statuses and counts read now; findings,
+    /// rejections and Apple records streamed from the database while the reports are written (this
+    /// store stays open while the snapshot is used).
+    public func snapshot() throws -> AuditSnapshot {
         var files: [FileSummary] = []
         let f = try database.prepare(
             """
@@ -17,14 +18,17 @@ extension AuditStore {
                     status: f.text(5), note: f.text(6), recordsIn: f.int64(7), recordsImported: f.int64(8),
                     recordsRejected: f.int64(9)))
         }
-        var rejections: [Rejection] = []
-        let r = try database.prepare(
-            """
-            SELECT s.path, r.line, r.reason, r.raw_text FROM rejection r JOIN source_file s USING (file_id) ORDER BY s.path, r.line
-            """)
-        while try r.step() {
-            rejections.append(
-                Rejection(location: SourceLocation(file: r.text(0), line: Int(r.int64(1))), reason: r.text(2), rawText: r.text(3)))
+        let rejections = RecordStream<Rejection>(count: Int(try database.scalar("SELECT count(*) FROM rejection"))) {
+            [database] limit, body in
+            let r = try database.prepare(
+                """
+                SELECT s.path, r.line, r.reason, r.raw_text FROM rejection r JOIN source_file s USING (file_id)
+                ORDER BY s.path, r.line LIMIT ?1
+                """)
+            try r.bind([Int64(min(limit, Int(Int64.max)))])
+            while try r.step() {
+                try body(Rejection(location: SourceLocation(file: r.text(0), line: Int(r.int64(1))), reason: r.text(2), rawText: r.text(3)))
+            }
         }
         // Counts, statuses and latencies from each file's summary fact (the views verify_status_distribution
         // and latency_percentiles give the same numbers in SQL, scanning the tables).
@@ -53,16 +57,20 @@ extension AuditStore {
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
         var snapshot = AuditSnapshot(
-            files: files, rejections: rejections, findings: try given ?? findings(), statuses: statuses,
+            files: files, rejections: rejections, findings: try findingStream(), statuses: statuses,
             latency: LatencySummary(summary.latencyCounts), recordCounts: counts, parameters: parameters)
-        snapshot.appleRecords = try appleRecords(in: Set(signedFiles))
+        let appleCount = summary.appleRecords - summary.statusCounts.values.reduce(0, +)
+        snapshot.appleRecords = RecordStream(count: Int(appleCount)) { [self] limit, body in
+            try appleRecords(in: Set(signedFiles), limit: limit, body)
+        }
         return snapshot
     }
 
     /// Records other than verifyReceipt responses of the given files (each file's records are one key
     /// range), in (path, line) order.
-    private func appleRecords(in fileIds: Set<Int64>) throws -> [AppleRecordSummary] {
-        guard !fileIds.isEmpty else { return [] }
+    private func appleRecords(in fileIds: Set<Int64>, limit: Int, _ body: (AppleRecordSummary) throws -> Void) throws {
+        guard !fileIds.isEmpty else { return }
+        var left = limit
         var ordered: [Int64] = []
         let list = try database.prepare("SELECT file_id FROM source_file ORDER BY path")
         while try list.step() {
@@ -79,42 +87,64 @@ extension AuditStore {
             WHERE r.response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295 AND r.source <> 'verify_receipt'
             ORDER BY r.line
             """)
-        var records: [AppleRecordSummary] = []
-        for fileId in ordered {
+        for fileId in ordered where left > 0 {
             try a.bind([fileId])
-            while try a.step() {
-                records.append(
+            while left > 0, try a.step() {
+                left -= 1
+                try body(
                     AppleRecordSummary(
                         location: SourceLocation(file: a.text(0), line: Int(a.int64(1))), source: a.text(2), signature: a.text(3),
                         environment: a.optionalText(4), bundleId: a.optionalText(5), notification: a.optionalText(6),
                         notificationUUID: a.optionalText(7), signedDateMs: a.optionalInt64(8), requestId: a.optionalText(9),
                         status: Int(a.int64(10)), transactionIds: a.text(11), notes: a.text(12)))
             }
+            a.reset()
         }
-        return records
+    }
+
+    /// The stored findings: counts by kind and reason and problems per day now, the findings
+    /// themselves read in table order when asked for.
+    func findingStream() throws -> FindingStream {
+        var counts: [FindingKind: [(String, Int)]] = [:]
+        let c = try database.prepare("SELECT kind, reason, count(*) FROM finding GROUP BY kind, reason ORDER BY kind, reason")
+        while try c.step() {
+            guard let kind = FindingKind(rawValue: c.text(0)) else { continue }
+            counts[kind, default: []].append((c.text(1), Int(c.int64(2))))
+        }
+        var perDay: [(dayMs: Int64, findings: Int)] = []
+        let problems = FindingKind.problems.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let d = try database.prepare(
+            """
+            SELECT first_seen_ms - ((first_seen_ms % 86400000) + 86400000) % 86400000 AS day, count(*) FROM finding
+            WHERE kind IN (\(problems)) AND first_seen_ms IS NOT NULL GROUP BY day ORDER BY day
+            """)
+        while try d.step() { perDay.append((d.int64(0), Int(d.int64(1)))) }
+        return FindingStream(
+            counts: FindingKind.allCases.flatMap { kind in (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1) } },
+            problemsPerDay: perDay,
+            produce: { [database] kinds, limit, body in
+                let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                let q = try database.prepare(
+                    """
+                    SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
+                           evidence, detail FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1
+                    """)
+                try q.bind([Int64(limit)])
+                while try q.step() {
+                    guard let kind = FindingKind(rawValue: q.text(0)) else { continue }
+                    let evidence = IdList.decode(q.text(8)).compactMap { text -> SourceLocation? in
+                        guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else { return nil }
+                        return SourceLocation(file: String(text[..<colon]), line: line)
+                    }
+                    try body(
+                        Finding(
+                            kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
+                            productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
+                            firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9)))
+                }
+            })
     }
 
     /// The stored findings, in table order.
-    public func findings() throws -> [Finding] {
-        var result: [Finding] = []
-        let q = try database.prepare(
-            """
-            SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
-                   evidence, detail FROM finding ORDER BY finding_id
-            """)
-        while try q.step() {
-            guard let kind = FindingKind(rawValue: q.text(0)) else { continue }
-            let evidence = IdList.decode(q.text(8)).compactMap { text -> SourceLocation? in
-                guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else { return nil }
-                return SourceLocation(file: String(text[..<colon]), line: line)
-            }
-            result.append(
-                Finding(
-                    kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
-                    productId: q.optionalText(4),
-                    userIds: IdList.decode(q.text(5)),
-                    environment: q.optionalText(6), firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9)))
-        }
-        return result
-    }
+    public func findings() throws -> [Finding] { try findingStream().all() }
 }

@@ -53,7 +53,7 @@ final class RevenueCatEndToEndTests: XCTestCase {
             ])
         let result = try AuditPipeline.run(AuditOptions(paths: [dir], outputDirectory: dir + "/out", config: config))
 
-        let problems = result.snapshot.findings.filter { !$0.kind.isInfo }
+        let problems = (try result.snapshot.findings.all()).filter { !$0.kind.isInfo }
         XCTAssertEqual(
             problems.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
             ["dropped_order/never_sent/\(Self.dropped)", "duplicate_credit/cross_account/\(Self.replayed)"])
@@ -61,7 +61,7 @@ final class RevenueCatEndToEndTests: XCTestCase {
         XCTAssertEqual(problems[1].productId, "com.revenuecat.monthly_4.99.1_week_intro")
         XCTAssertEqual(problems[0].evidence.map(\.description), [dir + "/client.jsonl:9"])
         // Every credit rests on a Sandbox answer to an allowlisted tester: info, never a leak.
-        let info = result.snapshot.findings.filter { $0.kind.isInfo }
+        let info = (try result.snapshot.findings.all()).filter { $0.kind.isInfo }
         XCTAssertEqual(Set(info.map(\.kind)), [.sandboxAllowlisted])
         XCTAssertEqual(info.map(\.transactionId).sorted(), Self.ids.map(\.id).filter { $0 != Self.dropped }.sorted())
         XCTAssertEqual(result.snapshot.recordCounts["receipt_transaction"], 9 * 9)

@@ -112,8 +112,8 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
         return try AuditPipeline.run(AuditOptions(paths: [scenario.input], outputDirectory: out, config: config))
     }
 
-    private func keys(_ result: AuditResult) -> [String] {
-        result.snapshot.findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
+    private func keys(_ result: AuditResult) throws -> [String] {
+        (try result.snapshot.findings.all()).map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
     }
 
     func testSignedEvidenceGivesTheExactFindings() throws {
@@ -121,7 +121,7 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
         let out = scenario.folder + "/out"
         let result = try run(scenario, anchored: true, out: out)
         XCTAssertEqual(
-            keys(result),
+            try keys(result),
             [
                 "dropped_order/in_receipt_never_credited/T3", "invalid_credit/signature_invalid/T2",
                 "refund_still_granted/cancelled_not_revoked/T1",
@@ -134,7 +134,7 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
                 "server.jsonl": "server_log", "apple.jsonl": "signed_transaction", "notifications.jsonl": "notification_v2",
                 "receipts.jsonl": "app_receipt",
             ])
-        let refund = try XCTUnwrap(result.snapshot.findings.first { $0.kind == .refundStillGranted })
+        let refund = try XCTUnwrap(try result.snapshot.findings.all().first { $0.kind == .refundStillGranted })
         XCTAssertEqual(refund.userIds, ["u1"])
         XCTAssertEqual(
             refund.evidence.map { "\(URL(fileURLWithPath: $0.file).lastPathComponent):\($0.line)" }.sorted(),
@@ -172,15 +172,15 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
         let out = scenario.folder + "/out"
         let untrusted = try run(scenario, anchored: false, out: out)
         XCTAssertEqual(
-            keys(untrusted),
+            try keys(untrusted),
             ["invalid_credit/signature_invalid/T1", "invalid_credit/signature_invalid/T2", "invalid_credit/signature_invalid/T4"])
         XCTAssertTrue(
-            untrusted.snapshot.appleRecords.allSatisfy { $0.signature == "untrusted_root" || $0.signature == "invalid:bad_signature" })
+            (try untrusted.snapshot.appleRecords.all()).allSatisfy { $0.signature == "untrusted_root" || $0.signature == "invalid:bad_signature" })
         let trusted = try run(scenario, anchored: true, out: out)
         XCTAssertEqual(trusted.filesParsed, 4, "new anchors: every file read again")
-        XCTAssertEqual(keys(trusted).count, 3)
+        XCTAssertEqual(try keys(trusted).count, 3)
         let again = try run(scenario, anchored: true, out: out)
         XCTAssertEqual(again.filesParsed, 0, "same anchors, same files: nothing read again")
-        XCTAssertEqual(keys(again), keys(trusted))
+        XCTAssertEqual(try keys(again), try keys(trusted))
     }
 }

@@ -62,7 +62,7 @@ final class IdempotencyTests: XCTestCase {
         XCTAssertEqual(result.snapshot.recordCounts["verify_response"], 0)
         XCTAssertEqual(result.snapshot.recordCounts["rejection"], 0)
         XCTAssertEqual(
-            result.snapshot.findings.map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
+            (try result.snapshot.findings.all()).map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
             ["duplicate_credit/cross_account/100", "invalid_credit/no_verify_response/100"])
     }
 

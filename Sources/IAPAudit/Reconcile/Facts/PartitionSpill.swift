@@ -63,7 +63,9 @@ final class PartitionSpill: @unchecked Sendable {
     func removeAll() {
         lock.withLock {
             memory = Array(repeating: [], count: FactKey.partitions)
-            if let directory { try? FileManager.default.removeItem(atPath: directory) }
+            guard let directory else { return }
+            for part in spilled.indices where spilled[part] { try? FileManager.default.removeItem(atPath: path(part)) }
+            spilled = [Bool](repeating: false, count: FactKey.partitions)
         }
     }
 }
