@@ -14,11 +14,11 @@ enum IdReissuedRule {
             let responses = listings.sorted { $0.order < $1.order }.filter { seen.insert($0.order).inserted }
             let users = locals.flatMap { c.users(c.grants($0)) }
             let granted = ids.filter { c.facts.local(of: $0).map { !c.grants($0).isEmpty } ?? false }.map(\.text)
-            let firstPurchase = listings.compactMap(\.item.purchaseDateMs).min()
+            let firstPurchase = listings.compactMap(\.fact.purchaseDateMs).min()
             findings.append(
                 c.finding(
                     .idReissued, "same_billing_event", first, users: users,
-                    environment: responses.lazy.compactMap { $0.response.effectiveEnvironment(c.facts.bytes).name(c.facts.bytes) }.first,
+                    environment: responses.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: firstPurchase, evidence: responses.map(c.location),
                     detail: "one purchase under \(ids.count) transaction ids: \(ids.map(\.text).joined(separator: ", "))"
                         + (granted.isEmpty ? "; none granted" : "; granted as \(granted.joined(separator: ", "))")))

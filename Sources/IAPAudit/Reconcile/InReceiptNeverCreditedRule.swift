@@ -18,11 +18,11 @@ enum InReceiptNeverCreditedRule {
             // One billing event is one dropped order, under its first qualifying id.
             if c.billingEvent(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
             let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
-            let firstSeen = (qualifying.compactMap(\.response.receivedAtMs) + qualifying.compactMap(\.item.purchaseDateMs)).min()
+            let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
             findings.append(
                 c.finding(
                     .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
-                    environment: qualifying.lazy.compactMap { $0.response.effectiveEnvironment(c.facts.bytes).name(c.facts.bytes) }.first,
+                    environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
                     detail:
                         "in \(qualifying.count) production record(s) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
@@ -35,13 +35,13 @@ enum InReceiptNeverCreditedRule {
     /// (verifyReceipt, Notification V1, Server API JSON) or a signed record whose signature was `verified`
     /// (an unchecked decoded payload or iOS 6 receipt, which anyone could write, proves no payment).
     static func qualifies(_ l: ReconcileContext.Listing, _ c: ReconcileContext) -> Bool {
-        let bytes = c.facts.bytes
-        if l.response.status != 0 || l.response.effectiveEnvironment(bytes).isSandbox { return false }
+        let f = l.fact
+        if f.status != 0 || f.environment.isSandbox { return false }
         // The listing's own signature: each nested JWS of a page or notification is checked on its own.
-        if l.response.source.isSigned ? l.item.signatureCode != .verified : l.item.signatureCode.failed { return false }
-        if let environment = l.item.environment, EnvironmentName(normalizing: environment, bytes).code != .production { return false }
-        if bytes.equals(l.item.ownership, "FAMILY_SHARED") { return false }
-        if !c.config.bundleIds.isEmpty, let bundle = l.response.bundleId ?? l.item.bundleId, !c.config.bundleIds.contains(c.text(bundle)!) {
+        if f.source.isSigned ? f.itemSignature != .verified : f.itemSignature.failed { return false }
+        if f.itemEnvironment != .none && f.itemEnvironment != .production { return false }
+        if f.familyShared { return false }
+        if !c.config.bundleIds.isEmpty, let bundle = f.bundleId ?? f.itemBundleId, !c.config.bundleIds.contains(c.text(bundle)!) {
             return false
         }
         return true
@@ -51,8 +51,8 @@ enum InReceiptNeverCreditedRule {
     static func sources(_ listings: [ReconcileContext.Listing], _ c: ReconcileContext) -> String {
         var seen: [String] = []
         for l in listings {
-            let source = l.response.source
-            let text = source.isSigned ? "\(source.rawValue) \(c.text(l.response.signature) ?? "not_checked")" : source.rawValue
+            let source = l.fact.source
+            let text = source.isSigned ? "\(source.rawValue) \(l.fact.signatureText(c.facts.bytes))" : source.rawValue
             if !seen.contains(text) { seen.append(text) }
         }
         return seen.joined(separator: ", ")

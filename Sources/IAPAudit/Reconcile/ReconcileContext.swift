@@ -65,17 +65,17 @@ final class ReconcileContext {
 
     /// Product id of T: Apple's listings first, else the client reports.
     func productId(_ t: Int32) -> String? {
-        text(facts.listings(t).lazy.compactMap(\.item.productId).first ?? facts.clients(t).lazy.compactMap(\.productId).first)
+        text(facts.listings(t).lazy.compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.productId).first)
     }
 
     func originalTransactionId(_ t: Int32) -> String? {
-        if let id = facts.listings(t).lazy.compactMap(\.item.originalId).first { return GlobalId(id, in: facts.bytes).text }
+        if let id = facts.listings(t).lazy.compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
         return text(facts.clients(t).lazy.compactMap(\.originalId).first)
     }
 
     func location(_ fileId: UInt32, _ line: UInt32) -> SourceLocation { ranks.location(fileId, line) }
 
-    func location(_ l: Listing) -> SourceLocation { location(l.response.fileId, l.response.line) }
+    func location(_ l: Listing) -> SourceLocation { location(l.fact.fileId, l.fact.line) }
 
     /// A finding about T with product and original id filled in from what is known of T.
     func finding(

@@ -13,14 +13,14 @@ enum RefundStillGrantedRule {
             let all = c.facts.listings(t)
             // A revocation counts from Apple's unsigned answers or a verified signed listing (never from an
             // unchecked decoded payload, which anyone could write).
-            let listings = all.filter { $0.response.source.isSigned ? $0.item.signatureCode == .verified : !$0.item.signatureCode.failed }
-            guard let cancelledMs = listings.compactMap(\.item.cancellationDateMs).min(),
-                let newestRevocationMs = listings.compactMap(\.item.cancellationDateMs).max()
+            let listings = all.filter { $0.fact.source.isSigned ? $0.fact.itemSignature == .verified : !$0.fact.itemSignature.failed }
+            guard let cancelledMs = listings.compactMap(\.fact.cancellationDateMs).min(),
+                let newestRevocationMs = listings.compactMap(\.fact.cancellationDateMs).max()
             else { continue }
             let grants = c.grants(t)
             guard grants.contains(where: \.isProven) else { continue }
-            let reversals = all.filter { c.facts.bytes.equals($0.response.notificationType, "REFUND_REVERSED") && !$0.response.signatureCode.failed }
-                .map { $0.response.signedDateMs ?? $0.item.signedDateMs ?? Int64.max }
+            let reversals = all.filter { $0.fact.refundReversed && !$0.fact.signature.failed }
+                .map { $0.fact.signedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
             if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
             var lastGrant: [String?: Int64] = [:]
             for grant in grants {
@@ -33,9 +33,9 @@ enum RefundStillGrantedRule {
             }.keys
             if holders.isEmpty { continue }
             let trail = c.trail(t, grants)
-            var reason = listings.compactMap(\.item.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""
-            if let type = listings.compactMap(\.item.revocationType).first { reason += ", revocationType \(c.text(type)!)" }
-            if let share = listings.compactMap(\.item.revocationPercentage).first {
+            var reason = listings.compactMap(\.fact.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""
+            if let type = listings.compactMap(\.fact.revocationType).first { reason += ", revocationType \(c.text(type)!)" }
+            if let share = listings.compactMap(\.fact.revocationPercentage).first {
                 reason += ", revocationPercentage \(share) (\(Self.percent(Int(share))) refunded)"
             }
             findings.append(

@@ -5,7 +5,7 @@ struct RequestAnswer {
     let answers: [LinkedResponse]
     /// The final response (rule 2): the latest `received_at`, ties the later record.
     let final: LinkedResponse?
-    let finalItems: ArraySlice<ItemFacts>
+    let finalItems: ArraySlice<AnswerItem>
     /// Ids the request carried, after resolving posted original ids (rule 6).
     let carried: [FactId]
     /// What it granted (rule 5): resolved `credited_transaction_ids`, else the carried ids.
@@ -36,15 +36,14 @@ struct RequestAnswer {
         grantSet = request.granted ? resolve(request.credited ?? request.posted) : []
         status = final?.body.status ?? request.verifyStatus
         environment =
-            final.flatMap { $0.body.effectiveEnvironment(bytes).name(bytes) }
-            ?? request.environment.map { Environment.normalized(bytes.string($0)!) }
+            final.flatMap { $0.body.environmentName(bytes) } ?? request.environment.map { Environment.normalized(bytes.string($0)!) }
     }
 
     /// Rule 6: X itself when it is a `transaction_id` of the final response; else the newest item
     /// whose `original_transaction_id` is X; else X.
-    static func resolve(_ posted: FactId, _ items: ArraySlice<ItemFacts>, _ bytes: PartitionBytes) -> FactId {
+    static func resolve(_ posted: FactId, _ items: ArraySlice<AnswerItem>, _ bytes: PartitionBytes) -> FactId {
         if items.contains(where: { bytes.same($0.id, posted) }) { return posted }
-        var best: ItemFacts? = nil
+        var best: AnswerItem? = nil
         for item in items where bytes.same(item.originalId, posted) {
             if best == nil || (item.purchaseDateMs ?? Int64.min) >= (best!.purchaseDateMs ?? Int64.min) { best = item }
         }
@@ -58,7 +57,7 @@ struct RequestAnswer {
     /// A final response with status 0 that is not from the sandbox.
     var isProductionSuccess: Bool {
         guard let final else { return false }
-        return final.body.status == 0 && !final.body.effectiveEnvironment(bytes).isSandbox
+        return final.body.status == 0 && !final.body.environment.isSandbox
     }
 
     /// Rule 14: 1 `no_verify_response`, 2 `retryable_status`, 0 resolved.
@@ -75,7 +74,7 @@ struct RequestAnswer {
     func unproven(_ id: FactId, bundleIds: Set<String>) -> UInt8 {
         guard let final else { return Grant.noVerifyResponse }
         let item = finalItems.first { bytes.same($0.id, id) }
-        if item.map(\.signatureCode.failed) ?? final.body.signatureCode.failed { return Grant.signatureInvalid }
+        if item.map(\.signatureFailed) ?? final.body.signatureFailed { return Grant.signatureInvalid }
         if !bundleIds.isEmpty, let bundle = final.body.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
             return Grant.bundleMismatch
         }

@@ -10,13 +10,13 @@ struct RequestGroup {
         let bytes: PartitionBytes
         let lines: [RequestLine]
         let responses: [LinkedResponse]
-        let items: [ItemFacts]
+        let items: [AnswerItem]
         let ids: [FactId]
         let ranks: FileRanks
         let bundleIds: Set<String>
 
         init(
-            bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [ItemFacts], ids: [FactId],
+            bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [AnswerItem], ids: [FactId],
             ranks: FileRanks, bundleIds: Set<String>
         ) {
             self.bytes = bytes
@@ -40,29 +40,25 @@ struct RequestGroup {
         if answers.count > 1 {
             answers.sort { ($0.body.receivedAtMs ?? Int64.min, $0.order) < ($1.body.receivedAtMs ?? Int64.min, $1.order) }
         }
-        guard !verify.isEmpty else {
-            for answer in answers { try listings(of: answer, user: nil, linked: false, c, &out) }
-            return
-        }
+        // Answers to a request the log has no verification line for are linked to nobody: their listings
+        // (written by the importer) stand alone.
+        guard !verify.isEmpty else { return }
         let request = MergedRequest(verify.map { c.lines[$0] }, ids: c.ids, bytes: c.bytes)
         let view = RequestAnswer(request: request, answers: answers, c)
-        for answer in answers { try listings(of: answer, user: request.userId, linked: true, c, &out) }
+        for answer in answers { try links(of: answer, user: request.userId, c, &out) }
         try view.emitCarriers(c, &out)
     }
 
-    /// One listing fact per purchase of `answer`, for the partition of its transaction.
-    private func listings(
-        of answer: LinkedResponse, user: FactText?, linked: Bool, _ c: Context, _ out: inout RequestStage.Output
-    ) throws {
+    /// One link fact per purchase of `answer`: its listing names a verification request, of this user.
+    private func links(of answer: LinkedResponse, user: FactText?, _ c: Context, _ out: inout RequestStage.Output) throws {
         for k in answer.items {
             let item = c.items[k]
             try out.write(to: c.bytes.partition(item.id)) { w in
-                w.u8(FactKind.listing.rawValue)
-                w.u8(linked ? 1 : 0)
-                w.text(user.map { c.bytes.bytes($0) })
+                w.u8(FactKind.link.rawValue)
+                c.bytes.write(item.id, &w)
                 w.u32(answer.body.fileId)
-                c.bytes.copy(answer.body.encoded, &w)
-                c.bytes.copy(item.encoded, &w)
+                w.u32(answer.body.line)
+                w.text(user.map { c.bytes.bytes($0) })
             }
         }
     }

@@ -39,19 +39,15 @@ struct RequestStage {
         try source.forEachChunk(.requests, part: part) { bytes.append($1, fileId: $0) }
         var lines: [RequestLine] = []
         var responses: [LinkedResponse] = []
-        var items: [ItemFacts] = []
+        var items: [AnswerItem] = []
         var ids: [FactId] = []
         bytes.forEachFact { r, chunkFile in
             switch FactKind(rawValue: r.u8()) {
             case .requestLine?: lines.append(RequestLine.read(&r, chunkFile: chunkFile, ranks: ranks, ids: &ids))
             case .linkedResponse?:
                 let requestId = r.text()!
-                let body = ResponseFacts.read(&r, chunkFile: chunkFile, bytes)
-                let n = r.varint()
-                let first = items.count
-                for _ in 0..<n { items.append(ItemFacts.read(&r, bytes)) }
-                responses.append(
-                    LinkedResponse(requestId: requestId, body: body, order: ranks.order(body.fileId, body.line), items: first..<items.count))
+                let body = AnswerFacts.read(&r, chunkFile: chunkFile, items: &items)
+                responses.append(LinkedResponse(requestId: requestId, body: body, order: ranks.order(body.fileId, body.line)))
             default: preconditionFailure("a request-stream fact of another kind")
             }
         }
@@ -148,8 +144,7 @@ struct RequestLine {
 /// An Apple record that names a request.
 struct LinkedResponse {
     var requestId: FactText
-    var body: ResponseFacts
+    var body: AnswerFacts
     var order: UInt64
-    /// Range of the partition's items.
-    var items: Range<Int>
+    var items: Range<Int> { body.items }
 }

@@ -60,11 +60,10 @@ final class TransactionFacts {
         var t: Int32
         /// Ledger order of the Apple record.
         var order: UInt64
-        var response: ResponseFacts
-        var item: ItemFacts
-        /// The record names a request the server log has.
-        var linked: Bool
-        var user: FactText?
+        var fact: ListingFacts
+        /// The record names a verification request the server log has (`link` facts), of this user.
+        var linked = false
+        var user: FactText? = nil
     }
 
     let bytes: PartitionBytes
@@ -90,6 +89,7 @@ final class TransactionFacts {
     ///   several ids are reconciled together): whether an id is one, and where its facts go.
     init(bytes: PartitionBytes, ranks: FileRanks, redeliveries: Set<UInt64>, divert: Divert? = nil) {
         self.bytes = bytes
+        var links: [UInt64: FactText?] = [:]
         bytes.forEachFact { r, chunkFile in
             let factStart = r.at
             func keep(_ id: FactId) -> Bool {
@@ -123,15 +123,16 @@ final class TransactionFacts {
                 guard keep(id) else { return }
                 revokes.append(Revoke(t: local(id), order: ranks.order(fileId, line), fileId: fileId, line: line, tsMs: ts, user: user))
             case .listing?:
-                let linked = r.u8() == 1
+                let fact = ListingFacts.read(&r, chunkFile: chunkFile)
+                guard keep(fact.id), !redeliveries.contains(fact.key) else { return }
+                listings.append(Listing(t: local(fact.id), order: ranks.order(fact.fileId, fact.line), fact: fact))
+            case .link?:
+                let id = r.id()!
+                let file = r.u32()
+                let line = r.u32()
                 let user = r.text()
-                let response = ResponseFacts.read(&r, chunkFile: chunkFile, bytes)
-                let item = ItemFacts.read(&r, bytes)
-                guard keep(item.id), !redeliveries.contains(response.key) else { return }
-                listings.append(
-                    Listing(
-                        t: local(item.id), order: ranks.order(response.fileId, response.line), response: response, item: item,
-                        linked: linked, user: user))
+                guard keep(id) else { return }
+                links[recordKey(file, line)] = user
             case .carrier?:
                 let id = r.id()!
                 let fileId = r.u32()
@@ -161,6 +162,12 @@ final class TransactionFacts {
                         tsMs: ts, latestMs: latest, firstSeenMs: firstSeen, status: status, environment: environment, flags: flags,
                         unresolved: unresolved, unproven: unproven, evidence: start..<Int32(evidence.count)))
             default: preconditionFailure("a transaction-stream fact of another kind")
+            }
+        }
+        for i in listings.indices {
+            if let user = links[listings[i].fact.key] {
+                listings[i].linked = true
+                listings[i].user = user
             }
         }
         clientRange = Self.group(&clients, count: ids.count, t: { $0.t }, order: { $0.order })

@@ -6,7 +6,7 @@ enum Schema {
     static let version = 3
     /// Bumped whenever a reader changes what it imports: files stored by another reader version
     /// are read again.
-    static let readerVersion = 5
+    static let readerVersion = 6
 
     /// Older databases are upgraded by dropping their records: version 3 keys records by
     /// `file_id << 32 | line` and keeps reconciliation facts beside them, which older imports lack, so

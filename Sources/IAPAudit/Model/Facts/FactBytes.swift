@@ -30,8 +30,9 @@ struct FactWriter {
 
     @inline(__always) mutating func optional(_ v: Bool?) { bytes.append(v.map { $0 ? 2 : 1 } ?? 0) }
 
+    /// LEB128 of `v`'s bits (a negative value takes ten bytes; use `zigzag` for signed values).
     @inline(__always) mutating func varint(_ v: Int) {
-        var v = UInt(v)
+        var v = UInt(bitPattern: v)
         while v >= 0x80 {
             bytes.append(UInt8(v & 0x7F) | 0x80)
             v >>= 7

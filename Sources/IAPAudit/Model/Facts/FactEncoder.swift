@@ -83,7 +83,8 @@ enum FactEncoder {
             if r.source == .verifyReceipt { set.summary.statusCounts[r.status, default: 0] += 1 }
             set.summary.appleItems += Int64(r.items.count)
             if let received = r.receivedAtMs { set.summary.newestReceived = FileFacts.newer(set.summary.newestReceived, (received, r.line)) }
-            let failed = bytes(r.signature).map { SignatureCode($0).failed } ?? false
+            let signature = bytes(r.signature)
+            let failed = signature.map { SignatureCode($0).failed } ?? false
             if let uuid = bytes(r.notificationUUID) {
                 var w = FactWriter()
                 w.u8(FactKind.notification.rawValue)
@@ -93,73 +94,79 @@ enum FactEncoder {
                 w.u8(failed ? 1 : 0)
                 set.append(.notifications, FactKey.partition(text: uuid), w)
             }
+            let environment = EnvironmentCode.effective(status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
+            let refundReversed = bytes(r.notificationType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
             for i in r.items {
                 let item = batch.items[Int(i)]
-                guard let original = bytes(item.originalTransactionId), let line = bytes(item.webOrderLineItemId),
-                    !line.elementsEqual("0".utf8), !(bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false),
-                    !(bytes(item.signature).map { SignatureCode($0).failed } ?? false)
-                else { continue }
+                let id = bytes(item.transactionId)!
+                let familyShared = bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false
+                let itemSignature = bytes(item.signature)
+                if let original = bytes(item.originalTransactionId), let line = bytes(item.webOrderLineItemId),
+                    !line.elementsEqual("0".utf8), !familyShared, !(itemSignature.map { SignatureCode($0).failed } ?? false)
+                {
+                    var w = FactWriter()
+                    w.u8(FactKind.billing.rawValue)
+                    w.u32(0)
+                    w.u32(r.line)
+                    w.id(original)
+                    w.text(line)
+                    w.id(id)
+                    set.append(.billing, FactKey.partition(id: original), w)
+                }
                 var w = FactWriter()
-                w.u8(FactKind.billing.rawValue)
+                w.u8(FactKind.listing.rawValue)
+                w.id(id)
                 w.u32(0)
                 w.u32(r.line)
-                w.id(original)
-                w.text(line)
-                w.id(bytes(item.transactionId))
-                set.append(.billing, FactKey.partition(id: original), w)
-            }
-            if let requestId = bytes(r.requestId) {
-                var w = FactWriter()
-                w.u8(FactKind.linkedResponse.rawValue)
-                w.text(requestId)
-                body(r, &w)
-                w.varint(r.items.count)
-                for i in r.items { item(batch.items[Int(i)], &w) }
-                set.append(.requests, FactKey.partition(text: requestId), w)
-            } else {
-                for i in r.items {
-                    let row = batch.items[Int(i)]
-                    var w = FactWriter()
-                    w.u8(FactKind.listing.rawValue)
-                    w.u8(0)
-                    w.text(nil as UnsafeBufferPointer<UInt8>?)
-                    body(r, &w)
-                    item(row, &w)
-                    set.append(.transactions, FactKey.partition(id: bytes(row.transactionId)!), w)
+                w.optional(r.receivedAtMs)
+                w.zigzag(r.status)
+                w.environment(environment)
+                w.text(bytes(r.bundleId))
+                w.u8(UInt8(EvidenceSource.allCases.firstIndex(of: r.source)!))
+                w.signature(signature)
+                w.optional(r.signedDateMs)
+                w.u8((refundReversed ? 1 : 0) | (familyShared ? 2 : 0))
+                w.text(bytes(item.productId))
+                w.id(bytes(item.originalTransactionId))
+                w.optional(item.purchaseDateMs)
+                w.optional(item.cancellationDateMs)
+                w.text(bytes(item.cancellationReason))
+                w.text(bytes(item.revocationType))
+                w.optional(item.revocationPercentage)
+                let itemEnvironment = bytes(item.environment).map { e -> (EnvironmentCode, UnsafeBufferPointer<UInt8>?) in
+                    let code = EnvironmentCode.normalizing(e)
+                    return (code, code == .other ? e : nil)
                 }
+                w.environment(itemEnvironment ?? (.none, nil))
+                w.text(bytes(item.bundleId))
+                w.signature(itemSignature)
+                w.optional(item.signedDateMs)
+                set.append(.transactions, FactKey.partition(id: id), w)
             }
-        }
-
-        func body(_ r: ResponseRow, _ w: inout FactWriter) {
+            guard let requestId = bytes(r.requestId) else { return }
+            // What the request stage reads of an answer: its status and environment, and its purchases'
+            // ids, original ids, dates, signatures and bundles (proof and rule 6).
+            var w = FactWriter()
+            w.u8(FactKind.linkedResponse.rawValue)
+            w.text(requestId)
             w.u32(0)
             w.u32(r.line)
             w.optional(r.receivedAtMs)
-            w.i64(r.status)
-            w.text(bytes(r.environment))
-            w.text(bytes(r.receiptType))
+            w.zigzag(r.status)
+            w.environment(environment)
             w.optional(r.isRetryable)
             w.text(bytes(r.bundleId))
-            w.u8(UInt8(EvidenceSource.allCases.firstIndex(of: r.source)!))
-            w.text(bytes(r.signature))
-            w.optional(r.signedDateMs)
-            w.text(bytes(r.notificationType))
-            w.text(bytes(r.notificationUUID))
-        }
-
-        func item(_ i: ItemRow, _ w: inout FactWriter) {
-            w.id(bytes(i.transactionId))
-            w.id(bytes(i.originalTransactionId))
-            w.text(bytes(i.productId))
-            w.optional(i.purchaseDateMs)
-            w.optional(i.cancellationDateMs)
-            w.text(bytes(i.cancellationReason))
-            w.text(bytes(i.revocationType))
-            w.optional(i.revocationPercentage)
-            w.text(bytes(i.environment))
-            w.text(bytes(i.inAppOwnershipType))
-            w.text(bytes(i.bundleId))
-            w.text(bytes(i.signature))
-            w.optional(i.signedDateMs)
+            w.u8(failed ? 1 : 0)
+            w.varint(r.items.count)
+            for i in r.items {
+                let item = batch.items[Int(i)]
+                w.id(bytes(item.transactionId))
+                w.id(bytes(item.originalTransactionId))
+                w.optional(item.purchaseDateMs)
+                w.u8(bytes(item.signature).map { SignatureCode($0).failed } ?? false ? 1 : 0)
+                w.text(bytes(item.bundleId))
+            }
+            set.append(.requests, FactKey.partition(text: requestId), w)
         }
     }
 }

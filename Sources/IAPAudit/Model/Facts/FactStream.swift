@@ -23,15 +23,23 @@ enum FactKind: UInt8 {
     /// opt verify_status, text request_id, text user_id, text environment, varint n + n ids,
     /// u8 credited present (+ varint n + n ids).
     case requestLine = 1
-    /// text request_id, response body, varint n + n items.
+    /// What the request stage reads of an Apple record that names a request: text request_id, u32 file,
+    /// u32 line, opt received_at, zigzag status, environment (effective: `EnvironmentCode` + raw text
+    /// for `.other`), opt-bool is_retryable, text bundle_id, u8 signature failed, varint n + n ×
+    /// (id transaction_id, id original_transaction_id, opt purchase_date, u8 signature failed, text bundle_id).
     case linkedResponse = 2
     /// u32 file, u32 line, i64 ts, id transaction_id, u8 state, text user_id, text product_id,
     /// text original_transaction_id.
     case client = 3
     /// u32 file, u32 line, i64 ts, id transaction_id, text user_id.
     case revoke = 4
-    /// u8 linked (0 no verification request has its request_id, 1 one has), text user_id of that
-    /// request, response body, one item.
+    /// One purchase as one Apple record lists it: id transaction_id, u32 file, u32 line, opt received_at,
+    /// zigzag status, environment (effective), text bundle_id, u8 source (`EvidenceSource` index),
+    /// signature (`SignatureCode` + reason text when invalid), opt signed_date, u8 flags
+    /// (1 a REFUND_REVERSED notification, 2 FAMILY_SHARED); the item's text product_id, id
+    /// original_transaction_id, opt purchase_date, opt cancellation_date, text cancellation_reason, text
+    /// revocation_type, opt revocation_percentage, environment (normalized), text bundle_id, signature,
+    /// opt signed_date.
     case listing = 5
     /// (Made during reconciliation.) A request that carried or granted a transaction: id transaction_id,
     /// u32 file + u32 line of the request's first line, text request_id, text user_id, i64 ts, i64 latest,
@@ -48,14 +56,10 @@ enum FactKind: UInt8 {
     /// i64 ms + u32 line), then two histograms (varint n + n × (i64 value, i64 count)): `status` of
     /// verifyReceipt responses, `latency_ms` of verification requests.
     case summary = 9
+    /// (Made during reconciliation.) The Apple record at (u32 file, u32 line) listing id transaction_id
+    /// names a verification request of text user_id.
+    case link = 10
 }
-
-// Response body: u32 file, u32 line, opt received_at, i64 status, text environment, text receipt_type,
-// opt-bool is_retryable, text bundle_id, u8 source (`EvidenceSource` index), text signature,
-// opt signed_date, text notification_type, text notificationUUID.
-// Item: id transaction_id, id original_transaction_id, text product_id, opt purchase_date,
-// opt cancellation_date, text cancellation_reason, text revocation_type, opt revocation_percentage,
-// text environment, text in_app_ownership_type, text bundle_id, text signature, opt signed_date.
 
 /// Bits of a carrier fact's flags.
 enum CarrierFlags {

@@ -1,146 +1,142 @@
-/// An Apple record as its facts carry it (the "response body" of `FactKind`), read in place.
-struct ResponseFacts {
+/// What the request stage reads of an Apple record that names a request (a `linkedResponse` fact).
+struct AnswerFacts {
     var fileId: UInt32
     var line: UInt32
     var receivedAtMs: Int64?
     var status: Int64
-    var environment: FactText?
-    var receiptType: FactText?
+    /// Effective (SEMANTICS rule 2); the raw text for `.other`.
+    var environment: EnvironmentCode
+    var rawEnvironment: FactText?
     var isRetryable: Bool?
     var bundleId: FactText?
-    var source: EvidenceSource
-    var signature: FactText?
-    var signatureCode: SignatureCode
-    var signedDateMs: Int64?
-    var notificationType: FactText?
-    var notificationUUID: FactText?
-    /// The encoded body after its file id (copied on when the record is listed again).
-    var encoded: Range<Int>
-
-    static func read(_ r: inout FactReader, chunkFile: UInt32, _ bytes: PartitionBytes) -> ResponseFacts {
-        let file = r.u32()
-        let start = r.at
-        let line = r.u32()
-        let received = r.optionalInt()
-        let status = r.i64()
-        let environment = r.text()
-        let receiptType = r.text()
-        let retryable = r.optionalBool()
-        let bundle = r.text()
-        let source = EvidenceSource.allCases[Int(r.u8())]
-        let signature = r.text()
-        let signed = r.optionalInt()
-        let type = r.text()
-        let uuid = r.text()
-        return ResponseFacts(
-            fileId: file == 0 ? chunkFile : file, line: line, receivedAtMs: received, status: status, environment: environment,
-            receiptType: receiptType, isRetryable: retryable, bundleId: bundle, source: source, signature: signature,
-            signatureCode: signature.map { SignatureCode(bytes.bytes($0)) } ?? .notChecked, signedDateMs: signed,
-            notificationType: type, notificationUUID: uuid, encoded: start..<r.at)
-    }
+    var signatureFailed: Bool
+    /// Range of the partition's `AnswerItem`s.
+    var items: Range<Int>
 
     var key: UInt64 { recordKey(fileId, line) }
 
-    /// Apple's word on the environment (SEMANTICS rule 2): `environment`, else `receipt_type`
-    /// (`…Sandbox` means Sandbox); a 21007 is a sandbox answer.
-    func effectiveEnvironment(_ bytes: PartitionBytes) -> EnvironmentName {
-        if status == 21007 { return EnvironmentName(.sandbox) }
-        if let environment { return EnvironmentName(normalizing: environment, bytes) }
-        guard let receiptType else { return EnvironmentName(.none) }
-        let b = bytes.bytes(receiptType)
-        if b.count >= 7 && b[(b.count - 7)...].elementsEqual("Sandbox".utf8) { return EnvironmentName(.sandbox) }
-        if b.count >= 10 && b[..<10].elementsEqual("Production".utf8) { return EnvironmentName(.production) }
-        return EnvironmentName(normalizing: receiptType, bytes)
+    func environmentName(_ bytes: PartitionBytes) -> String? { environment.name ?? bytes.string(rawEnvironment) }
+
+    /// Reads the fact after its request id.
+    static func read(_ r: inout FactReader, chunkFile: UInt32, items: inout [AnswerItem]) -> AnswerFacts {
+        let file = r.u32()
+        let line = r.u32()
+        let received = r.optionalInt()
+        let status = r.zigzag()
+        let (environment, raw) = r.environment()
+        let retryable = r.optionalBool()
+        let bundle = r.text()
+        let failed = r.u8() != 0
+        let first = items.count
+        for _ in 0..<r.varint() {
+            let id = r.id()!
+            let original = r.id()
+            let purchase = r.optionalInt()
+            let itemFailed = r.u8() != 0
+            items.append(AnswerItem(id: id, originalId: original, purchaseDateMs: purchase, signatureFailed: itemFailed, bundleId: r.text()))
+        }
+        return AnswerFacts(
+            fileId: file == 0 ? chunkFile : file, line: line, receivedAtMs: received, status: status, environment: environment,
+            rawEnvironment: raw, isRetryable: retryable, bundleId: bundle, signatureFailed: failed, items: first..<items.count)
     }
 }
 
-/// One purchase listed by an Apple record (the "item" of `FactKind`), read in place.
-struct ItemFacts {
+/// One purchase of an answer, as the request stage reads it (proof and rule 6).
+struct AnswerItem {
     var id: FactId
     var originalId: FactId?
+    var purchaseDateMs: Int64?
+    var signatureFailed: Bool
+    var bundleId: FactText?
+}
+
+/// One purchase as one Apple record lists it (a `listing` fact), with the record's fields the rules read.
+struct ListingFacts {
+    var id: FactId
+    var fileId: UInt32
+    var line: UInt32
+    var receivedAtMs: Int64?
+    var status: Int64
+    var environment: EnvironmentCode
+    var rawEnvironment: FactText?
+    var bundleId: FactText?
+    var source: EvidenceSource
+    var signature: SignatureCode
+    var signatureReason: FactText?
+    var signedDateMs: Int64?
+    /// The record is a REFUND_REVERSED notification.
+    var refundReversed: Bool
+    var familyShared: Bool
     var productId: FactText?
+    var originalId: FactId?
     var purchaseDateMs: Int64?
     var cancellationDateMs: Int64?
     var cancellationReason: FactText?
     var revocationType: FactText?
     var revocationPercentage: Int64?
-    var environment: FactText?
-    var ownership: FactText?
-    var bundleId: FactText?
-    var signatureCode: SignatureCode
-    var signedDateMs: Int64?
-    /// The encoded item.
-    var encoded: Range<Int>
+    var itemEnvironment: EnvironmentCode
+    var itemRawEnvironment: FactText?
+    var itemBundleId: FactText?
+    var itemSignature: SignatureCode
+    var itemSignedDateMs: Int64?
 
-    static func read(_ r: inout FactReader, _ bytes: PartitionBytes) -> ItemFacts {
-        let start = r.at
+    var key: UInt64 { recordKey(fileId, line) }
+
+    /// The record's environment as Apple named it (effective), or nil.
+    func environmentName(_ bytes: PartitionBytes) -> String? { environment.name ?? bytes.string(rawEnvironment) }
+
+    /// The record's stored signature text (`SignatureStatus.text`).
+    func signatureText(_ bytes: PartitionBytes) -> String {
+        switch signature {
+        case .verified: return "verified"
+        case .notChecked: return "not_checked"
+        case .untrustedRoot: return "untrusted_root"
+        case .invalid: return "invalid:" + (bytes.string(signatureReason) ?? "")
+        }
+    }
+
+    static func read(_ r: inout FactReader, chunkFile: UInt32) -> ListingFacts {
         let id = r.id()!
-        let original = r.id()
+        let file = r.u32()
+        let line = r.u32()
+        let received = r.optionalInt()
+        let status = r.zigzag()
+        let (environment, raw) = r.environment()
+        let bundle = r.text()
+        let source = EvidenceSource.allCases[Int(r.u8())]
+        let (signature, reason) = r.signature()
+        let signed = r.optionalInt()
+        let flags = r.u8()
         let product = r.text()
+        let original = r.id()
         let purchase = r.optionalInt()
         let cancellation = r.optionalInt()
-        let reason = r.text()
+        let cancellationReason = r.text()
         let revocation = r.text()
         let percentage = r.optionalInt()
-        let environment = r.text()
-        let ownership = r.text()
-        let bundle = r.text()
-        let signature = r.text()
-        let signed = r.optionalInt()
-        return ItemFacts(
-            id: id, originalId: original, productId: product, purchaseDateMs: purchase, cancellationDateMs: cancellation,
-            cancellationReason: reason, revocationType: revocation, revocationPercentage: percentage, environment: environment,
-            ownership: ownership, bundleId: bundle, signatureCode: signature.map { SignatureCode(bytes.bytes($0)) } ?? .notChecked,
-            signedDateMs: signed, encoded: start..<r.at)
+        let (itemEnvironment, itemRaw) = r.environment()
+        let itemBundle = r.text()
+        let (itemSignature, _) = r.signature()
+        let itemSigned = r.optionalInt()
+        return ListingFacts(
+            id: id, fileId: file == 0 ? chunkFile : file, line: line, receivedAtMs: received, status: status, environment: environment,
+            rawEnvironment: raw, bundleId: bundle, source: source, signature: signature, signatureReason: reason, signedDateMs: signed,
+            refundReversed: flags & 1 != 0, familyShared: flags & 2 != 0, productId: product, originalId: original,
+            purchaseDateMs: purchase, cancellationDateMs: cancellation, cancellationReason: cancellationReason,
+            revocationType: revocation, revocationPercentage: percentage, itemEnvironment: itemEnvironment,
+            itemRawEnvironment: itemRaw, itemBundleId: itemBundle, itemSignature: itemSignature, itemSignedDateMs: itemSigned)
     }
 }
 
-/// An environment as the rules compare it: Apple's spellings (`Environment.normalized`) or a raw value.
-struct EnvironmentName {
-    enum Code: UInt8 { case none, sandbox, production, xcode, localTesting, other }
-    var code: Code
-    /// The raw text for `.other`.
-    var raw: FactText? = nil
-
-    init(_ code: Code) { self.code = code }
-
-    /// `Environment.normalized`: any capitalization of Sandbox, Production (or PROD), Xcode, LocalTesting.
-    init(normalizing t: FactText, _ bytes: PartitionBytes) {
-        let b = bytes.bytes(t)
-        func isLower(_ word: StaticString) -> Bool {
-            guard b.count == word.utf8CodeUnitCount else { return false }
-            for i in 0..<b.count where (b[i] >= 0x41 && b[i] <= 0x5A ? b[i] | 0x20 : b[i]) != word.utf8Start[i] { return false }
-            return true
-        }
-        if isLower("production") || isLower("prod") {
-            code = .production
-        } else if isLower("sandbox") {
-            code = .sandbox
-        } else if isLower("xcode") {
-            code = .xcode
-        } else if isLower("localtesting") {
-            code = .localTesting
-        } else {
-            code = .other
-            raw = t
-        }
+extension FactReader {
+    mutating func environment() -> (EnvironmentCode, FactText?) {
+        let code = EnvironmentCode(rawValue: u8()) ?? .other
+        return (code, code == .other ? text() : nil)
     }
 
-    /// Apple said something (nil: it said nothing).
-    var isKnown: Bool { code != .none }
-
-    /// Any value but Production (nil, Apple saying nothing, is not a sandbox answer).
-    var isSandbox: Bool { code != .none && code != .production }
-
-    func name(_ bytes: PartitionBytes) -> String? {
-        switch code {
-        case .none: return nil
-        case .sandbox: return "Sandbox"
-        case .production: return "Production"
-        case .xcode: return "Xcode"
-        case .localTesting: return "LocalTesting"
-        case .other: return bytes.string(raw)
-        }
+    mutating func signature() -> (SignatureCode, FactText?) {
+        let code = SignatureCode(rawValue: u8()) ?? .invalid
+        return (code, code == .invalid ? text() : nil)
     }
 }
 
@@ -173,10 +169,5 @@ extension PartitionBytes {
         case .number(let n): return FactKey.partition(number: n)
         case .text(let t): return FactKey.partition(text: bytes(t))
         }
-    }
-
-    /// Appends stored bytes of this buffer to a writer.
-    func copy(_ range: Range<Int>, _ w: inout FactWriter) {
-        w.bytes.append(contentsOf: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 }
