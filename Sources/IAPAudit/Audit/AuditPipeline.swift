@@ -69,8 +69,6 @@ public enum AuditPipeline {
             throw error
         }
         timer.lap("reconcile")
-        try indexing.wait()
-        timer.lap("index")
         let asOf = outcome.asOfMs
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
@@ -87,16 +85,27 @@ public enum AuditPipeline {
         }
         warnings += RunChecks.afterReconcile(outcome, options)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
-        try store.replaceFindings(outcome.findings.forEach, parameters: parameters)
+        // The workbook is written from the findings as reconciled while the store takes them (once its
+        // indexes are built): both read the sorted findings at once.
+        var reported = parameters
+        reported["run_status"] = "complete"  // what the store says once the workbook exists
+        let report = try AuditStore.snapshot(path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported)
+        let storing = Background {
+            try indexing.wait()
+            try store.replaceFindings(outcome.findings.forEach, parameters: parameters)
+        }
+        do {
+            try output.writeWorkbook(ReportBuilder.workbook(report))
+        } catch {
+            try? storing.wait()
+            throw error
+        }
+        try storing.wait()
         try? FileManager.default.removeItem(atPath: output.spillPath)
-        timer.lap("store_findings")
-        var snapshot = try store.snapshot()
-        timer.lap("snapshot")
-        snapshot.parameters["run_status"] = "complete"  // what the store says once the workbook exists
-        try output.writeWorkbook(ReportBuilder.workbook(snapshot))
         try store.setRunParameter("run_status", "complete")
         try store.endConcurrentReads()
-        timer.lap("workbook")
+        timer.lap("report")
+        let snapshot = try store.snapshot()
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,

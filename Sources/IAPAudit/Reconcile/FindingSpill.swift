@@ -5,11 +5,12 @@ import Foundation
 /// order: kind, reason, transaction id, users. Thread-safe while findings are added.
 final class FindingSpill: @unchecked Sendable {
     private let lock = NSLock()
-    private var keys: [(kind: Int, reason: String, transactionId: String, users: String, offset: Int, count: Int)] = []
+    private typealias Key = (kind: Int, reason: String, transactionId: String, users: String, firstSeenMs: Int64?, offset: Int, count: Int)
+    private var keys: [Key] = []
     private var memory: [UInt8] = []
     private var buffer: [UInt8] = []
     private var written = 0
-    private let handle: FileHandle?
+    private let descriptor: Int32
     private let path: String?
     private var sorted = false
 
@@ -18,17 +19,17 @@ final class FindingSpill: @unchecked Sendable {
         if let directory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = directory + "/findings"
-            FileManager.default.createFile(atPath: path, contents: nil)
+            descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw AuditError.output(path, String(cString: strerror(errno))) }
             self.path = path
-            handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         } else {
             path = nil
-            handle = nil
+            descriptor = -1
         }
     }
 
     deinit {
-        try? handle?.close()
+        if descriptor >= 0 { close(descriptor) }
         if let path { try? FileManager.default.removeItem(atPath: path) }
     }
 
@@ -38,16 +39,17 @@ final class FindingSpill: @unchecked Sendable {
     func add(_ findings: [Finding]) throws {
         guard !findings.isEmpty else { return }
         var w = FactWriter()
-        var entries: [(Int, String, String, String, Int, Int)] = []
+        var entries: [Key] = []
         for f in findings {
             let start = w.bytes.count
             Self.encode(f, &w)
             entries.append(
-                (FindingKind.allCases.firstIndex(of: f.kind)!, f.reason, f.transactionId, f.userIds.joined(separator: ","), start, w.bytes.count - start))
+                (FindingKind.allCases.firstIndex(of: f.kind)!, f.reason, f.transactionId, f.userIds.joined(separator: ","), f.firstSeenMs,
+                    start, w.bytes.count - start))
         }
         try lock.withLock {
             let base = written + buffer.count
-            for e in entries { keys.append((e.0, e.1, e.2, e.3, base + e.4, e.5)) }
+            for e in entries { keys.append((e.kind, e.reason, e.transactionId, e.users, e.firstSeenMs, base + e.offset, e.count)) }
             buffer.append(contentsOf: w.bytes)
             if buffer.count >= 1 << 20 { try flush() }
         }
@@ -55,9 +57,9 @@ final class FindingSpill: @unchecked Sendable {
 
     private func flush() throws {
         guard !buffer.isEmpty else { return }
-        if let handle {
-            try handle.seekToEnd()
-            try handle.write(contentsOf: buffer)
+        if descriptor >= 0 {
+            let n = buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(written)) }
+            if n != buffer.count { throw AuditError.output(path!, "cannot write: \(String(cString: strerror(errno)))") }
         } else {
             memory.append(contentsOf: buffer)
         }
@@ -65,26 +67,54 @@ final class FindingSpill: @unchecked Sendable {
         buffer = []
     }
 
-    /// Calls `body` with every finding in table order (kind, reason, transaction id, users).
-    func forEach(_ body: (Finding) throws -> Void) throws {
-        let keys: [(kind: Int, reason: String, transactionId: String, users: String, offset: Int, count: Int)] = try lock.withLock {
+    /// The sort keys, sorted (once).
+    private func sortedKeys() throws -> [Key] {
+        try lock.withLock {
             try flush()
             if !sorted {
-                self.keys.sort { ($0.kind, $0.reason, $0.transactionId, $0.users) < ($1.kind, $1.reason, $1.transactionId, $1.users) }
+                keys.sort { ($0.kind, $0.reason, $0.transactionId, $0.users) < ($1.kind, $1.reason, $1.transactionId, $1.users) }
                 sorted = true
             }
-            return self.keys
+            return keys
         }
-        for key in keys {
-            let bytes: [UInt8]
-            if let handle {
-                try handle.seek(toOffset: UInt64(key.offset))
-                bytes = [UInt8](try handle.read(upToCount: key.count) ?? Data())
+    }
+
+    /// Calls `body` with every finding in table order (kind, reason, transaction id, users); from
+    /// several threads at once if need be.
+    func forEach(_ body: (Finding) throws -> Void) throws { try forEach(kinds: nil, limit: Int.max, body) }
+
+    private func forEach(kinds: Set<Int>?, limit: Int, _ body: (Finding) throws -> Void) throws {
+        var left = limit
+        for key in try sortedKeys() where left > 0 && kinds?.contains(key.kind) != false {
+            left -= 1
+            var bytes = [UInt8](repeating: 0, count: key.count)
+            if descriptor >= 0 {
+                let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, key.count, off_t(key.offset)) }
+                if n != key.count { throw AuditError.output(path!, "cannot read: \(String(cString: strerror(errno)))") }
             } else {
-                bytes = Array(memory[key.offset..<(key.offset + key.count)])
+                bytes = lock.withLock { Array(memory[key.offset..<(key.offset + key.count)]) }
             }
             try body(bytes.withUnsafeBufferPointer { Self.decode($0) })
         }
+    }
+
+    /// The findings for the reports: counts and problems per day from the keys, findings read back
+    /// in table order.
+    func stream() throws -> FindingStream {
+        var counts: [Int: [String: Int]] = [:]
+        var perDay: [Int64: Int] = [:]
+        for key in try sortedKeys() {
+            counts[key.kind, default: [:]][key.reason, default: 0] += 1
+            if !FindingKind.allCases[key.kind].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }
+        }
+        return FindingStream(
+            counts: FindingKind.allCases.enumerated().flatMap { kind, name in
+                (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map { FindingCount(kind: name, reason: $0.key, count: $0.value) }
+            },
+            problemsPerDay: perDay.sorted { $0.key < $1.key }.map { (dayMs: $0.key, findings: $0.value) },
+            produce: { [self] kinds, limit, body in
+                try forEach(kinds: Set(kinds.map { FindingKind.allCases.firstIndex(of: $0)! }), limit: limit, body)
+            })
     }
 
     /// Every finding, in table order (tests, small runs).

@@ -18,8 +18,16 @@ final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     let path: String
 
+    /// SQLite's memory statistics take a global lock on every allocation; nothing here reads them.
+    /// Set once, before the library's first use.
+    private static let configured: Bool = {
+        _ = sqlite3_config_memstatus_off()
+        return true
+    }()
+
     /// Opens (creating if missing, unless `readOnly`) the database at `path`. Throws `SQLiteError`.
     init(path: String, readOnly: Bool = false) throws {
+        _ = Self.configured
         self.path = path
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)

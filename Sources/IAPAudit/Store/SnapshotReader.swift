@@ -2,9 +2,18 @@ import Foundation
 
 extension AuditStore {
     /// What the reports show, in a deterministic order: files, statuses and counts read now; findings,
-    /// rejections and Apple records streamed from the database while the reports are written (this
-    /// store stays open while the snapshot is used).
-    public func snapshot() throws -> AuditSnapshot {
+    /// rejections and Apple records streamed from the database while the reports are written (each
+    /// read on a connection of its own, so the snapshot holds no connection open).
+    public func snapshot() throws -> AuditSnapshot { try Self.snapshot(path: database.path) }
+
+    /// - Parameters:
+    ///   - findings: the findings to report, when not (yet) the stored ones.
+    ///   - parameters: the run parameters, when not (yet) the stored ones.
+    /// Reads on a read-only connection of its own (another connection may be writing meanwhile).
+    static func snapshot(path: String, findings given: FindingStream? = nil, parameters givenParameters: [String: String]? = nil)
+        throws -> AuditSnapshot
+    {
+        let database = try SQLiteDatabase(path: path, readOnly: true)
         var files: [FileSummary] = []
         let f = try database.prepare(
             """
@@ -19,8 +28,8 @@ extension AuditStore {
                     recordsRejected: f.int64(9)))
         }
         let rejections = RecordStream<Rejection>(count: Int(try database.scalar("SELECT count(*) FROM rejection"))) {
-            [database] limit, body in
-            let r = try database.prepare(
+            limit, body in
+            let r = try SQLiteDatabase(path: path, readOnly: true).prepare(
                 """
                 SELECT s.path, r.line, r.reason, r.raw_text FROM rejection r JOIN source_file s USING (file_id)
                 ORDER BY s.path, r.line LIMIT ?1
@@ -56,19 +65,22 @@ extension AuditStore {
         var parameters: [String: String] = [:]
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
+        if let givenParameters { parameters = givenParameters }
         var snapshot = AuditSnapshot(
-            files: files, rejections: rejections, findings: try findingStream(), statuses: statuses,
+            files: files, rejections: rejections, findings: try given ?? findingStream(database, path: path), statuses: statuses,
             latency: LatencySummary(summary.latencyCounts), recordCounts: counts, parameters: parameters)
         let appleCount = summary.appleRecords - summary.statusCounts.values.reduce(0, +)
-        snapshot.appleRecords = RecordStream(count: Int(appleCount)) { [self] limit, body in
-            try appleRecords(in: Set(signedFiles), limit: limit, body)
+        snapshot.appleRecords = RecordStream(count: Int(appleCount)) { limit, body in
+            try appleRecords(SQLiteDatabase(path: path, readOnly: true), in: Set(signedFiles), limit: limit, body)
         }
         return snapshot
     }
 
     /// Records other than verifyReceipt responses of the given files (each file's records are one key
     /// range), in (path, line) order.
-    private func appleRecords(in fileIds: Set<Int64>, limit: Int, _ body: (AppleRecordSummary) throws -> Void) throws {
+    private static func appleRecords(
+        _ database: SQLiteDatabase, in fileIds: Set<Int64>, limit: Int, _ body: (AppleRecordSummary) throws -> Void
+    ) throws {
         guard !fileIds.isEmpty else { return }
         var left = limit
         var ordered: [Int64] = []
@@ -104,7 +116,7 @@ extension AuditStore {
 
     /// The stored findings: counts by kind and reason and problems per day now, the findings
     /// themselves read in table order when asked for.
-    func findingStream() throws -> FindingStream {
+    static func findingStream(_ database: SQLiteDatabase, path: String) throws -> FindingStream {
         var counts: [FindingKind: [(String, Int)]] = [:]
         let c = try database.prepare("SELECT kind, reason, count(*) FROM finding GROUP BY kind, reason ORDER BY kind, reason")
         while try c.step() {
@@ -122,9 +134,9 @@ extension AuditStore {
         return FindingStream(
             counts: FindingKind.allCases.flatMap { kind in (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1) } },
             problemsPerDay: perDay,
-            produce: { [database] kinds, limit, body in
+            produce: { kinds, limit, body in
                 let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-                let q = try database.prepare(
+                let q = try SQLiteDatabase(path: path, readOnly: true).prepare(
                     """
                     SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
                            evidence, detail FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1
@@ -146,5 +158,5 @@ extension AuditStore {
     }
 
     /// The stored findings, in table order.
-    public func findings() throws -> [Finding] { try findingStream().all() }
+    public func findings() throws -> [Finding] { try Self.findingStream(database, path: database.path).all() }
 }
