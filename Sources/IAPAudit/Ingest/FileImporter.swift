@@ -5,27 +5,29 @@ import Foundation
 enum FileImporter {
     /// Reads the whole file, every record kept in the result.
     /// - Parameter checker: checks the signatures of JWS and PKCS#7 records (default: none checked).
-    static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking()) -> ImportedFile {
+    /// - Parameter fastPath: read JSON Lines through the fast readers where they are sure (the default);
+    ///   false reads every line with the strict reader (tests compare the two).
+    static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking(), fastPath: Bool = true) -> ImportedFile {
         // Without a sink nothing can throw.
-        try! stream(file, checker: checker, sink: nil)
+        try! stream(file, checker: checker, sink: nil, fastPath: fastPath)
     }
 
     /// Reads the file; JSON Lines records are handed to `sink` batch by batch (parsed on every core,
     /// in line order) instead of being kept, so memory does not grow with the file. The result then
     /// carries the counts (`streamedImported`, `streamedRejected`). Rethrows the sink's errors.
-    static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink?) throws -> ImportedFile {
+    static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink?, fastPath: Bool = true) throws -> ImportedFile {
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
         }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink)
+            return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink, fastPath)
         }
         let lines = file.lines()
         if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
         if let csv = readCSV(file, lines) { return csv }
         // JSON Lines whose first line(s) are not JSON: read them, rejecting those lines.
-        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink) }
+        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 
@@ -51,7 +53,8 @@ enum FileImporter {
 
     /// `lines`: the leading lines only (enough to decide what the file is).
     private static func readJSON(
-        _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink?
+        _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink?,
+        _ fastPath: Bool
     ) throws -> ImportedFile {
         let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
         var documentError: Error? = nil
@@ -71,9 +74,9 @@ enum FileImporter {
             return readDocument(firstObject, file: file, checker)
         }
         // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
-        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink) }
+        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
         if let object = leadingObjects(lines).first(where: { _ in true }) {
-            return try readLines(shape: RecordShape.of(object), file: file, checker, sink)
+            return try readLines(shape: RecordShape.of(object), file: file, checker, sink, fastPath)
         }
         // Nothing parses: one rejection with the parser's message.
         let error = documentError ?? parseError(lines[0].text)
@@ -134,7 +137,7 @@ enum FileImporter {
     static let batchLines = 8192
 
     private static func readLines(
-        shape: RecordShape, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink?
+        shape: RecordShape, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink?, _ fastPath: Bool
     ) throws -> ImportedFile {
         guard shape.kind != .other else {
             let what: String
@@ -145,7 +148,7 @@ enum FileImporter {
             return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
         }
         var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
-        let parser = BatchParser(shape: shape, file: file, checker: checker, template: result)
+        let parser = BatchParser(shape: shape, file: file, checker: checker, template: result, fastPath: fastPath)
         try file.forEachLineRangeBatch(batchSize: batchLines) { bytes, lines, endOffset in
             let batches = parser.parse(lines, bytes: bytes)
             result.recordsIn += lines.count

@@ -34,11 +34,12 @@ public enum Reconciler {
     ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
     ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
     ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
+    ///   - spillBudget: bytes of facts held in memory between the stages before they go to `spillDirectory`.
     ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     static func run(
         _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, spillDirectory: String? = nil,
-        lap: (String) -> Void = { _ in }
+        spillBudget: Int = 64 << 20, lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
@@ -46,7 +47,7 @@ public enum Reconciler {
         let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
         let billing = try BillingEvents(source, ranks: ranks, redeliveries: redeliveries)
         lap("reconcile_prepare")
-        let spill = PartitionSpill(directory: spillDirectory)
+        let spill = PartitionSpill(directory: spillDirectory, budget: spillBudget)
         defer { spill.removeAll() }
         let (unlinked, _) = try RequestStage(
             source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill

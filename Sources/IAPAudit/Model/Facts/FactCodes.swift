@@ -68,7 +68,7 @@ extension FactWriter {
     }
 
     /// A signed integer in few bytes (zigzag varint).
-    mutating func zigzag(_ v: Int64) { varint(Int(bitPattern: UInt((v << 1) ^ (v >> 63)))) }
+    mutating func zigzag(_ v: Int64) { varint(Int(bitPattern: UInt(UInt64(bitPattern: (v << 1) ^ (v >> 63))))) }
 }
 
 extension FactReader {
