@@ -6,6 +6,8 @@
 // Reads FILE in large blocks (each followed by SIMDJSON_PADDING spare bytes, so no line is copied)
 // and, line by line, makes two passes:
 //   dom       simdjson DOM parse of the whole line (full validation, builds the tree)
+//   strict    the DOM parse plus a walk of every object rejecting a key given twice: as strict as
+//             iap-audit's own scanner (simdjson's DOM accepts duplicate keys; iap-audit refuses them)
 //   ondemand  simdjson On-Demand extraction of the fields iap-audit needs from verify.jsonl:
 //             request_id, received_at, response.status (number or string), response.environment,
 //             response.receipt.bundle_id, receipt_type, and for each receipt.in_app item
@@ -159,6 +161,35 @@ error_code extractLine(ondemand::parser& parser, padded_string_view line, PassRe
   return SUCCESS;
 }
 
+// True when no object in `element` has a key twice (what iap-audit's readers require).
+bool noDuplicateKeys(dom::element element) {
+  switch (element.type()) {
+    case dom::element_type::OBJECT: {
+      dom::object object;
+      if (element.get(object) != SUCCESS) return false;
+      std::vector<std::string_view> keys;
+      for (dom::key_value_pair field : object) {
+        for (std::string_view seen : keys) {
+          if (seen == field.key) return false;
+        }
+        keys.push_back(field.key);
+        if (!noDuplicateKeys(field.value)) return false;
+      }
+      return true;
+    }
+    case dom::element_type::ARRAY: {
+      dom::array array;
+      if (element.get(array) != SUCCESS) return false;
+      for (dom::element child : array) {
+        if (!noDuplicateKeys(child)) return false;
+      }
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
 // Reads the file in blocks of blockBytes and calls handle(line, capacity) for every non-empty
 // line; capacity counts the readable bytes from the line's start (padding included).
 template <typename Handle>
@@ -238,7 +269,7 @@ int main(int argc, char** argv) {
 
   dom::parser domParser;
   ondemand::parser onDemandParser;
-  std::vector<PassResult> domRuns, onDemandRuns;
+  std::vector<PassResult> domRuns, strictRuns, onDemandRuns;
   uint64_t checksum = 0;
   for (int i = 0; i < repeat; i++) {  // alternate the two passes, like the benchmark's pairs
     PassResult dom;
@@ -249,6 +280,12 @@ int main(int argc, char** argv) {
       dom.checksum += uint64_t(root.type());
       return true;
     });
+    PassResult strict;
+    ok = ok && forEachLine(path, blockBytes, strict, [&](const char* line, size_t length, size_t) {
+      dom::element root;
+      if (domParser.parse(line, length, false).get(root) != SUCCESS) return false;
+      return noDuplicateKeys(root);
+    });
     PassResult onDemand;
     ok = ok && forEachLine(path, blockBytes, onDemand, [&](const char* line, size_t length, size_t capacity) {
       return extractLine(onDemandParser, padded_string_view(line, length, capacity), onDemand) == SUCCESS;
@@ -256,6 +293,7 @@ int main(int argc, char** argv) {
     if (!ok) return 1;
     checksum += dom.checksum + onDemand.checksum;
     domRuns.push_back(dom);
+    strictRuns.push_back(strict);
     onDemandRuns.push_back(onDemand);
   }
 
@@ -272,6 +310,7 @@ int main(int argc, char** argv) {
               path, (unsigned long long)bytes, repeat, PROBE_STRING(SIMDJSON_VERSION), simdjson::get_active_implementation()->name().c_str(),
               PROBE_STRING(SIMDJSON_BUILTIN_IMPLEMENTATION), (unsigned long long)checksum);
   printPass("dom", domRuns, bytes, false);
+  printPass("strict", strictRuns, bytes, false);
   printPass("ondemand", onDemandRuns, bytes, true);
   std::printf("}\n");
   return 0;

@@ -7,7 +7,7 @@ Subcommands (run.sh calls them; the venv's python, for duckdb):
   extract --db audit.sqlite                                  after each completed iap-audit run: the
                                                              findings rows the truth table needs, as JSON
   size    --size N --runs TSV --data DIR --out DIR --iap-json F --peer-json F
-          --peer-parquet F --probe-json F --extract F --timings F   the section of one size
+          --peer-parquet F --probe-json F --own-probe-json F --extract F --timings F   the section of one size
   summary --runs TSV                                         growth and targets over all sizes run
 
 Units: wall and CPU in seconds (CPU = user + sys, children included), peak RSS in MiB
@@ -380,7 +380,7 @@ def findings_section(size, data_dir, extract_json, iap_json, peer_json, peer_par
     return lines
 
 
-def parse_section(size, data_dir, probe_json, timings_json):
+def parse_section(size, data_dir, probe_json, own_probe_json, timings_json):
     lines = [f"#### JSON parsing at N = {n(size)} (single thread, parse-only time, median of repeats)", ""]
     probe = load_json(probe_json)
     lines += ["| parser | file | MB | parse s (min–max) | MB/s | wall s incl. reading | lines (failed) | extracted |",
@@ -390,13 +390,29 @@ def parse_section(size, data_dir, probe_json, timings_json):
     else:
         mb = probe["bytes"] / 1e6
         name = os.path.basename(probe["file"])
-        for key, label in (("dom", "simdjson DOM, full validation"), ("ondemand", "simdjson On-Demand, fields iap-audit needs")):
+        for key, label in (("dom", "simdjson DOM, full validation (duplicate keys accepted)"),
+                           ("strict", "simdjson DOM + duplicate-key walk (as strict as iap-audit)"),
+                           ("ondemand", "simdjson On-Demand, fields iap-audit needs")):
+            if key not in probe:
+                continue
             p = probe[key]
             extracted = "" if key == "dom" else f"{n(p['status0'])} status-0 responses, {n(p['in_app_items'])} in_app items"
             lines.append(f"| {label} | {name} | {mb:.1f} | {p['parse_s']:.3f} ({p['parse_s_min']:.3f}–{p['parse_s_max']:.3f}) | "
                          f"{p['mb_per_s']:.0f} | {p['wall_s']:.3f} | {n(p['lines'])} ({n(p['failed_lines'])}) | {extracted} |")
-    # Placeholder for our own scanner: iap-audit may write .bench/out-N/phase-timings.json; run.sh
-    # keeps the last completed run's copy.
+    own = load_json(own_probe_json)
+    if own is None:
+        lines.append("| iap-audit's own readers | n/a (iap-audit-json-probe not built or failed) | | | | | | |")
+    else:
+        mb = own["bytes"] / 1e6
+        name = os.path.basename(own["file"])
+        for key, label in (("tape", "**iap-audit LineTape**, full validation (duplicate keys refused), positions"),
+                           ("records", "**iap-audit fast readers**: LineTape + every stored field into rows")):
+            p = own[key]
+            extracted = "" if key == "tape" else f"{n(p['records'])} responses, {n(p['in_app_items'])} in_app items into rows"
+            lines.append(f"| {label} | {name} | {mb:.1f} | {p['parse_s']:.3f} ({p['parse_s_min']:.3f}–{p['parse_s_max']:.3f}) | "
+                         f"{p['mb_per_s']:.0f} | | {n(p['lines'])} ({n(p['failed_lines'])}) | {extracted} |")
+    # The whole parse phase (both cores, beside the SQLite writer): run.sh keeps the last completed
+    # run's .bench/out-N/phase-timings.json.
     timings = load_json(timings_json)
     if timings is None:
         lines.append("| **iap-audit parse phase** (own scanner) | all inputs | | n/a | n/a | | | "
@@ -406,7 +422,8 @@ def parse_section(size, data_dir, probe_json, timings_json):
         parse = {k: v for k, v in timings.items() if "parse" in k.lower() and isinstance(v, (int, float))}
         for key, seconds in parse.items():
             rate = f"{input_bytes / 1e6 / seconds:.0f}" if seconds else "n/a"
-            lines.append(f"| **iap-audit parse phase** `{key}` | all inputs | {input_bytes / 1e6:.1f} | {seconds:.3f} | {rate} | | | MB/s over all three inputs |")
+            lines.append(f"| iap-audit import, parse phase `{key}` (wall, both cores, beside the writer) | all inputs | "
+                         f"{input_bytes / 1e6:.1f} | {seconds:.3f} | {rate} | | | MB/s over all three inputs |")
         lines.append("")
         lines.append(f"iap-audit phase-timings.json: `{json.dumps(timings, sort_keys=True)}`")
     if probe is not None:
@@ -426,7 +443,7 @@ def cmd_size(a):
     lines += timing_table(runs, a.size)
     lines.append("")
     lines += findings_section(a.size, a.data, a.extract, a.iap_json, a.peer_json, a.peer_parquet)
-    lines += parse_section(a.size, a.data, a.probe_json, a.timings)
+    lines += parse_section(a.size, a.data, a.probe_json, a.own_probe_json, a.timings)
     print("\n".join(lines))
 
 
@@ -502,7 +519,8 @@ def main():
     p.add_argument("--db", required=True)
     p = sub.add_parser("size")
     p.add_argument("--size", type=int, required=True)
-    for name in ("--runs", "--data", "--iap-json", "--peer-json", "--peer-parquet", "--probe-json", "--extract", "--timings"):
+    for name in ("--runs", "--data", "--iap-json", "--peer-json", "--peer-parquet", "--probe-json", "--own-probe-json", "--extract",
+                 "--timings"):
         p.add_argument(name, required=True)
     p = sub.add_parser("summary")
     p.add_argument("--runs", required=True)

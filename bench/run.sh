@@ -9,8 +9,9 @@
 #      seed; kept, made again only when truth.json is missing), or skips N when the disk has no room for input plus output;
 #   2. runs A = iap-audit run (fresh .bench/out-N each time) and B = peer_duckdb.py alternately,
 #      --pairs times (A B A B …), each under /usr/bin/time -v (wall, user+sys CPU, peak RSS);
-#   3. prints the timing table, iap-audit's findings beside truth.json, and the JSON parsing probe
-#      (bench/json_probe.cpp: simdjson DOM and On-Demand on verify.jsonl);
+#   3. prints the timing table, iap-audit's findings beside truth.json, and the JSON parsing probes on
+#      verify.jsonl, one thread each: bench/json_probe.cpp (simdjson DOM, DOM + duplicate-key walk,
+#      On-Demand) and iap-audit-json-probe (iap-audit's LineTape, and its fast readers into rows);
 # then growth and targets over the sizes. Everything printed on stdout is appended, identical, to
 # bench/RESULTS.md with the date and commit (also when a run is interrupted, marked incomplete).
 # Progress goes to stderr; per-run logs stay in .bench/log/<time>/.
@@ -27,7 +28,7 @@ command_line="bench/run.sh $*"
 shared_bench="../shared/bench"   # gen.py and peer_duckdb.py live beside the checkout
 py=".venv/bin/python"
 bytes_per_transaction=2300       # gen.py writes ~2.3 GB per million client lines
-output_factor=16                 # iap-audit's output ≈ 1.6 × its input (audit.sqlite keeps raw responses)
+output_factor=8                  # iap-audit's output ≈ 0.55 × its input at 1M (audit.sqlite, spill, workbook); margin kept
 
 usage() { # $1: exit status (0 for --help, 64 for a usage error)
   sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -70,6 +71,14 @@ build() {
   # Every run uses this copy: a rebuild of the working tree during the benchmark must not change it.
   iap=".bench/iap-audit"
   cp .build/release/iap-audit "$iap"
+  log "swift build -c release --product iap-audit-json-probe"
+  if swift build -c release --product iap-audit-json-probe >&2; then
+    own_probe=".bench/iap-audit-json-probe"
+    cp .build/release/iap-audit-json-probe "$own_probe"
+  else
+    log "iap-audit-json-probe did not build; its parsing rows n/a"
+    own_probe=""
+  fi
   log "c++ json_probe"
   if c++ -O2 -std=c++17 bench/json_probe.cpp -lsimdjson -o .bench/json_probe >&2; then
     probe=".bench/json_probe"
@@ -181,6 +190,10 @@ measure_size() {
     log "N=$size json_probe on verify.jsonl"
     "$probe" "$(data_dir "$size")/verify.jsonl" >"$logdir/$size-probe.json" || log "json_probe failed"
   fi
+  if [ -n "$own_probe" ]; then
+    log "N=$size iap-audit-json-probe on verify.jsonl"
+    "$own_probe" "$(data_dir "$size")/verify.jsonl" >"$logdir/$size-own-probe.json" || log "iap-audit-json-probe failed"
+  fi
 }
 
 report_size() {
@@ -189,7 +202,8 @@ report_size() {
   "$py" bench/report.py size --size "$size" --runs "$runs" --data "$(data_dir "$size")" \
     --iap-json "$logdir/$size-iap-audit.json" --extract "$logdir/$size-audit-extract.json" \
     --timings "$logdir/$size-phase-timings.json" --peer-json "$logdir/$size-duckdb.json" \
-    --peer-parquet ".bench/out-$size-duckdb.parquet" --probe-json "$logdir/$size-probe.json"
+    --peer-parquet ".bench/out-$size-duckdb.parquet" --probe-json "$logdir/$size-probe.json" \
+    --own-probe-json "$logdir/$size-own-probe.json"
 }
 
 # Appends this invocation's block to bench/RESULTS.md; on an interrupted run it says so.
