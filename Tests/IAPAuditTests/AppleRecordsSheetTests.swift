@@ -11,12 +11,13 @@ final class AppleRecordsSheetTests: XCTestCase {
             files: [], rejections: RecordStream([]), findings: FindingStream([]), statuses: [],
             latency: LatencySummary(requests: 0, p50Ms: nil, p90Ms: nil, p95Ms: nil, p99Ms: nil, maxMs: nil), recordCounts: [:],
             parameters: [:])
-        snapshot.appleRecords = RecordStream((1...records).map {
-            AppleRecordSummary(
-                location: SourceLocation(file: "n.jsonl", line: $0), source: "notification_v2", signature: "verified",
-                environment: "Production", bundleId: nil, notification: "DID_RENEW", notificationUUID: "u\($0)", signedDateMs: 0,
-                requestId: nil, status: 0, transactionIds: "\($0)", notes: "[]")
-        })
+        snapshot.appleRecords = RecordStream(
+            (1...records).map {
+                AppleRecordSummary(
+                    location: SourceLocation(file: "n.jsonl", line: $0), source: "notification_v2", signature: "verified",
+                    environment: "Production", bundleId: nil, notification: "DID_RENEW", notificationUUID: "u\($0)", signedDateMs: 0,
+                    requestId: nil, status: 0, transactionIds: "\($0)", notes: "[]")
+            })
         return snapshot
     }
 

@@ -27,25 +27,7 @@ public enum Timestamp {
             return Int64(s)
         }
         let bytes = Array(s.utf8)
-        guard bytes.count >= 19, let y = number(bytes, 0, 4), bytes[4] == UInt8(ascii: "-"),
-            let mo = number(bytes, 5, 2), bytes[7] == UInt8(ascii: "-"), let d = number(bytes, 8, 2),
-            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
-            let h = number(bytes, 11, 2), bytes[13] == UInt8(ascii: ":"), let mi = number(bytes, 14, 2),
-            bytes[16] == UInt8(ascii: ":"), let se = number(bytes, 17, 2),
-            (1...12).contains(mo), (1...daysIn(y, mo)).contains(d), h < 24, mi < 60, se < 61
-        else { return nil }
-        var i = 19
-        var fractionMs: Int64 = 0
-        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
-            i += 1
-            var scale: Int64 = 100
-            while i < bytes.count, let digit = digit(bytes[i]) {
-                fractionMs += Int64(digit) * scale
-                scale /= 10
-                i += 1
-            }
-        }
-        let local = daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs
+        guard let (local, i) = bytes.withUnsafeBufferPointer({ localTime($0) }) else { return nil }
         if i == bytes.count || (i + 1 == bytes.count && bytes[i] == UInt8(ascii: "Z")) { return local }
         let zone = String(decoding: bytes[i...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
         switch zone {
@@ -66,6 +48,32 @@ public enum Timestamp {
     static func fastParseMs(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
         let n = b.count
         guard n > 0 else { return nil }
+        if b[0] == UInt8(ascii: "-") || b[0] &- 0x30 < 10, b.dropFirst().allSatisfy({ $0 &- 0x30 < 10 }) {
+            let negative = b[0] == UInt8(ascii: "-")
+            let digits = n - (negative ? 1 : 0)
+            guard digits > 0, digits <= 18 else { return nil }  // 18 digits never overflow
+            var v: Int64 = 0
+            for i in (negative ? 1 : 0)..<n { v = v * 10 + Int64(b[i] &- 0x30) }
+            let ms = negative ? -v : v
+            return validRange.contains(ms) ? ms : nil
+        }
+        guard let (local, i) = localTime(b) else { return nil }
+        let zone = UnsafeBufferPointer(rebasing: b[i...])
+        let ms: Int64
+        if zone.isEmpty || (zone.count == 1 && zone[0] == UInt8(ascii: "Z")) || zone.elementsEqual(" Etc/GMT".utf8) {
+            ms = local
+        } else if zone.elementsEqual(" America/Los_Angeles".utf8) {
+            ms = local - losAngelesOffsetMs(localMs: local)
+        } else {
+            return nil
+        }
+        return validRange.contains(ms) ? ms : nil
+    }
+
+    /// `YYYY-MM-DD(T| )HH:MM:SS[.f…]` at the start of `b`, as milliseconds since 1970 of that wall-clock
+    /// time read as UTC (digits past the third of the fraction ignored), and the index after it; nil
+    /// when `b` does not start with a valid date and time of that form.
+    private static func localTime(_ b: UnsafeBufferPointer<UInt8>) -> (ms: Int64, end: Int)? {
         @inline(__always) func digit(_ i: Int) -> Int? {
             let d = b[i] &- 0x30
             return d < 10 ? Int(d) : nil
@@ -78,42 +86,23 @@ public enum Timestamp {
             }
             return v
         }
-        if b[0] == UInt8(ascii: "-") || b[0] &- 0x30 < 10, b.dropFirst().allSatisfy({ $0 &- 0x30 < 10 }) {
-            let negative = b[0] == UInt8(ascii: "-")
-            let digits = n - (negative ? 1 : 0)
-            guard digits > 0, digits <= 18 else { return nil }  // 18 digits never overflow
-            var v: Int64 = 0
-            for i in (negative ? 1 : 0)..<n { v = v * 10 + Int64(b[i] &- 0x30) }
-            let ms = negative ? -v : v
-            return validRange.contains(ms) ? ms : nil
-        }
-        guard n >= 19, let y = number(0, 4), b[4] == UInt8(ascii: "-"), let mo = number(5, 2), b[7] == UInt8(ascii: "-"),
+        guard b.count >= 19, let y = number(0, 4), b[4] == UInt8(ascii: "-"), let mo = number(5, 2), b[7] == UInt8(ascii: "-"),
             let d = number(8, 2), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), let h = number(11, 2),
             b[13] == UInt8(ascii: ":"), let mi = number(14, 2), b[16] == UInt8(ascii: ":"), let se = number(17, 2),
             (1...12).contains(mo), (1...daysIn(y, mo)).contains(d), h < 24, mi < 60, se < 61
         else { return nil }
         var i = 19
         var fractionMs: Int64 = 0
-        if i < n, b[i] == UInt8(ascii: ".") {
+        if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
             var scale: Int64 = 100
-            while i < n, let v = digit(i) {
+            while i < b.count, let v = digit(i) {
                 fractionMs += Int64(v) * scale
                 scale /= 10
                 i += 1
             }
         }
-        let local = daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs
-        let zone = UnsafeBufferPointer(rebasing: b[i...])
-        let ms: Int64
-        if zone.isEmpty || (zone.count == 1 && zone[0] == UInt8(ascii: "Z")) || zone.elementsEqual(" Etc/GMT".utf8) {
-            ms = local
-        } else if zone.elementsEqual(" America/Los_Angeles".utf8) {
-            ms = local - losAngelesOffsetMs(localMs: local)
-        } else {
-            return nil
-        }
-        return validRange.contains(ms) ? ms : nil
+        return (daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs, i)
     }
 
     /// ISO 8601 in UTC with milliseconds, e.g. `2026-10-01T00:00:00.000Z`.

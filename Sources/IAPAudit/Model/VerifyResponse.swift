@@ -61,11 +61,15 @@ public struct VerifyResponse: Hashable, Sendable {
     /// counts as Sandbox.
     /// Returns `Sandbox`, `Production`, another raw value, or nil when Apple said nothing.
     public var effectiveEnvironment: String? {
-        if status == 21007 { return "Sandbox" }
-        if let environment { return Environment.normalized(environment) }
-        guard let receiptType else { return nil }
-        if receiptType.hasSuffix("Sandbox") { return "Sandbox" }
-        return receiptType.hasPrefix("Production") ? "Production" : Environment.normalized(receiptType)
+        var environment = environment ?? ""
+        var receiptType = receiptType ?? ""
+        return environment.withUTF8 { e in
+            receiptType.withUTF8 { t in
+                let (code, raw) = EnvironmentCode.effective(
+                    status: Int64(status), environment: self.environment == nil ? nil : e, receiptType: self.receiptType == nil ? nil : t)
+                return code.name ?? raw.map { String(decoding: $0, as: UTF8.self) }
+            }
+        }
     }
 
     /// True when Apple said this answer came from a non-production environment: `Sandbox`, `Xcode`,
@@ -163,12 +167,7 @@ public enum Environment {
     /// Apple's spelling for any capitalization of `Sandbox`, `Production`, `Xcode`, `LocalTesting`,
     /// and V1's `PROD` (→ `Production`); other values unchanged (kept raw, e.g. `LocalTestingxxx`).
     public static func normalized(_ value: String) -> String {
-        switch value.lowercased() {
-        case "sandbox": return "Sandbox"
-        case "production", "prod": return "Production"
-        case "xcode": return "Xcode"
-        case "localtesting": return "LocalTesting"
-        default: return value
-        }
+        var value = value
+        return value.withUTF8 { EnvironmentCode.normalizing($0).name } ?? value
     }
 }

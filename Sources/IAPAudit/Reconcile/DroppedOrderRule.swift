@@ -23,7 +23,8 @@ enum DroppedOrderRule {
             let answered = carriers.filter(\.isAnswered)
             if !answered.isEmpty && answered.allSatisfy(\.isSandboxAnswer) {
                 findings.append(
-                    make(.sandboxRefused, "sandbox_receipt", "every answer was from the sandbox and nothing was granted: no money was paid"))
+                    make(.sandboxRefused, "sandbox_receipt", "every answer was from the sandbox and nothing was granted: no money was paid")
+                )
                 continue
             }
             if c.isPending(t) { continue }

@@ -44,8 +44,11 @@ final class FindingSpill: @unchecked Sendable {
             let start = w.bytes.count
             Self.encode(f, &w)
             entries.append(
-                (FindingKind.allCases.firstIndex(of: f.kind)!, f.reason, f.transactionId, f.userIds.joined(separator: ","), f.firstSeenMs,
-                    start, w.bytes.count - start))
+                (
+                    FindingKind.allCases.firstIndex(of: f.kind)!, f.reason, f.transactionId, f.userIds.joined(separator: ","),
+                    f.firstSeenMs,
+                    start, w.bytes.count - start
+                ))
         }
         try lock.withLock {
             let base = written + buffer.count
@@ -146,7 +149,11 @@ final class FindingSpill: @unchecked Sendable {
 
     private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> Finding {
         var r = FactReader(b.baseAddress!, count: b.count)
-        func string() -> String? { r.text().map { String(decoding: UnsafeBufferPointer(start: b.baseAddress! + Int($0.start), count: Int($0.count)), as: UTF8.self) } }
+        func string() -> String? {
+            r.text().map {
+                String(decoding: UnsafeBufferPointer(start: b.baseAddress! + Int($0.start), count: Int($0.count)), as: UTF8.self)
+            }
+        }
         let kind = FindingKind.allCases[Int(r.u8())]
         let reason = string()!
         let id = string()!

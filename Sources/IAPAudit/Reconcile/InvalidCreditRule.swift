@@ -9,7 +9,8 @@ enum InvalidCreditRule {
             guard let code = unproven.map(\.unproven).min() else { continue }
             let trail = c.trail(t, unproven)
             let detail =
-                "granted without proof by " + unproven.map { "\(c.requestId($0)) (\(Grant.reasons[Int($0.unproven)]))" }.joined(separator: ", ")
+                "granted without proof by "
+                + unproven.map { "\(c.requestId($0)) (\(Grant.reasons[Int($0.unproven)]))" }.joined(separator: ", ")
             findings.append(
                 c.finding(
                     .invalidCredit, Grant.reasons[Int(code)], t, users: c.users(unproven), environment: c.environments(unproven),

@@ -242,5 +242,7 @@ final class TransactionFacts {
     func revokes(_ t: Int32) -> ArraySlice<Revoke> { revokes[revokeRange[Int(t)]] }
     func carriers(_ t: Int32) -> ArraySlice<Carrier> { carriers[carrierRange[Int(t)]] }
     func listings(_ t: Int32) -> ArraySlice<Listing> { listings[listingRange[Int(t)]] }
-    func evidence(_ c: Carrier) -> ArraySlice<(fileId: UInt32, line: UInt32)> { evidence[Int(c.evidence.lowerBound)..<Int(c.evidence.upperBound)] }
+    func evidence(_ c: Carrier) -> ArraySlice<(fileId: UInt32, line: UInt32)> {
+        evidence[Int(c.evidence.lowerBound)..<Int(c.evidence.upperBound)]
+    }
 }

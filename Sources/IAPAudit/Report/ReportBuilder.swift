@@ -106,7 +106,9 @@ public enum ReportBuilder {
         let rejections = snapshot.rejections
         let rows = ReportRows(count: min(rejections.count, rejectedRowLimit)) { limit, body in
             try rejections.forEach(limit: min(limit, rejectedRowLimit)) {
-                try body([.text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason), .text(String($0.rawText.prefix(2000)))])
+                try body([
+                    .text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason), .text(String($0.rawText.prefix(2000))),
+                ])
             }
         }
         var tables = [ReportTable(header: ["file", "line", "reason", "raw_text"], rows: rows, isPrimary: true)]

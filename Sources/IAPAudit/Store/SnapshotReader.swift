@@ -132,7 +132,8 @@ extension AuditStore {
             """)
         while try d.step() { perDay.append((d.int64(0), Int(d.int64(1)))) }
         return FindingStream(
-            counts: FindingKind.allCases.flatMap { kind in (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1) } },
+            counts: FindingKind.allCases.flatMap { kind in (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1) }
+            },
             problemsPerDay: perDay,
             produce: { kinds, limit, body in
                 let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")

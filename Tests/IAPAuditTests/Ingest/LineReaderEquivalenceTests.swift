@@ -130,8 +130,9 @@ final class LineReaderEquivalenceTests: XCTestCase {
         assertSameBothWays(lines(ok, variants), path: "client.jsonl")
         var invalidUTF8 = Data(ok.utf8)
         invalidUTF8.append(contentsOf: [10])
-        invalidUTF8.append(contentsOf: Array(#"{"ts":"2026-10-01T00:00:00Z","transaction_id":"1","state":"purchased","s":""#.utf8) + [0xC3, 0x28]
-            + Array(#""}"#.utf8))
+        invalidUTF8.append(
+            contentsOf: Array(#"{"ts":"2026-10-01T00:00:00Z","transaction_id":"1","state":"purchased","s":""#.utf8) + [0xC3, 0x28]
+                + Array(#""}"#.utf8))
         assertSameBothWays(invalidUTF8, path: "client.jsonl")
     }
 
@@ -172,7 +173,8 @@ final class LineReaderEquivalenceTests: XCTestCase {
     }
 
     func testVerifyResponseEdges() {
-        let ok = #"{"request_id":"r1","received_at":"2026-10-01T00:00:01Z","response":{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[{"transaction_id":"1"}]}}}"#
+        let ok =
+            #"{"request_id":"r1","received_at":"2026-10-01T00:00:01Z","response":{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[{"transaction_id":"1"}]}}}"#
         func wrap(_ body: String) -> String { #"{"request_id":"r1","received_at":"2026-10-01T00:00:01Z","response":\#(body)}"# }
         let item = #""transaction_id":"1","original_transaction_id":"1","product_id":"p""#
         var bodies = [
@@ -205,7 +207,8 @@ final class LineReaderEquivalenceTests: XCTestCase {
             #"{"status":0,"latest_expired_receipt_info":{"transaction_id":"1"}}"#,
             #"{"status":0,"environment":"sandbox","receipt":{"in_app":[{"transaction_id":"\u0031"}]}}"#,
         ]
-        bodies.append(#"{"status":0,"receipt":{"in_app":["# + (1...300).map { #"{"transaction_id":"\#($0)"}"# }.joined(separator: ",") + "]}}")
+        bodies.append(
+            #"{"status":0,"receipt":{"in_app":["# + (1...300).map { #"{"transaction_id":"\#($0)"}"# }.joined(separator: ",") + "]}}")
         var variants = bodies.map(wrap)
         variants += [
             #"{"request_id":"r1","response":{"status":0}}"#, #"{"request_id":"r1","received_at":"x","response":{"status":0}}"#,

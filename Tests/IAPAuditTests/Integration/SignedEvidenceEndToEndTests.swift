@@ -175,7 +175,9 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
             try keys(untrusted),
             ["invalid_credit/signature_invalid/T1", "invalid_credit/signature_invalid/T2", "invalid_credit/signature_invalid/T4"])
         XCTAssertTrue(
-            (try untrusted.snapshot.appleRecords.all()).allSatisfy { $0.signature == "untrusted_root" || $0.signature == "invalid:bad_signature" })
+            (try untrusted.snapshot.appleRecords.all()).allSatisfy {
+                $0.signature == "untrusted_root" || $0.signature == "invalid:bad_signature"
+            })
         let trusted = try run(scenario, anchored: true, out: out)
         XCTAssertEqual(trusted.filesParsed, 4, "new anchors: every file read again")
         XCTAssertEqual(try keys(trusted).count, 3)

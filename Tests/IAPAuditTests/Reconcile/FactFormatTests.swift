@@ -94,11 +94,13 @@ final class FactFormatTests: XCTestCase {
                     let (code, raw) = e.withUTF8 { eb in
                         t.withUTF8 { tb in
                             let (code, raw) = EnvironmentCode.effective(
-                                status: Int64(status), environment: environment == nil ? nil : eb, receiptType: receiptType == nil ? nil : tb)
+                                status: Int64(status), environment: environment == nil ? nil : eb,
+                                receiptType: receiptType == nil ? nil : tb)
                             return (code, raw.map { String(decoding: $0, as: UTF8.self) })
                         }
                     }
-                    XCTAssertEqual(code.name ?? raw, response.effectiveEnvironment, "\(status) \(environment ?? "nil") \(receiptType ?? "nil")")
+                    XCTAssertEqual(
+                        code.name ?? raw, response.effectiveEnvironment, "\(status) \(environment ?? "nil") \(receiptType ?? "nil")")
                     XCTAssertEqual(code.isSandbox, response.isSandbox)
                 }
             }

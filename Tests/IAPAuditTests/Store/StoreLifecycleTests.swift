@@ -51,8 +51,10 @@ final class StoreLifecycleTests: XCTestCase {
         XCTAssertEqual(try reopened.runParameter("a"), "b", "what was committed to the WAL is kept")
         XCTAssertEqual(try reopened.runParameter("run_status"), "incomplete", "the next run says the previous one did not complete")
         XCTAssertEqual(try query(killed + "/audit.sqlite", "PRAGMA journal_mode").first?.first as? String, "delete")
-        let indexes = try query(killed + "/audit.sqlite", "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'")
-            .compactMap { $0.first as? String }
+        let indexes = try query(
+            killed + "/audit.sqlite", "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'"
+        )
+        .compactMap { $0.first as? String }
         for name in Schema.indexNames { XCTAssertTrue(indexes.contains(name), "\(name) made again") }
     }
 
@@ -78,7 +80,9 @@ final class StoreLifecycleTests: XCTestCase {
         inputs(input)
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         let rows = try query(
-            out + "/audit.sqlite", "SELECT record_id = (file_id << 32 | line), line FROM client_report UNION ALL SELECT response_id = (file_id << 32 | line), line FROM verify_response")
+            out + "/audit.sqlite",
+            "SELECT record_id = (file_id << 32 | line), line FROM client_report UNION ALL SELECT response_id = (file_id << 32 | line), line FROM verify_response"
+        )
         XCTAssertEqual(rows.map { $0.compactMap { $0 as? Int } }, [[1, 1], [1, 1]])
     }
 }

@@ -77,7 +77,10 @@ struct TapeView {
         guard let b = try text(index), !b.isEmpty else { return nil }
         // What might be an id a spreadsheet rewrote (`2.00000041234568E+15`): only digits, '.', 'e', '+', '-'.
         if b[0] &- 0x30 < 10, b.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
-            b.allSatisfy({ $0 &- 0x30 < 10 || $0 | 0x20 == UInt8(ascii: "e") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") })
+            b.allSatisfy({
+                $0 &- 0x30 < 10 || $0 | 0x20 == UInt8(ascii: "e") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "+")
+                    || $0 == UInt8(ascii: "-")
+            })
         {
             throw Unsure()
         }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// An environment as the rules compare it (`Environment.normalized`): Apple's spellings in any
-/// capitalization, or a raw value. Stored in facts as one byte (+ the raw text for `.other`).
+/// An environment as the rules compare it: Apple's spellings in any (ASCII) capitalization, or a raw
+/// value (`Environment.normalized`, `VerifyResponse.effectiveEnvironment` read through it). Stored in
+/// facts as one byte (+ the raw text for `.other`).
 enum EnvironmentCode: UInt8 {
     case none = 0, sandbox, production, xcode, localTesting, other
 

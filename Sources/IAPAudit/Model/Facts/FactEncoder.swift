@@ -82,7 +82,9 @@ enum FactEncoder {
             if r.source.isSigned { set.summary.signedAppleRecords += 1 }
             if r.source == .verifyReceipt { set.summary.statusCounts[r.status, default: 0] += 1 }
             set.summary.appleItems += Int64(r.items.count)
-            if let received = r.receivedAtMs { set.summary.newestReceived = FileFacts.newer(set.summary.newestReceived, (received, r.line)) }
+            if let received = r.receivedAtMs {
+                set.summary.newestReceived = FileFacts.newer(set.summary.newestReceived, (received, r.line))
+            }
             let signature = bytes(r.signature)
             let failed = signature.map { SignatureCode($0).failed } ?? false
             if let uuid = bytes(r.notificationUUID) {
@@ -94,7 +96,8 @@ enum FactEncoder {
                 w.u8(failed ? 1 : 0)
                 set.append(.notifications, FactKey.partition(text: uuid), w)
             }
-            let environment = EnvironmentCode.effective(status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
+            let environment = EnvironmentCode.effective(
+                status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
             let refundReversed = bytes(r.notificationType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
             for i in r.items {
                 let item = batch.items[Int(i)]

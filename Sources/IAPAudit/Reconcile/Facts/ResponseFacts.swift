@@ -33,7 +33,8 @@ struct AnswerFacts {
             let original = r.id()
             let purchase = r.optionalInt()
             let itemFailed = r.u8() != 0
-            items.append(AnswerItem(id: id, originalId: original, purchaseDateMs: purchase, signatureFailed: itemFailed, bundleId: r.text()))
+            items.append(
+                AnswerItem(id: id, originalId: original, purchaseDateMs: purchase, signatureFailed: itemFailed, bundleId: r.text()))
         }
         return AnswerFacts(
             fileId: file == 0 ? chunkFile : file, line: line, receivedAtMs: received, status: status, environment: environment,
