@@ -33,8 +33,6 @@ final class FindingSpill: @unchecked Sendable {
         if let path { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    var count: Int { lock.withLock { keys.count } }
-
     /// Adds findings (from any thread). Throws when the file cannot be written.
     func add(_ findings: [Finding]) throws {
         guard !findings.isEmpty else { return }

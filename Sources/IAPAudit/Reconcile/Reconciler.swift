@@ -49,7 +49,7 @@ public enum Reconciler {
         lap("reconcile_prepare")
         let spill = PartitionSpill(directory: spillDirectory, budget: spillBudget)
         defer { spill.removeAll() }
-        let (unlinked, _) = try RequestStage(
+        let unlinked = try RequestStage(
             source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill
         ).run()
         lap("reconcile_requests")

@@ -22,19 +22,14 @@ struct RequestStage {
         }
     }
 
-    /// Runs every partition (on every core); returns the unlinked Apple records and whether the
-    /// server log had any record.
-    func run() throws -> (unlinked: Unlinked, serverRecords: Bool) {
+    /// Runs every partition (on every core); returns the Apple records naming an unknown request.
+    func run() throws -> Unlinked {
         var unlinked = Unlinked()
-        var anyServer = false
-        for (u, server) in try ParallelPartitions.map(FactKey.partitions, partition) {
-            unlinked.add(u)
-            anyServer = anyServer || server
-        }
-        return (unlinked, anyServer)
+        for u in try ParallelPartitions.map(FactKey.partitions, partition) { unlinked.add(u) }
+        return unlinked
     }
 
-    private func partition(_ part: Int) throws -> (Unlinked, Bool) {
+    private func partition(_ part: Int) throws -> Unlinked {
         let bytes = PartitionBytes()
         try source.forEachChunk(.requests, part: part) { bytes.append($1, fileId: $0) }
         var lines: [RequestLine] = []
@@ -71,7 +66,7 @@ struct RequestStage {
             bytes: bytes, lines: lines, responses: responses, items: items, ids: ids, ranks: ranks, bundleIds: bundleIds)
         for (_, group) in groups { try group.emit(context, &out) }
         try out.flush()
-        return (unlinked, !lines.isEmpty)
+        return unlinked
     }
 
     /// Facts for the transaction stage, by partition, handed to the spill in large pieces.

@@ -25,8 +25,3 @@ final class StoreFactSource: FactSource, @unchecked Sendable {
         }
     }
 }
-
-extension AuditStore {
-    /// The facts of every file in the ledger.
-    func factSource() throws -> FactSource { try StoreFactSource(database) }
-}

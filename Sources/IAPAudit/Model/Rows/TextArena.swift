@@ -44,23 +44,5 @@ struct TextArena: Sendable {
         return String(decoding: bytes[Int(ref.start)..<Int(ref.start + ref.count)], as: UTF8.self)
     }
 
-    /// True when `ref` holds exactly `text`'s bytes.
-    func equals(_ ref: TextRef, _ text: StaticString) -> Bool {
-        guard !ref.isNull, Int(ref.count) == text.utf8CodeUnitCount else { return false }
-        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + Int(ref.start), text.utf8Start, Int(ref.count)) == 0 }
-    }
-
     var count: Int { bytes.count }
-
-    /// Appends every byte of another arena; returns the offset its refs must be moved by.
-    mutating func append(arena other: TextArena) -> UInt32 {
-        let offset = UInt32(bytes.count)
-        bytes.append(contentsOf: other.bytes)
-        return offset
-    }
-}
-
-extension TextRef {
-    /// This ref moved by `offset` (after its arena was appended to another one).
-    func moved(by offset: UInt32) -> TextRef { isNull ? self : TextRef(start: start + offset, count: count) }
 }

@@ -59,12 +59,6 @@ final class PartitionBytes {
         default: return false
         }
     }
-
-    /// True when text `t` is `literal`.
-    @inline(__always) func equals(_ t: FactText?, _ literal: StaticString) -> Bool {
-        guard let t else { return false }
-        return Int(t.count) == literal.utf8CodeUnitCount && memcmp(base + Int(t.start), literal.utf8Start, Int(t.count)) == 0
-    }
 }
 
 /// A text of a partition buffer as a dictionary key (hashed and compared by its bytes).
