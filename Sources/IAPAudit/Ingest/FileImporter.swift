@@ -26,8 +26,9 @@ enum FileImporter {
         let lines = file.lines()
         if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
         if let csv = readCSV(file, lines) { return csv }
-        // JSON Lines whose first line(s) are not JSON: read them, rejecting those lines.
-        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
+        // JSON Lines whose first line(s) are not JSON (a banner, a stack trace): read them, rejecting
+        // those lines, however many there are.
+        if let shape = knownShape(lines, limit: Int.max) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 
@@ -39,16 +40,31 @@ enum FileImporter {
     /// How many leading lines are searched for the first record of a known kind.
     static let kindSearchLines = 100
 
-    /// The shape of the first record of a known kind among the leading lines, if any.
-    private static func knownShape(_ lines: [(number: Int, text: String)]) -> RecordShape? {
-        leadingObjects(lines).map(RecordShape.of).first { $0.kind != .other }
+    /// The shape of the first record of a known kind among the first `limit` lines, if any.
+    private static func knownShape(_ lines: [(number: Int, text: String)], limit: Int = kindSearchLines) -> RecordShape? {
+        leadingObjects(lines, limit: limit).map(RecordShape.of).first { $0.kind != .other }
     }
 
-    /// Leading lines that parse as JSON objects (at most `kindSearchLines` lines are looked at).
-    private static func leadingObjects(_ lines: [(number: Int, text: String)]) -> some Sequence<[String: Any]> {
-        lines.prefix(kindSearchLines).lazy.filter { $0.text.drop { $0 == " " || $0 == "\t" }.first == "{" }.compactMap {
-            try? JSONField.parseObject(Data($0.text.utf8))
+    /// Leading lines that parse as JSON objects (at most `limit` lines are looked at).
+    private static func leadingObjects(_ lines: [(number: Int, text: String)], limit: Int = kindSearchLines)
+        -> some Sequence<[String: Any]>
+    {
+        lines.prefix(limit).lazy.filter(startsAnObject).compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
+    }
+
+    private static func startsAnObject(_ line: (number: Int, text: String)) -> Bool {
+        line.text.drop { $0 == " " || $0 == "\t" }.first == "{"
+    }
+
+    /// The shape of the first record of a known kind after line `after`, reading on through the file
+    /// (for a file whose leading lines are all unreadable: its good lines must not be lost).
+    private static func knownShape(_ file: InputFile, after: Int) -> RecordShape? {
+        var found: RecordShape? = nil
+        file.forEachLineBatch(batchSize: 4096) { lines, _ in
+            found = knownShape(lines.filter { $0.number > after }, limit: Int.max)
+            return found == nil
         }
+        return found
     }
 
     /// `lines`: the leading lines only (enough to decide what the file is).
@@ -78,6 +94,11 @@ enum FileImporter {
         if let object = leadingObjects(lines).first(where: { _ in true }) {
             return try readLines(shape: RecordShape.of(object), file: file, checker, sink, fastPath)
         }
+        if lines.count > kindSearchLines, let shape = knownShape(file, after: lines[kindSearchLines - 1].number) {
+            return try readLines(shape: shape, file: file, checker, sink, fastPath)
+        }
+        // Every line an object, none readable: JSON Lines, each line rejected with its own reason.
+        if lines.count > 1 && lines.allSatisfy(startsAnObject) { return try rejectEveryLine(file, sink) }
         // Nothing parses: one rejection with the parser's message.
         let error = documentError ?? parseError(lines[0].text)
         let line = documentError.flatMap(errorLine) ?? lines[0].number
@@ -86,6 +107,33 @@ enum FileImporter {
             note: "not valid JSON", recordsIn: 1)
         result.rejections.append(
             Rejection(location: file.location(line), reason: "\(error)", rawText: String(decoding: file.data, as: UTF8.self)))
+        return result
+    }
+
+    /// A JSON Lines file of which no line can be read: every line is a rejection, with its parser's
+    /// message (streamed to `sink` like records).
+    private static func rejectEveryLine(_ file: InputFile, _ sink: RecordSink?) throws -> ImportedFile {
+        var result = ImportedFile(
+            file: file, kind: .other, format: .jsonLines, status: .rejected, note: "not valid JSON (no line could be read)")
+        try file.forEachLineBatch(batchSize: batchLines) { lines, endOffset in
+            var batch = RecordBatch()
+            for line in lines {
+                let reason =
+                    (try? JSONField.parseObject(Data(line.text.utf8))).map {
+                        "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
+                    } ?? "\(parseError(line.text))"
+                batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
+            }
+            result.recordsIn += lines.count
+            if let sink {
+                result.streamedRejected += batch.rejections.count
+                try sink.write(batch)
+            } else {
+                result.rejections += batch.rejections
+            }
+            file.release(upTo: endOffset)
+            return true
+        }
         return result
     }
 
@@ -184,10 +232,16 @@ enum FileImporter {
             return nil
         }
         var result = ImportedFile(file: file, kind: shape.kind, format: .csv, status: .imported, note: note(for: shape))
+        let invalid = file.invalidUTF8Lines()
         for record in CSVRecords.records(lines.dropFirst()) {
             let location = file.location(record.number)
             result.recordsIn += 1
             do {
+                // A record's lines are its first and as many more as it holds line breaks.
+                let span = record.number...(record.number + record.text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 })
+                if let line = span.first(where: { invalid[$0] != nil }) {
+                    throw IngestError.other("invalid UTF-8 at line \(line - record.number + 1), column \(invalid[line]!) of the record")
+                }
                 RecordDispatcher.add(
                     ParsedRecord(try CSVRecords.record(header: header, line: record.text)), shape: shape, raw: record.text,
                     at: location, NoSignatureChecking(), to: &result)

@@ -43,15 +43,25 @@ struct InputFile {
         mapping.release(upTo: offset)
     }
 
-    /// The content as UTF-8 without a byte-order mark.
+    /// The content as UTF-8 without a byte-order mark, its lines ended by LF (CR LF is read as it is).
     static func utf8(_ data: Data) -> Data {
-        if data.starts(with: [0xEF, 0xBB, 0xBF]) { return Data(data.dropFirst(3)) }
-        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]),
-            let text = String(data: data, encoding: .utf16)
+        var text = data
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) {
+            text = Data(data.dropFirst(3))
+        } else if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]),
+            let decoded = String(data: data, encoding: .utf16)
         {
-            return Data(text.utf8)
+            text = Data(decoded.utf8)
         }
-        return data
+        return endsLinesWithCR(text) ? Data(text.map { $0 == 13 ? 10 : $0 }) : text
+    }
+
+    /// Whether `data` is text whose lines end in a lone CR (classic Mac; Excel for Mac's "CSV (Macintosh)"):
+    /// its first 64 KiB hold a CR, no LF and no control byte but tab (a binary receipt holds some).
+    private static func endsLinesWithCR(_ data: Data) -> Bool {
+        let head = data.prefix(65_536)
+        guard head.contains(13) else { return false }
+        return !head.contains { $0 == 10 || ($0 < 0x20 && $0 != 9 && $0 != 13) }
     }
 
     static func sha256Hex(_ data: Data) -> String { Digest.sha256Hex(data) }
@@ -60,15 +70,17 @@ struct InputFile {
     /// Split on bytes: in a Swift `String`, `\r\n` is one character.
     /// Calls `body` with batches of at most `batchSize` non-blank lines (numbers 1-based, a trailing
     /// `\r` removed) and the byte offset just past the batch, without holding the whole file's lines.
+    /// A batch also ends once its lines hold `batchBytes` bytes, so long lines do not grow it.
     /// `body` returns false to stop.
     func forEachLineBatch(
-        batchSize: Int, _ body: (_ lines: [(number: Int, text: String)], _ endOffset: Int) throws -> Bool
+        batchSize: Int, batchBytes: Int = Self.batchBytes, _ body: (_ lines: [(number: Int, text: String)], _ endOffset: Int) throws -> Bool
     ) rethrows {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Void in
             let bytes = raw.bindMemory(to: UInt8.self)
             var batch: [(number: Int, text: String)] = []
             batch.reserveCapacity(batchSize)
             var start = 0
+            var batchStart = 0
             var number = 0
             while start < bytes.count {
                 var end = bytes.count
@@ -81,9 +93,10 @@ struct InputFile {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
                 if slice.contains(where: { $0 != 32 && $0 != 9 }) {
                     batch.append((number: number, text: String(decoding: slice, as: UTF8.self)))
-                    if batch.count == batchSize {
+                    if batch.count == batchSize || end - batchStart >= batchBytes {
                         if try !body(batch, end) { return }
                         batch.removeAll(keepingCapacity: true)
+                        batchStart = end
                     }
                 }
                 start = end + 1
@@ -91,6 +104,10 @@ struct InputFile {
             if !batch.isEmpty { _ = try body(batch, bytes.count) }
         }
     }
+
+    /// Bytes of input after which a line batch ends whatever its line count (16 MiB: more than 8,192
+    /// verify responses of 2 KB, a few hundred receipts with long purchase histories).
+    static let batchBytes = 16 << 20
 
     /// One non-blank line: its 1-based number and its bytes `start..<end` (a trailing `\r` excluded).
     struct LineRange {
@@ -102,7 +119,8 @@ struct InputFile {
     /// Calls `body` with the file's bytes and batches of at most `batchSize` non-blank line ranges, and
     /// the byte offset just past the batch, without making strings. `body` returns false to stop.
     func forEachLineRangeBatch(
-        batchSize: Int, _ body: (_ bytes: UnsafePointer<UInt8>, _ lines: [LineRange], _ endOffset: Int) throws -> Bool
+        batchSize: Int, batchBytes: Int = Self.batchBytes,
+        _ body: (_ bytes: UnsafePointer<UInt8>, _ lines: [LineRange], _ endOffset: Int) throws -> Bool
     ) rethrows {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> Void in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -110,6 +128,7 @@ struct InputFile {
             var batch: [LineRange] = []
             batch.reserveCapacity(batchSize)
             var start = 0
+            var batchStart = 0
             var number = 0
             while start < count {
                 var end = count
@@ -126,15 +145,51 @@ struct InputFile {
                 }
                 if !blank {
                     batch.append(LineRange(number: number, start: start, end: stop))
-                    if batch.count == batchSize {
+                    if batch.count == batchSize || end - batchStart >= batchBytes {
                         if try !body(base, batch, end) { return }
                         batch.removeAll(keepingCapacity: true)
+                        batchStart = end
                     }
                 }
                 start = end + 1
             }
             if !batch.isEmpty { _ = try body(base, batch, count) }
         }
+    }
+
+    /// Lines holding bytes that are not UTF-8 (their text has U+FFFD in their place), with the 1-based
+    /// column of the first such byte. Lines decoded to text lose that fact: readers that take text
+    /// (CSV) ask here.
+    func invalidUTF8Lines() -> [Int: Int] {
+        var invalid: [Int: Int] = [:]
+        forEachLineRangeBatch(batchSize: 65_536) { bytes, lines, _ in
+            for line in lines {
+                let raw = UnsafeBufferPointer(start: bytes + line.start, count: line.end - line.start)
+                if String(validating: raw, as: UTF8.self) == nil { invalid[line.number] = Self.firstInvalidByte(raw) + 1 }
+            }
+            return true
+        }
+        return invalid
+    }
+
+    /// Index of the first byte that does not start or continue a valid UTF-8 sequence.
+    private static func firstInvalidByte(_ raw: UnsafeBufferPointer<UInt8>) -> Int {
+        var i = 0
+        while i < raw.count {
+            let length: Int
+            switch raw[i] {
+            case 0x00..<0x80: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return i
+            }
+            guard i + length <= raw.count,
+                String(validating: UnsafeBufferPointer(rebasing: raw[i..<(i + length)]), as: UTF8.self) != nil
+            else { return i }
+            i += length
+        }
+        return raw.count
     }
 
     /// Non-blank lines with their 1-based numbers; at most `limit` when given.

@@ -151,7 +151,8 @@ final class JSONTape {
                 for i in 0..<n where bytes[Int(a.start) + i] != bytes[Int(b.start) + i] { return false }
                 return true
             }
-            return JSONRef.decodeString(Array(bytes), a) == JSONRef.decodeString(Array(bytes), b)
+            // As decoded text, byte for byte (not Swift's canonical equivalence: `é` and `e` + U+0301 differ).
+            return JSONRef.decodeString(Array(bytes), a).utf8.elementsEqual(JSONRef.decodeString(Array(bytes), b).utf8)
         }
 
         mutating func array(depth: Int, into tokens: inout [Token]) throws {
@@ -207,9 +208,16 @@ final class JSONTape {
                     index += 1
                     guard index < bytes.count else { break }
                     if bytes[index] == UInt8(ascii: "u") {
-                        for _ in 0..<4 {
-                            index += 1
-                            guard index < bytes.count, isHex(bytes[index]) else { throw error("invalid \\u escape") }
+                        let escape = index - 1
+                        let unit = try hexUnit()
+                        // A surrogate must come as a pair (high then low): alone it is no character.
+                        if unit >= 0xDC00 && unit < 0xE000 { throw loneSurrogate(at: escape) }
+                        if unit >= 0xD800 && unit < 0xDC00 {
+                            guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u")
+                            else { throw loneSurrogate(at: escape) }
+                            index += 2
+                            let low = try hexUnit()
+                            guard low >= 0xDC00 && low < 0xE000 else { throw loneSurrogate(at: escape) }
                         }
                     } else if !"\"\\/bfnrt".utf8.contains(bytes[index]) {
                         throw error("invalid escape")
@@ -218,6 +226,24 @@ final class JSONTape {
                 index += 1
             }
             throw error("unterminated string")
+        }
+
+        /// The error for a `\u` escape of half a surrogate pair, located at its backslash (`escape`).
+        mutating func loneSurrogate(at escape: Int) -> IngestError {
+            index = escape
+            return error("invalid \\u escape (a lone surrogate)")
+        }
+
+        /// The four hex digits after the `u` at `index`, as a UTF-16 unit (`index` left on the last digit).
+        mutating func hexUnit() throws -> UInt32 {
+            var unit: UInt32 = 0
+            for _ in 0..<4 {
+                index += 1
+                guard index < bytes.count, isHex(bytes[index]) else { throw error("invalid \\u escape") }
+                let c = bytes[index]
+                unit = unit << 4 | UInt32(c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10)
+            }
+            return unit
         }
 
         /// One multi-byte UTF-8 sequence starting at `index` (RFC 3629: no overlongs, no surrogates).

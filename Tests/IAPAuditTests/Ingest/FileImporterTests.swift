@@ -150,6 +150,23 @@ final class FileImporterEncodingTests: XCTestCase {
         XCTAssertEqual(csv.rejections, [])
     }
 
+    /// Excel for Mac's "CSV (Macintosh)" ends lines with a lone CR; a binary file with CR bytes is left alone.
+    func testCROnlyLineEndsAreLineEnds() {
+        let csv = FileImporter.read(
+            InputFile(
+                path: "mac.csv",
+                data: Data((header + "1790812800000,u1,100,purchased\n1790812800001,u2,101,purchased\n").utf8.map { $0 == 10 ? 13 : $0 })))
+        XCTAssertEqual(csv.clientReports.map(\.transactionId), ["100", "101"])
+        XCTAssertEqual(csv.clientReports.map(\.location.line), [2, 3])
+        let jsonl = FileImporter.read(
+            InputFile(
+                path: "a.jsonl",
+                data: Data(#"{"status": 21005}"#.utf8) + Data([13]) + Data(#"{"status": 21007}"#.utf8)))
+        XCTAssertEqual(jsonl.verifyResponses.map(\.status), [21005, 21007])
+        let binary = Data([0x30, 0x82, 0x01, 0x0D, 0x00, 0x0D])
+        XCTAssertEqual(InputFile(path: "r", data: binary).data, binary)
+    }
+
     func testUTF16IsConverted() throws {
         let text = header + "1790812800000,u1,100,purchased\n"
         let data = try XCTUnwrap(text.data(using: .utf16))  // with a byte-order mark

@@ -209,6 +209,7 @@ final class LineReaderEquivalenceTests: XCTestCase {
         ]
         bodies.append(
             #"{"status":0,"receipt":{"in_app":["# + (1...300).map { #"{"transaction_id":"\#($0)"}"# }.joined(separator: ",") + "]}}")
+        bodies.append(Self.longHistory)
         var variants = bodies.map(wrap)
         variants += [
             #"{"request_id":"r1","response":{"status":0}}"#, #"{"request_id":"r1","received_at":"x","response":{"status":0}}"#,
@@ -219,6 +220,45 @@ final class LineReaderEquivalenceTests: XCTestCase {
         let bare = #"{"status":0,"environment":"Production","receipt":{"in_app":[{"transaction_id":"1"}]}}"#
         assertSameBothWays(
             lines(bare, bodies + [#"{"status":0,"request_id":"r1"}"#, #"{"status":0,"state":"purchased"}"#]), path: "bare.jsonl")
+    }
+
+    /// A long purchase history (300 in `in_app`, 80 in `latest_receipt_info`, 40 of them listed in both
+    /// and merged, in a different order): past the one-by-one search, same result, still read fast.
+    private static let longHistory =
+        #"{"status":0,"receipt":{"in_app":["# + (1...300).map { #"{"transaction_id":"\#($0)","product_id":"p"}"# }.joined(separator: ",")
+        + #"]},"latest_receipt_info":["#
+        + (261...340).reversed().map { #"{"transaction_id":"\#($0)","cancellation_date_ms":"1790899200000"}"# }
+        .joined(separator: ",") + "]}"
+
+    func testLongPurchaseHistoryIsReadFast() {
+        let data = Data(#"{"request_id":"r1","received_at":"2026-10-01T00:00:01Z","response":\#(Self.longHistory)}"#.utf8)
+        XCTAssertEqual(assertSameBothWays(data, path: "verify.jsonl"), 0)
+        let items = FileImporter.read(InputFile(path: "verify.jsonl", data: data)).verifyResponses.first?.items ?? []
+        XCTAssertEqual(items.count, 340)
+        XCTAssertEqual(items.map(\.transactionId).prefix(3), ["1", "2", "3"])
+        XCTAssertEqual(items[299].sections, ["in_app", "latest_receipt_info"])
+        XCTAssertEqual(items[299].productId, "p")
+        XCTAssertEqual(items[299].cancellationDateMs, 1_790_899_200_000)
+        XCTAssertEqual(items[300].transactionId, "340", "first listed in latest_receipt_info, newest first")
+        XCTAssertEqual(items[300].sections, ["latest_receipt_info"])
+    }
+
+    /// A batch of lines ends at `batchBytes` whatever its line count, so long lines cannot grow it.
+    func testLineBatchesAreBoundedInBytes() {
+        let line = String(repeating: "x", count: 99)
+        let file = InputFile(path: "a", data: Data(Array(repeating: line, count: 10).joined(separator: "\n").utf8))
+        var sizes: [Int] = []
+        file.forEachLineRangeBatch(batchSize: 8, batchBytes: 250) { _, lines, _ in
+            sizes.append(lines.count)
+            return true
+        }
+        XCTAssertEqual(sizes, [3, 3, 3, 1])
+        sizes = []
+        file.forEachLineBatch(batchSize: 2, batchBytes: 250) { lines, _ in
+            sizes.append(lines.count)
+            return true
+        }
+        XCTAssertEqual(sizes, [2, 2, 2, 2, 2])
     }
 
     func testTimestampsReadFastAreTheStrictOnes() {

@@ -63,10 +63,13 @@ final class LineRecordReader {
     private func readStrictly(_ line: InputFile.LineRange, bytes: UnsafePointer<UInt8>, into batch: inout RecordBatch) {
         strictLines += 1
         batch.dropPartialRows()
-        let text = String(decoding: UnsafeBufferPointer(start: bytes + line.start, count: line.end - line.start), as: UTF8.self)
+        let raw = UnsafeBufferPointer(start: bytes + line.start, count: line.end - line.start)
+        let text = String(decoding: raw, as: UTF8.self)
         let location = file.location(line.number)
         var result = template
         do {
+            // The bytes as they are (decoding them would replace invalid UTF-8 with U+FFFD and hide it).
+            _ = try JSONTape(Array(raw))
             RecordDispatcher.add(try ParsedRecord(jsonLine: text), shape: shape, raw: text, at: location, checker, to: &result)
         } catch {
             result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: text))

@@ -180,6 +180,12 @@ struct LineTape: ~Copyable {
                 let h = base[i + k]
                 guard h &- 0x30 < 10 || (h | 0x20) &- 0x61 < 6 else { return false }
             }
+            // A surrogate (D800–DFFF) must be paired: the strict reader checks that.
+            let first = base[i + 1] | 0x20
+            let second = base[i + 2] | 0x20
+            if first == UInt8(ascii: "d") && (second == UInt8(ascii: "8") || second == UInt8(ascii: "9") || second >= UInt8(ascii: "a")) {
+                return false
+            }
             i += 5
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):

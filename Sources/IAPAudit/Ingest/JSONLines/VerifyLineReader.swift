@@ -154,7 +154,7 @@ enum VerifyLineReader {
         row.webOrderLineItemId = batch.arena.append(try v.id(s[5]))
         row.inAppOwnershipType = batch.arena.append(try v.text(s[6]))
         row.isTrialPeriod = try v.bool(s[7])
-        try items.add(id, row, section: section, &batch)
+        items.add(id, row, section: section, &batch)
     }
 
     /// `VerifyResponseParser.date`: `<name>_ms`, else `<name>` (Etc/GMT), else `<name>_pst`; a key
@@ -187,21 +187,34 @@ private struct ItemList {
     let first: Int
     var sections: [UInt8] = []
     var ids: [UnsafeBufferPointer<UInt8>] = []
+    /// Position in `ids` by id, once the list is too long to search (a long purchase history).
+    var index: [IdBytes: Int] = [:]
+
+    /// Up to this many purchases are searched one by one; beyond it, through `index`.
+    static let scanLimit = 16
 
     init(first: Int) { self.first = first }
 
-    mutating func add(_ id: UnsafeBufferPointer<UInt8>, _ row: ItemRow, section: UInt8, _ batch: inout RecordBatch) throws(Unsure) {
-        for (k, other) in ids.enumerated() where other.count == id.count && memcmp(other.baseAddress!, id.baseAddress!, id.count) == 0 {
+    mutating func add(_ id: UnsafeBufferPointer<UInt8>, _ row: ItemRow, section: UInt8, _ batch: inout RecordBatch) {
+        if let k = position(of: id) {
             batch.items[first + k].merge(row)
             sections[k] |= section
             return
         }
-        guard ids.count < 256 else { throw Unsure() }  // long histories: the strict reader's index
         var row = row
         row.transactionId = batch.arena.append(id)
         batch.items.append(row)
         ids.append(id)
         sections.append(section)
+        if ids.count > Self.scanLimit {
+            if index.isEmpty { for (k, other) in ids.enumerated() { index[IdBytes(other)] = k } }
+            index[IdBytes(id)] = ids.count - 1
+        }
+    }
+
+    private func position(of id: UnsafeBufferPointer<UInt8>) -> Int? {
+        if ids.count > Self.scanLimit { return index[IdBytes(id)] }
+        return ids.firstIndex { IdBytes($0) == IdBytes(id) }
     }
 
     func finish(_ batch: inout RecordBatch) {
@@ -234,4 +247,17 @@ extension ItemRow {
         if inAppOwnershipType.isNull { inAppOwnershipType = other.inAppOwnershipType }
         isTrialPeriod = isTrialPeriod ?? other.isTrialPeriod
     }
+}
+
+/// A transaction id's bytes (in the line being read) as a dictionary key, compared byte for byte.
+private struct IdBytes: Hashable {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    static func == (a: IdBytes, b: IdBytes) -> Bool {
+        a.bytes.count == b.bytes.count && (a.bytes.count == 0 || memcmp(a.bytes.baseAddress!, b.bytes.baseAddress!, a.bytes.count) == 0)
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
 }
