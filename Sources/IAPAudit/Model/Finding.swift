@@ -72,10 +72,30 @@ public struct Finding: Hashable, Sendable {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.productId = productId
-        self.userIds = Array(Set(userIds)).sorted()
+        self.userIds = ExactText.distinctSorted(userIds)
         self.environment = environment
         self.firstSeenMs = firstSeenMs
         self.evidence = Array(Set(evidence)).sorted()
         self.detail = detail
+    }
+}
+
+/// Text compared as its exact bytes (SEMANTICS rule 1: ids are exact text). Swift's `String ==` treats
+/// canonically equivalent strings as equal (`é` and `e` + U+0301), which would merge two users.
+public struct ExactText: Hashable, Sendable {
+    public let text: String
+
+    public init(_ text: String) { self.text = text }
+
+    public static func == (a: ExactText, b: ExactText) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in text.utf8 { hasher.combine(byte) }
+    }
+
+    /// `texts` without repeats (exact bytes), in byte order.
+    public static func distinctSorted(_ texts: [String]) -> [String] {
+        var seen = Set<ExactText>()
+        return texts.filter { seen.insert(ExactText($0)).inserted }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }

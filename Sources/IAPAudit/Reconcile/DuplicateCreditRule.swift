@@ -9,7 +9,7 @@ enum DuplicateCreditRule {
         for t in c.transactions {
             let grants = c.grants(t)
             guard grants.count >= 2 else { continue }
-            let users = Set(grants.compactMap { c.text($0.user) })
+            let users = ExactText.distinctSorted(grants.compactMap { c.text($0.user) })
             let trail = c.trail(t, grants)
             let requestList = grants.map { "\(c.requestId($0)) (\(c.text($0.user) ?? "no user"))" }.joined(separator: ", ")
             let detail = "granted \(grants.count) times: \(requestList)"
@@ -27,7 +27,7 @@ enum DuplicateCreditRule {
             }
             findings.append(
                 c.finding(
-                    kind, reason, t, users: Array(users), environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
+                    kind, reason, t, users: users, environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
                     evidence: trail.evidence, detail: detail))
         }
         return findings

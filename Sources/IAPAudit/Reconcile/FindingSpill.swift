@@ -5,8 +5,22 @@ import Foundation
 /// order: kind, reason, transaction id, users. Thread-safe while findings are added.
 final class FindingSpill: @unchecked Sendable {
     private let lock = NSLock()
-    private typealias Key = (kind: Int, reason: String, transactionId: String, users: String, firstSeenMs: Int64?, offset: Int, count: Int)
+    /// Where a finding is: its bytes in the file, its sort key in `sortBytes`, its reason in `reasons`.
+    private struct Key {
+        var kind: UInt8
+        var reason: Int32
+        var firstSeenMs: Int64?
+        var offset: Int
+        var count: Int32
+        var sortStart: Int32
+        var sortCount: Int32
+    }
     private var keys: [Key] = []
+    /// The sort keys, one after another: (kind, reason, transaction id, users) in an encoding whose byte
+    /// order is their order (see `SortKey`).
+    private var sortBytes: [UInt8] = []
+    private var reasons: [String] = []
+    private var reasonIndex: [ExactText: Int32] = [:]
     private var memory: [UInt8] = []
     private var buffer: [UInt8] = []
     private var written = 0
@@ -37,23 +51,37 @@ final class FindingSpill: @unchecked Sendable {
     func add(_ findings: [Finding]) throws {
         guard !findings.isEmpty else { return }
         var w = FactWriter()
-        var entries: [Key] = []
+        var sort = SortKey()
+        var entries: [(kind: UInt8, offset: Int, count: Int, sortStart: Int, sortCount: Int)] = []
         for f in findings {
             let start = w.bytes.count
             Self.encode(f, &w)
-            entries.append(
-                (
-                    FindingKind.allCases.firstIndex(of: f.kind)!, f.reason, f.transactionId, f.userIds.joined(separator: ","),
-                    f.firstSeenMs,
-                    start, w.bytes.count - start
-                ))
+            let kind = UInt8(FindingKind.allCases.firstIndex(of: f.kind)!)
+            let sortStart = sort.bytes.count
+            sort.append(kind, f.reason, f.transactionId, f.userIds)
+            entries.append((kind, start, w.bytes.count - start, sortStart, sort.bytes.count - sortStart))
         }
         try lock.withLock {
             let base = written + buffer.count
-            for e in entries { keys.append((e.kind, e.reason, e.transactionId, e.users, e.firstSeenMs, base + e.offset, e.count)) }
+            let sortBase = sortBytes.count
+            for (e, f) in zip(entries, findings) {
+                keys.append(
+                    Key(
+                        kind: e.kind, reason: reason(f.reason), firstSeenMs: f.firstSeenMs, offset: base + e.offset,
+                        count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount)))
+            }
+            sortBytes.append(contentsOf: sort.bytes)
             buffer.append(contentsOf: w.bytes)
             if buffer.count >= 1 << 20 { try flush() }
         }
+    }
+
+    /// The number of `text` among the reasons (under `lock`).
+    private func reason(_ text: String) -> Int32 {
+        if let known = reasonIndex[ExactText(text)] { return known }
+        reasons.append(text)
+        reasonIndex[ExactText(text)] = Int32(reasons.count - 1)
+        return Int32(reasons.count - 1)
     }
 
     private func flush() throws {
@@ -68,12 +96,20 @@ final class FindingSpill: @unchecked Sendable {
         buffer = []
     }
 
-    /// The sort keys, sorted (once).
+    /// The keys in table order (sorted once): by their sort keys' bytes, which is kind, then reason,
+    /// transaction id and users compared as exact bytes (as SQLite's BINARY collation does).
     private func sortedKeys() throws -> [Key] {
         try lock.withLock {
             try flush()
             if !sorted {
-                keys.sort { ($0.kind, $0.reason, $0.transactionId, $0.users) < ($1.kind, $1.reason, $1.transactionId, $1.users) }
+                sortBytes.withUnsafeBufferPointer { b in
+                    let base = b.baseAddress!
+                    keys.sort { x, y in
+                        let n = Int(min(x.sortCount, y.sortCount))
+                        let c = memcmp(base + Int(x.sortStart), base + Int(y.sortStart), n)
+                        return c != 0 ? c < 0 : x.sortCount < y.sortCount
+                    }
+                }
                 sorted = true
             }
             return keys
@@ -86,14 +122,15 @@ final class FindingSpill: @unchecked Sendable {
 
     private func forEach(kinds: Set<Int>?, limit: Int, _ body: (Finding) throws -> Void) throws {
         var left = limit
-        for key in try sortedKeys() where left > 0 && kinds?.contains(key.kind) != false {
+        for key in try sortedKeys() where left > 0 && kinds?.contains(Int(key.kind)) != false {
             left -= 1
-            var bytes = [UInt8](repeating: 0, count: key.count)
+            let count = Int(key.count)
+            var bytes = [UInt8](repeating: 0, count: count)
             if descriptor >= 0 {
-                let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, key.count, off_t(key.offset)) }
-                if n != key.count { throw AuditError.output(path!, "cannot read: \(String(cString: strerror(errno)))") }
+                let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(key.offset)) }
+                if n != count { throw AuditError.output(path!, "cannot read: \(String(cString: strerror(errno)))") }
             } else {
-                bytes = lock.withLock { Array(memory[key.offset..<(key.offset + key.count)]) }
+                bytes = lock.withLock { Array(memory[key.offset..<(key.offset + count)]) }
             }
             try body(bytes.withUnsafeBufferPointer { Self.decode($0) })
         }
@@ -104,9 +141,11 @@ final class FindingSpill: @unchecked Sendable {
     func stream() throws -> FindingStream {
         var counts: [Int: [String: Int]] = [:]
         var perDay: [Int64: Int] = [:]
-        for key in try sortedKeys() {
-            counts[key.kind, default: [:]][key.reason, default: 0] += 1
-            if !FindingKind.allCases[key.kind].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }
+        let keys = try sortedKeys()
+        let reasons = lock.withLock { self.reasons }
+        for key in keys {
+            counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: 0] += 1
+            if !FindingKind.allCases[Int(key.kind)].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }
         }
         return FindingStream(
             counts: FindingKind.allCases.enumerated().flatMap { kind, name in
@@ -164,5 +203,27 @@ final class FindingSpill: @unchecked Sendable {
         return Finding(
             kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
             environment: environment, firstSeenMs: firstSeen, evidence: evidence, detail: string()!)
+    }
+}
+
+/// Sort keys whose byte order is the order of their fields: each text's bytes with 0x00 written as
+/// 0x00 0x01, ended by 0x00 0x00 (so a shorter text sorts first and no two fields run together).
+private struct SortKey {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ kind: UInt8, _ reason: String, _ transactionId: String, _ users: [String]) {
+        bytes.append(kind)
+        text(reason)
+        text(transactionId)
+        for user in users { text(user) }
+    }
+
+    private mutating func text(_ s: String) {
+        for byte in s.utf8 {
+            bytes.append(byte)
+            if byte == 0 { bytes.append(1) }
+        }
+        bytes.append(0)
+        bytes.append(0)
     }
 }

@@ -22,15 +22,16 @@ enum RefundStillGrantedRule {
             let reversals = all.filter { $0.fact.refundReversed && !$0.fact.signature.failed }
                 .map { $0.fact.signedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
             if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
-            var lastGrant: [String?: Int64] = [:]
+            // Users are exact text (SEMANTICS rule 1): compared by their bytes.
+            var lastGrant: [ExactText?: Int64] = [:]
             for grant in grants {
-                let user = c.text(grant.user)
+                let user = c.text(grant.user).map(ExactText.init)
                 lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.tsMs)
             }
             let revokes = c.facts.revokes(t)
             let holders = lastGrant.filter { user, grantedAt in
-                !revokes.contains { ($0.user == nil || c.text($0.user) == user) && $0.tsMs >= grantedAt }
-            }.keys
+                !revokes.contains { ($0.user == nil || c.text($0.user).map(ExactText.init) == user) && $0.tsMs >= grantedAt }
+            }.keys.map { $0?.text }
             if holders.isEmpty { continue }
             let trail = c.trail(t, grants)
             var reason = listings.compactMap(\.fact.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""

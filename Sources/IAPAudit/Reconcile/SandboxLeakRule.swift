@@ -6,7 +6,10 @@ enum SandboxLeakRule {
         for t in c.transactions {
             let leaked = c.grants(t).filter { $0.isProven && $0.isSandboxAnswer }
             if leaked.isEmpty { continue }
-            let allowed = leaked.filter { c.text($0.user).map(c.config.sandboxAllowlist.contains) == true }
+            // Users are exact text: an allowlisted user is this user's bytes.
+            let allowed = leaked.filter { grant in
+                c.text(grant.user).map { user in c.config.sandboxAllowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
+            }
             let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
             for (group, kind, reason) in [
                 (notAllowed, FindingKind.sandboxLeak, "sandbox_credited"), (allowed, .sandboxAllowlisted, "allowlisted_user"),

@@ -48,6 +48,14 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
         XCTAssertTrue(detail.contains("r1") && detail.contains("r2"), detail)
     }
 
+    /// Users are told apart by their bytes: "é" (U+00E9) and "e" + U+0301 are two accounts, though Swift's
+    /// `==` calls them equal; likewise transaction ids.
+    func testUsersEqualOnlyAfterNormalisationAreTwoAccounts() {
+        let b = Self.twoGrants(.consumable, users: ("\u{E9}", "e\u{301}"))
+        XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1"])
+        XCTAssertEqual(b.finding(.duplicateCredit, "T1")?.userIds.map { Array($0.utf8) }, [[0x65, 0xCC, 0x81], [0xC3, 0xA9]])
+    }
+
     func testCrossAccountWinsOverANonConsumableType() {
         XCTAssertEqual(Self.twoGrants(.nonConsumable, users: ("u1", "u2")).findings(), ["duplicate_credit/cross_account/T1"])
         XCTAssertEqual(Self.twoGrants(.autoRenewable, users: ("u1", "u2")).findings(), ["duplicate_credit/cross_account/T1"])
