@@ -30,7 +30,9 @@ enum RunCommand {
             options.asOfMs = ms
         }
         if let text = args.value("--grace") {
-            guard let hours = Double(text), hours >= 0, hours <= 87_600 else {
+            // Decimal digits only: Swift's Double also reads "0x10" (hex), "1e2" and "inf".
+            let decimal = text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+            guard decimal, let hours = Double(text), hours <= 87_600 else {
                 throw UsageError(message: "--grace: not a number of hours from 0 to 87600: '\(text)'", usage: usage, command: "run")
             }
             options.graceMs = Int64(hours * 3_600_000)

@@ -185,7 +185,7 @@ public enum Timestamp {
         let b = Array(zone.utf8)
         guard b.count == 6 || b.count == 5, b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-") else { return nil }
         let hasColon = b.count == 6
-        guard let h = number(b, 1, 2), let m = number(b, hasColon ? 4 : 3, 2), h <= 14, m < 60,
+        guard let h = number(b, 1, 2), let m = number(b, hasColon ? 4 : 3, 2), m < 60, h * 60 + m <= 14 * 60,
             !hasColon || b[3] == UInt8(ascii: ":")
         else { return nil }
         let sign: Int64 = b[0] == UInt8(ascii: "-") ? -1 : 1

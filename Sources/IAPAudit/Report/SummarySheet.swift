@@ -25,7 +25,8 @@ enum SummarySheet {
         let totalImported = snapshot.files.reduce(0) { $0 + $1.recordsImported }
         let totalRejected = snapshot.files.reduce(0) { $0 + $1.recordsRejected }
         fileRows.append([
-            .text("Total"), .empty, .empty, .text("\(snapshot.files.count) files"), .integer(totalIn),
+            .text("Total"), .empty, .empty, .text(snapshot.files.count == 1 ? "1 file" : "\(snapshot.files.count) files"),
+            .integer(totalIn),
             .integer(totalImported), .integer(totalRejected),
         ])
         let inputs = ReportTable(

@@ -8,8 +8,23 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public var sql: String?
 
     public var description: String {
-        "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(200)))" } ?? "")
+        // A state of the file or the machine (not of a statement) says what to do, not which SQL met it.
+        if let hint = Self.hints[code & 0xFF] { return "SQLite error \(code): \(message) (\(hint))" }
+        return "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(200)))" } ?? "")
     }
+
+    /// What an operator can do about a primary result code (https://sqlite.org/rescode.html).
+    private static let hints: [Int32: String] = [
+        3: "the file's permissions do not allow it",
+        5: "another program has the database open and is writing it; close it and run again",
+        6: "another connection holds a lock on the database; close it and run again",
+        8: "the database file or its folder is read-only",
+        10: "the disk could not be read or written",
+        11: "the database file is damaged",
+        13: "the disk is full",
+        14: "the database file or its folder cannot be opened",
+        26: "the file is not a SQLite database",
+    ]
 }
 
 /// A connection to one SQLite database file. The only type that talks to the SQLite C API

@@ -96,6 +96,11 @@ final class InputFolderTests: XCTestCase {
     func testOptionErrors() {
         XCTAssertEqual(CLIRun(["run", "--out", "a", "--out", "b"]).err.components(separatedBy: "\n").first, "Error: '--out' given twice")
         XCTAssertEqual(CLIRun(["run", "--grace", "3e12"]).status, 64)
+        for hours in ["0x10", "1e1", "inf", "-1", "+2", "1.", ".5", " 2"] {
+            XCTAssertEqual(
+                CLIRun(["run", "--grace", hours]).err.components(separatedBy: "\n").first,
+                "Error: --grace: not a number of hours from 0 to 87600: '\(hours)'", hours)
+        }
         XCTAssertEqual(CLIRun(["run", "--as-of", "-9223372036854775808"]).status, 64)
         XCTAssertEqual(CLIRun(["sample"]).status, 64, "sample needs --out: it never overwrites sample-data/ by default")
         let file = TestPaths.scratch() + "/f"

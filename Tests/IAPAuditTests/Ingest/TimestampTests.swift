@@ -12,6 +12,15 @@ final class TimestampTests: XCTestCase {
         XCTAssertEqual(Timestamp.parseMs("2026-09-30T19:00:00-0500"), 1_790_812_800_000)
     }
 
+    /// Offsets in use run from -12:00 to +14:00; past ±14:00 is a typo, not a time.
+    func testOffsetsBeyondFourteenHoursAreRejected() {
+        XCTAssertEqual(Timestamp.parseMs("2026-10-01T14:00:00+14:00"), 1_790_812_800_000)
+        XCTAssertEqual(Timestamp.parseMs("2026-09-30T10:00:00-14:00"), 1_790_812_800_000)
+        for text in ["2026-10-01T14:30:00+14:30", "2026-10-01T00:00:00-1401", "2026-10-01T00:00:00+15:00", "2026-10-01T00:00:00+08:60"] {
+            XCTAssertNil(Timestamp.parseMs(text), text)
+        }
+    }
+
     func testEpochMilliseconds() {
         XCTAssertEqual(Timestamp.parseMs("1790812800000"), 1_790_812_800_000)
         XCTAssertEqual(Timestamp.parseMs("-1000"), -1000)

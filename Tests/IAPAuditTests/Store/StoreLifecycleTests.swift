@@ -85,4 +85,23 @@ final class StoreLifecycleTests: XCTestCase {
         )
         XCTAssertEqual(rows.map { $0.compactMap { $0 as? Int } }, [[1, 1], [1, 1]])
     }
+
+    /// A database another program holds (a DB browser mid-write) stops the run with exit 1 and what
+    /// to do, not the SQL that met the lock (after SQLite's 5 s busy wait).
+    func testALockedDatabaseSaysWhatToDo() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        inputs(input)
+        XCTAssertEqual(CLIRun(["run", input, "--out", out]).status, 0)
+        let holder = try SQLiteDatabase(path: out + "/audit.sqlite")
+        try holder.execute("BEGIN EXCLUSIVE")
+        let run = CLIRun(["run", input, "--out", out])
+        try holder.execute("ROLLBACK")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(
+            run.err.components(separatedBy: "\n").last { !$0.isEmpty },
+            "iap-audit: \(out)/audit.sqlite: error: cannot write output: SQLite error 5: database is locked"
+                + " (another program has the database open and is writing it; close it and run again)")
+        let constraint = SQLiteError(code: 19, message: "UNIQUE constraint failed", sql: "INSERT INTO t VALUES (1)")
+        XCTAssertEqual(constraint.description, "SQLite error 19: UNIQUE constraint failed (in: INSERT INTO t VALUES (1))")
+    }
 }
