@@ -91,11 +91,13 @@ enum FileImporter {
         }
         // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
         if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
-        if let object = leadingObjects(lines).first(where: { _ in true }) {
-            return try readLines(shape: RecordShape.of(object), file: file, checker, sink, fastPath)
-        }
+        // Past the leading lines (objects of no known kind, a heartbeat, or unreadable ones), read on
+        // through the file: records further down must not be lost with the file skipped.
         if lines.count > kindSearchLines, let shape = knownShape(file, after: lines[kindSearchLines - 1].number) {
             return try readLines(shape: shape, file: file, checker, sink, fastPath)
+        }
+        if let object = leadingObjects(lines).first(where: { _ in true }) {
+            return try readLines(shape: RecordShape.of(object), file: file, checker, sink, fastPath)
         }
         // Every line an object, none readable: JSON Lines, each line rejected with its own reason.
         if lines.count > 1 && lines.allSatisfy(startsAnObject) { return try rejectEveryLine(file, sink) }

@@ -53,15 +53,42 @@ struct InputFile {
         {
             text = Data(decoded.utf8)
         }
-        return endsLinesWithCR(text) ? Data(text.map { $0 == 13 ? 10 : $0 }) : text
+        return endsLinesWithCR(text) ? lineFeedsForLoneCRs(text) : text
     }
 
-    /// Whether `data` is text whose lines end in a lone CR (classic Mac; Excel for Mac's "CSV (Macintosh)"):
-    /// its first 64 KiB hold a CR, no LF and no control byte but tab (a binary receipt holds some).
+    /// Whether `data` is text whose lines end in a lone CR (classic Mac; Excel for Mac's "CSV (Macintosh)"),
+    /// perhaps with a CR LF or LF here and there (a line appended by another program): its first 64 KiB
+    /// hold no control byte but tab (a binary receipt holds some), and its first line ends in a lone CR
+    /// or lone CRs outnumber LFs.
     private static func endsLinesWithCR(_ data: Data) -> Bool {
         let head = data.prefix(65_536)
-        guard head.contains(13) else { return false }
-        return !head.contains { $0 == 10 || ($0 < 0x20 && $0 != 9 && $0 != 13) }
+        var loneCRs = 0
+        var lineFeeds = 0
+        var firstLineEndsInCR = false
+        var previous: UInt8 = 0
+        for byte in head {
+            if previous == 13 && byte != 10 {
+                loneCRs += 1
+                if lineFeeds == 0 && loneCRs == 1 { firstLineEndsInCR = true }
+            }
+            if byte == 10 {
+                lineFeeds += 1
+            } else if byte < 0x20 && byte != 9 && byte != 13 {
+                return false
+            }
+            previous = byte
+        }
+        if previous == 13 { loneCRs += 1 }
+        return loneCRs > 0 && (firstLineEndsInCR || loneCRs > lineFeeds)
+    }
+
+    /// `data` with each CR not followed by LF made an LF (a CR LF stays one line end).
+    private static func lineFeedsForLoneCRs(_ data: Data) -> Data {
+        var out = data
+        out.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            for i in bytes.indices where bytes[i] == 13 && (i + 1 == bytes.count || bytes[i + 1] != 10) { bytes[i] = 10 }
+        }
+        return out
     }
 
     static func sha256Hex(_ data: Data) -> String { Digest.sha256Hex(data) }

@@ -167,6 +167,34 @@ final class FileImporterEncodingTests: XCTestCase {
         XCTAssertEqual(InputFile(path: "r", data: binary).data, binary)
     }
 
+    /// CR-ended lines with a CR LF or an LF at the end (a line appended by another program) are still
+    /// CR-ended lines; an LF file with one stray CR is left as it is (that line is rejected, not split).
+    func testCRLinesWithACRLFAtTheEndAreLines() {
+        let rows = "1790812800000,u1,100,purchased\r1790812800001,u2,101,purchased\r1790812800002,u3,102,purchased"
+        for end in ["\r\n", "\n"] {
+            let csv = FileImporter.read(
+                InputFile(path: "mac.csv", data: Data((header.replacingOccurrences(of: "\n", with: "\r") + rows + end).utf8)))
+            XCTAssertEqual(csv.clientReports.map(\.transactionId), ["100", "101", "102"], end.debugDescription)
+            XCTAssertEqual(csv.clientReports.map(\.location.line), [2, 3, 4])
+            XCTAssertEqual(csv.recordsIn, 3)
+        }
+        let mixed =
+            Data(#"{"status": 21005}"#.utf8) + Data([13]) + Data(#"{"status": 21007}"#.utf8) + Data([13, 10])
+            + Data(#"{"status": 21002}"#.utf8) + Data([13])
+        XCTAssertEqual(FileImporter.read(InputFile(path: "a.jsonl", data: mixed)).verifyResponses.map(\.status), [21005, 21007, 21002])
+        // The header ends in a lone CR, LFs follow: CR and LF both end lines.
+        let both =
+            header.replacingOccurrences(of: "\n", with: "\r")
+            + "1790812800000,u1,100,purchased\r\n1790812800001,u2,101,purchased\n1790812800002,u3,102,purchased\n"
+        XCTAssertEqual(
+            FileImporter.read(InputFile(path: "b.csv", data: Data(both.utf8))).clientReports.map(\.transactionId), ["100", "101", "102"])
+        let lf = Data((header + "1790812800000,u1,100,purchased\n1790812800001,u2,10\r1,purchased\n").utf8)
+        XCTAssertEqual(InputFile(path: "c", data: lf).data, lf)
+        let file = FileImporter.read(InputFile(path: "c.csv", data: lf))
+        XCTAssertEqual(file.clientReports.map(\.transactionId), ["100"])
+        XCTAssertEqual(file.rejections.map(\.location.line), [3])
+    }
+
     func testUTF16IsConverted() throws {
         let text = header + "1790812800000,u1,100,purchased\n"
         let data = try XCTUnwrap(text.data(using: .utf16))  // with a byte-order mark

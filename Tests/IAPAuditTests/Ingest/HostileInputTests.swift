@@ -38,6 +38,27 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// More JSON objects of no known kind than the kind search looks at (empty objects, heartbeats), then
+    /// client reports: the file is read as client reports, not skipped, and the objects are rejected.
+    func testRecordsAfterAHundredObjectsOfNoKnownKindAreRead() {
+        for filler in [#"{}"#, #"{"note":"heartbeat"}"#] {
+            for fastPath in [true, false] {
+                let lines = Array(repeating: filler, count: 150) + [client("1"), client("2")]
+                let file = read(lines.joined(separator: "\n"), fastPath: fastPath)
+                XCTAssertEqual(file.kind, .clientReport)
+                XCTAssertEqual(file.status, .imported)
+                XCTAssertEqual(file.clientReports.map(\.location.line), [151, 152])
+                XCTAssertEqual(file.rejections.count, 150)
+                XCTAssertEqual(file.rejections.first?.reason, "missing required field 'state'")
+                XCTAssertEqual(file.recordsIn, 152)
+            }
+        }
+        // Objects of no known kind all through: still skipped as not evidence.
+        let other = read(Array(repeating: #"{"note":"heartbeat"}"#, count: 150).joined(separator: "\n"))
+        XCTAssertEqual(other.status, .skipped)
+        XCTAssertEqual(other.recordsIn, 0)
+    }
+
     /// A file of which no line is readable: each line is rejected with its own reason, not one for the file.
     func testEveryLineUnreadableRejectsEachLine() {
         let text = [
