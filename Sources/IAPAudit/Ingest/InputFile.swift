@@ -48,12 +48,37 @@ struct InputFile {
         var text = data
         if data.starts(with: [0xEF, 0xBB, 0xBF]) {
             text = Data(data.dropFirst(3))
-        } else if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]),
-            let decoded = String(data: data, encoding: .utf16)
-        {
-            text = Data(decoded.utf8)
+        } else if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            text = utf8(utf16: data.dropFirst(2), bigEndian: data.first == 0xFE)
         }
         return endsLinesWithCR(text) ? lineFeedsForLoneCRs(text) : text
+    }
+
+    /// UTF-16 code units as UTF-8. Half a surrogate pair, or a last odd byte, becomes the byte 0xFF (never
+    /// UTF-8), so only its own line is rejected as not UTF-8, not the file nor a U+FFFD read as an id.
+    private static func utf8(utf16 data: Data, bigEndian: Bool) -> Data {
+        var out = [UInt8]()
+        out.reserveCapacity(data.count)
+        let bytes = [UInt8](data)
+        let units = bytes.count / 2
+        func unit(_ i: Int) -> UInt32 {
+            bigEndian ? UInt32(bytes[2 * i]) << 8 | UInt32(bytes[2 * i + 1]) : UInt32(bytes[2 * i + 1]) << 8 | UInt32(bytes[2 * i])
+        }
+        var i = 0
+        while i < units {
+            var scalar = unit(i)
+            i += 1
+            if (0xD800...0xDBFF).contains(scalar), i < units, (0xDC00...0xDFFF).contains(unit(i)) {
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (unit(i) - 0xDC00)
+                i += 1
+            } else if (0xD800...0xDFFF).contains(scalar) {
+                out.append(0xFF)
+                continue
+            }
+            out.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
+        }
+        if bytes.count % 2 == 1 { out.append(0xFF) }
+        return Data(out)
     }
 
     /// Whether `data` is text whose lines end in a lone CR (classic Mac; Excel for Mac's "CSV (Macintosh)"),

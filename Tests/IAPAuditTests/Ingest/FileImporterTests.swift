@@ -203,6 +203,39 @@ final class FileImporterEncodingTests: XCTestCase {
         XCTAssertEqual(file.sha256, InputFile.sha256Hex(data), "the hash is of the bytes on disk")
     }
 
+    /// Half a surrogate pair in UTF-16 rejects its own line (as not UTF-8), not the whole file; the others
+    /// read, big- and little-endian, JSON Lines and CSV; a pair (an emoji in a user id) is one character.
+    func testUTF16HalfSurrogateRejectsOnlyItsLine() {
+        func utf16(_ text: String, bigEndian: Bool, breakLine2: Bool) -> Data {
+            var units = Array(text.utf16)
+            if breakLine2, let at = units.firstIndex(of: 0x58) { units[at] = 0xD83D }
+            var data = Data(bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE])
+            for u in units { data += bigEndian ? [UInt8(u >> 8), UInt8(u & 0xFF)] : [UInt8(u & 0xFF), UInt8(u >> 8)] }
+            return data
+        }
+        let jsonl = [
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u🎮","transaction_id":"1","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"uX","transaction_id":"2","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u3","transaction_id":"3","state":"purchased"}"#,
+        ].joined(separator: "\n")
+        let csv = header + "1790812800000,u🎮,1,purchased\n1790812800000,uX,2,purchased\n1790812800000,u3,3,purchased\n"
+        for (text, path) in [(jsonl, "u.jsonl"), (csv, "u.csv")] {
+            for bigEndian in [false, true] {
+                let file = FileImporter.read(InputFile(path: path, data: utf16(text, bigEndian: bigEndian, breakLine2: true)))
+                XCTAssertEqual(file.clientReports.map(\.transactionId), ["1", "3"], path)
+                XCTAssertEqual(file.clientReports.first?.userId, "u🎮")
+                XCTAssertEqual(file.rejections.map(\.location.line), [path == "u.csv" ? 3 : 2], path)  // the CSV header is line 1
+                XCTAssertEqual(file.recordsIn, 3)
+                let clean = FileImporter.read(InputFile(path: path, data: utf16(text, bigEndian: bigEndian, breakLine2: false)))
+                XCTAssertEqual(clean.clientReports.map(\.userId), ["u🎮", "uX", "u3"])
+            }
+        }
+        // A last odd byte is not silently dropped: the last line is rejected.
+        let odd = FileImporter.read(InputFile(path: "o.jsonl", data: utf16(jsonl, bigEndian: false, breakLine2: false) + [0x7D]))
+        XCTAssertEqual(odd.clientReports.map(\.transactionId), ["1", "2"])
+        XCTAssertEqual(odd.rejections.map(\.location.line), [3])
+    }
+
     /// A quoted field may hold a line break (here in an extra `note` column, which is ignored).
     func testQuotedNewlineJoinsLinesAndAStrayQuoteCostsOneLine() {
         let file = FileImporter.read(
