@@ -56,6 +56,8 @@ public enum AuditPipeline {
             .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         timer.lap("import")
+        ImportProgress.phase("reconciling")
+        defer { ImportProgress.phase(nil) }
         // Reconciliation reads the facts on a second connection while this one builds the indexes.
         try store.beginConcurrentReads()
         let indexing = Background { if bulk { try store.endBulkImport() } }
@@ -69,6 +71,7 @@ public enum AuditPipeline {
             throw error
         }
         timer.lap("reconcile")
+        ImportProgress.phase("writing audit.xlsx and storing the findings")
         let asOf = outcome.asOfMs
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
