@@ -12,6 +12,8 @@ final class MappedFile: @unchecked Sendable {
     let count: Int
     /// The bytes, without a copy (valid while this object lives).
     let data: Data
+    /// Its entry in `MappingGuard` (a truncation while read is an error, not a crash).
+    private let guardSlot: Int?
 
     /// Throws `AuditError.unreadablePath` when the file cannot be opened or mapped.
     init(path: String) throws {
@@ -23,6 +25,7 @@ final class MappedFile: @unchecked Sendable {
         count = Int(info.st_size)
         if count == 0 {
             base = nil
+            guardSlot = nil
             data = Data()
             return
         }
@@ -30,6 +33,7 @@ final class MappedFile: @unchecked Sendable {
             throw AuditError.unreadablePath(path, "cannot map the file: \(String(cString: strerror(errno)))")
         }
         base = mapped
+        guardSlot = MappingGuard.register(base: mapped, count: count, path: path)
         madvise(mapped, count, MADV_SEQUENTIAL)
         data = Data(bytesNoCopy: mapped, count: count, deallocator: .none)
     }
@@ -44,5 +48,6 @@ final class MappedFile: @unchecked Sendable {
 
     deinit {
         if let base { munmap(base, count) }
+        if let guardSlot { MappingGuard.unregister(guardSlot) }
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// An input truncated while the run reads it (logrotate's `copytruncate`): a one-line error naming the
+/// file and exit status 1, not a SIGBUS crash with a backtrace; the next run completes.
+/// Runs the built `iap-audit` binary (beside the test bundle) as a child process.
+final class TruncatedInputTests: XCTestCase {
+    private var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iap-audit").path
+    }
+
+    func testInputTruncatedWhileReadIsAnErrorNotACrash() throws {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            return XCTFail("no iap-audit binary at \(binary): build with `swift build --build-tests` (scripts/test.sh does)")
+        }
+        let folder = TestPaths.scratch()
+        let input = folder + "/in/client.jsonl"
+        try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
+        // 240 MB of client reports: far longer to read than the truncation takes to land.
+        let line =
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u1","transaction_id":"1000","state":"purchased","product_id":"com.example.gems60"}"#
+        let block = Data(String(repeating: line + "\n", count: 8_000).utf8)
+        FileManager.default.createFile(atPath: input, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
+        for _ in 0..<240 { handle.write(block) }
+        try handle.close()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["run", folder + "/in", "--out", folder + "/out"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Once the run has opened its database it is reading the input: cut the file to nothing.
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: folder + "/out/audit.sqlite") && Date() < deadline { usleep(2_000) }
+        usleep(20_000)
+        XCTAssertEqual(truncate(input, 0), 0)
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+
+        XCTAssertEqual(process.terminationReason, .exit, "killed by a signal: \(message)")
+        XCTAssertEqual(process.terminationStatus, 1, message)
+        XCTAssertTrue(
+            message.hasSuffix(
+                "iap-audit: error: \(input): the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped, the files read before it are kept; run again once the file is stable\n"
+            ), message)
+        // No backtrace: every line is one of the tool's own.
+        XCTAssertEqual(message.split(separator: "\n").filter { !$0.hasPrefix("iap-audit: ") }, [], message)
+
+        // The next run (the file now empty) completes the killed one.
+        let next = CLIRun(["run", folder + "/in", "--out", folder + "/out"])
+        XCTAssertEqual(next.status, 0, next.err)
+        XCTAssertTrue(next.err.contains("did not complete; this run completes it"), next.err)
+    }
+}
