@@ -22,12 +22,7 @@ enum RunCommand {
             paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
             outputDirectory: args.value("--out") ?? defaultOutput)
         if let text = args.value("--as-of") {
-            guard let ms = Timestamp.parseMs(text) else {
-                throw UsageError(
-                    message: "--as-of: not a time from 1900 to 2200: '\(text)' (ISO 8601 or epoch milliseconds)", usage: usage,
-                    command: "run")
-            }
-            options.asOfMs = ms
+            options.asOfMs = try Self.asOf(text)
         }
         if let text = args.value("--grace") {
             // Decimal digits only: Swift's Double also reads "0x10" (hex), "1e2" and "inf".
@@ -65,5 +60,21 @@ enum RunCommand {
         }
         out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
         return 0
+    }
+
+    /// `--as-of`: an instant (ISO 8601 or epoch milliseconds, 1900–2200). A date alone is refused (the
+    /// start or the end of that day?), and so are epoch seconds.
+    static func asOf(_ text: String) throws -> Int64 {
+        let fail = { (why: String) in UsageError(message: "--as-of: \(why): '\(text)'", usage: usage, command: "run") }
+        if text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil {
+            throw fail("a date alone is not an instant (its start or its end?); give one, e.g. \(text)T00:00:00Z for its start")
+        }
+        guard let ms = Timestamp.parseMs(text) else {
+            throw fail("not a time: expected ISO 8601 with a time of day (2026-11-01T00:00:00Z) or epoch milliseconds, 1900 to 2200")
+        }
+        if ms >= 0 && ms < Timestamp.earliestLogEpochMs && Int64(text) != nil {
+            throw fail("epoch milliseconds before 1973 (epoch seconds?); give milliseconds or ISO 8601")
+        }
+        return ms
     }
 }

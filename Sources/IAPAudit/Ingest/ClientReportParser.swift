@@ -34,9 +34,27 @@ enum RecordFields {
 
     static func requiredText(_ o: [String: Any], _ field: String) throws -> String { try requiredText(FoundationObject(o), field) }
 
+    /// A log's required timestamp (`ts`, `received_at`): as `optionalTimestamp`, and epoch milliseconds
+    /// below `Timestamp.earliestLogEpochMs` are rejected as epoch seconds.
     static func timestamp(_ o: any RecordObject, _ field: String) throws -> Int64 {
         guard let ms = try optionalTimestamp(o, field) else { throw IngestError.missingField(field) }
+        if ms < Timestamp.earliestLogEpochMs, isEpochNumber(o.field(field)) {
+            let asSeconds = (0..<Timestamp.validRange.upperBound / 1000).contains(ms) ? " (\(Timestamp.iso(ms * 1000)) if so)" : ""
+            throw IngestError.badField(
+                field, "epoch milliseconds \(ms) would be \(Timestamp.iso(ms)): epoch seconds?\(asSeconds); give milliseconds or ISO 8601")
+        }
         return ms
+    }
+
+    /// A JSON number, or text of digits (an optional minus): epoch milliseconds, not ISO 8601.
+    private static func isEpochNumber(_ value: FieldValue?) -> Bool {
+        switch value {
+        case .number?: return true
+        case .string(let text)?:
+            let t = text.trimmingCharacters(in: .whitespaces)
+            return !t.isEmpty && t.drop(while: { $0 == "-" }).allSatisfy(\.isASCII) && Int64(t) != nil
+        default: return false
+        }
     }
 
     static func optionalTimestamp(_ o: any RecordObject, _ field: String) throws -> Int64? {

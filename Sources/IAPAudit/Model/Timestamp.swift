@@ -10,6 +10,11 @@ public enum Timestamp {
     /// not a purchase (and would overflow date arithmetic).
     public static let validRange: ClosedRange<Int64> = -2_208_988_800_000...7_258_118_400_000
 
+    /// The smallest epoch-millisecond value a log's `ts` or `received_at` may be: 10^11 ms
+    /// (1973-03-03). A smaller number is almost surely epoch *seconds* (1790812920 s is 2026-10-01,
+    /// read as milliseconds 1970-01-21): rejected, not read as a date 56 years off.
+    public static let earliestLogEpochMs: Int64 = 100_000_000_000
+
     /// Parses `text`; nil when it is none of the accepted forms or outside `validRange`.
     public static func parseMs(_ text: String) -> Int64? {
         guard let ms = parseUnchecked(text), validRange.contains(ms) else { return nil }

@@ -44,6 +44,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(CLIRun(["sample", "--transactions", "0"]).status, 64)
     }
 
+    /// `--as-of` as a month-end user types it: a date alone and epoch seconds are refused with the reason.
+    func testAsOfDateAloneAndEpochSecondsAreRefusedWithTheReason() throws {
+        let cases = [
+            (
+                "2026-10-31",
+                "--as-of: a date alone is not an instant (its start or its end?); give one, e.g. 2026-10-31T00:00:00Z for its start: '2026-10-31'"
+            ),
+            ("1790812920", "--as-of: epoch milliseconds before 1973 (epoch seconds?); give milliseconds or ISO 8601: '1790812920'"),
+            (
+                "now",
+                "--as-of: not a time: expected ISO 8601 with a time of day (2026-11-01T00:00:00Z) or epoch milliseconds, 1900 to 2200: 'now'"
+            ),
+        ]
+        for (text, message) in cases {
+            let run = CLIRun(["run", "--as-of", text])
+            XCTAssertEqual(run.status, 64)
+            XCTAssertEqual(run.err.components(separatedBy: "\n").first, "Error: " + message)
+        }
+        XCTAssertEqual(try RunCommand.asOf("1790812920000"), 1_790_812_920_000)
+        XCTAssertEqual(try RunCommand.asOf("2026-10-31T00:00:00Z"), 1_793_404_800_000)
+    }
+
     func testCouldNotCompleteExits1() {
         let missing = CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch()])
         XCTAssertEqual(missing.status, 1)

@@ -59,6 +59,30 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(other.recordsIn, 0)
     }
 
+    /// A log written with epoch *seconds* (1790812920 = 2026-10-01) is rejected line by line with the
+    /// reason, on both paths, not read as milliseconds (1970-01-21); milliseconds and ISO 8601 read.
+    func testEpochSecondsInALogAreRejectedNotReadAs1970() {
+        let reason =
+            "field 'ts': epoch milliseconds 1790812920 would be 1970-01-21T17:26:52.920Z: epoch seconds? (2026-10-01T00:02:00.000Z if so); give milliseconds or ISO 8601"
+        let lines = [
+            #"{"ts":1790812920,"user_id":"u1","transaction_id":"1","state":"purchased"}"#,
+            #"{"ts":"1790812920","user_id":"u1","transaction_id":"2","state":"purchased"}"#,
+            #"{"ts":1790812920000,"user_id":"u1","transaction_id":"3","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:02:00Z","user_id":"u1","transaction_id":"4","state":"purchased"}"#,
+        ]
+        let server = #"{"ts":1790812920,"request_id":"r1","user_id":"u1","transaction_ids":["1"],"granted":true}"#
+        let verify = #"{"request_id":"r1","received_at":1790812920,"response":{"status":21005}}"#
+        for fastPath in [true, false] {
+            let file = read(lines.joined(separator: "\n"), fastPath: fastPath)
+            XCTAssertEqual(file.clientReports.map(\.transactionId), ["3", "4"])
+            XCTAssertEqual(file.rejections.map(\.reason), [reason, reason])
+            XCTAssertEqual(read(server, fastPath: fastPath).rejections.map(\.reason), [reason])
+            XCTAssertEqual(
+                read(verify, fastPath: fastPath).rejections.map(\.reason),
+                [reason.replacingOccurrences(of: "field 'ts'", with: "field 'received_at'")])
+        }
+    }
+
     /// A file of which no line is readable: each line is rejected with its own reason, not one for the file.
     func testEveryLineUnreadableRejectsEachLine() {
         let text = [

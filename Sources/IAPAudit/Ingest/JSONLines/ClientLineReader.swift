@@ -12,7 +12,7 @@ enum ClientLineReader {
         guard let stateText = try v.text(s[6]), let state = state(stateText) else { throw Unsure() }
         let transactionId = try v.id(s[3])
         if transactionId == nil && (state == .purchased || state == .restored) { throw Unsure() }
-        guard let ts = try v.timestamp(s[0]) else { throw Unsure() }
+        guard let ts = try v.timestamp(s[0]), ts >= Timestamp.earliestLogEpochMs else { throw Unsure() }
         let quantity = try v.integer(s[8])
         if let quantity, quantity < 1 { throw Unsure() }
         let userId = try v.id(s[1])

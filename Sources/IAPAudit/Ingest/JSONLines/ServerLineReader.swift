@@ -18,7 +18,7 @@ enum ServerLineReader {
         }
         let granted = try v.bool(s[11])
         if granted == nil && event == .verify { throw Unsure() }
-        guard let ts = try v.timestamp(s[0]), let requestId = try v.id(s[1]) else { throw Unsure() }
+        guard let ts = try v.timestamp(s[0]), ts >= Timestamp.earliestLogEpochMs, let requestId = try v.id(s[1]) else { throw Unsure() }
         let latency = try v.integer(s[12])
         if let latency, latency < 0 { throw Unsure() }
         let status = try v.integer(s[9])

@@ -55,7 +55,8 @@ enum VerifyLineReader {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
         v.members(of: 0, wrapperKeys, s)
         let body = s[2]
-        guard v.kind(body) == LineTape.Kind.object, let requestId = try v.id(s[0]), let received = try v.timestamp(s[1])
+        guard v.kind(body) == LineTape.Kind.object, let requestId = try v.id(s[0]), let received = try v.timestamp(s[1]),
+            received >= Timestamp.earliestLogEpochMs
         else { throw Unsure() }
         try read(body: body, v, line: line, requestId: requestId, receivedAtMs: received, raw: raw, into: &batch, slots: s + 32)
     }
