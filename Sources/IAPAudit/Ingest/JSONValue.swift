@@ -93,11 +93,19 @@ enum JSONField {
     }
 
     /// An id: exact text, or a whole JSON number; never empty. Text such as `2.00000041234568E+15`
-    /// (an id a spreadsheet rewrote in scientific notation, its digits lost) is refused.
+    /// (an id a spreadsheet rewrote in scientific notation, its digits lost) is refused, and so is an
+    /// id with white space at its start or end (`, 2000000400594934 ,` in a hand-made CSV): ids are
+    /// exact text, so it would be another id than the one Apple and the server log carry.
     static func id(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
         guard let text = try text(value, field: field()) else { return nil }
         if looksLikeScientificNotation(text) {
             throw IngestError.badField(field(), "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
+        }
+        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+            first.properties.isWhitespace || last.properties.isWhitespace
+        {
+            throw IngestError.badField(
+                field(), "\"\(text.prefix(60))\" has white space at its start or end (ids are exact text: remove it)")
         }
         return text.isEmpty ? nil : text
     }

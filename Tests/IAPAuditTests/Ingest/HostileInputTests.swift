@@ -83,6 +83,33 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// An id with white space at its start or end is another id than Apple's: rejected with the reason
+    /// (JSON Lines on both paths, CSV), not kept to become a false dropped order; inner spaces and
+    /// non-ASCII ends stay ids.
+    func testIdsWithSpaceAtAnEndAreRejected() {
+        let lines = [
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u1","transaction_id":" 2000000400594934 ","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":" u30","transaction_id":"2","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u\u00a0","transaction_id":"3","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"Ana María","transaction_id":"4","state":"purchased"}"#,
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u🎮","transaction_id":"5","state":"purchased"}"#,
+        ]
+        let reasons = [
+            #"field 'transaction_id': " 2000000400594934 " has white space at its start or end (ids are exact text: remove it)"#,
+            #"field 'user_id': " u30" has white space at its start or end (ids are exact text: remove it)"#,
+            "field 'user_id': \"u\u{A0}\" has white space at its start or end (ids are exact text: remove it)",
+        ]
+        for fastPath in [true, false] {
+            let file = read(lines.joined(separator: "\n"), fastPath: fastPath)
+            XCTAssertEqual(file.clientReports.map(\.transactionId), ["4", "5"])
+            XCTAssertEqual(file.rejections.map(\.reason), reasons)
+        }
+        let csv = read(
+            "ts,user_id,transaction_id,state\n1790812800000,u1, 2000000400594934 ,purchased\n1790812800000,u1,7,purchased\n", path: "c.csv")
+        XCTAssertEqual(csv.clientReports.map(\.transactionId), ["7"])
+        XCTAssertEqual(csv.rejections.map(\.reason), [reasons[0]])
+    }
+
     /// A file of which no line is readable: each line is rejected with its own reason, not one for the file.
     func testEveryLineUnreadableRejectsEachLine() {
         let text = [

@@ -75,6 +75,8 @@ struct TapeView {
     @inline(__always)
     func id(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
         guard let b = try text(index), !b.isEmpty else { return nil }
+        // White space at either end (a space, or any non-ASCII scalar there): the strict reader decides.
+        if b[0] == 0x20 || b[0] >= 0x80 || b[b.count - 1] == 0x20 || b[b.count - 1] >= 0x80 { throw Unsure() }
         // What might be an id a spreadsheet rewrote (`2.00000041234568E+15`): only digits, '.', 'e', '+', '-'.
         if b[0] &- 0x30 < 10, b.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
             b.allSatisfy({
