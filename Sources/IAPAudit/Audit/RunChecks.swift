@@ -28,6 +28,18 @@ enum RunChecks {
                 "\(newest.location): as-of \(Timestamp.iso(newest.ms)) comes from a record dated in the future; "
                     + "pass --as-of to audit as of another time")
         }
+        // One of the three sources missing (a log not exported, a hidden file, a failed mount) makes
+        // the findings about it meaningless in bulk: say so.
+        if outcome.serverRecordCount == 0 && outcome.recordCount > 0 {
+            warnings.append(
+                "no server-log record was imported: nothing the server credited is known, so every purchase the client reported "
+                    + "or Apple listed shows as never credited (dropped_order); pass the server's transaction log too")
+        }
+        if outcome.appleRecordCount == 0 && outcome.serverRecordCount > 0 {
+            warnings.append(
+                "no Apple record (verify response, signed transaction, notification, receipt) was imported: no grant can be proven "
+                    + "and every verification shows as unanswered; pass Apple's responses too")
+        }
         if outcome.serverRecordCount > 0, let first = outcome.unlinked.first {
             warnings.append(
                 "\(first.location): \(outcome.unlinked.count) verify response(s) name a request_id that is not in the server log "

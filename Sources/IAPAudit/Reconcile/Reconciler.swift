@@ -26,7 +26,9 @@ public enum Reconciler {
         var newestRecord: (ms: Int64, location: SourceLocation)?
         var unlinked: RequestStage.Unlinked
         var recordCount: Int64
+        var clientReportCount: Int64
         var serverRecordCount: Int64
+        var appleRecordCount: Int64
         var signedRecordCount: Int64
     }
 
@@ -61,7 +63,8 @@ public enum Reconciler {
         ).run()
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, unlinked: unlinked,
-            recordCount: summary.records, serverRecordCount: summary.serverRecords, signedRecordCount: summary.signedRecords)
+            recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
+            appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
     }
 
     /// Reconciles a ledger held in memory (tests, small tools): its records in the order given.
@@ -78,7 +81,9 @@ public enum Reconciler {
     struct Summary {
         var newest: (ms: Int64, location: SourceLocation)?
         var records: Int64 = 0
+        var clientReports: Int64 = 0
         var serverRecords: Int64 = 0
+        var appleRecords: Int64 = 0
         var signedRecords: Int64 = 0
 
         init(_ source: FactSource, _ ranks: FileRanks) throws {
@@ -92,7 +97,9 @@ public enum Reconciler {
             var kinds: [(ms: Int64, location: SourceLocation)?] = [nil, nil, nil]
             for file in files {
                 records += file.facts.clientReports + file.facts.serverRecords + file.facts.appleRecords
+                clientReports += file.facts.clientReports
                 serverRecords += file.facts.serverRecords
+                appleRecords += file.facts.appleRecords
                 signedRecords += file.facts.signedAppleRecords
                 for (k, newest) in [file.facts.newestClient, file.facts.newestServer, file.facts.newestReceived].enumerated() {
                     guard let newest, kinds[k] == nil || newest.ms > kinds[k]!.ms else { continue }

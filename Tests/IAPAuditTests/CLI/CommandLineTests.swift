@@ -66,6 +66,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try RunCommand.asOf("2026-10-31T00:00:00Z"), 1_793_404_800_000)
     }
 
+    /// A source missing from the inputs (the server log not exported, Apple's answers left out) is
+    /// warned about: otherwise thousands of findings look like money lost.
+    func testAMissingServerLogOrAppleSourceIsWarnedAbout() throws {
+        let noServer =
+            "iap-audit: warning: no server-log record was imported: nothing the server credited is known, so every purchase "
+            + "the client reported or Apple listed shows as never credited (dropped_order); pass the server's transaction log too"
+        let noApple =
+            "iap-audit: warning: no Apple record (verify response, signed transaction, notification, receipt) was imported: "
+            + "no grant can be proven and every verification shows as unanswered; pass Apple's responses too"
+        for (files, expected) in [
+            (["verify.jsonl"], [noServer]), (["server.jsonl", "client.jsonl"], [noApple]), (["verify.jsonl", "server.jsonl"], []),
+        ] {
+            let input = TestPaths.scratch() + "/in"
+            try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+            for f in files { try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + f, toPath: input + "/" + f) }
+            let run = CLIRun(["run", input, "--out", TestPaths.scratch(), "--config", TestPaths.repoRoot + "/sample-data/config.json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let warnings = run.err.components(separatedBy: "\n").filter { $0.hasPrefix("iap-audit: warning: no ") }
+            XCTAssertEqual(warnings, expected, "\(files)")
+        }
+    }
+
     func testCouldNotCompleteExits1() {
         let missing = CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch()])
         XCTAssertEqual(missing.status, 1)

@@ -15,6 +15,11 @@ final class InputFolderTests: XCTestCase {
         return dir
     }
 
+    /// What a run on `inputFolder()` (client reports only) warns after reconciling.
+    let noServerLog =
+        "iap-audit: warning: no server-log record was imported: nothing the server credited is known, so every purchase "
+        + "the client reported or Apple listed shows as never credited (dropped_order); pass the server's transaction log too"
+
     /// A config, so that the run does not warn about running without one.
     func config() -> [String] {
         let path = TestPaths.scratch() + "/config.json"
@@ -114,9 +119,9 @@ final class InputFolderTests: XCTestCase {
         try AuditStore(path: out + "/audit.sqlite").setRunParameter("run_status", "incomplete")
         let run = CLIRun(["run", dir, "--out", out] + config())
         XCTAssertEqual(run.status, 0)
-        XCTAssertEqual(run.err, "iap-audit: warning: the previous run into \(out) did not complete; this run completes it")
+        XCTAssertEqual(run.err, "iap-audit: warning: the previous run into \(out) did not complete; this run completes it\n" + noServerLog)
         XCTAssertEqual(try AuditStore(path: out + "/audit.sqlite").runParameter("run_status"), "complete")
-        XCTAssertEqual(CLIRun(["run", dir, "--out", out] + config()).err, "", "no warning once complete")
+        XCTAssertEqual(CLIRun(["run", dir, "--out", out] + config()).err, noServerLog, "no killed-run warning once complete")
     }
 
     func testFutureDatedRecordIsNamedWhenItSetsTheAsOf() {
@@ -126,7 +131,7 @@ final class InputFolderTests: XCTestCase {
         let run = CLIRun(["run", dir, "--out", TestPaths.scratch()] + config())
         XCTAssertEqual(
             run.err,
-            "iap-audit: warning: \(dir)/late.jsonl:1: as-of 2199-01-01T00:00:00.000Z comes from a record dated in the future; pass --as-of to audit as of another time"
-        )
+            "iap-audit: warning: \(dir)/late.jsonl:1: as-of 2199-01-01T00:00:00.000Z comes from a record dated in the future; pass --as-of to audit as of another time\n"
+                + noServerLog)
     }
 }
