@@ -51,6 +51,7 @@ public enum AuditPipeline {
         let store = try output.openStore()
         var warnings = try RunChecks.beforeImport(store, options)
         try store.setRunParameter("run_status", "incomplete")
+        try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
         let (parsed, bulk) = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged)
             .importEntries(entries)

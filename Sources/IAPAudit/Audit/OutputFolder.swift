@@ -44,6 +44,17 @@ final class OutputFolder {
         do { return try AuditStore(path: databasePath) } catch { throw AuditError.output(databasePath, "\(error)") }
     }
 
+    /// Removes the last run's workbook (and a killed run's `.partial`) as this run starts changing the
+    /// database: a run that dies or fails leaves no workbook rather than one that no longer matches
+    /// the database. Throws `AuditError.output` when it cannot be removed.
+    func removeWorkbook() throws {
+        try? FileManager.default.removeItem(atPath: workbookPath + ".partial")
+        guard FileManager.default.fileExists(atPath: workbookPath) else { return }
+        do { try FileManager.default.removeItem(atPath: workbookPath) } catch {
+            throw AuditError.output(workbookPath, "cannot remove the last run's workbook: \(error.localizedDescription)")
+        }
+    }
+
     /// Writes to a temporary file and renames it over the old one (atomic), so a killed run never
     /// leaves half a workbook.
     func writeWorkbook(_ workbook: ReportWorkbook) throws {

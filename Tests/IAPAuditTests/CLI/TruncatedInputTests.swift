@@ -27,6 +27,11 @@ final class TruncatedInputTests: XCTestCase {
         for _ in 0..<240 { handle.write(block) }
         try handle.close()
 
+        // A complete run first: its workbook must not outlive the stopped run as if it were current.
+        TestPaths.write(String(decoding: block.prefix(line.utf8.count + 1), as: UTF8.self), to: folder + "/small.jsonl")
+        XCTAssertEqual(CLIRun(["run", folder + "/small.jsonl", "--out", folder + "/out"]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx"))
+
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", folder + "/in", "--out", folder + "/out"]
@@ -34,9 +39,9 @@ final class TruncatedInputTests: XCTestCase {
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Once the run has opened its database it is reading the input: cut the file to nothing.
+        // Once the run has removed the last workbook it is reading the input: cut the file to nothing.
         let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: folder + "/out/audit.sqlite") && Date() < deadline { usleep(2_000) }
+        while FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx") && Date() < deadline { usleep(2_000) }
         usleep(20_000)
         XCTAssertEqual(truncate(input, 0), 0)
         let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -51,9 +56,13 @@ final class TruncatedInputTests: XCTestCase {
         // No backtrace: every line is one of the tool's own.
         XCTAssertEqual(message.split(separator: "\n").filter { !$0.hasPrefix("iap-audit: ") }, [], message)
 
-        // The next run (the file now empty) completes the killed one.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx"), "no workbook of an earlier run is left")
+        XCTAssertEqual(try AuditStore(path: folder + "/out/audit.sqlite").runParameter("run_status"), "incomplete")
+
+        // The next run (the file now empty) completes the stopped one.
         let next = CLIRun(["run", folder + "/in", "--out", folder + "/out"])
         XCTAssertEqual(next.status, 0, next.err)
         XCTAssertTrue(next.err.contains("did not complete; this run completes it"), next.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx"))
     }
 }
