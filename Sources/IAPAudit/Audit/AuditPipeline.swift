@@ -49,6 +49,14 @@ public enum AuditPipeline {
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory)
         let store = try output.openStore()
+        // No file at all under the paths (an empty folder: a failed mount, a log export that did not
+        // run) would empty a ledger the last run filled: stop instead.
+        if entries.isEmpty, case let stored = try store.storedFiles(), !stored.isEmpty {
+            throw AuditError.unreadablePath(
+                options.paths.joined(separator: ", "),
+                "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
+                    + "\(output.databasePath) is kept as it is; to empty it, remove that file")
+        }
         var warnings = try RunChecks.beforeImport(store, options)
         try store.setRunParameter("run_status", "incomplete")
         try output.removeWorkbook()

@@ -114,6 +114,27 @@ final class InputFolderTests: XCTestCase {
             CLIRun(["run", inputFolder(), "--out", file]).err, "iap-audit: \(file): error: cannot write output: exists and is not a folder")
     }
 
+    /// An empty input folder (a failed mount) must not empty the ledger the last run filled: exit 1,
+    /// the database and workbook left as they are. With no ledger yet it is only a warning.
+    func testAnEmptyInputFolderDoesNotEmptyTheLedger() throws {
+        let dir = inputFolder(), out = TestPaths.scratch(), empty = TestPaths.scratch()
+        XCTAssertEqual(CLIRun(["run", dir, "--out", out] + config()).status, 0)
+        let before = try AuditStore(path: out + "/audit.sqlite").snapshot()
+        let run = CLIRun(["run", empty, "--out", out] + config())
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(
+            run.err,
+            "iap-audit: \(empty): error: cannot read input: no input file found (a failed mount or export?); the last run's ledger "
+                + "of 1 file(s) in \(out)/audit.sqlite is kept as it is; to empty it, remove that file")
+        let after = try AuditStore(path: out + "/audit.sqlite").snapshot()
+        XCTAssertEqual(after.files.map(\.path), before.files.map(\.path))
+        XCTAssertEqual(after.findings.counts.map(\.count), before.findings.counts.map(\.count))
+        XCTAssertEqual(before.findings.counts.map(\.count), [1], "the dropped order of transaction 100")
+        XCTAssertEqual(try AuditStore(path: out + "/audit.sqlite").runParameter("run_status"), "complete")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/audit.xlsx"))
+        XCTAssertEqual(CLIRun(["run", empty, "--out", TestPaths.scratch()] + config()).status, 0, "no ledger to keep")
+    }
+
     func testKilledRunIsReportedAndCompleted() throws {
         let dir = inputFolder(), out = TestPaths.scratch()
         try AuditStore(path: out + "/audit.sqlite").setRunParameter("run_status", "incomplete")
