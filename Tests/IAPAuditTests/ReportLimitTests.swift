@@ -46,3 +46,33 @@ final class ReportLimitTests: XCTestCase {
         XCTAssertEqual(produced, ReportBuilder.findingRowLimit)
     }
 }
+
+/// A rejected line longer than what is kept says so where it is cut: in table `rejection` (4,000
+/// characters) and on the Rejected sheet (2,000), read back by Python's sqlite3 and openpyxl.
+final class RejectedTextCutTests: XCTestCase {
+    func testLongRejectedLineEndsInACutNoteInTheDatabaseAndOnTheSheet() throws {
+        let input = TestPaths.scratch() + "/in", out = TestPaths.scratch()
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let good = #"{"ts":"2026-10-01T00:01:57Z","user_id":"u1","transaction_id":"1","state":"purchased"}"#
+        let long =
+            #"{"ts":"2026-10-01T00:01:57Z","user_id":"u1","state":"purchased","note":""# + String(repeating: "x", count: 5000) + #""}"#
+        let short = #"{"ts":"2026-10-01T00:01:57Z","user_id":"u1","state":"purchased"}"#
+        TestPaths.write([good, long, short].joined(separator: "\n"), to: input + "/client.jsonl")
+        XCTAssertEqual(CLIRun(["run", input, "--out", out]).status, 0)
+        let note = " … [cut: \(long.count) characters in all; the whole line is at its file:line]"
+        let read =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys, openpyxl
+                db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
+                stored = [r[0] for r in db.execute("SELECT raw_text FROM rejection ORDER BY line")]
+                ws = openpyxl.load_workbook(sys.argv[1] + "/audit.xlsx", read_only=True)["Rejected"]
+                rows = [r for r in ws.iter_rows(values_only=True)]
+                header = [i for i, r in enumerate(rows) if r and r[0] == "file"][0]
+                shown = [r[3] for r in rows[header + 1:] if r and r[0]]
+                print(json.dumps({"stored": stored, "shown": shown}))
+                """, args: [out]) as? [String: [String]]
+        XCTAssertEqual(read?["stored"], [String(long.prefix(4000)) + note, short])
+        XCTAssertEqual(read?["shown"], [String(long.prefix(2000)) + note, short])
+    }
+}

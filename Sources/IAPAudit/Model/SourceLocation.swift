@@ -25,12 +25,31 @@ public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConver
 public struct Rejection: Hashable, Sendable {
     public var location: SourceLocation
     public var reason: String
-    /// The raw text of the line (truncated to 4,000 characters for storage).
+    /// The raw text of the line: its first 4,000 characters for storage, a longer line ending in
+    /// `Rejection.cutNote` (its whole text stays at its `file:line`).
     public var rawText: String
+
+    /// Characters of a rejected line's text kept in table `rejection`.
+    public static let storedCharacters = 4000
 
     public init(location: SourceLocation, reason: String, rawText: String) {
         self.location = location
         self.reason = reason
-        self.rawText = rawText.count > 4000 ? String(rawText.prefix(4000)) : rawText
+        self.rawText = Rejection.cut(rawText, to: Rejection.storedCharacters)
+    }
+
+    /// `text` if it has at most `limit` characters, else its first `limit` and the note saying so.
+    public static func cut(_ text: String, to limit: Int) -> String {
+        guard text.count > limit else { return text }
+        return String(text.prefix(limit)) + cutNote(text)
+    }
+
+    /// ` … [cut: N characters in all; the whole line is at its file:line]`, N counted as Swift
+    /// characters of the line (of a stored text already cut, the note is kept as it was).
+    static func cutNote(_ text: String) -> String {
+        if let range = text.range(of: " … [cut: ", options: .backwards), text.hasSuffix("; the whole line is at its file:line]") {
+            return String(text[range.lowerBound...])
+        }
+        return " … [cut: \(text.count) characters in all; the whole line is at its file:line]"
     }
 }

@@ -102,12 +102,16 @@ public enum ReportBuilder {
     /// the rest are counted in a note: all of them are in audit.sqlite.
     public static let rejectedRowLimit = 100_000
 
+    /// Characters of a rejected line's text shown on the Rejected sheet (a longer one ends in a note).
+    public static let rejectedSheetCharacters = 2000
+
     static func rejectedSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
         let rejections = snapshot.rejections
         let rows = ReportRows(count: min(rejections.count, rejectedRowLimit)) { limit, body in
             try rejections.forEach(limit: min(limit, rejectedRowLimit)) {
                 try body([
-                    .text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason), .text(String($0.rawText.prefix(2000))),
+                    .text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason),
+                    .text(Rejection.cut($0.rawText, to: rejectedSheetCharacters)),
                 ])
             }
         }
