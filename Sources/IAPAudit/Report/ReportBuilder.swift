@@ -15,7 +15,7 @@ public enum ReportBuilder {
         sheets.append(verifyStatusSheet(snapshot))
         sheets.append(appleRecordsSheet(snapshot))
         sheets.append(rejectedSheet(snapshot))
-        return ReportWorkbook(sheets: sheets)
+        return ReportWorkbook(sheets: sheets, createdMs: snapshot.parameters["as_of"].flatMap(Timestamp.parseMs))
     }
 
     /// At most this many findings are listed on one sheet (a worksheet holds 1,048,576 rows); the rest

@@ -2,8 +2,14 @@
 /// Computing a report is separate from rendering it.
 public struct ReportWorkbook: Sendable {
     public var sheets: [ReportSheet]
+    /// The document's creation time (ms since 1970 UTC) in its properties: the audit's as-of, so the
+    /// same audit gives the same bytes; nil: the time it is written.
+    public var createdMs: Int64?
 
-    public init(sheets: [ReportSheet]) { self.sheets = sheets }
+    public init(sheets: [ReportSheet], createdMs: Int64? = nil) {
+        self.sheets = sheets
+        self.createdMs = createdMs
+    }
 }
 
 /// One worksheet: tables placed one below another (one blank row between them), and charts.

@@ -45,6 +45,25 @@ final class IdempotencyTests: XCTestCase {
         XCTAssertEqual(before.filter { $0.hasPrefix("INSERT INTO \"finding\"") }.count, 3)
     }
 
+    /// The workbook of the same audit is the same bytes: its creation time is the as-of, not the
+    /// clock (read from docProps/core.xml by Python's zipfile).
+    func testSameAuditGivesTheSameWorkbookBytes() throws {
+        let input = TestPaths.scratch(), first = TestPaths.scratch(), second = TestPaths.scratch()
+        writeInputs(input)
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: first))
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: second))
+        let created =
+            try PythonReader.run(
+                """
+                import json, re, sys, zipfile
+                core = zipfile.ZipFile(sys.argv[1]).read("docProps/core.xml").decode()
+                print(json.dumps(re.findall(r"<dcterms:(created|modified)[^>]*>([^<]*)<", core)))
+                """, args: [first + "/audit.xlsx"]) as? [[String]]
+        XCTAssertEqual(created, [["created", "2026-10-01T00:00:03Z"], ["modified", "2026-10-01T00:00:03Z"]])
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: first + "/audit.xlsx"), FileManager.default.contents(atPath: second + "/audit.xlsx"))
+    }
+
     func testChangedAndRemovedFilesAreReflected() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         writeInputs(input)
