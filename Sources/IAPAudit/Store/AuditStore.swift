@@ -9,7 +9,7 @@ public final class AuditStore {
     let database: SQLiteDatabase
 
     /// Opens or creates the database at `path`. Throws `SQLiteError` (unwritable path, not a
-    /// database, or a database of a newer schema version).
+    /// database, another program's database, or one of a newer schema version).
     public init(path: String) throws {
         database = try SQLiteDatabase(path: path)
         // 64 KB pages: bulk loads of millions of rows touch fewer pages (a new database only; an
@@ -18,7 +18,16 @@ public final class AuditStore {
             "PRAGMA page_size = 65536; PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
         let version = try database.scalar("PRAGMA user_version")
         if version > Schema.version {
-            throw SQLiteError(code: 0, message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version)", sql: nil)
+            throw SQLiteError(
+                code: 0,
+                message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version) (made by a newer iap-audit)",
+                sql: nil)
+        }
+        // Version 0 with tables: another program's database (ours sets its version with its tables).
+        if version == 0, try database.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table'") > 0 {
+            throw SQLiteError(
+                code: 0, message: "another program's SQLite database (not iap-audit's); it is left as it is: choose another --out",
+                sql: nil)
         }
         try database.transaction {
             if version > 0 && version < Schema.version { try database.execute(Schema.upgradeFromOlder) }

@@ -8,6 +8,8 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public var sql: String?
 
     public var description: String {
+        // Code 0: iap-audit's own finding about the database (another program's, a newer schema).
+        if code == 0 && sql == nil { return message }
         // A state of the file or the machine (not of a statement) says what to do, not which SQL met it.
         if let hint = Self.hints[code & 0xFF] { return "SQLite error \(code): \(message) (\(hint))" }
         return "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(200)))" } ?? "")

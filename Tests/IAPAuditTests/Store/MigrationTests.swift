@@ -72,4 +72,29 @@ final class MigrationTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("has schema version 99; this iap-audit knows \(Schema.version)"), "\($0)")
         }
     }
+
+    /// Another program's database where audit.sqlite goes is refused and left as it is (no tables added).
+    func testAnotherProgramsDatabaseIsRefusedAndLeftAlone() throws {
+        let folder = TestPaths.scratch()
+        _ = try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1] + "/audit.sqlite"); db.execute("CREATE TABLE orders (id)"); db.commit(); print(1)
+            """, args: [folder])
+        let run = CLIRun(["run", TestPaths.repoRoot + "/sample-data/client.jsonl", "--out", folder])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(
+            run.err,
+            "iap-audit: \(folder)/audit.sqlite: error: cannot write output: another program's SQLite database (not iap-audit's); "
+                + "it is left as it is: choose another --out")
+        let tables =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
+                print(json.dumps([r[0] for r in db.execute("SELECT name FROM sqlite_schema")]))
+                """, args: [folder]) as? [String]
+        XCTAssertEqual(tables, ["orders"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/audit.xlsx"))
+    }
 }
