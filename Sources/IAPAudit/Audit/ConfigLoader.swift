@@ -7,6 +7,10 @@ import Foundation
 public enum ConfigLoader {
     /// Throws `AuditError.badConfig` naming the file and the offending key or value.
     public static func load(path: String) throws -> AuditConfig {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw AuditError.badConfig(path, "is a folder, not a file (the config is one JSON file)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AuditError.badConfig(path, "cannot read the file")
         }
@@ -33,6 +37,11 @@ public enum ConfigLoader {
                     throw AuditError.badConfig(path, "'products' must be an object of product id → type")
                 }
                 for (product, type) in products {
+                    if product.isEmpty || product.unicodeScalars.first!.properties.isWhitespace
+                        || product.unicodeScalars.last!.properties.isWhitespace
+                    {
+                        throw AuditError.badConfig(path, "product id '\(product)' is empty or has white space at its start or end")
+                    }
                     guard let name = type as? String, let parsed = ProductType(rawValue: name) else {
                         throw AuditError.badConfig(
                             path,
@@ -54,6 +63,11 @@ public enum ConfigLoader {
     private static func strings(_ value: Any, key: String, path: String) throws -> [String] {
         guard let array = value as? [Any], let strings = array as? [String] else {
             throw AuditError.badConfig(path, "'\(key)' must be an array of strings")
+        }
+        if let bad = strings.first(where: {
+            $0.isEmpty || $0.unicodeScalars.first!.properties.isWhitespace || $0.unicodeScalars.last!.properties.isWhitespace
+        }) {
+            throw AuditError.badConfig(path, "'\(key)': '\(bad)' is empty or has white space at its start or end")
         }
         return strings
     }

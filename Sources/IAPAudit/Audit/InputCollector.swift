@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One path found under the PATH arguments: a regular file to read, or something that is listed
 /// as skipped with the reason (a FIFO, a link to a folder, a dangling link…).
 struct InputEntry: Equatable {
@@ -58,11 +62,27 @@ enum InputCollector {
         case (_, .typeRegular?):
             return InputEntry(path: path, skipReason: nil)
         case (.typeSymbolicLink?, nil):
-            return InputEntry(path: path, skipReason: "dangling symbolic link")
+            var info = stat()
+            let loop = stat(path, &info) != 0 && errno == ELOOP
+            return InputEntry(
+                path: path,
+                skipReason: loop ? "symbolic link loop (it leads back to itself)" : "dangling symbolic link (its target does not exist)")
         case (.typeSymbolicLink?, .typeDirectory?):
             return InputEntry(path: path, skipReason: "symbolic link to a folder (not followed: name the folder itself)")
         default:
-            return InputEntry(path: path, skipReason: "not a regular file (\(target?.rawValue ?? "unknown type"))")
+            return InputEntry(path: path, skipReason: "not a regular file: \(describe(path))")
+        }
+    }
+
+    /// What a path that is no regular file is, in words (from stat(2)).
+    private static func describe(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "cannot be examined (\(String(cString: strerror(errno))))" }
+        switch info.st_mode & S_IFMT {
+        case S_IFIFO: return "a named pipe (FIFO); iap-audit reads files, copy its content to one"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "of an unknown type"
         }
     }
 

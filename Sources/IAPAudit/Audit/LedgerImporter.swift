@@ -59,7 +59,8 @@ struct LedgerImporter {
                 continue
             }
             let file = InputFile(path: entry.path, mapped: mapped, sha256: known ?? hashes.next())
-            if let earlier = contentSeen[file.sha256] {
+            // Empty files are each "empty file" (FileImporter), not copies of one another.
+            if file.bytes > 0, let earlier = contentSeen[file.sha256] {
                 let note = "same content as \(earlier) (not counted twice)"
                 try storeIfChanged(ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: note), stored)
                 continue

@@ -28,12 +28,12 @@ public enum CommandLineInterface {
                 throw UsageError(message: "unknown command '\(command)'", usage: "iap-audit <command> [options]", command: "")
             }
         } catch let usage as UsageError {
-            err("Error: \(usage.message)")
+            err("Error: \(RunSummary.printable(usage.message))")
             err("Usage: \(usage.usage)")
             err("  See 'iap-audit \(usage.command.isEmpty ? "" : usage.command + " ")--help'.")
             return 64
         } catch {
-            err("iap-audit: \(error)")
+            err("iap-audit: \(RunSummary.printable("\(error)"))")
             return 1
         }
     }

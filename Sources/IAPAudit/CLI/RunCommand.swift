@@ -18,6 +18,9 @@ enum RunCommand {
             out(HelpText.run)
             return 0
         }
+        if args.value("--out") == "" || args.positionals.contains("") {
+            throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "run")
+        }
         var options = AuditOptions(
             paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
             outputDirectory: args.value("--out") ?? defaultOutput)
@@ -50,10 +53,10 @@ enum RunCommand {
             }
         }
         let result = try AuditPipeline.run(options)
-        for warning in result.warnings { err("iap-audit: warning: \(warning)") }
+        for warning in result.warnings { err("iap-audit: warning: \(RunSummary.printable(warning))") }
         let rejections = result.snapshot.rejections
         for rejection in try rejections.prefix(printedRejections) {
-            err("\(rejection.location): error: \(rejection.reason)")
+            err(RunSummary.printable("\(rejection.location): error: \(rejection.reason)"))
         }
         if rejections.count > printedRejections {
             err("iap-audit: \(rejections.count - printedRejections) more rejected records: see table rejection in \(result.databasePath)")

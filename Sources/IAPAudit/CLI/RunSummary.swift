@@ -2,17 +2,25 @@ import Foundation
 
 /// The short summary `run` prints: as text for people, or one JSON object (`--json`).
 enum RunSummary {
+    /// `text` safe for a terminal and one line: control characters (a newline in a file name, an
+    /// escape sequence in a record) shown as `\n`, `\t`, `\u{1B}`.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        return text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined()
+    }
+
     static func text(_ result: AuditResult) -> String {
         let s = result.snapshot
         var lines = ["iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h", ""]
         lines.append("Inputs (\(plural(s.files.count, "file"))):")
-        let width = min(60, s.files.map(\.path.count).max() ?? 0)
+        let width = min(60, s.files.map { printable($0.path).count }.max() ?? 0)
         for f in s.files {
-            let path = f.path.padding(toLength: max(width, f.path.count), withPad: " ", startingAt: 0)
+            let shown = printable(f.path)
+            let path = shown.padding(toLength: max(width, shown.count), withPad: " ", startingAt: 0)
             if f.status == "imported" {
                 lines.append("  \(path)  \(f.kind): \(f.recordsIn) in = \(f.recordsImported) imported + \(f.recordsRejected) rejected")
             } else {
-                lines.append("  \(path)  \(f.status): \(f.note)")
+                lines.append("  \(path)  \(f.status): \(printable(f.note))")
             }
         }
         let (total, imported, rejected) = totals(s)

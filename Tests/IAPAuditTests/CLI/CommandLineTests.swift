@@ -104,6 +104,20 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(badType.status, 1)
         XCTAssertTrue(badType.err.contains("product 'p': unknown type consumible"), badType.err)
 
+        // Empty or space-padded ids in the config would match nothing; a folder is not a config.
+        for (config, message) in [
+            (#"{"products": {"": "consumable"}}"#, "bad config: product id '' is empty or has white space at its start or end"),
+            (#"{"sandbox_allowlist": ["u1 "]}"#, "bad config: 'sandbox_allowlist': 'u1 ' is empty or has white space at its start or end"),
+        ] {
+            TestPaths.write(config, to: input + "/../padded.json")
+            let run = CLIRun(["run", input, "--out", TestPaths.scratch(), "--config", input + "/../padded.json"])
+            XCTAssertEqual(run.status, 1)
+            XCTAssertTrue(run.err.hasSuffix(message), run.err)
+        }
+        let folderConfig = CLIRun(["run", input, "--out", TestPaths.scratch(), "--config", input])
+        XCTAssertEqual(folderConfig.err, "iap-audit: \(input): error: bad config: is a folder, not a file (the config is one JSON file)")
+        XCTAssertEqual(CLIRun(["run", input, "--out", ""]).status, 64, "an empty --out is a usage error")
+
         let blocker = TestPaths.scratch() + "/file"
         TestPaths.write("x", to: blocker)
         let unwritable = CLIRun(["run", input, "--out", blocker + "/out"])

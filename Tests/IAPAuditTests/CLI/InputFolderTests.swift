@@ -42,13 +42,20 @@ final class InputFolderTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: dir + "/dangling", withDestinationPath: dir + "/nowhere")
         try FileManager.default.createSymbolicLink(atPath: dir + "/folder-link", withDestinationPath: NSTemporaryDirectory())
         try FileManager.default.createSymbolicLink(atPath: dir + "/file-link.jsonl", withDestinationPath: dir + "/client.jsonl")
+        TestPaths.write("", to: dir + "/empty-1")
+        TestPaths.write("", to: dir + "/empty-2")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/loop-a", withDestinationPath: dir + "/loop-b")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/loop-b", withDestinationPath: dir + "/loop-a")
         let result = try AuditPipeline.run(AuditOptions(paths: [dir], outputDirectory: TestPaths.scratch()))
         let notes = Dictionary(
             uniqueKeysWithValues: result.snapshot.files.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0.note) })
-        XCTAssertEqual(notes["pipe"], "not a regular file (NSFileTypeUnknown)")
-        XCTAssertEqual(notes["dangling"], "dangling symbolic link")
+        XCTAssertEqual(notes["pipe"], "not a regular file: a named pipe (FIFO); iap-audit reads files, copy its content to one")
+        XCTAssertEqual(notes["dangling"], "dangling symbolic link (its target does not exist)")
+        XCTAssertEqual(notes["loop-a"], "symbolic link loop (it leads back to itself)")
         XCTAssertEqual(notes["folder-link"], "symbolic link to a folder (not followed: name the folder itself)")
         XCTAssertEqual(notes["file-link.jsonl"], "same content as \(dir)/client.jsonl (not counted twice)")
+        XCTAssertEqual(notes["empty-1"], "empty file")
+        XCTAssertEqual(notes["empty-2"], "empty file", "two empty files are not copies of one another")
     }
 
     func testAFolderWhereTheWorkbookGoesIsNeverDeleted() {
@@ -133,6 +140,19 @@ final class InputFolderTests: XCTestCase {
         XCTAssertEqual(try AuditStore(path: out + "/audit.sqlite").runParameter("run_status"), "complete")
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/audit.xlsx"))
         XCTAssertEqual(CLIRun(["run", empty, "--out", TestPaths.scratch()] + config()).status, 0, "no ledger to keep")
+    }
+
+    /// A newline or an escape character in a file name is shown escaped on the terminal: one line per
+    /// file and per rejection, and no terminal control from the input.
+    func testControlCharactersInFileNamesArePrintedEscaped() {
+        let dir = inputFolder()
+        TestPaths.write(
+            #"{"ts":"2026-10-01T00:00:00Z","user_id":"u1","transaction_id":"7","state":"bogus"}"#, to: dir + "/new\nline\u{1B}[2J.jsonl")
+        let run = CLIRun(["run", dir, "--out", TestPaths.scratch()] + config())
+        XCTAssertEqual(run.status, 0)
+        XCTAssertTrue(run.out.contains("  \(dir)/new\\nline\\u{1B}[2J.jsonl  client_report: 1 in = 0 imported + 1 rejected"), run.out)
+        XCTAssertTrue(run.err.contains("\(dir)/new\\nline\\u{1B}[2J.jsonl:1: error: field 'state': unknown state"), run.err)
+        XCTAssertFalse((run.out + run.err).unicodeScalars.contains { $0.value == 0x1B }, "no escape character reaches the terminal")
     }
 
     func testKilledRunIsReportedAndCompleted() throws {
