@@ -3,12 +3,16 @@ public enum AuditError: Error, CustomStringConvertible {
     case unreadablePath(String, String)
     case badConfig(String, String)
     case output(String, String)
+    /// A trust-anchor certificate (`--jws-root`, `--receipt-root`, the config's `*_trust_anchors`, or
+    /// the default under certs/) that cannot be read or decoded.
+    case trustAnchor(String, String)
 
     public var description: String {
         switch self {
         case .unreadablePath(let path, let why): return "\(path): error: cannot read input: \(why)"
         case .badConfig(let path, let why): return "\(path): error: bad config: \(why)"
         case .output(let path, let why): return "\(path): error: cannot write output: \(why)"
+        case .trustAnchor(let path, let why): return "\(path): error: cannot use as a trust anchor: \(why)"
         }
     }
 }

@@ -19,7 +19,7 @@ struct SignatureSettings {
     let receiptAnchorPaths: [String]
     let warnings: [String]
 
-    /// Throws `AuditError.badConfig` when a configured certificate file cannot be read.
+    /// Throws `AuditError.trustAnchor` when a certificate file cannot be read or decoded.
     init(_ config: AuditConfig) throws {
         let jwsPaths = config.jwsTrustAnchors.isEmpty ? Self.existing(Self.defaultJWSAnchor) : config.jwsTrustAnchors
         let receiptPaths = config.receiptTrustAnchors.isEmpty ? Self.existing(Self.defaultReceiptAnchor) : config.receiptTrustAnchors
@@ -28,8 +28,8 @@ struct SignatureSettings {
         do {
             jws = try TrustAnchors.load(paths: jwsPaths)
             receipts = try TrustAnchors.load(paths: receiptPaths)
-        } catch {
-            throw AuditError.badConfig("trust anchors", "\(error)")
+        } catch CryptoError.unreadableCertificate(let path, let reason) {
+            throw AuditError.trustAnchor(path, reason)
         }
         checker = SignatureVerifier(jwsAnchors: jws, receiptAnchors: receipts, checkAtMs: config.signaturesCheckedAtMs)
         var bytes = Data()
