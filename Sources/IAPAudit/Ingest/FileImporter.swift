@@ -23,9 +23,12 @@ enum FileImporter {
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink, fastPath)
         }
+        // CSV with a known header: streamed, never read whole.
+        if let first = file.lines(limit: 1).first, let csv = CSVImporter.header(first.text) {
+            return try CSVImporter.read(file, shape: csv.shape, header: csv.names, note: note(for: csv.shape), sink: sink)
+        }
         let lines = file.lines()
         if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
-        if let csv = readCSV(file, lines) { return csv }
         // JSON Lines whose first line(s) are not JSON (a banner, a stack trace): read them, rejecting
         // those lines, however many there are.
         if let shape = knownShape(lines, limit: Int.max) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
@@ -214,42 +217,6 @@ enum FileImporter {
             file.release(upTo: endOffset)
             sink?.progress?(endOffset, result.recordsIn)
             return true
-        }
-        return result
-    }
-
-    // MARK: CSV with a header
-
-    private static func readCSV(_ file: InputFile, _ lines: [(number: Int, text: String)]) -> ImportedFile? {
-        guard let headerLine = lines.first, headerLine.text.contains(","),
-            let header = try? CSVRecords.fields(headerLine.text).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
-        else { return nil }
-        let names = Set(header)
-        let shape: RecordShape
-        if names.isSuperset(of: ["request_id", "transaction_ids"]) {
-            shape = .serverRequest
-        } else if names.isSuperset(of: ["state", "transaction_id"]) {
-            shape = .clientReport
-        } else {
-            return nil
-        }
-        var result = ImportedFile(file: file, kind: shape.kind, format: .csv, status: .imported, note: note(for: shape))
-        let invalid = file.invalidUTF8Lines()
-        for record in CSVRecords.records(lines.dropFirst()) {
-            let location = file.location(record.number)
-            result.recordsIn += 1
-            do {
-                // A record's lines are its first and as many more as it holds line breaks.
-                let span = record.number...(record.number + record.text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 })
-                if let line = span.first(where: { invalid[$0] != nil }) {
-                    throw IngestError.other("invalid UTF-8 at line \(line - record.number + 1), column \(invalid[line]!) of the record")
-                }
-                RecordDispatcher.add(
-                    ParsedRecord(try CSVRecords.record(header: header, line: record.text)), shape: shape, raw: record.text,
-                    at: location, NoSignatureChecking(), to: &result)
-            } catch {
-                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
-            }
         }
         return result
     }
