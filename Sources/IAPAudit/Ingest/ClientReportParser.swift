@@ -93,11 +93,17 @@ enum RecordFields {
         return value
     }
 
-    /// Ids as an array; in CSV a `;`-separated text.
+    /// Ids as an array; in CSV a `;`-separated text. Text holding a comma or starting with `[` (a JSON
+    /// array or a comma list written into one CSV field) is refused: read as one id it would match
+    /// nothing and make false dropped orders.
     static func ids(_ o: any RecordObject, _ field: String) throws -> [String]? {
         let value = o.field(field)
         if case .string(let s)? = value {
             if s.trimmingCharacters(in: .whitespaces).isEmpty { return [] }
+            if s.contains(",") || s.trimmingCharacters(in: .whitespaces).hasPrefix("[") {
+                throw IngestError.badField(
+                    field, "\"\(s.prefix(60))\" is not a list of ids separated by ';' (write 1000001;1000002, not a JSON array or commas)")
+            }
             return try s.split(separator: ";", omittingEmptySubsequences: false).map {
                 guard let id = try JSONField.id($0.trimmingCharacters(in: .whitespaces), field: field) else {
                     throw IngestError.badField(field, "holds an empty id")

@@ -64,6 +64,25 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(file.rejections[1].reason, #"field 'verify_status': expected an integer, found "x""#)
     }
 
+    /// Ids written into one CSV field as a JSON array or with commas are refused with the way to write
+    /// them, not stored as one made-up id (two false dropped orders and two invalid credits).
+    func testServerCSVIdsAsAJSONArrayOrCommasAreRejected() {
+        let file = read(
+            """
+            ts,request_id,user_id,transaction_ids,granted
+            2026-10-01T00:00:05Z,r1,u1,"[""2000000400000001"",""2000000400000002""]",true
+            2026-10-01T00:00:06Z,r2,u1,"2000000400000001,2000000400000002",true
+            2026-10-01T00:00:07Z,r3,u1,2000000400000001; 2000000400000002,true
+            """, path: "server.csv")
+        XCTAssertEqual(file.serverRequests.map(\.transactionIds), [["2000000400000001", "2000000400000002"]])
+        XCTAssertEqual(
+            file.rejections.map(\.reason),
+            [
+                #"field 'transaction_ids': "["2000000400000001","2000000400000002"]" is not a list of ids separated by ';' (write 1000001;1000002, not a JSON array or commas)"#,
+                #"field 'transaction_ids': "2000000400000001,2000000400000002" is not a list of ids separated by ';' (write 1000001;1000002, not a JSON array or commas)"#,
+            ])
+    }
+
     func testWrappedVerifyResponsesWithAllShapes() {
         let file = read(
             """
