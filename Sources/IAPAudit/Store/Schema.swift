@@ -233,7 +233,23 @@ enum Schema {
                    || coalesce(' (' || t.revocation_type || coalesce(' ' || (t.revocation_percentage / 1000.0) || '%', '') || ')', '')
             FROM receipt_transaction t JOIN verify_response r USING (response_id) JOIN source_file f ON f.file_id = r.file_id
             UNION ALL
-            SELECT transaction_id, 'finding', NULL, NULL, first_seen, user_ids, kind || '/' || reason || ': ' || detail FROM finding;
+            SELECT j.value, r.source, f.path, r.line,
+                   strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(r.received_at_ms, r.signed_date_ms) / 1000.0, 'unixepoch'), s.user_id,
+                   'answer to request ' || r.request_id || ': status ' || r.status || coalesce(', ' || r.environment, '')
+                   || ', does not list this transaction'
+            -- CROSS JOIN keeps this order (the transaction's requests first, then their answers by index).
+            FROM server_request s CROSS JOIN json_each(s.transaction_ids) j
+                 CROSS JOIN verify_response r ON r.request_id = s.request_id JOIN source_file f ON f.file_id = r.file_id
+            -- Once per answer: from the request's first line carrying the transaction. (Both tests name r,
+            -- so they run only for the transaction's own requests, after the view's filter on j.value.)
+            WHERE NOT EXISTS (SELECT 1 FROM receipt_transaction t WHERE t.response_id = r.response_id AND t.transaction_id = j.value)
+              AND NOT EXISTS (SELECT 1 FROM server_request s2 JOIN json_each(s2.transaction_ids) j2
+                              WHERE s2.request_id = r.request_id AND s2.record_id < s.record_id AND j2.value = j.value)
+            UNION ALL
+            SELECT g.transaction_id, 'finding', NULL, NULL, g.first_seen, u.value,
+                   g.kind || '/' || g.reason || ': ' || g.detail
+                   || coalesce('; evidence ' || (SELECT group_concat(e.value, ', ') FROM json_each(g.evidence) e), '')
+            FROM finding g LEFT JOIN json_each(g.user_ids) u;
         CREATE VIEW latency_percentiles AS
             WITH l AS (
                 SELECT latency_ms, row_number() OVER (ORDER BY latency_ms) AS rank, count(*) OVER () AS c

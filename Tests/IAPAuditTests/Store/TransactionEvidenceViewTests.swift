@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Support's `transaction_evidence` view, read by Python's sqlite3: Apple's answer to a request that
+/// carried the transaction is listed even when it does not list the transaction (an error status, a
+/// receipt without it): exactly the answers a lost-order investigation needs. Findings come one row
+/// per user, with their evidence.
+final class TransactionEvidenceViewTests: XCTestCase {
+    func testAnswersThatDoNotListTheTransactionAreShownOncePerAnswer() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        TestPaths.write(
+            """
+            {"ts":"2026-10-01T12:00:00Z","user_id":"u1","transaction_id":"2000000400000001","product_id":"p","state":"purchased"}
+            {"ts":"2026-10-01T12:00:00Z","user_id":"u2","transaction_id":"2000000400000002","product_id":"p","state":"purchased"}
+            """, to: input + "/client.jsonl")
+        // rA is logged twice (a retry): its answer is still one row.
+        TestPaths.write(
+            """
+            {"ts":"2026-10-01T12:00:01Z","request_id":"rA","user_id":"u1","transaction_ids":["2000000400000001"],"verify_status":21003,"granted":false}
+            {"ts":"2026-10-01T12:00:03Z","request_id":"rA","user_id":"u1","transaction_ids":["2000000400000001"],"verify_status":21003,"granted":false}
+            {"ts":"2026-10-01T12:00:01Z","request_id":"rB","user_id":"u2","transaction_ids":["2000000400000002"],"verify_status":0,"granted":false}
+            """, to: input + "/server.jsonl")
+        TestPaths.write(
+            """
+            {"request_id":"rA","received_at":"2026-10-01T12:00:02Z","response":{"status":21003}}
+            {"request_id":"rB","received_at":"2026-10-01T12:00:02Z","response":{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[]}}}
+            """, to: input + "/verify.jsonl")
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out, asOfMs: Timestamp.parseMs("2026-10-05T00:00:00Z")))
+        func evidence(_ id: String) throws -> [[String]] {
+            try PythonReader.run(
+                """
+                import json, os, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                rows = db.execute("SELECT source, file, line, user_id, detail FROM transaction_evidence "
+                                  "WHERE transaction_id = ? ORDER BY time, source", (sys.argv[2],)).fetchall()
+                print(json.dumps([[s, (os.path.basename(f) if f else '') + ':' + (str(l) if l else ''), u or '', d.replace(sys.argv[3], '')]
+                                  for s, f, l, u, d in rows]))
+                """, args: [out + "/audit.sqlite", id, input + "/"]) as! [[String]]
+        }
+        XCTAssertEqual(
+            try evidence("2000000400000001"),
+            [
+                ["client_report", "client.jsonl:1", "u1", "state purchased, product p"],
+                [
+                    "finding", ":", "u1",
+                    "dropped_order/verify_failed: last status 21003: receipt could not be authenticated (rA; requests rA); "
+                        + "evidence client.jsonl:1, server.jsonl:1, server.jsonl:2, verify.jsonl:1",
+                ],
+                ["server_request", "server.jsonl:1", "u1", "verify rA, not granted, logged status 21003"],
+                ["verify_receipt", "verify.jsonl:1", "u1", "answer to request rA: status 21003, does not list this transaction"],
+                ["server_request", "server.jsonl:2", "u1", "verify rA, not granted, logged status 21003"],
+            ])
+        XCTAssertEqual(
+            try evidence("2000000400000002").map { $0[0] + " " + $0[1] },
+            ["client_report client.jsonl:2", "finding :", "server_request server.jsonl:3", "verify_receipt verify.jsonl:2"])
+        XCTAssertEqual(
+            try evidence("2000000400000002").last?[3], "answer to request rB: status 0, Production, does not list this transaction")
+    }
+}
