@@ -19,6 +19,10 @@ enum InReceiptNeverCreditedRule {
             if c.billingEvent(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
             let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
             let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
+            // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
+            let cancelled = qualifying.compactMap(\.fact.cancellationDateMs).min().map {
+                "; Apple shows it cancelled (refunded) at \(Timestamp.iso($0))"
+            }
             findings.append(
                 c.finding(
                     .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
@@ -26,6 +30,7 @@ enum InReceiptNeverCreditedRule {
                     firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
                     detail:
                         "in \(qualifying.count) production record(s) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
+                        + (cancelled ?? "")
                 ))
         }
         return findings

@@ -15,6 +15,21 @@ final class ReconcileInReceiptNeverCreditedTests: XCTestCase {
         XCTAssertEqual(finding?.severity, .error)
     }
 
+    /// A refunded purchase nobody credited is still rule 9's dropped order, and its detail says Apple
+    /// refunded it (the money was given back, not kept).
+    func testRefundedItemSaysSoInItsDetail() {
+        let b = LedgerBuilder(config: Self.ours)
+        b.response(for: nil, bundle: "com.ours", receipt: [LedgerBuilder.item("T7", cancelled: "2026-10-02T08:00:00Z")], at: nil)
+        b.response(for: nil, bundle: "com.ours", items: ["T8"], at: nil)
+        XCTAssertEqual(
+            b.finding(.droppedOrder, "T7")?.detail,
+            "in 1 production record(s) from Apple (verify_receipt); never reported by the client, never granted; "
+                + "Apple shows it cancelled (refunded) at 2026-10-02T08:00:00.000Z")
+        XCTAssertEqual(
+            b.finding(.droppedOrder, "T8")?.detail,
+            "in 1 production record(s) from Apple (verify_receipt); never reported by the client, never granted")
+    }
+
     func testItemOfALinkedResponseBesideTheGrantedOne() {
         let b = LedgerBuilder()
         b.client("T1")
