@@ -31,8 +31,12 @@ enum SampleCommand {
             throw AuditError.output(directory, (error as NSError).localizedDescription)
         }
         out(
-            "Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.plantedFindings) planted findings in answer-key.json)"
-        )
+            "Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.transactions) client transactions, "
+                + "\(summary.plantedFindings) planted findings in answer-key.json)")
+        if summary.transactions > transactions {
+            out(
+                "Note: --transactions \(transactions) was raised to \(summary.transactions): the planted scenarios alone need that many")
+        }
         return 0
     }
 }

@@ -88,6 +88,17 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// `sample` says how many transactions it wrote, and when the planted scenarios needed more than asked.
+    func testSampleSaysWhenItRaisesTheTransactionCount() {
+        let out = TestPaths.scratch()
+        let run = CLIRun(["sample", "--out", out, "--transactions", "1", "--seed", "1"])
+        XCTAssertEqual(run.status, 0)
+        XCTAssertEqual(
+            run.out.components(separatedBy: "\n").last,
+            "Note: --transactions 1 was raised to 146: the planted scenarios alone need that many")
+        XCTAssertTrue(run.out.contains("(146 client transactions, 84 planted findings in answer-key.json)"), run.out)
+    }
+
     func testCouldNotCompleteExits1() {
         let missing = CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch()])
         XCTAssertEqual(missing.status, 1)
