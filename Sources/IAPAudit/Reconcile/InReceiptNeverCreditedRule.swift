@@ -19,6 +19,10 @@ enum InReceiptNeverCreditedRule {
             if c.billingEvent(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
             let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
             let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
+            // A record without `environment` (old verifyReceipt answers) is not Sandbox, but not labelled
+            // Production either: say which.
+            let unlabelled = qualifying.contains { $0.fact.environmentName(c.facts.bytes) == nil }
+            let records = unlabelled ? "record(s) not marked Sandbox (no environment given)" : "production record(s)"
             // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
             let cancelled = qualifying.compactMap(\.fact.cancellationDateMs).min().map {
                 "; Apple shows it cancelled (refunded) at \(Timestamp.iso($0))"
@@ -29,7 +33,7 @@ enum InReceiptNeverCreditedRule {
                     environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
                     detail:
-                        "in \(qualifying.count) production record(s) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
+                        "in \(qualifying.count) \(records) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
                         + (cancelled ?? "")
                 ))
         }

@@ -56,6 +56,10 @@ final class ReconcileInReceiptNeverCreditedTests: XCTestCase {
         let b = LedgerBuilder()
         b.response(for: nil, env: nil, items: ["T7"], at: nil)
         XCTAssertEqual(b.findings(), ["dropped_order/in_receipt_never_credited/T7"])
+        XCTAssertEqual(
+            b.finding(.droppedOrder, "T7")?.detail,
+            "in 1 record(s) not marked Sandbox (no environment given) from Apple (verify_receipt); never reported by the client, never granted"
+        )
     }
 
     func testSandboxResponseIsExcluded() {
