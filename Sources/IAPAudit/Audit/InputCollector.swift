@@ -13,10 +13,15 @@ struct InputEntry: Equatable {
 }
 
 /// Expands the PATH arguments into input entries: files as given, folders searched recursively
-/// (sorted by path; hidden files and folders skipped; this run's own outputs skipped).
+/// (sorted by path; hidden files and folders listed as skipped, not read; this run's own outputs left out).
 enum InputCollector {
     /// The files `run` writes into its output folder: never inputs.
-    static let outputNames: Set<String> = ["audit.sqlite", "audit.sqlite-journal", "audit.xlsx", "audit.xlsx.partial"]
+    static let outputNames: Set<String> = [
+        "audit.sqlite", "audit.sqlite-journal", "audit.sqlite-wal", "audit.sqlite-shm", "audit.xlsx", "audit.xlsx.partial",
+    ]
+
+    /// Hidden names `run` itself makes in an output folder: not listed even as skipped.
+    static let ownHiddenNames: Set<String> = [".audit.lock", ".reconcile-spill"]
 
     /// Throws `AuditError.unreadablePath` for a PATH that does not exist or a folder that cannot be listed.
     static func entries(in paths: [String], outputDirectory: String) throws -> [InputEntry] {
@@ -45,9 +50,20 @@ enum InputCollector {
         } catch {
             throw AuditError.unreadablePath(folder, "cannot list the folder")
         }
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for name in names.sorted() where !ownHiddenNames.contains(name) {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            if type(of: path, followingLinks: false) == .typeDirectory {
+            let isFolder = type(of: path, followingLinks: false) == .typeDirectory
+            // Hidden files and folders are not read, but listed: their records are accounted for as skipped.
+            if name.hasPrefix(".") {
+                result.append(
+                    InputEntry(
+                        path: path,
+                        skipReason: isFolder
+                            ? "hidden folder (its name starts with '.'): not searched; name it on the command line to search it"
+                            : "hidden file (its name starts with '.'): not read; name it on the command line to read it"))
+                continue
+            }
+            if isFolder {
                 try walk(path, into: &result)
             } else {
                 result.append(entry(path))

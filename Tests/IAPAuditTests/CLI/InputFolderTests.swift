@@ -34,6 +34,7 @@ final class InputFolderTests: XCTestCase {
         XCTAssertEqual(again.status, 0)
         XCTAssertTrue(again.out.contains(#""records":{"imported":1,"in":1,"rejected":0}"#), again.out)
         XCTAssertFalse(again.out.contains("audit.sqlite\",\"kind\""), "its own outputs are not inputs")
+        XCTAssertFalse(again.out.contains(".audit.lock"), "nor its lock, even as a hidden file skipped")
     }
 
     func testFIFOAndLinksAreListedAsSkipped() throws {
@@ -42,6 +43,10 @@ final class InputFolderTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: dir + "/dangling", withDestinationPath: dir + "/nowhere")
         try FileManager.default.createSymbolicLink(atPath: dir + "/folder-link", withDestinationPath: NSTemporaryDirectory())
         try FileManager.default.createSymbolicLink(atPath: dir + "/file-link.jsonl", withDestinationPath: dir + "/client.jsonl")
+        TestPaths.write(
+            #"{"ts":"2026-10-01T00:00:00Z","request_id":"r1","transaction_ids":["100"],"granted":true}"#, to: dir + "/.server.jsonl")
+        try FileManager.default.createDirectory(atPath: dir + "/.git/objects", withIntermediateDirectories: true)
+        TestPaths.write("x", to: dir + "/.git/objects/a")
         TestPaths.write("", to: dir + "/empty-1")
         TestPaths.write("", to: dir + "/empty-2")
         try FileManager.default.createSymbolicLink(atPath: dir + "/loop-a", withDestinationPath: dir + "/loop-b")
@@ -54,6 +59,10 @@ final class InputFolderTests: XCTestCase {
         XCTAssertEqual(notes["loop-a"], "symbolic link loop (it leads back to itself)")
         XCTAssertEqual(notes["folder-link"], "symbolic link to a folder (not followed: name the folder itself)")
         XCTAssertEqual(notes["file-link.jsonl"], "same content as \(dir)/client.jsonl (not counted twice)")
+        XCTAssertEqual(notes[".server.jsonl"], "hidden file (its name starts with '.'): not read; name it on the command line to read it")
+        XCTAssertEqual(
+            notes[".git"], "hidden folder (its name starts with '.'): not searched; name it on the command line to search it")
+        XCTAssertNil(notes["a"], "a hidden folder is not searched")
         XCTAssertEqual(notes["empty-1"], "empty file")
         XCTAssertEqual(notes["empty-2"], "empty file", "two empty files are not copies of one another")
     }
