@@ -6,8 +6,8 @@ import Foundation
 
 /// Turns the SIGBUS a mapped input raises when it is truncated while read (logrotate's
 /// `copytruncate`, a writer rewriting the file) into a one-line error and exit status 1, instead of a
-/// crash. The run's open SQLite transaction is then rolled back by the next run (the files imported
-/// before it stay committed; `run_status` says `incomplete`).
+/// crash. The run's open SQLite transaction (this file's, or its group's) is then rolled back by the
+/// next run, which imports those files again (`run_status` says `incomplete` until then).
 ///
 /// Mappings are registered with their path so the message can name the file; the table is read by the
 /// signal handler without a lock (a slot is written before it is marked live).
@@ -56,7 +56,7 @@ enum MappingGuard {
                 MappingGuard.say(": ")
             }
             MappingGuard.say(
-                "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped, the files read before it are kept; run again once the file is stable\n"
+                "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again once the file is stable (the next run completes it)\n"
             )
             _exit(1)
         }

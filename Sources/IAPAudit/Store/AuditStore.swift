@@ -3,8 +3,9 @@ import Foundation
 /// The audit database (`audit.sqlite`): the imported files and every record read from them
 /// (the ledger), the rejections, and the findings of the last reconciliation.
 ///
-/// Each file is imported in its own transaction and the findings are replaced in one
-/// transaction, so a killed run leaves a consistent database and the next run completes it.
+/// Each file is imported in its own transaction (or savepoint, inside a group of small files: see
+/// `beginGroup`) and the findings are replaced in one transaction, so a killed run leaves a
+/// consistent database and the next run completes it.
 public final class AuditStore {
     let database: SQLiteDatabase
 
@@ -40,6 +41,17 @@ public final class AuditStore {
             for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
         }
     }
+
+    /// Opens a group: the imports, stores and removals until `commitGroup` are one transaction
+    /// (each still undone alone when it fails). Many small files then cost one commit, not one each;
+    /// a run killed inside a group loses the group, which the next run imports again.
+    func beginGroup() throws { try database.execute("BEGIN IMMEDIATE") }
+
+    /// Commits the open group.
+    func commitGroup() throws { try database.execute("COMMIT") }
+
+    /// Undoes the open group (an import failed: the run stops).
+    func rollbackGroup() { try? database.execute("ROLLBACK") }
 
     /// Lets other connections read while this one writes (WAL), for the stretch where reconciliation
     /// reads the facts and the indexes are built at once; `endConcurrentReads` goes back to a rollback

@@ -33,6 +33,8 @@ public struct SQLiteError: Error, CustomStringConvertible {
 /// (with `SQLiteStatement`).
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
+    /// Savepoints open inside the current transaction (`transaction` nested in a group).
+    private var savepointDepth = 0
     let path: String
 
     /// SQLite's memory statistics take a global lock on every allocation; nothing here reads them.
@@ -74,6 +76,22 @@ final class SQLiteDatabase {
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        // Inside a transaction already (a group of small files): a savepoint, undone alone on error.
+        if let handle, sqlite3_get_autocommit(handle) == 0 {
+            savepointDepth += 1
+            defer { savepointDepth -= 1 }
+            let name = "nested\(savepointDepth)"
+            try execute("SAVEPOINT \(name)")
+            do {
+                let result = try body()
+                try execute("RELEASE \(name)")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO \(name)")
+                try? execute("RELEASE \(name)")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

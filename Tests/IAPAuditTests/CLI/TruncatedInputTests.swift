@@ -51,7 +51,7 @@ final class TruncatedInputTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 1, message)
         XCTAssertTrue(
             message.hasSuffix(
-                "iap-audit: error: \(input): the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped, the files read before it are kept; run again once the file is stable\n"
+                "iap-audit: error: \(input): the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again once the file is stable (the next run completes it)\n"
             ), message)
         // No backtrace: every line is one of the tool's own.
         XCTAssertEqual(message.split(separator: "\n").filter { !$0.hasPrefix("iap-audit: ") }, [], message)

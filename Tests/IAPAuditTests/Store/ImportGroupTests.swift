@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+
+@testable import IAPAudit
+
+/// Many small files: imported in groups sharing one transaction, mapped a few at a time (a folder of
+/// more files than the kernel allows mappings must import), each file's failure undone alone.
+final class ImportGroupTests: XCTestCase {
+    private func dump(_ path: String) throws -> [String] { try PythonReader.run(IdempotencyTests.dumpScript, args: [path]) as! [String] }
+
+    private func client(_ i: Int) -> String {
+        #"{"ts":"2026-10-01T00:00:00Z","user_id":"u\#(i)","transaction_id":"\#(1_000_000 + i)","state":"purchased"}"#
+    }
+
+    /// 700 files: more than two groups (256 files each) and far more than the prefetcher's window.
+    /// Every file is imported once, with its own records; a second run changes nothing.
+    func testManySmallFilesAreImportedInGroupsAndARerunChangesNothing() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        for i in 0..<700 { TestPaths.write(client(i), to: input + "/c\(String(format: "%04d", i)).jsonl") }
+        let first = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(first.filesParsed, 700)
+        XCTAssertEqual(first.snapshot.files.map(\.recordsImported), Array(repeating: 1, count: 700))
+        XCTAssertEqual(first.snapshot.findings.counts.map(\.count), [700], "every purchase never sent")
+        let before = try dump(out + "/audit.sqlite")
+        let second = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(second.filesParsed, 0)
+        XCTAssertEqual(try dump(out + "/audit.sqlite"), before)
+    }
+
+    /// Inside a group, a store that fails is undone alone (a savepoint); the group's other files are
+    /// committed with it; a group undone as a whole leaves nothing.
+    func testAFailureInsideAGroupIsUndoneAloneAndAnAbandonedGroupLeavesNothing() throws {
+        let path = TestPaths.scratch() + "/audit.sqlite"
+        let store = try AuditStore(path: path)
+        func file(_ name: String) -> ImportedFile { FileImporter.read(InputFile(path: name, data: Data(client(1).utf8))) }
+        var group = ImportGroup(store: store)
+        try group.prepare(forBytes: 10)
+        try store.store(file("a.jsonl"))
+        struct Boom: Error {}
+        XCTAssertThrowsError(
+            try store.database.transaction {
+                try store.store(file("b.jsonl"))
+                throw Boom()
+            })
+        try store.store(file("c.jsonl"))
+        try group.close()
+        XCTAssertEqual(try store.storedFiles().keys.sorted(), ["a.jsonl", "c.jsonl"])
+
+        try group.prepare(forBytes: 10)
+        try store.store(file("d.jsonl"))
+        group.abandon()
+        XCTAssertEqual(try store.storedFiles().keys.sorted(), ["a.jsonl", "c.jsonl"])
+        XCTAssertEqual(try AuditStore(path: path).storedFiles().keys.sorted(), ["a.jsonl", "c.jsonl"], "as another connection sees it")
+    }
+}
