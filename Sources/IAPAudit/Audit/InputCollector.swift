@@ -25,25 +25,37 @@ enum InputCollector {
 
     /// Throws `AuditError.unreadablePath` for a PATH that does not exist or a folder that cannot be listed.
     static func entries(in paths: [String], outputDirectory: String) throws -> [InputEntry] {
-        let outputs = Set(outputNames.map { URL(fileURLWithPath: outputDirectory + "/" + $0).standardizedFileURL.path })
+        // Compared with symbolic links resolved: an output folder reached through a link (or inputs
+        // reached through one) is still this run's own.
+        let outputFolder = realPath(outputDirectory) ?? URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
+        let outputs = Set(outputNames.map { outputFolder + "/" + $0 })
+        // Paths named on the command line are read as named, even hidden ones inside a folder also named.
+        let named = Set(paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         var result: [InputEntry] = []
         for path in paths {
             switch type(of: path) {
             case nil:
                 throw AuditError.unreadablePath(path, "no such file or folder")
             case .typeDirectory?:
-                try walk(path, into: &result)
+                try walk(path, named: named, into: &result)
             default:
                 result.append(entry(path))
             }
         }
         var seen = Set<String>()
         return result.filter { entry in
-            seen.insert(entry.path).inserted && !outputs.contains(URL(fileURLWithPath: entry.path).standardizedFileURL.path)
+            seen.insert(entry.path).inserted && !outputs.contains(realPath(entry.path) ?? entry.path)
         }
     }
 
-    private static func walk(_ folder: String, into result: inout [InputEntry]) throws {
+    /// `path` with every symbolic link resolved (realpath(3)); nil when it does not exist.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func walk(_ folder: String, named: Set<String>, into result: inout [InputEntry]) throws {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -55,6 +67,8 @@ enum InputCollector {
             let isFolder = type(of: path, followingLinks: false) == .typeDirectory
             // Hidden files and folders are not read, but listed: their records are accounted for as skipped.
             if name.hasPrefix(".") {
+                // Named on the command line too: read (or searched) there, not listed as skipped here.
+                if named.contains(URL(fileURLWithPath: path).standardizedFileURL.path) { continue }
                 result.append(
                     InputEntry(
                         path: path,
@@ -64,7 +78,7 @@ enum InputCollector {
                 continue
             }
             if isFolder {
-                try walk(path, into: &result)
+                try walk(path, named: named, into: &result)
             } else {
                 result.append(entry(path))
             }

@@ -92,8 +92,14 @@ struct LedgerImporter {
         }
         try group.close()
         progress.end()
+        // Files no longer given leave in groups too (one commit per 256, not one each).
         let given = Set(entries.map(\.path))
-        for path in stored.keys.sorted() where !given.contains(path) { try store.removeFile(path: path) }
+        for path in stored.keys.sorted() where !given.contains(path) {
+            try group.prepare(forBytes: 0)
+            try store.removeFile(path: path)
+            group.added(bytes: 0)
+        }
+        try group.close()
         return (parsed, bulk)
     }
 

@@ -37,6 +37,41 @@ final class InputFolderTests: XCTestCase {
         XCTAssertFalse(again.out.contains(".audit.lock"), "nor its lock, even as a hidden file skipped")
     }
 
+    /// The output folder inside the input folder, either reached through a symbolic link: its own
+    /// files are never inputs, and every run succeeds (the second run used to read its own workbook).
+    func testOutputFolderReachedThroughALinkIsStillItsOwn() throws {
+        let dir = inputFolder(), links = TestPaths.scratch()
+        try FileManager.default.createSymbolicLink(atPath: links + "/in", withDestinationPath: dir)
+        try FileManager.default.createDirectory(atPath: dir + "/rep", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: links + "/out", withDestinationPath: dir + "/rep")
+        for (input, out) in [(links + "/in", links + "/in/rep"), (dir, links + "/out")] {
+            for run in 1...3 {
+                let result = CLIRun(["run", input, "--out", out, "--json"] + config())
+                XCTAssertEqual(result.status, 0, "run \(run) on \(input) into \(out): \(result.err)")
+                XCTAssertEqual(result.out.components(separatedBy: #""path":"#).count, 2, "one input, client.jsonl: \(result.out)")
+                XCTAssertTrue(result.out.contains(#""records":{"imported":1,"in":1,"rejected":0}"#), result.out)
+            }
+        }
+    }
+
+    /// A hidden file or folder named on the command line is read, whatever the order of the arguments,
+    /// and not also listed as skipped by the folder holding it.
+    func testHiddenPathsNamedOnTheCommandLineAreReadInAnyOrder() throws {
+        let dir = inputFolder()
+        TestPaths.write(
+            #"{"ts":"2026-10-01T00:00:00Z","request_id":"r1","transaction_ids":["100"],"granted":true}"#, to: dir + "/.server.jsonl")
+        try FileManager.default.createDirectory(atPath: dir + "/.more", withIntermediateDirectories: true)
+        TestPaths.write(
+            #"{"ts":"2026-10-01T00:00:00Z","user_id":"u2","transaction_id":"200","state":"purchased"}"#, to: dir + "/.more/c.jsonl")
+        for arguments in [[dir, dir + "/.server.jsonl", dir + "/.more"], [dir + "/.more", dir + "/.server.jsonl", dir]] {
+            let result = try AuditPipeline.run(AuditOptions(paths: arguments, outputDirectory: TestPaths.scratch()))
+            let files = Dictionary(uniqueKeysWithValues: result.snapshot.files.map { ($0.path, $0) })
+            XCTAssertEqual(files[dir + "/.server.jsonl"]?.recordsImported, 1, "\(arguments)")
+            XCTAssertEqual(files[dir + "/.more/c.jsonl"]?.recordsImported, 1, "\(arguments)")
+            XCTAssertNil(files[dir + "/.more"], "not listed as a skipped hidden folder beside its files")
+        }
+    }
+
     func testFIFOAndLinksAreListedAsSkipped() throws {
         let dir = inputFolder()
         XCTAssertEqual(mkfifo(dir + "/pipe", 0o600), 0)
