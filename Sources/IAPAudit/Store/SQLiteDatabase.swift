@@ -74,31 +74,20 @@ final class SQLiteDatabase {
 
     func prepare(_ sql: String) throws -> SQLiteStatement { try SQLiteStatement(database: self, sql: sql) }
 
-    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws. Inside a
+    /// transaction already (a group of small files) it is a savepoint, undone alone on error.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        // Inside a transaction already (a group of small files): a savepoint, undone alone on error.
-        if let handle, sqlite3_get_autocommit(handle) == 0 {
-            savepointDepth += 1
-            defer { savepointDepth -= 1 }
-            let name = "nested\(savepointDepth)"
-            try execute("SAVEPOINT \(name)")
-            do {
-                let result = try body()
-                try execute("RELEASE \(name)")
-                return result
-            } catch {
-                try? execute("ROLLBACK TO \(name)")
-                try? execute("RELEASE \(name)")
-                throw error
-            }
-        }
-        try execute("BEGIN IMMEDIATE")
+        let nested = handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+        if nested { savepointDepth += 1 }
+        defer { if nested { savepointDepth -= 1 } }
+        let name = "nested\(savepointDepth)"
+        try execute(nested ? "SAVEPOINT \(name)" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(nested ? "RELEASE \(name)" : "COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? execute(nested ? "ROLLBACK TO \(name); RELEASE \(name)" : "ROLLBACK")
             throw error
         }
     }
