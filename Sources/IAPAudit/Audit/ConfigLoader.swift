@@ -37,9 +37,7 @@ public enum ConfigLoader {
                     throw AuditError.badConfig(path, "'products' must be an object of product id → type")
                 }
                 for (product, type) in products {
-                    if product.isEmpty || product.unicodeScalars.first!.properties.isWhitespace
-                        || product.unicodeScalars.last!.properties.isWhitespace
-                    {
+                    if product.isEmpty || JSONField.hasSpaceAtAnEnd(product) {
                         throw AuditError.badConfig(path, "product id '\(product)' is empty or has white space at its start or end")
                     }
                     guard let name = type as? String, let parsed = ProductType(rawValue: name) else {
@@ -64,9 +62,7 @@ public enum ConfigLoader {
         guard let array = value as? [Any], let strings = array as? [String] else {
             throw AuditError.badConfig(path, "'\(key)' must be an array of strings")
         }
-        if let bad = strings.first(where: {
-            $0.isEmpty || $0.unicodeScalars.first!.properties.isWhitespace || $0.unicodeScalars.last!.properties.isWhitespace
-        }) {
+        if let bad = strings.first(where: { $0.isEmpty || JSONField.hasSpaceAtAnEnd($0) }) {
             throw AuditError.badConfig(path, "'\(key)': '\(bad)' is empty or has white space at its start or end")
         }
         return strings

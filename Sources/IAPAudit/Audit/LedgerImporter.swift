@@ -54,9 +54,11 @@ struct LedgerImporter {
         defer { group.abandon() }
         for (number, item) in files.enumerated() {
             let entry = entries[number]
-            // A big file is its own transaction; small ones and skipped ones share a group's.
-            try group.prepare(forBytes: item?.unchanged == nil ? item?.bytes ?? 0 : 0)
-            defer { group.added(bytes: item?.bytes ?? 0) }
+            // A big file is its own transaction; small ones and skipped ones share a group's (an
+            // unchanged file writes nothing: it counts as no bytes).
+            let written = item?.unchanged == nil ? item?.bytes ?? 0 : 0
+            try group.prepare(forBytes: written)
+            defer { group.added(bytes: written) }
             guard let item else {
                 let file = InputFile(path: entry.path, data: Data())
                 try storeIfChanged(

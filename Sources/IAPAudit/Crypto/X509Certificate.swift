@@ -59,7 +59,4 @@ final class X509Certificate {
         defer { ASN1_OBJECT_free(object) }
         return X509_get_ext_by_OBJ(pointer, object, -1) >= 0
     }
-
-    /// True when the certificate is the same as another (DER comparison by OpenSSL).
-    func isSame(as other: X509Certificate) -> Bool { X509_cmp(pointer, other.pointer) == 0 }
 }

@@ -111,9 +111,11 @@ enum CSVImporter {
     }
 }
 
-/// Assembles CSV records from lines fed batch by batch, exactly as `CSVRecords.records` does over
-/// the whole file: a record whose quoted field is still open at the end of a batch waits for the
-/// next one (up to `CSVRecords.maxLinesPerRecord` lines).
+/// Assembles CSV records from lines fed batch by batch: lines whose quoted field continues on the
+/// next line are joined into one record (its line is the first). A record still open at the end of
+/// a batch waits for the next one; when no closing quote comes within `CSVRecords.maxLinesPerRecord`
+/// lines, the first line alone is the (bad) record and reading resumes on the next line, so one
+/// stray quote costs one line, never the file. The records do not depend on how the lines are batched.
 struct CSVRecordAssembler {
     private var pending: [(number: Int, text: String)] = []
 

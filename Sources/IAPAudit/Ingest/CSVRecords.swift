@@ -1,33 +1,9 @@
 /// RFC 4180 CSV rows (comma-separated, `"` quoting with `""` escapes) read line by line.
 ///
-/// A quoted field may span lines (up to `maxLinesPerRecord`); a record's line is its first line.
+/// A quoted field may span lines (up to `maxLinesPerRecord`; `CSVRecordAssembler` joins them); a
+/// record's line is its first line.
 enum CSVRecords {
     static let maxLinesPerRecord = 20
-
-    /// Joins lines whose quoted field continues on the next line into one record. When no closing
-    /// quote comes within `maxLinesPerRecord` lines, the first line alone is the (bad) record and
-    /// reading resumes on the next line, so one stray quote costs one line, never the file.
-    static func records<S: Sequence>(_ lines: S) -> [(number: Int, text: String)] where S.Element == (number: Int, text: String) {
-        let lines = Array(lines)
-        var records: [(Int, String)] = []
-        var i = 0
-        while i < lines.count {
-            var text = lines[i].text
-            var end = i
-            while (try? fields(text)) == nil && end + 1 < lines.count && end - i + 1 < maxLinesPerRecord {
-                end += 1
-                text += "\n" + lines[end].text
-            }
-            if (try? fields(text)) == nil {
-                records.append((lines[i].number, lines[i].text))
-                i += 1
-            } else {
-                records.append((lines[i].number, text))
-                i = end + 1
-            }
-        }
-        return records
-    }
 
     /// Splits one line into fields; throws `IngestError` on an unterminated quote.
     static func fields(_ line: String) throws -> [String] {

@@ -50,9 +50,7 @@ enum RecordFields {
     private static func isEpochNumber(_ value: FieldValue?) -> Bool {
         switch value {
         case .number?: return true
-        case .string(let text)?:
-            let t = text.trimmingCharacters(in: .whitespaces)
-            return !t.isEmpty && t.drop(while: { $0 == "-" }).allSatisfy(\.isASCII) && Int64(t) != nil
+        case .string(let text)?: return Int64(text.trimmingCharacters(in: .whitespaces)) != nil
         default: return false
         }
     }

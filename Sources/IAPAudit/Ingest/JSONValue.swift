@@ -101,9 +101,7 @@ enum JSONField {
         if looksLikeScientificNotation(text) {
             throw IngestError.badField(field(), "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
         }
-        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
-            first.properties.isWhitespace || last.properties.isWhitespace
-        {
+        if hasSpaceAtAnEnd(text) {
             throw IngestError.badField(
                 field(), "\"\(text.prefix(60))\" has white space at its start or end (ids are exact text: remove it)")
         }
@@ -111,6 +109,11 @@ enum JSONField {
     }
 
     static func id(_ value: Any?, field: String) throws -> String? { try id(FieldValue(any: value), field: field) }
+
+    /// Whether `text` starts or ends with white space (any Unicode white space, a no-break space too).
+    static func hasSpaceAtAnEnd(_ text: String) -> Bool {
+        (text.unicodeScalars.first?.properties.isWhitespace ?? false) || (text.unicodeScalars.last?.properties.isWhitespace ?? false)
+    }
 
     private static func looksLikeScientificNotation(_ text: String) -> Bool {
         // Fast exit: plain digits (every real id) hold no exponent.

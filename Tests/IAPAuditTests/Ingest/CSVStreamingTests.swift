@@ -6,8 +6,8 @@ import XCTest
 /// CSV is read in batches: records assembled across batch boundaries exactly as over the whole file,
 /// and a long file's memory bounded by the batch.
 final class CSVStreamingTests: XCTestCase {
-    /// Fed in chunks of any size, the assembler gives the records `CSVRecords.records` gives for the
-    /// whole file: quoted line breaks, stray quotes that never close, quotes closing 19 or 20 lines on.
+    /// Fed in chunks of any size, the assembler gives the records it gives for the whole file at once:
+    /// quoted line breaks, stray quotes that never close, quotes closing 19 or 20 lines on.
     func testRecordsAreTheSameWhateverTheBatches() {
         var seed: UInt64 = 42  // a fixed sequence: the same inputs every run
         func next(_ n: Int) -> Int {
@@ -17,7 +17,8 @@ final class CSVStreamingTests: XCTestCase {
         let kinds = ["a,b,c", "\"open,b", "close\",c", "x,\"q\"\"q\",z", "\"", "plain"]
         for round in 0..<40 {
             let lines = (1...(50 + next(300))).map { (number: $0, text: kinds[next(kinds.count)]) }
-            let whole = CSVRecords.records(lines)
+            var once = CSVRecordAssembler()
+            let whole = once.feed(lines[...], final: true)
             var assembler = CSVRecordAssembler()
             var streamed: [(number: Int, text: String)] = []
             var at = 0
@@ -30,6 +31,17 @@ final class CSVStreamingTests: XCTestCase {
             XCTAssertEqual(streamed.map(\.number), whole.map(\.number), "round \(round)")
             XCTAssertEqual(streamed.map(\.text), whole.map(\.text), "round \(round)")
         }
+    }
+
+    /// A quote closing on a later line joins the lines; one that never closes within 20 lines costs its
+    /// own line only.
+    func testQuotedLineBreaksJoinAndAStrayQuoteCostsOneLine() {
+        let texts = ["a,1", "b,\"x", "y\"", "c,\"open"] + (1...20).map { "d\($0),2" }
+        var assembler = CSVRecordAssembler()
+        let records = assembler.feed(texts.enumerated().map { (number: $0.offset + 1, text: $0.element) }[...], final: true)
+        XCTAssertEqual(records.map(\.number), [1, 2, 4] + Array(5...24))
+        XCTAssertEqual(records[1].text, "b,\"x\ny\"")
+        XCTAssertEqual(records[2].text, "c,\"open")
     }
 
     /// A quoted field holding line breaks across the import's batch boundary (8,192 lines) is one record
