@@ -6,7 +6,7 @@ enum ParallelPartitions {
     /// Rethrows the first error (the other partitions still run to their end).
     static func map<T>(_ count: Int, _ body: (Int) throws -> T) throws -> [T] {
         let results = Results<T>(count)
-        try withoutActuallyEscaping(body) { body in
+        withoutActuallyEscaping(body) { body in
             let work = Work(body: body, results: results)
             DispatchQueue.concurrentPerform(iterations: count) { part in work.results.set(part, Result { try work.body(part) }) }
             _ = work

@@ -36,7 +36,7 @@ final class PartitionSpill: @unchecked Sendable {
         for part in memory.indices where !memory[part].isEmpty {
             let url = URL(fileURLWithPath: path(part))
             if !spilled[part] {
-                FileManager.default.createFile(atPath: url.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: url.path, contents: nil)  // a failure: FileHandle below throws
                 spilled[part] = true
             }
             let handle = try FileHandle(forWritingTo: url)
@@ -63,7 +63,7 @@ final class PartitionSpill: @unchecked Sendable {
     func removeAll() {
         lock.withLock {
             memory = Array(repeating: [], count: FactKey.partitions)
-            guard let directory else { return }
+            guard directory != nil else { return }
             for part in spilled.indices where spilled[part] { try? FileManager.default.removeItem(atPath: path(part)) }
             spilled = [Bool](repeating: false, count: FactKey.partitions)
         }
