@@ -22,7 +22,7 @@ final class TruncatedInputTests: XCTestCase {
         let line =
             #"{"ts":"2026-10-01T00:01:57Z","user_id":"u1","transaction_id":"1000","state":"purchased","product_id":"com.example.gems60"}"#
         let block = Data(String(repeating: line + "\n", count: 8_000).utf8)
-        FileManager.default.createFile(atPath: input, contents: nil)
+        _ = FileManager.default.createFile(atPath: input, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
         for _ in 0..<240 { handle.write(block) }
         try handle.close()

@@ -37,8 +37,8 @@ final class RealDataTests: XCTestCase {
         let malformed = try file("crashoverride777__swifty-receipt-validator/ReceiptResponseInvalidFormat.json")
         XCTAssertEqual(malformed.status, "rejected")
         XCTAssertEqual(malformed.recordsRejected, 1)
-        let rejection = try XCTUnwrap(try (try audit().snapshot.rejections.all()).first)
-        XCTAssertEqual(try (try audit().snapshot.rejections.all()).count, 1)
+        let rejection = try XCTUnwrap(try audit().snapshot.rejections.all().first)
+        XCTAssertEqual(try audit().snapshot.rejections.all().count, 1)
         XCTAssertEqual(rejection.location.line, 4)
         XCTAssertEqual(rejection.reason, "invalid JSON: trailing comma at line 4, column 1")
     }
@@ -121,7 +121,7 @@ final class RealDataTests: XCTestCase {
     /// receipts verify at their own dates; test-CA and Xcode data is untrusted; the header without x5c is invalid.
     func testSignatureStatesWithApplesAnchors() throws {
         let records = Dictionary(
-            try (try audit().snapshot.appleRecords.all()).map { (URL(fileURLWithPath: $0.location.file).lastPathComponent, $0.signature) },
+            try audit().snapshot.appleRecords.all().map { (URL(fileURLWithPath: $0.location.file).lastPathComponent, $0.signature) },
             uniquingKeysWith: { a, _ in a })
         XCTAssertEqual(records["test-notification-signed-payload.json"], "verified")
         XCTAssertEqual(records["testNotification"], "untrusted_root")

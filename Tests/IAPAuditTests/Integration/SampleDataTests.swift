@@ -27,7 +27,7 @@ final class SampleDataTests: XCTestCase {
     func testFindingsEqualTheAnswerKey() throws {
         let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
         let expected = key.map { "\($0["kind"]!)/\($0["reason"]!)/\($0["transaction_id"]!)" }.sorted()
-        let found = try (try audit().snapshot.findings.all()).map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
+        let found = try audit().snapshot.findings.all().map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
         let missing = Set(expected).subtracting(found).sorted()
         let extra = Set(found).subtracting(expected).sorted()
         XCTAssertEqual(missing, [], "planted but not found")
