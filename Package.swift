@@ -1,25 +1,49 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Layers, each a target, so that a wrong-way import does not compile (docs/architecture.md):
+//
+//   iap-audit (main.swift) → IAPAuditCLI → IAPAuditPipeline, IAPAuditSample
+//   IAPAuditPipeline → IAPAuditIngest, IAPAuditCrypto, IAPAuditStore, IAPAuditReconcile, IAPAuditReport
+//   each of those → IAPAuditModel (the bottom: records, facts, findings; no C, no I/O)
+//
+// C libraries from Debian stay behind one wrapper target each: CSQLite in IAPAuditStore,
+// CXLSXWriter in IAPAuditReport, COpenSSL in IAPAuditCrypto.
 let package = Package(
     name: "iap-audit",
     products: [
         .executable(name: "iap-audit", targets: ["iap-audit"]),
         // Benchmark tooling (bench/run.sh): our JSON Lines readers' speed on one thread.
         .executable(name: "iap-audit-json-probe", targets: ["iap-audit-json-probe"]),
-        .library(name: "IAPAudit", targets: ["IAPAudit"]),
     ],
     targets: [
         // System libraries from Debian: libsqlite3-dev, libxlsxwriter-dev, libssl-dev (libcrypto: SHA-256).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CXLSXWriter", path: "Sources/CXLSXWriter", providers: [.apt(["libxlsxwriter-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
-        .target(name: "IAPAudit", dependencies: ["CSQLite", "CXLSXWriter", "COpenSSL"], path: "Sources/IAPAudit"),
-        .executableTarget(name: "iap-audit", dependencies: ["IAPAudit"], path: "Sources/iap-audit"),
-        .executableTarget(name: "iap-audit-json-probe", dependencies: ["IAPAudit"], path: "Sources/iap-audit-json-probe"),
+
+        .target(name: "IAPAuditModel", path: "Sources/IAPAuditModel"),
+        .target(name: "IAPAuditCrypto", dependencies: ["IAPAuditModel", "COpenSSL"], path: "Sources/IAPAuditCrypto"),
+        .target(name: "IAPAuditIngest", dependencies: ["IAPAuditModel"], path: "Sources/IAPAuditIngest"),
+        .target(name: "IAPAuditStore", dependencies: ["IAPAuditModel", "CSQLite"], path: "Sources/IAPAuditStore"),
+        .target(name: "IAPAuditReconcile", dependencies: ["IAPAuditModel"], path: "Sources/IAPAuditReconcile"),
+        .target(name: "IAPAuditReport", dependencies: ["IAPAuditModel", "CXLSXWriter"], path: "Sources/IAPAuditReport"),
+        .target(
+            name: "IAPAuditPipeline",
+            dependencies: ["IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest", "IAPAuditStore", "IAPAuditReconcile", "IAPAuditReport"],
+            path: "Sources/IAPAuditPipeline"),
+        .target(name: "IAPAuditSample", dependencies: ["IAPAuditModel"], path: "Sources/IAPAuditSample"),
+        .target(name: "IAPAuditCLI", dependencies: ["IAPAuditPipeline", "IAPAuditSample"], path: "Sources/IAPAuditCLI"),
+        .executableTarget(name: "iap-audit", dependencies: ["IAPAuditCLI"], path: "Sources/iap-audit"),
+        .executableTarget(name: "iap-audit-json-probe", dependencies: ["IAPAuditIngest"], path: "Sources/iap-audit-json-probe"),
+
         .testTarget(
-            name: "IAPAuditTests", dependencies: ["IAPAudit"], path: "Tests/IAPAuditTests",
-            exclude: ["Fixtures"]),
+            name: "IAPAuditTests",
+            dependencies: [
+                "IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest", "IAPAuditStore", "IAPAuditReconcile", "IAPAuditReport",
+                "IAPAuditPipeline", "IAPAuditSample", "IAPAuditCLI",
+            ],
+            path: "Tests/IAPAuditTests", exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

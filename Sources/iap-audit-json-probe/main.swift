@@ -13,7 +13,8 @@
 // and max over the repetitions), MB/s (MB = 10^6 bytes), lines, lines the fast path gave up on, and
 // for records the responses and purchases read.
 import Foundation
-import IAPAudit
+import IAPAuditIngest
+import IAPAuditModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
 import Foundation
-import IAPAudit
+import IAPAuditCLI
 
 exit(CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst())))

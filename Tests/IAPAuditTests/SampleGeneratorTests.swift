@@ -1,7 +1,15 @@
 import Foundation
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 final class SampleGeneratorTests: XCTestCase {
     /// Every kind/reason the generator must plant at least once (SEMANTICS rules 8–14).

@@ -1,7 +1,15 @@
 import Foundation
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 final class XLSXWriterTests: XCTestCase {
     /// 2026-10-01T00:00:00Z in milliseconds since 1970.

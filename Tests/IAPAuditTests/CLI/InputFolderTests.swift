@@ -1,7 +1,15 @@
 import Foundation
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// What `run` does with odd folders: its own outputs inside the inputs, FIFOs, links, a folder
 /// where the workbook goes, a run that was killed.

@@ -1,7 +1,15 @@
 import Foundation
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// The fact format is stored (table `fact_chunk`): its primitives round-trip, ids keep their exact
 /// text, and a key lands in the same partition in every run.

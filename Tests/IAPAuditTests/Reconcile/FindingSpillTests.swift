@@ -1,6 +1,14 @@
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// The finding spill gives back every finding, whole, in table order: kind, reason, transaction id,
 /// users, each text compared as exact bytes (SQLite's BINARY order), whatever order they came in.

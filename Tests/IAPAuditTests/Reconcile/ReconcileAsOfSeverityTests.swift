@@ -1,6 +1,14 @@
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// SEMANTICS rules 15 (the default as-of) and 16 (severity).
 final class ReconcileAsOfSeverityTests: XCTestCase {

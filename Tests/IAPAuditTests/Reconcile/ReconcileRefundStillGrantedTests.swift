@@ -1,6 +1,14 @@
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// SEMANTICS rule 12: refund_still_granted / cancelled_not_revoked.
 final class ReconcileRefundStillGrantedTests: XCTestCase {

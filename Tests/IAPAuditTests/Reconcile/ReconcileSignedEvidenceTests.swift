@@ -1,6 +1,14 @@
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// Issue 3's findings from signed evidence: signature_invalid, bundle_mismatch from JWS `bundleId`,
 /// dropped orders proven from Apple's side, refunds from JWS/notifications (REFUND_REVERSED clears),

@@ -1,6 +1,14 @@
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// SEMANTICS rule 14: verification_backlog vs info pending_verification, per transaction
 /// (reasons `no_verify_response` | `retryable_status`).

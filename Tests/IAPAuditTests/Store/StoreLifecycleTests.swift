@@ -1,7 +1,15 @@
 import Foundation
 import XCTest
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// The store at rest is one file in a rollback journal; a run killed while another connection reads
 /// (WAL) leaves a database the next open repairs; a file's facts go with it.

@@ -1,6 +1,14 @@
 import Foundation
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// Invented compact JWS for tests: JSON header and payload built here, base64url-encoded, with a
 /// fake 64-byte signature and a fake two-certificate `x5c` (checked by a stub, never by OpenSSL).

@@ -1,6 +1,14 @@
 import Foundation
 
-@testable import IAPAudit
+@testable import IAPAuditCLI
+@testable import IAPAuditCrypto
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditReconcile
+@testable import IAPAuditReport
+@testable import IAPAuditSample
+@testable import IAPAuditStore
 
 /// A `SignatureChecking` that records every `checkJWS` call and answers a configured status:
 /// `byAtMs[atMs]` when set, else `status`.

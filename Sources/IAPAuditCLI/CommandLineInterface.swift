@@ -1,0 +1,49 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditSample
+
+/// The `iap-audit` command line: parse → validate → run; exit status decided at the end
+/// (0 completed, 1 could not complete, 64 usage error).
+public enum CommandLineInterface {
+    public static let version = ToolVersion.current
+
+    /// Runs one command line; `out` and `err` receive standard output and error text.
+    public static func main(arguments: [String], out: (String) -> Void = Console.out, err: (String) -> Void = Console.err) -> Int32 {
+        do {
+            guard let command = arguments.first else {
+                out(HelpText.main)
+                return 0
+            }
+            let rest = Array(arguments.dropFirst())
+            switch command {
+            case "-h", "--help", "help":
+                out(HelpText.main)
+                return 0
+            case "--version":
+                out("iap-audit \(version)")
+                return 0
+            case "run":
+                return try RunCommand.execute(rest, out: out, err: err)
+            case "sample":
+                return try SampleCommand.execute(rest, out: out, err: err)
+            default:
+                throw UsageError(message: "unknown command '\(command)'", usage: "iap-audit <command> [options]", command: "")
+            }
+        } catch let usage as UsageError {
+            err("Error: \(RunSummary.printable(usage.message))")
+            err("Usage: \(usage.usage)")
+            err("  See 'iap-audit \(usage.command.isEmpty ? "" : usage.command + " ")--help'.")
+            return 64
+        } catch {
+            err("iap-audit: \(RunSummary.printable("\(error)"))")
+            return 1
+        }
+    }
+}
+
+/// Standard output and error, line by line.
+public enum Console {
+    public static func out(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+    public static func err(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+}

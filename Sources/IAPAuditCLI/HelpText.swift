@@ -1,0 +1,88 @@
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditSample
+
+/// Help and usage texts of the command line.
+enum HelpText {
+    static let main = """
+        iap-audit — audits Apple In-App Purchase money flows offline.
+
+        USAGE: iap-audit <command> [options]
+
+        COMMANDS:
+          run       Import client reports, server logs and Apple verifyReceipt responses,
+                    reconcile them, and write audit.sqlite and audit.xlsx.
+          sample    Generate sample inputs with planted anomalies and their answer key.
+
+        OPTIONS:
+          -h, --help     Show this help (or `iap-audit <command> --help`).
+          --version      Print the version.
+
+        Exit status: 0 the run completed (even with findings and rejected lines),
+        1 it could not complete, 64 usage error.
+        """
+
+    static let run = """
+        USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE]
+                             [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
+
+        Imports every file under the PATHs (files, or folders searched recursively; hidden
+        files skipped). Each file's kind is detected from its content:
+          client reports        JSON Lines or CSV: ts, user_id, device_id, transaction_id, state, …
+          server log            JSON Lines or CSV: ts, request_id, user_id, transaction_ids, granted, …
+          verifyReceipt         {"request_id", "received_at", "response": {…}} lines, or Apple's bare
+                                response documents (one per file or per line)
+          signed transactions   compact JWS (one per line), {"request_id", "received_at",
+                                "signed_transaction"} lines, or decoded payload JSON
+          Server API            transaction/refund history pages, transaction info, statuses,
+                                order lookup, notification history, error bodies
+          notifications         V2 {"signedPayload"} bodies (or the JWS alone), V1 bodies
+          app receipts          PKCS#7 (base64 per line, or DER), iOS 6 transaction receipts,
+                                {"request_id", "received_at", "receipt_data"}, Unity wrappers
+        Signatures are verified offline (see --jws-root). Certificates, StoreKit configurations
+        and App Store Connect reports are listed as skipped, not evidence, with the reason. Every record is imported or rejected
+        with file:line and a reason (stderr, table `rejection`, sheet Rejected).
+
+        ARGUMENTS:
+          PATH                  Files or folders (default: sample-data/, with
+                                sample-data/config.json as --config when present).
+        OPTIONS:
+          --out DIR             Output folder (default: reports/). Writes DIR/audit.sqlite and
+                                DIR/audit.xlsx. The database mirrors the inputs of the last run into
+                                DIR: unchanged files are not read again; re-running changes nothing.
+          --json                Print the summary as one JSON object instead of text.
+          --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms
+                                (default: the newest timestamp in the input).
+          --grace HOURS         How long a request may wait for Apple before it is a verification
+                                backlog (default: 24).
+          --config FILE         JSON: {"bundle_ids": [...], "sandbox_allowlist": [...],
+                                "products": {"com.example.gems60": "consumable", ...}}; types are
+                                consumable, non_consumable, auto_renewable, non_renewing;
+                                "jws_trust_anchors": [FILE], "receipt_trust_anchors": [FILE],
+                                "signatures_checked_at": "signed_date" | "now" | TIME.
+          --jws-root FILE       Trust anchor for JWS x5c chains (DER or PEM; default:
+                                certs/AppleRootCA-G3.cer when present: Apple Root CA - G3).
+          --receipt-root FILE   Trust anchor for PKCS#7 app receipts (default:
+                                certs/AppleIncRootCertificate.cer when present).
+          --signatures-at WHEN  Check every certificate chain at this instant instead of each
+                                payload's signedDate (receipt: creation date); `now` for today.
+          -h, --help            Show this help.
+
+        Exit status: 0 completed (findings and rejected lines included), 1 could not complete
+        (unreadable path, bad config, unwritable output), 64 usage error.
+        """
+
+    static let sample = """
+        USAGE: iap-audit sample --out DIR [--transactions N] [--seed S]
+
+        Writes client.jsonl, client.csv, server.jsonl, verify.jsonl, config.json and
+        answer-key.json (every planted finding) into DIR. The same seed gives the same bytes.
+
+        OPTIONS:
+          --transactions N      Client transactions to generate (default: 2000).
+          --seed S              Random seed, an unsigned integer (default: 1).
+          --out DIR             Output folder (required; the committed sample is made with
+                                --transactions 2000 --seed 1 --out sample-data).
+          -h, --help            Show this help.
+        """
+}

@@ -1,0 +1,86 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditSample
+
+/// `iap-audit run`.
+enum RunCommand {
+    static let usage =
+        "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE] [--jws-root FILE] "
+        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME]"
+    static let defaultInput = "sample-data"
+    static let defaultOutput = "reports"
+    /// At most this many rejections are printed to stderr; all are in the database.
+    static let printedRejections = 50
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(
+            arguments, valued: ["--out", "--as-of", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at"],
+            flags: ["--json", "-h", "--help"], command: "run", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.run)
+            return 0
+        }
+        if args.value("--out") == "" || args.positionals.contains("") {
+            throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "run")
+        }
+        var options = AuditOptions(
+            paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
+            outputDirectory: args.value("--out") ?? defaultOutput)
+        if let text = args.value("--as-of") {
+            options.asOfMs = try Self.asOf(text)
+        }
+        if let text = args.value("--grace") {
+            // Decimal digits only: Swift's Double also reads "0x10" (hex), "1e2" and "inf".
+            let decimal = text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+            guard decimal, let hours = Double(text), hours <= 87_600 else {
+                throw UsageError(message: "--grace: not a number of hours from 0 to 87600: '\(text)'", usage: usage, command: "run")
+            }
+            options.graceMs = Int64(hours * 3_600_000)
+        }
+        let defaultConfig = defaultInput + "/config.json"
+        if let path = args.value("--config") {
+            options.config = try ConfigLoader.load(path: path)
+        } else if args.positionals.isEmpty && FileManager.default.fileExists(atPath: defaultConfig) {
+            options.config = try ConfigLoader.load(path: defaultConfig)
+        }
+        if let path = args.value("--jws-root") { options.config.jwsTrustAnchors = [path] }
+        if let path = args.value("--receipt-root") { options.config.receiptTrustAnchors = [path] }
+        if let text = args.value("--signatures-at") {
+            do {
+                options.config.signaturesCheckedAtMs = try ConfigLoader.signatureTime(text, source: "--signatures-at", path: "command line")
+            } catch {
+                throw UsageError(
+                    message: "--signatures-at: expected signed_date, now, or a time (ISO 8601 or epoch ms): '\(text)'", usage: usage,
+                    command: "run")
+            }
+        }
+        let result = try AuditPipeline.run(options)
+        for warning in result.warnings { err("iap-audit: warning: \(RunSummary.printable(warning))") }
+        let rejections = result.snapshot.rejections
+        for rejection in try rejections.prefix(printedRejections) {
+            err(RunSummary.printable("\(rejection.location): error: \(rejection.reason)"))
+        }
+        if rejections.count > printedRejections {
+            err("iap-audit: \(rejections.count - printedRejections) more rejected records: see table rejection in \(result.databasePath)")
+        }
+        out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
+        return 0
+    }
+
+    /// `--as-of`: an instant (ISO 8601 or epoch milliseconds, 1900–2200). A date alone is refused (the
+    /// start or the end of that day?), and so are epoch seconds.
+    static func asOf(_ text: String) throws -> Int64 {
+        let fail = { (why: String) in UsageError(message: "--as-of: \(why): '\(text)'", usage: usage, command: "run") }
+        if text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil {
+            throw fail("a date alone is not an instant (its start or its end?); give one, e.g. \(text)T00:00:00Z for its start")
+        }
+        guard let ms = Timestamp.parseMs(text) else {
+            throw fail("not a time: expected ISO 8601 with a time of day (2026-11-01T00:00:00Z) or epoch milliseconds, 1900 to 2200")
+        }
+        if ms >= 0 && ms < Timestamp.earliestLogEpochMs && Int64(text) != nil {
+            throw fail("epoch milliseconds before 1973 (epoch seconds?); give milliseconds or ISO 8601")
+        }
+        return ms
+    }
+}

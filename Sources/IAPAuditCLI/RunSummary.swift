@@ -1,0 +1,88 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditSample
+
+/// The short summary `run` prints: as text for people, or one JSON object (`--json`).
+enum RunSummary {
+    /// `text` safe for a terminal and one line: control characters (a newline in a file name, an
+    /// escape sequence in a record) shown as `\n`, `\t`, `\u{1B}`.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        return text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined()
+    }
+
+    static func text(_ result: AuditResult) -> String {
+        let s = result.snapshot
+        var lines = ["iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h", ""]
+        lines.append("Inputs (\(plural(s.files.count, "file"))):")
+        let width = min(60, s.files.map { printable($0.path).count }.max() ?? 0)
+        for f in s.files {
+            let shown = printable(f.path)
+            let path = shown.padding(toLength: max(width, shown.count), withPad: " ", startingAt: 0)
+            if f.status == "imported" {
+                lines.append("  \(path)  \(f.kind): \(f.recordsIn) in = \(f.recordsImported) imported + \(f.recordsRejected) rejected")
+            } else {
+                lines.append("  \(path)  \(f.status): \(printable(f.note))")
+            }
+        }
+        let (total, imported, rejected) = totals(s)
+        lines.append("Records: \(total) in = \(imported) imported + \(rejected) rejected")
+        let problems = s.findings.problems
+        lines.append("")
+        lines.append("Findings: \(plural(problems, "problem")), \(s.findings.total - problems) info")
+        for (kind, reasons) in byKind(s.findings) {
+            for (reason, count) in reasons {
+                lines.append(
+                    "  \(kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(reason.padding(toLength: 30, withPad: " ", startingAt: 0)) \(count)\(kind.isInfo ? "  (info)" : "")"
+                )
+            }
+        }
+        lines.append("")
+        lines.append("Wrote \(result.databasePath) and \(result.workbookPath)")
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ result: AuditResult) -> String {
+        let s = result.snapshot
+        let (total, imported, rejected) = totals(s)
+        var kinds: [String: [String: Int]] = [:]
+        for (kind, reasons) in byKind(s.findings) {
+            kinds[kind.rawValue] = Dictionary(uniqueKeysWithValues: reasons.map { ($0.0, $0.1) })
+        }
+        let problems = s.findings.problems
+        let object: [String: Any] = [
+            "as_of": s.parameters["as_of"] ?? "",
+            "files": s.files.map {
+                [
+                    "path": $0.path, "kind": $0.kind, "format": $0.format, "status": $0.status, "note": $0.note,
+                    "records_in": $0.recordsIn, "imported": $0.recordsImported, "rejected": $0.recordsRejected,
+                ] as [String: Any]
+            },
+            "records": ["in": total, "imported": imported, "rejected": rejected],
+            "findings": ["problems": problems, "info": s.findings.total - problems, "by_kind": kinds] as [String: Any],
+            "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
+            "warnings": result.warnings,
+        ]
+        // Sorted keys: the same run prints the same bytes.
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+    static func totals(_ s: AuditSnapshot) -> (Int64, Int64, Int64) {
+        (
+            s.files.reduce(0) { $0 + $1.recordsIn }, s.files.reduce(0) { $0 + $1.recordsImported },
+            s.files.reduce(0) { $0 + $1.recordsRejected }
+        )
+    }
+
+    /// Findings counted by kind (in `FindingKind` order) and reason (sorted).
+    static func byKind(_ findings: FindingStream) -> [(FindingKind, [(String, Int)])] {
+        FindingKind.allCases.compactMap { kind in
+            let reasons = findings.counts.filter { $0.kind == kind }.map { ($0.reason, $0.count) }
+            return reasons.isEmpty ? nil : (kind, reasons)
+        }
+    }
+}

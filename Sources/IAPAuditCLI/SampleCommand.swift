@@ -1,0 +1,45 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditSample
+
+/// `iap-audit sample`.
+enum SampleCommand {
+    static let usage = "iap-audit sample --out DIR [--transactions N] [--seed S]"
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(
+            arguments, valued: ["--transactions", "--seed", "--out"], flags: ["-h", "--help"],
+            command: "sample", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.sample)
+            return 0
+        }
+        if let extra = args.positionals.first {
+            throw UsageError(message: "unexpected argument '\(extra)'", usage: usage, command: "sample")
+        }
+        guard let transactions = Int(args.value("--transactions") ?? "2000"), transactions > 0, transactions <= 50_000_000 else {
+            throw UsageError(message: "--transactions must be a whole number from 1 to 50000000", usage: usage, command: "sample")
+        }
+        guard let seed = UInt64(args.value("--seed") ?? "1") else {
+            throw UsageError(message: "--seed must be an unsigned integer", usage: usage, command: "sample")
+        }
+        guard let directory = args.value("--out") else {
+            throw UsageError(message: "missing '--out DIR' (the folder to write the sample into)", usage: usage, command: "sample")
+        }
+        let summary: SampleSummary
+        do {
+            summary = try SampleGenerator(transactions: transactions, seed: seed).write(to: directory)
+        } catch {
+            throw AuditError.output(directory, (error as NSError).localizedDescription)
+        }
+        out(
+            "Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.transactions) client transactions, "
+                + "\(summary.plantedFindings) planted findings in answer-key.json)")
+        if summary.transactions > transactions {
+            out(
+                "Note: --transactions \(transactions) was raised to \(summary.transactions): the planted scenarios alone need that many")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,31 @@
+import COpenSSL
+import Foundation
+import IAPAuditModel
+
+/// Message digests from OpenSSL's libcrypto.
+package enum Digest {
+    /// SHA-256 of `data` as 64 lowercase hex digits (keys an input file's import by its bytes).
+    /// Hashed in 64 MB chunks; `afterChunk` is told how many bytes are done (to release mapped pages).
+    package static func sha256Hex(_ data: Data, afterChunk: ((Int) -> Void)? = nil) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        let context = EVP_MD_CTX_new()
+        defer { EVP_MD_CTX_free(context) }
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        let chunk = 64 << 20
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < raw.count {
+                let n = min(chunk, raw.count - offset)
+                EVP_DigestUpdate(context, raw.baseAddress! + offset, n)
+                offset += n
+                afterChunk?(offset)
+            }
+        }
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return digest.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import IAPAuditModel
+
+/// Recognizes non-JSON content: certificates, PKCS#7 receipts, JWS, App Store Connect reports.
+/// Everything that reaches it is skipped, with the reason (receipts and JWS are read before it).
+enum BinaryShape {
+    /// A description of what the content is, for the skip note.
+    static func describe(_ data: Data) -> String {
+        let head = data.prefix(64)
+        if data.starts(with: [0x1F, 0x8B]) { return "gzip-compressed file (decompress it first)" }
+        if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "zip archive or XLSX workbook (extract or export it as CSV first)" }
+        if head.first == 0x30 {
+            let pkcs7: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
+            if data.prefix(32).range(of: Data(pkcs7)) != nil { return "PKCS#7 signed data that is not an app receipt (not evidence)" }
+            return "DER certificate (not evidence)"
+        }
+        let text = String(decoding: data.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("-----BEGIN CERTIFICATE") || text.hasPrefix("Certificate:") { return "PEM certificate (not evidence)" }
+        if text.hasPrefix("MI") { return "base64 text that is not an app receipt (not evidence)" }
+        if text.hasPrefix("ew") { return "base64 text that is not a transaction receipt (not evidence)" }
+        if text.hasPrefix("eyJ") {
+            let all = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if all.split(separator: ".").count == 3 {
+                return "JWS-like text that is not a compact JWS (not evidence)"
+            }
+        }
+        let firstLine = text.split(separator: "\n").first.map(String.init) ?? ""
+        if firstLine.contains("\t")
+            && (firstLine.hasPrefix("Provider") || firstLine.hasPrefix("Start Date")
+                || firstLine.hasPrefix("Event Date") || firstLine.hasPrefix("App Name"))
+        {
+            return
+                "App Store Connect sales, subscription or financial report (not transaction evidence: it has no transaction ids; finance-close reconciliation is planned)"
+        }
+        if text.hasPrefix("\"iTunes Connect") {
+            return
+                "App Store Connect financial report (not transaction evidence: it has no transaction ids; finance-close reconciliation is planned)"
+        }
+        if firstLine.contains(";") && firstLine.contains("transaction_id") {
+            return "CSV separated by ';' (iap-audit reads comma-separated CSV)"
+        }
+        return "unrecognized content (not evidence: not JSON, CSV with a known header, a receipt, a JWS or a certificate)"
+    }
+}

@@ -1,0 +1,59 @@
+import IAPAuditModel
+
+/// RFC 4180 CSV rows (comma-separated, `"` quoting with `""` escapes) read line by line.
+///
+/// A quoted field may span lines (up to `maxLinesPerRecord`; `CSVRecordAssembler` joins them); a
+/// record's line is its first line.
+enum CSVRecords {
+    static let maxLinesPerRecord = 20
+
+    /// Splits one line into fields; throws `IngestError` on an unterminated quote.
+    static func fields(_ line: String) throws -> [String] {
+        var fields: [String] = []
+        var field = ""
+        var inQuotes = false
+        var iterator = line.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        while let c = pending ?? iterator.next() {
+            pending = nil
+            if inQuotes {
+                if c == "\"" {
+                    let next = iterator.next()
+                    if next == "\"" {
+                        field.unicodeScalars.append("\"")
+                    } else if next == nil || next == "," {
+                        inQuotes = false
+                        pending = next
+                    } else {
+                        throw IngestError.other("text after a closing quote")
+                    }
+                } else {
+                    field.unicodeScalars.append(c)
+                }
+            } else if c == "\"" && field.isEmpty {
+                inQuotes = true
+            } else if c == "," {
+                fields.append(field)
+                field = ""
+            } else {
+                field.unicodeScalars.append(c)
+            }
+        }
+        if inQuotes { throw IngestError.other("unterminated quoted field") }
+        fields.append(field)
+        return fields
+    }
+
+    /// A row as a record object: header name → text; empty fields are left out (= null).
+    static func record(header: [String], line: String) throws -> [String: Any] {
+        let values = try fields(line)
+        guard values.count == header.count else {
+            throw IngestError.other("expected \(header.count) fields as in the header, found \(values.count)")
+        }
+        var record: [String: Any] = [:]
+        for (name, value) in zip(header, values) where !value.isEmpty {
+            record[name] = value
+        }
+        return record
+    }
+}

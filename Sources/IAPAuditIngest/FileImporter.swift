@@ -1,0 +1,244 @@
+import Foundation
+import IAPAuditModel
+
+/// Detects a file's kind from its content and reads its records: every record is imported
+/// or rejected with `file:line` and a reason.
+package enum FileImporter {
+    /// Reads the whole file, every record kept in the result.
+    /// - Parameter checker: checks the signatures of JWS and PKCS#7 records (default: none checked).
+    /// - Parameter fastPath: read JSON Lines through the fast readers where they are sure (the default);
+    ///   false reads every line with the strict reader (tests compare the two).
+    static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking(), fastPath: Bool = true) -> ImportedFile {
+        // Without a sink nothing can throw.
+        try! stream(file, checker: checker, sink: nil, fastPath: fastPath)
+    }
+
+    /// Reads the file; JSON Lines records are handed to `sink` batch by batch (parsed on every core,
+    /// in line order) instead of being kept, so memory does not grow with the file. The result then
+    /// carries the counts (`streamedImported`, `streamedRejected`). Rethrows the sink's errors.
+    package static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink?, fastPath: Bool = true) throws
+        -> ImportedFile
+    {
+        let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
+        guard let first else {
+            return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
+        }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink, fastPath)
+        }
+        // CSV with a known header: streamed, never read whole.
+        if let first = file.lines(limit: 1).first, let csv = CSVImporter.header(first.text) {
+            return try CSVImporter.read(file, shape: csv.shape, header: csv.names, note: note(for: csv.shape), sink: sink)
+        }
+        let lines = file.lines()
+        if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
+        // JSON Lines whose first line(s) are not JSON (a banner, a stack trace): read them, rejecting
+        // those lines, however many there are.
+        if let shape = knownShape(lines, limit: Int.max) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
+        return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
+    }
+
+    // MARK: JSON: one document, or JSON Lines
+
+    /// The largest file tried as one JSON document.
+    static let maxDocumentBytes = 64 << 20
+
+    /// How many leading lines are searched for the first record of a known kind.
+    static let kindSearchLines = 100
+
+    /// The shape of the first record of a known kind among the first `limit` lines, if any.
+    private static func knownShape(_ lines: [(number: Int, text: String)], limit: Int = kindSearchLines) -> RecordShape? {
+        leadingObjects(lines, limit: limit).map(RecordShape.of).first { $0.kind != .other }
+    }
+
+    /// Leading lines that parse as JSON objects (at most `limit` lines are looked at).
+    private static func leadingObjects(_ lines: [(number: Int, text: String)], limit: Int = kindSearchLines)
+        -> some Sequence<[String: Any]>
+    {
+        lines.prefix(limit).lazy.filter(startsAnObject).compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
+    }
+
+    private static func startsAnObject(_ line: (number: Int, text: String)) -> Bool {
+        line.text.drop { $0 == " " || $0 == "\t" }.first == "{"
+    }
+
+    /// The shape of the first record of a known kind after line `after`, reading on through the file
+    /// (for a file whose leading lines are all unreadable: its good lines must not be lost).
+    private static func knownShape(_ file: InputFile, after: Int) -> RecordShape? {
+        var found: RecordShape? = nil
+        file.forEachLineBatch(batchSize: 4096) { lines, _ in
+            found = knownShape(lines.filter { $0.number > after }, limit: Int.max)
+            return found == nil
+        }
+        return found
+    }
+
+    /// `lines`: the leading lines only (enough to decide what the file is).
+    private static func readJSON(
+        _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink?,
+        _ fastPath: Bool
+    ) throws -> ImportedFile {
+        let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
+        var documentError: Error? = nil
+        // A single document is at most `maxDocumentBytes` (Apple's responses are KBs): a big file whose
+        // first line does not parse is JSON Lines with a bad line, not copied whole to be tried as one.
+        if lines.count > 1 && firstObject == nil && file.data.count <= maxDocumentBytes {
+            // A document spread over several lines (Apple's pretty-printed responses)?
+            do {
+                return readDocument(try JSONField.parseObject(file.data), file: file, checker)
+            } catch {
+                if let note = arrayNote(file.data) {
+                    return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: note)
+                }
+                documentError = error
+            }
+        } else if lines.count == 1, let firstObject, RecordShape.of(firstObject).kind == .other {
+            return readDocument(firstObject, file: file, checker)
+        }
+        // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
+        if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
+        // Past the leading lines (objects of no known kind, a heartbeat, or unreadable ones), read on
+        // through the file: records further down must not be lost with the file skipped.
+        if lines.count > kindSearchLines, let shape = knownShape(file, after: lines[kindSearchLines - 1].number) {
+            return try readLines(shape: shape, file: file, checker, sink, fastPath)
+        }
+        if let object = leadingObjects(lines).first(where: { _ in true }) {
+            return try readLines(shape: RecordShape.of(object), file: file, checker, sink, fastPath)
+        }
+        // Every line an object, none readable: JSON Lines, each line rejected with its own reason.
+        if lines.count > 1 && lines.allSatisfy(startsAnObject) { return try rejectEveryLine(file, sink) }
+        // Nothing parses: one rejection with the parser's message.
+        let error = documentError ?? parseError(lines[0].text)
+        let line = documentError.flatMap(errorLine) ?? lines[0].number
+        var result = ImportedFile(
+            file: file, kind: .other, format: lines.count > 1 ? .jsonDocument : .jsonLines, status: .rejected,
+            note: "not valid JSON", recordsIn: 1)
+        result.rejections.append(
+            Rejection(location: file.location(line), reason: "\(error)", rawText: String(decoding: file.data, as: UTF8.self)))
+        return result
+    }
+
+    /// A JSON Lines file of which no line can be read: every line is a rejection, with its parser's
+    /// message (streamed to `sink` like records).
+    private static func rejectEveryLine(_ file: InputFile, _ sink: RecordSink?) throws -> ImportedFile {
+        var result = ImportedFile(
+            file: file, kind: .other, format: .jsonLines, status: .rejected, note: "not valid JSON (no line could be read)")
+        try file.forEachLineBatch(batchSize: batchLines) { lines, endOffset in
+            var batch = RecordBatch()
+            for line in lines {
+                let reason =
+                    (try? JSONField.parseObject(Data(line.text.utf8))).map {
+                        "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
+                    } ?? "\(parseError(line.text))"
+                batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
+            }
+            result.recordsIn += lines.count
+            if let sink {
+                result.streamedRejected += batch.rejections.count
+                try sink.write(batch)
+            } else {
+                result.rejections += batch.rejections
+            }
+            file.release(upTo: endOffset)
+            return true
+        }
+        return result
+    }
+
+    /// A note for a JSON array document (not a record format), or nil when it is not one.
+    private static func arrayNote(_ data: Data) -> String? {
+        guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else { return nil }
+        return array.allSatisfy({ ($0 as? String)?.hasPrefix("MI") == true })
+            ? "JSON array of base64 certificates (an x5c chain) (not evidence)"
+            : "JSON array (records must be one object per line) (not supported)"
+    }
+
+    /// The line a JSON syntax error names ("… at line 4, column 1"), for `file:line`.
+    private static func errorLine(_ error: Error) -> Int? {
+        let text = "\(error)"
+        guard let range = text.range(of: " at line ") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    private static func parseError(_ line: String) -> Error {
+        do {
+            _ = try JSONField.parseObject(Data(line.utf8))
+            return IngestError.other("not a JSON object")
+        } catch {
+            return error
+        }
+    }
+
+    private static func readDocument(_ object: [String: Any], file: InputFile, _ checker: any SignatureChecking) -> ImportedFile {
+        let shape = RecordShape.of(object)
+        switch shape {
+        case .unsupported(let what), .unknown(let what):
+            return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: what)
+        case .auditConfig:
+            return ImportedFile(
+                file: file, kind: .other, format: .jsonDocument, status: .skipped,
+                note: "iap-audit configuration (not evidence; pass it with --config)")
+        default:
+            var result = ImportedFile(
+                file: file, kind: shape.kind, format: .jsonDocument, status: .imported,
+                note: note(for: shape), recordsIn: 1)
+            RecordDispatcher.add(
+                ParsedRecord(object), shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker,
+                to: &result)
+            return result
+        }
+    }
+
+    /// Lines read per batch: parsed in parallel halves, then handed on in line order.
+    static let batchLines = 8192
+
+    private static func readLines(
+        shape: RecordShape, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink?, _ fastPath: Bool
+    ) throws -> ImportedFile {
+        guard shape.kind != .other else {
+            let what: String
+            switch shape {
+            case .unsupported(let w), .unknown(let w): what = w
+            default: what = "iap-audit configuration (not evidence)"
+            }
+            return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
+        }
+        var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
+        let parser = BatchParser(shape: shape, file: file, checker: checker, template: result, fastPath: fastPath)
+        try file.forEachLineRangeBatch(batchSize: batchLines) { bytes, lines, endOffset in
+            let batches = parser.parse(lines, bytes: bytes)
+            result.recordsIn += lines.count
+            for batch in batches {
+                if let sink {
+                    result.streamedImported += batch.recordCount
+                    result.streamedRejected += batch.rejections.count
+                    try sink.write(batch)
+                } else {
+                    result.add(batch, bytes: bytes)
+                }
+            }
+            file.release(upTo: endOffset)
+            sink?.progress?(endOffset, result.recordsIn)
+            return true
+        }
+        return result
+    }
+
+    // MARK: Records
+
+    private static func note(for shape: RecordShape) -> String {
+        switch shape {
+        case .clientReport: return "client reports"
+        case .serverRequest: return "server transaction log"
+        case .wrappedVerifyResponse: return "verifyReceipt responses linked to server requests"
+        case .bareVerifyResponse: return "verifyReceipt responses (bare, not linked to a request)"
+        case .wrappedSignedTransaction: return "JWS signed transactions linked to server requests"
+        case .postedReceipt: return "app receipts as clients posted them"
+        case .signed(.notificationV2): return "App Store Server Notifications V2"
+        case .signed(.notificationV1): return "App Store Server Notifications V1"
+        case .signed(.serverAPIResponse): return "App Store Server API responses"
+        case .signed: return "JWS payloads (signed transactions, renewal info, app transactions)"
+        default: return ""
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import IAPAuditModel
+
+/// Why the fast path hands a line to the strict reader: anything it is not sure to read exactly as
+/// the strict reader would (an unusual type, an escape, a bad value — whose message the strict reader gives).
+struct Unsure: Error {}
+
+/// A read-only view of a scanned line (`LineTape`), valid until the tape scans the next line: the
+/// field conversions of the fast readers. Each returns the value the strict readers (`JSONField`,
+/// `RecordFields`) would, or throws `Unsure` where they would do anything else.
+struct TapeView {
+    let tokens: UnsafePointer<LineTape.Token>
+    let base: UnsafePointer<UInt8>
+
+    init(_ tape: borrowing LineTape) {
+        tokens = UnsafePointer(tape.tokens)
+        base = tape.base
+    }
+
+    @inline(__always) func token(_ index: Int32) -> LineTape.Token { tokens[Int(index)] }
+
+    @inline(__always) func kind(_ index: Int32) -> UInt8 { index < 0 ? UInt8.max : tokens[Int(index)].kind }
+
+    /// Fills `slots[k]` with the value token of member `keys.names[k]` of the object at `object`
+    /// (-1 when absent). Members not in `keys` are skipped.
+    @inline(__always)
+    func members(of object: Int32, _ keys: KeyTable, _ slots: UnsafeMutablePointer<Int32>) {
+        for k in 0..<keys.names.count { slots[k] = -1 }
+        var i = Int(object) + 1
+        let end = Int(tokens[Int(object)].next)
+        while i < end {
+            let key = tokens[i]
+            let slot = keys.slot(base + Int(key.start), Int(key.end &- key.start))
+            if slot >= 0 { slots[slot] = Int32(i + 1) }
+            i = Int(tokens[i + 1].next)
+        }
+    }
+
+    /// Element token indexes of the array at `array`.
+    func elements(of array: Int32, _ body: (Int32) throws(Unsure) -> Void) throws(Unsure) {
+        var i = Int(array) + 1
+        let end = Int(tokens[Int(array)].next)
+        while i < end {
+            try body(Int32(i))
+            i = Int(tokens[i].next)
+        }
+    }
+
+    /// The bytes of a token (a string's content, a number's digits).
+    @inline(__always) func bytes(_ t: LineTape.Token) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + Int(t.start), count: Int(t.end &- t.start))
+    }
+
+    // MARK: Values
+
+    /// `JSONField.text`: nil for absent or null; a string without escapes, at most 4,096 bytes; a
+    /// whole number's digits.
+    @inline(__always)
+    func text(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
+        guard index >= 0 else { return nil }
+        let t = tokens[Int(index)]
+        switch t.kind {
+        case LineTape.Kind.null: return nil
+        case LineTape.Kind.string:
+            guard !t.escaped, t.end &- t.start <= UInt32(JSONField.maxTextLength) else { throw Unsure() }
+            return bytes(t)
+        case LineTape.Kind.number:
+            let b = bytes(t)
+            guard Self.isWholeNumber(b) else { throw Unsure() }
+            return b
+        default: throw Unsure()
+        }
+    }
+
+    /// `JSONField.id`: text, never empty (empty is nil), refusing what looks like scientific notation.
+    @inline(__always)
+    func id(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
+        guard let b = try text(index), !b.isEmpty else { return nil }
+        // White space at either end (a space, or any non-ASCII scalar there): the strict reader decides.
+        if b[0] == 0x20 || b[0] >= 0x80 || b[b.count - 1] == 0x20 || b[b.count - 1] >= 0x80 { throw Unsure() }
+        // What might be an id a spreadsheet rewrote (`2.00000041234568E+15`): only digits, '.', 'e', '+', '-'.
+        if b[0] &- 0x30 < 10, b.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
+            b.allSatisfy({
+                $0 &- 0x30 < 10 || $0 | 0x20 == UInt8(ascii: "e") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "+")
+                    || $0 == UInt8(ascii: "-")
+            })
+        {
+            throw Unsure()
+        }
+        return b
+    }
+
+    /// `JSONField.integer` without fractions: a whole number, or a string of digits.
+    @inline(__always)
+    func integer(_ index: Int32) throws(Unsure) -> Int64? {
+        guard index >= 0 else { return nil }
+        let t = tokens[Int(index)]
+        switch t.kind {
+        case LineTape.Kind.null: return nil
+        case LineTape.Kind.number, LineTape.Kind.string:
+            guard !t.escaped, let v = Self.int64(bytes(t)) else { throw Unsure() }
+            return v
+        default: throw Unsure()
+        }
+    }
+
+    /// `JSONField.bool`: true/false, or the strings "true", "false", "1", "0" ("" is nil).
+    @inline(__always)
+    func bool(_ index: Int32) throws(Unsure) -> Bool? {
+        guard index >= 0 else { return nil }
+        let t = tokens[Int(index)]
+        switch t.kind {
+        case LineTape.Kind.null: return nil
+        case LineTape.Kind.trueValue: return true
+        case LineTape.Kind.falseValue: return false
+        case LineTape.Kind.string:
+            let b = bytes(t)
+            if b.isEmpty { return nil }
+            if b.count == 1 {
+                if b[0] == UInt8(ascii: "1") { return true }
+                if b[0] == UInt8(ascii: "0") { return false }
+            }
+            if Self.equals(b, "true") { return true }
+            if Self.equals(b, "false") { return false }
+            throw Unsure()
+        default: throw Unsure()
+        }
+    }
+
+    /// `RecordFields.optionalTimestamp` (and the `*_ms` date fields): epoch milliseconds as a whole
+    /// number or digits, or ISO 8601 / Apple's text dates in the forms `Timestamp.fastParseMs` knows;
+    /// nil for absent, null or "".
+    @inline(__always)
+    func timestamp(_ index: Int32) throws(Unsure) -> Int64? {
+        guard index >= 0 else { return nil }
+        let t = tokens[Int(index)]
+        switch t.kind {
+        case LineTape.Kind.null: return nil
+        case LineTape.Kind.number:
+            guard let ms = Self.int64(bytes(t)), Timestamp.validRange.contains(ms) else { throw Unsure() }
+            return ms
+        case LineTape.Kind.string:
+            guard !t.escaped else { throw Unsure() }
+            let b = bytes(t)
+            if b.isEmpty { return nil }
+            guard let ms = Timestamp.fastParseMs(b) else { throw Unsure() }
+            return ms
+        default: throw Unsure()
+        }
+    }
+
+    // MARK: Bytes
+
+    /// Digits with an optional leading minus (what `JSONField` calls a whole number).
+    @inline(__always) static func isWholeNumber(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < b.count else { return false }
+        while i < b.count {
+            guard b[i] &- 0x30 < 10 else { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// `Int64(text)` for digits with an optional minus; nil on anything else or overflow.
+    @inline(__always) static func int64(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        var negative = false
+        if i < b.count, b[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        guard i < b.count, b.count - i <= 18 else { return nil }  // 18 digits never overflow
+        var v: Int64 = 0
+        while i < b.count {
+            let d = b[i] &- 0x30
+            guard d < 10 else { return nil }
+            v = v * 10 + Int64(d)
+            i += 1
+        }
+        return negative ? -v : v
+    }
+
+    @inline(__always) static func equals(_ b: UnsafeBufferPointer<UInt8>, _ s: StaticString) -> Bool {
+        b.count == s.utf8CodeUnitCount && memcmp(b.baseAddress!, s.utf8Start, b.count) == 0
+    }
+}

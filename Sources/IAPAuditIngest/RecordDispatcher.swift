@@ -1,0 +1,90 @@
+import Foundation
+import IAPAuditModel
+
+/// One parsed JSON record: the lazy field view the canonical readers use (client reports, server
+/// log, verifyReceipt), and the Foundation object the signed-format readers take, made only when asked.
+struct ParsedRecord {
+    let fields: any RecordObject
+    private let makeFoundation: () throws -> [String: Any]
+
+    init(_ object: [String: Any]) {
+        fields = FoundationObject(object)
+        makeFoundation = { object }
+    }
+
+    /// One JSON Lines record, parsed strictly into a tape (`JSONTape`). Throws `IngestError.invalidJSON`.
+    init(jsonLine text: String) throws {
+        let root = try JSONTape(Array(text.utf8)).root
+        guard root.kind == .object else {
+            throw IngestError.invalidJSON("expected a JSON object, found \(root.value.typeName)")
+        }
+        fields = root
+        makeFoundation = { try JSONField.parseObject(Data(text.utf8)) }
+    }
+
+    func foundation() throws -> [String: Any] { try makeFoundation() }
+}
+
+/// Reads one record of a file's shape into the file's result; a record of another shape or with bad
+/// fields becomes a rejection with its `file:line`.
+enum RecordDispatcher {
+    static func add(
+        _ record: ParsedRecord, shape: RecordShape, raw: String, at location: SourceLocation, _ checker: any SignatureChecking,
+        to result: inout ImportedFile
+    ) {
+        let o = record.fields
+        do {
+            switch shape {
+            case .clientReport:
+                result.clientReports.append(try ClientReportParser.parse(o, at: location))
+            case .serverRequest:
+                result.serverRequests.append(try ServerRequestParser.parse(o, at: location))
+            case .wrappedVerifyResponse:
+                guard case .object(let body)? = o.field("response") else {
+                    throw IngestError.badField("response", "expected Apple's response object")
+                }
+                let requestId = try RecordFields.requiredText(o, "request_id")
+                let received = try RecordFields.timestamp(o, "received_at")
+                // A verifyReceipt body by `RecordShape`'s rule; anything else is asked of
+                // `SignedRecordReader.kind(of:)` (slower: a Foundation object).
+                if !RecordShape.isVerifyReceiptBody(has: { body.field($0) != nil }),
+                    let signedBody = try record.foundation()["response"] as? [String: Any],
+                    SignedRecordReader.kind(of: signedBody) != nil
+                {
+                    result.verifyResponses.append(
+                        try SignedRecordReader.read(
+                            object: signedBody, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
+                } else {
+                    result.verifyResponses.append(
+                        try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
+                }
+            case .wrappedSignedTransaction:
+                guard case .string(let jws)? = o.field("signed_transaction") else {
+                    throw IngestError.badField("signed_transaction", "expected a compact JWS string")
+                }
+                var response = try SignedRecordReader.read(
+                    jws: jws, at: location, requestId: try RecordFields.requiredText(o, "request_id"),
+                    receivedAtMs: try RecordFields.timestamp(o, "received_at"), checker: checker)
+                response.rawJSON = raw
+                result.verifyResponses.append(response)
+            case .postedReceipt:
+                result.verifyResponses.append(try AppReceiptReader.readWrapped(try record.foundation(), at: location, checker: checker))
+            case .signed:
+                result.verifyResponses.append(
+                    try SignedRecordReader.read(
+                        object: try record.foundation(), at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
+            case .bareVerifyResponse:
+                if o.field("request_id") != nil || o.field("transaction_ids") != nil || o.field("state") != nil {
+                    let kind = RecordShape.of(try record.foundation()).kind.rawValue
+                    throw IngestError.other("a \(kind) record in a file of verifyReceipt responses")
+                }
+                result.verifyResponses.append(
+                    try VerifyResponseParser.parse(o, at: location, requestId: nil, receivedAtMs: nil, raw: raw))
+            default:
+                throw IngestError.other("unsupported record")
+            }
+        } catch {
+            result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: raw))
+        }
+    }
+}

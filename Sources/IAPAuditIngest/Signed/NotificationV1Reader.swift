@@ -1,0 +1,99 @@
+import Foundation
+import IAPAuditModel
+
+/// Reads an App Store Server Notification V1 (status update) body into one `VerifyResponse`
+/// (source `notification_v1`, signature `not_checked`: V1 bodies are unsigned).
+///
+/// Source: Apple, "App Store Server Notifications V1" → `responseBody` (deprecated): `notification_type`,
+/// `environment` (`PROD` → `Production`, `Sandbox`), `unified_receipt` {`status`, `environment`,
+/// `latest_receipt_info`, `pending_renewal_info`} read as a verifyReceipt body by
+/// `VerifyResponseParser`; older bodies (before 2020) carry `latest_receipt_info` /
+/// `latest_expired_receipt_info` as single objects at the top level (flat iOS 6 names: `bid`,
+/// `expires_date_formatted`), and CANCEL bodies a top-level `cancellation_date(_ms)` for the
+/// purchase named by `web_order_line_item_id`. Dates are milliseconds since 1970 UTC.
+enum NotificationV1Reader {
+    /// - Throws: `IngestError` when `notification_type` is missing, or a listed purchase lacks its
+    ///   `transaction_id` or has a field of the wrong type (named as `unified_receipt.<field>`).
+    static func read(_ o: [String: Any], context: SignedRecordReader.Context) throws -> VerifyResponse {
+        guard let type = try JSONField.text(o["notification_type"], field: "notification_type"), !type.isEmpty else {
+            throw IngestError.missingField("notification_type")
+        }
+        let unified = try SignedFields.object(o, "unified_receipt", path: "")
+        var body = unified ?? [:]
+        if body["status"] == nil || body["status"] is NSNull { body["status"] = 0 }
+        var response = try parse(body, context: context, prefix: unified == nil ? "" : "unified_receipt.")
+        let older = ["latest_receipt_info", "latest_expired_receipt_info"].filter { o[$0] != nil }
+        if !older.isEmpty {
+            var legacy: [String: Any] = ["status": 0]
+            for key in older { legacy[key] = o[key] }
+            let top = try parse(legacy, context: context, prefix: "")
+            for item in top.items {
+                if let at = response.items.firstIndex(where: { $0.transactionId == item.transactionId }) {
+                    response.items[at].merge(item)
+                } else {
+                    response.items.append(item)
+                }
+            }
+        }
+        response.bundleId =
+            try response.bundleId ?? JSONField.text(o["bid"], field: "bid") ?? itemBundleId(unified ?? [:]) ?? itemBundleId(o)
+        let environment = try JSONField.text(o["environment"], field: "environment").flatMap { $0.isEmpty ? nil : $0 }
+        response.environment = (environment ?? response.environment).map(Environment.normalized)
+        try applyCancellation(o, to: &response)
+        response.source = .notificationV1
+        response.signature = .notChecked
+        response.notification = NotificationInfo(notificationUUID: nil, notificationType: type, subtype: nil)
+        return response
+    }
+
+    private static func parse(_ body: [String: Any], context: SignedRecordReader.Context, prefix: String) throws -> VerifyResponse {
+        do {
+            return try VerifyResponseParser.parse(
+                body, at: context.location, requestId: context.requestId, receivedAtMs: context.receivedAtMs, raw: context.raw)
+        } catch IngestError.badField(let field, let message) {
+            throw IngestError.badField(prefix + field, message)
+        } catch IngestError.missingField(let field) {
+            throw IngestError.missingField(prefix + field)
+        }
+    }
+
+    /// `bid` of the first `latest_receipt_info` (else `latest_expired_receipt_info`) entry: older
+    /// bodies use flat iOS 6 names.
+    private static func itemBundleId(_ o: [String: Any]) throws -> String? {
+        for key in ["latest_receipt_info", "latest_expired_receipt_info"] {
+            let info = o[key]
+            let first = (info as? [String: Any]) ?? (info as? [Any])?.first as? [String: Any]
+            if let bid = try JSONField.text(first?["bid"], field: "\(key).bid") { return bid }
+        }
+        return nil
+    }
+
+    /// A top-level `cancellation_date_ms` (else `cancellation_date`) applies to the purchase whose
+    /// `web_order_line_item_id` the body names, or to the only one listed; a note when none matches.
+    private static func applyCancellation(_ o: [String: Any], to response: inout VerifyResponse) throws {
+        let ms: Int64?
+        if let value = try JSONField.integer(o["cancellation_date_ms"], field: "cancellation_date_ms") {
+            guard Timestamp.validRange.contains(value) else {
+                throw IngestError.badField("cancellation_date_ms", "epoch milliseconds \(value) outside 1900–2200")
+            }
+            ms = value
+        } else if let text = try JSONField.text(o["cancellation_date"], field: "cancellation_date"), !text.isEmpty {
+            guard let parsed = Timestamp.parseMs(text) else {
+                throw IngestError.badField("cancellation_date", "not a date: \"\(text.prefix(60))\"")
+            }
+            ms = parsed
+        } else {
+            ms = nil
+        }
+        guard let ms else { return }
+        let line = try JSONField.id(o["web_order_line_item_id"], field: "web_order_line_item_id")
+        let targets = response.items.indices.filter {
+            line == nil ? response.items.count == 1 : response.items[$0].webOrderLineItemId == line
+        }
+        if targets.isEmpty {
+            let named = line.map { "web_order_line_item_id \($0)" } ?? "no web_order_line_item_id"
+            response.notes.append("cancellation_date: no listed purchase to apply it to (\(named))")
+        }
+        for i in targets where response.items[i].cancellationDateMs == nil { response.items[i].cancellationDateMs = ms }
+    }
+}

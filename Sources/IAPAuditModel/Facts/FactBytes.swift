@@ -1,0 +1,203 @@
+import Foundation
+
+/// Appends the primitives of the fact format (little-endian; see `FactStream` for the records).
+///
+/// - text: varint(length + 1) then the UTF-8 bytes; varint 0 is null.
+/// - id (a transaction id): tag 0 + UInt64 for canonical decimal text (1–19 digits, no leading zero,
+///   below 2^63, so the digits are the id exactly), tag 1 + text otherwise, tag 2 for null.
+/// - optional integer: flag byte (0 absent, 1 present) then Int64.
+package struct FactWriter {
+    package var bytes: [UInt8] = []
+
+    package init() {}
+
+    @inline(__always) package mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    @inline(__always) package mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) package mutating func i64(_ v: Int64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) package mutating func optional(_ v: Int64?) {
+        if let v {
+            bytes.append(1)
+            i64(v)
+        } else {
+            bytes.append(0)
+        }
+    }
+
+    @inline(__always) package mutating func optional(_ v: Bool?) { bytes.append(v.map { $0 ? 2 : 1 } ?? 0) }
+
+    /// LEB128 of `v`'s bits (a negative value takes ten bytes; use `zigzag` for signed values).
+    @inline(__always) package mutating func varint(_ v: Int) {
+        var v = UInt(bitPattern: v)
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    @inline(__always) package mutating func text(_ b: UnsafeBufferPointer<UInt8>?) {
+        guard let b else { return bytes.append(0) }
+        varint(b.count + 1)
+        bytes.append(contentsOf: b)
+    }
+
+    package mutating func text(_ s: String?) {
+        guard var s else { return bytes.append(0) }
+        s.withUTF8 { text($0) }
+    }
+
+    @inline(__always) package mutating func id(_ b: UnsafeBufferPointer<UInt8>?) {
+        guard let b else { return bytes.append(2) }
+        if let number = FactKey.canonicalNumber(b) {
+            bytes.append(0)
+            withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+        } else {
+            bytes.append(1)
+            text(b)
+        }
+    }
+
+    package mutating func id(_ s: String?) {
+        guard var s else { return bytes.append(2) }
+        s.withUTF8 { id($0) }
+    }
+}
+
+/// Reads what `FactWriter` wrote. Texts are returned as byte ranges of the buffer read (no copies).
+package struct FactReader {
+    package let base: UnsafePointer<UInt8>
+    package let end: Int
+    package var at: Int
+
+    package init(_ base: UnsafePointer<UInt8>, count: Int, at: Int = 0) {
+        self.base = base
+        self.end = count
+        self.at = at
+    }
+
+    package var isAtEnd: Bool { at >= end }
+
+    @inline(__always) package mutating func u8() -> UInt8 {
+        defer { at += 1 }
+        return base[at]
+    }
+
+    @inline(__always) package mutating func u32() -> UInt32 {
+        defer { at += 4 }
+        return UInt32(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt32.self))
+    }
+
+    @inline(__always) package mutating func i64() -> Int64 {
+        defer { at += 8 }
+        return Int64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: Int64.self))
+    }
+
+    @inline(__always) package mutating func optionalInt() -> Int64? { u8() == 0 ? nil : i64() }
+
+    @inline(__always) package mutating func optionalBool() -> Bool? {
+        switch u8() {
+        case 0: return nil
+        case 1: return false
+        default: return true
+        }
+    }
+
+    @inline(__always) package mutating func varint() -> Int {
+        var v = 0
+        var shift = 0
+        while true {
+            let b = base[at]
+            at += 1
+            v |= Int(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
+    }
+
+    /// A text as a range of the buffer; nil for null.
+    @inline(__always) package mutating func text() -> FactText? {
+        let n = varint()
+        guard n > 0 else { return nil }
+        defer { at += n - 1 }
+        return FactText(start: Int32(at), count: Int32(n - 1))
+    }
+
+    /// An id: `.number` for canonical decimals, `.text` (a range of the buffer) otherwise; nil for null.
+    @inline(__always) package mutating func id() -> FactId? {
+        switch u8() {
+        case 0: return .number(UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)).advancing(&at))
+        case 1: return text().map { .text($0) }
+        default: return nil
+        }
+    }
+}
+
+private extension UInt64 {
+    @inline(__always) package func advancing(_ at: inout Int) -> UInt64 {
+        at += 8
+        return self
+    }
+}
+
+/// A text inside a fact buffer.
+package struct FactText: Hashable {
+    package var start: Int32
+    package var count: Int32
+}
+
+/// An id read from a fact buffer.
+package enum FactId {
+    case number(UInt64)
+    case text(FactText)
+}
+
+/// Partitioning keys of the fact format: the same text always lands in the same partition, in
+/// every file and every run (the format is stored: changing it needs a `Schema.readerVersion` bump).
+package enum FactKey {
+    /// Partitions of each keyed stream.
+    package static let partitions = 256
+
+    /// The UInt64 whose decimal digits are `b` exactly, or nil (leading zero, sign, >= 2^63, not digits).
+    @inline(__always) package static func canonicalNumber(_ b: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        let n = b.count
+        guard n >= 1, n <= 19, b[0] &- 0x30 < 10, b[0] != UInt8(ascii: "0") || n == 1 else { return nil }
+        var v: UInt64 = 0
+        for i in 0..<n {
+            let d = b[i] &- 0x30
+            guard d < 10 else { return nil }
+            v = v &* 10 &+ UInt64(d)
+        }
+        return v < 1 << 63 ? v : nil
+    }
+
+    @inline(__always) package static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    @inline(__always) package static func hash(text b: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in b { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return mix(h)
+    }
+
+    /// The partition of an id (numeric ids hash their value, others their bytes).
+    @inline(__always) package static func partition(id b: UnsafeBufferPointer<UInt8>) -> Int {
+        let h = canonicalNumber(b).map(mix) ?? hash(text: b)
+        return Int(h >> 56)
+    }
+
+    @inline(__always) package static func partition(number: UInt64) -> Int { Int(mix(number) >> 56) }
+
+    /// The partition of a key compared as text (request ids, notification UUIDs).
+    @inline(__always) package static func partition(text b: UnsafeBufferPointer<UInt8>) -> Int { Int(hash(text: b) >> 56) }
+}

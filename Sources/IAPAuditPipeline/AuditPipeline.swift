@@ -1,0 +1,132 @@
+import Foundation
+import IAPAuditCrypto
+import IAPAuditIngest
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditReport
+import IAPAuditStore
+
+/// What one `run` is asked to do.
+public struct AuditOptions: Sendable {
+    public var paths: [String]
+    public var outputDirectory: String
+    public var config: AuditConfig
+    /// ms since 1970 UTC; nil = the newest record timestamp.
+    public var asOfMs: Int64?
+    /// Grace before an unanswered request is a backlog, milliseconds (default 24 h).
+    public var graceMs: Int64
+
+    public init(
+        paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
+        graceMs: Int64 = 24 * 3_600_000
+    ) {
+        self.paths = paths
+        self.outputDirectory = outputDirectory
+        self.config = config
+        self.asOfMs = asOfMs
+        self.graceMs = graceMs
+    }
+}
+
+/// The result of a run: what the store holds afterwards, and where the outputs are.
+public struct AuditResult: Sendable {
+    public var snapshot: AuditSnapshot
+    /// The audit instant used; nil when no record had a timestamp.
+    public var asOfMs: Int64?
+    public var databasePath: String
+    public var workbookPath: String
+    /// Files parsed in this run (the others were unchanged since the last run into this folder).
+    public var filesParsed: Int
+    /// Things the operator should know (printed to stderr as warnings).
+    public var warnings: [String] = []
+}
+
+/// ingest → store → reconcile → report.
+///
+/// The database mirrors the inputs of the last run: files are imported keyed by path and SHA-256
+/// (unchanged files are not read again), files no longer given are removed, findings are
+/// recomputed over everything in the store. Re-running on the same input gives the same database.
+public enum AuditPipeline {
+    /// Throws `AuditError` (unreadable input, unwritable or busy output) or `SQLiteError`.
+    /// Inputs are checked before the output folder is touched.
+    public static func run(_ options: AuditOptions) throws -> AuditResult {
+        let timer = PhaseTimer()
+        let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
+        let signatures = try SignatureSettings(options.config)
+        let output = try OutputFolder(path: options.outputDirectory)
+        let store = try output.openStore()
+        // No file at all under the paths (an empty folder: a failed mount, a log export that did not
+        // run) would empty a ledger the last run filled: stop instead.
+        if entries.isEmpty, case let stored = try store.storedFiles(), !stored.isEmpty {
+            throw AuditError.unreadablePath(
+                options.paths.joined(separator: ", "),
+                "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
+                    + "\(output.databasePath) is kept as it is; to empty it, remove that file")
+        }
+        var warnings = try RunChecks.beforeImport(store, options)
+        try store.setRunParameter("run_status", "incomplete")
+        try output.removeWorkbook()
+        let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
+        let (parsed, bulk) = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged)
+            .importEntries(entries)
+        try store.setRunParameter("signature_settings", signatures.fingerprint)
+        timer.lap("import")
+        ImportProgress.phase("reconciling")
+        defer { ImportProgress.phase(nil) }
+        // Reconciliation reads the facts on a second connection while this one builds the indexes.
+        try store.beginConcurrentReads()
+        let indexing = Background { if bulk { try store.endBulkImport() } }
+        let outcome: Reconciler.Outcome
+        do {
+            outcome = try Reconciler.run(
+                try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
+                spillDirectory: output.spillPath, lap: timer.lap)
+        } catch {
+            try? indexing.wait()  // the store is the index builder's until it is done
+            throw error
+        }
+        timer.lap("reconcile")
+        ImportProgress.phase("writing audit.xlsx and storing the findings")
+        let asOf = outcome.asOfMs
+        var parameters = [
+            "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
+            "grace_hours": String(Double(options.graceMs) / 3_600_000),
+            "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
+            "tool_version": ToolVersion.current, "signature_settings": signatures.fingerprint,
+            "jws_trust_anchors": signatures.jwsAnchorPaths.joined(separator: ", "),
+            "receipt_trust_anchors": signatures.receiptAnchorPaths.joined(separator: ", "),
+            // Complete only once the workbook is written too (below).
+            "run_status": "incomplete",
+        ]
+        if options.asOfMs == nil, let newest = outcome.newestRecord {
+            parameters["as_of_source"] = newest.location.description
+        }
+        warnings += RunChecks.afterReconcile(outcome, options)
+        if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
+        // The workbook is written from the findings as reconciled while the store takes them (once its
+        // indexes are built): both read the sorted findings at once.
+        var reported = parameters
+        reported["run_status"] = "complete"  // what the store says once the workbook exists
+        let report = try AuditStore.snapshot(path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported)
+        let storing = Background {
+            try indexing.wait()
+            try store.replaceFindings(outcome.findings.forEach, parameters: parameters)
+        }
+        do {
+            try output.writeWorkbook(ReportBuilder.workbook(report))
+        } catch {
+            try? storing.wait()
+            throw error
+        }
+        try storing.wait()
+        try? FileManager.default.removeItem(atPath: output.spillPath)
+        try store.setRunParameter("run_status", "complete")
+        try store.endConcurrentReads()
+        timer.lap("report")
+        let snapshot = try store.snapshot()
+        timer.write()
+        return AuditResult(
+            snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
+            filesParsed: parsed, warnings: warnings)
+    }
+}

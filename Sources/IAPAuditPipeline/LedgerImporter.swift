@@ -1,0 +1,183 @@
+import Foundation
+import IAPAuditCrypto
+import IAPAuditIngest
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditReport
+import IAPAuditStore
+
+/// Brings the store's ledger in line with the input entries of this run: reads new and changed
+/// files, keeps unchanged ones, removes files no longer given.
+struct LedgerImporter {
+    let store: AuditStore
+    /// Checks the signatures of JWS and receipt records.
+    var checker: any SignatureChecking = NoSignatureChecking()
+    /// Read every file again (the trust anchors or check time changed since the stored import).
+    var rereadAll = false
+
+    /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
+    /// cannot be read, or `SQLiteError`.
+    /// Inputs at least this large (bytes, all files) are imported with the secondary indexes dropped.
+    static let bulkBytes: Int64 = 64 << 20
+
+    /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
+    /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
+    /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
+    /// ledger's bytes (rebuilding the indexes costs the whole ledger).
+    func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool) {
+        let stored = try store.storedFiles()
+        // Which files may be unchanged (same path, size and reader): hashed now. The others are read
+        // anyway: hashed on another thread while the files before them are imported.
+        // Per entry: nil = skipped; else its size and, when it is unchanged, its hash. Files are
+        // mapped only while hashed here, and again one window at a time by the prefetcher.
+        var files: [(entry: InputEntry, bytes: Int64, unchanged: String?)?] = []
+        var totalBytes: Int64 = 0
+        var importBytes: Int64 = 0
+        for entry in entries {
+            guard entry.skipReason == nil else {
+                files.append(nil)
+                continue
+            }
+            let bytes = try Self.size(of: entry.path)
+            totalBytes += bytes
+            if !rereadAll, let previous = stored[entry.path], previous.bytes == bytes, previous.isCurrentReader,
+                previous.status == ImportStatus.imported.rawValue,
+                Digest.sha256Hex(try MappedFile(path: entry.path)) == previous.sha256
+            {
+                files.append((entry, bytes, previous.sha256))
+                continue
+            }
+            importBytes += bytes
+            files.append((entry, bytes, nil))
+        }
+        let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil ? $0?.entry.path : nil })
+        let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
+        if bulk { try store.beginBulkImport() }
+        let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
+        var parsed = 0
+        var contentSeen: [String: String] = [:]
+        var group = ImportGroup(store: store)
+        defer { group.abandon() }
+        for (number, item) in files.enumerated() {
+            let entry = entries[number]
+            // A big file is its own transaction; small ones and skipped ones share a group's (an
+            // unchanged file writes nothing: it counts as no bytes).
+            let written = item?.unchanged == nil ? item?.bytes ?? 0 : 0
+            try group.prepare(forBytes: written)
+            defer { group.added(bytes: written) }
+            guard let item else {
+                let file = InputFile(path: entry.path, data: Data(), sha256: Digest.sha256Hex(Data()))
+                try storeIfChanged(
+                    ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: entry.skipReason!), stored)
+                continue
+            }
+            if let sha256 = item.unchanged {
+                // Imported before as it is: kept, unless an earlier file now has the same content.
+                if item.bytes > 0, let earlier = contentSeen[sha256] {
+                    let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path), sha256: sha256)
+                    try storeIfChanged(
+                        ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
+                } else {
+                    contentSeen[sha256] = entry.path
+                }
+                continue
+            }
+            let next = try hashes.next()
+            let file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
+            // Empty files are each "empty file" (FileImporter), not copies of one another.
+            if file.bytes > 0, let earlier = contentSeen[file.sha256] {
+                try storeIfChanged(
+                    ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
+                continue
+            }
+            contentSeen[file.sha256] = entry.path
+            defer { progress.finish(fileBytes: file.bytes) }
+            let result = try store.importStreaming(
+                path: file.path, progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
+                read: { try FileImporter.stream(file, checker: checker, sink: $0) },
+                keep: { isUnchanged($0, stored) })
+            if result != nil { parsed += 1 }
+        }
+        try group.close()
+        progress.end()
+        // Files no longer given leave in groups too (one commit per 256, not one each).
+        let given = Set(entries.map(\.path))
+        for path in stored.keys.sorted() where !given.contains(path) {
+            try group.prepare(forBytes: 0)
+            try store.removeFile(path: path)
+            group.added(bytes: 0)
+        }
+        try group.close()
+        return (parsed, bulk)
+    }
+
+    private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }
+
+    /// The size in bytes of the file at `path`. Throws `AuditError.unreadablePath`.
+    private static func size(of path: String) throws -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw AuditError.unreadablePath(path, String(cString: strerror(errno))) }
+        return Int64(info.st_size)
+    }
+
+    /// Skipped and rejected files are classified again on every run (cheap), but stored only when
+    /// the outcome changed, so a re-run leaves the database as it was.
+    private func isUnchanged(_ file: ImportedFile, _ stored: [String: StoredFile]) -> Bool {
+        guard file.status != .imported, let previous = stored[file.path], previous.isCurrentReader else { return false }
+        return previous == StoredFile(sha256: file.sha256, note: file.note, status: file.status.rawValue)
+    }
+
+    @discardableResult
+    private func storeIfChanged(_ file: ImportedFile, _ stored: [String: StoredFile]) throws -> Bool {
+        if isUnchanged(file, stored) { return false }
+        try store.store(file)
+        return true
+    }
+}
+
+/// Consecutive small files imported in one SQLite transaction (`AuditStore.beginGroup`): a folder
+/// of 70,000 notification files costs a few hundred commits instead of 70,000 (about 1.4 ms each,
+/// for the journal's create, fsync and delete). A group closes at `maxFiles` files or `maxBytes`
+/// of input, before a file of `maxBytes` or more (its own transaction), and at the end.
+struct ImportGroup {
+    static let maxFiles = 256
+    static let maxBytes: Int64 = 8 << 20
+
+    let store: AuditStore
+    private var open = false
+    private var files = 0
+    private var bytes: Int64 = 0
+
+    init(store: AuditStore) { self.store = store }
+
+    /// Before a file of `size` bytes: closes the group if the file is big or the group full, opens
+    /// one for a small file.
+    mutating func prepare(forBytes size: Int64) throws {
+        if open && (size >= Self.maxBytes || files >= Self.maxFiles || bytes + size > Self.maxBytes) { try close() }
+        if !open && size < Self.maxBytes {
+            try store.beginGroup()
+            (open, files, bytes) = (true, 0, 0)
+        }
+    }
+
+    /// After a file: counted into the open group.
+    mutating func added(bytes size: Int64) {
+        guard open else { return }
+        files += 1
+        bytes += size
+    }
+
+    /// Commits the open group.
+    mutating func close() throws {
+        guard open else { return }
+        open = false
+        try store.commitGroup()
+    }
+
+    /// Undoes an open group (the run stopped with an error).
+    mutating func abandon() {
+        guard open else { return }
+        open = false
+        store.rollbackGroup()
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import IAPAuditCrypto
+import IAPAuditIngest
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditReport
+import IAPAuditStore
+
+/// The output folder of a run: created if missing, locked against a second concurrent run
+/// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies), and the
+/// place the workbook is written atomically.
+final class OutputFolder {
+    let path: String
+    private let lockDescriptor: Int32
+
+    var databasePath: String { path + "/audit.sqlite" }
+    var workbookPath: String { path + "/audit.xlsx" }
+    /// Where reconciliation keeps facts between its stages when they exceed its memory budget
+    /// (removed when it ends; a killed run's leftovers are removed by the next run).
+    var spillPath: String { path + "/.reconcile-spill" }
+
+    /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
+    /// a folder, or another run holds it.
+    init(path: String) throws {
+        self.path = path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw AuditError.output(path, "exists and is not a folder")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw AuditError.output(path, "cannot create the folder")
+        }
+        if FileManager.default.fileExists(atPath: path + "/audit.xlsx", isDirectory: &isDirectory), isDirectory.boolValue {
+            throw AuditError.output(path + "/audit.xlsx", "exists and is a folder")
+        }
+        lockDescriptor = open(path + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        if lockDescriptor < 0 { throw AuditError.output(path, "cannot create .audit.lock: \(String(cString: strerror(errno)))") }
+        if flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
+            close(lockDescriptor)
+            throw AuditError.output(path, "another iap-audit run is writing this folder; try again when it has finished")
+        }
+        try? FileManager.default.removeItem(atPath: spillPath)
+    }
+
+    deinit { close(lockDescriptor) }
+
+    func openStore() throws -> AuditStore {
+        do { return try AuditStore(path: databasePath) } catch { throw AuditError.output(databasePath, "\(error)") }
+    }
+
+    /// Removes the last run's workbook (and a killed run's `.partial`) as this run starts changing the
+    /// database: a run that dies or fails leaves no workbook rather than one that no longer matches
+    /// the database. Throws `AuditError.output` when it cannot be removed.
+    func removeWorkbook() throws {
+        try? FileManager.default.removeItem(atPath: workbookPath + ".partial")
+        guard FileManager.default.fileExists(atPath: workbookPath) else { return }
+        do { try FileManager.default.removeItem(atPath: workbookPath) } catch {
+            throw AuditError.output(workbookPath, "cannot remove the last run's workbook: \(error.localizedDescription)")
+        }
+    }
+
+    /// Writes to a temporary file and renames it over the old one (atomic), so a killed run never
+    /// leaves half a workbook.
+    func writeWorkbook(_ workbook: ReportWorkbook) throws {
+        let temporary = workbookPath + ".partial"
+        do {
+            try XLSXWriter.write(workbook, to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AuditError.output(workbookPath, "\(error)")
+        }
+        if rename(temporary, workbookPath) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AuditError.output(workbookPath, reason)
+        }
+    }
+}

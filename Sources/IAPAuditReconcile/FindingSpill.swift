@@ -1,0 +1,230 @@
+import Foundation
+import IAPAuditModel
+
+/// The findings of a reconciliation, kept out of memory as they are made: each encoded and appended to
+/// a file (in memory when there is no directory), with only its sort key held. Read back in table
+/// order: kind, reason, transaction id, users. Thread-safe while findings are added.
+package final class FindingSpill: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Where a finding is: its bytes in the file, its sort key in `sortBytes`, its reason in `reasons`.
+    private struct Key {
+        var kind: UInt8
+        var reason: Int32
+        var firstSeenMs: Int64?
+        var offset: Int
+        var count: Int32
+        var sortStart: Int32
+        var sortCount: Int32
+    }
+    private var keys: [Key] = []
+    /// The sort keys, one after another: (kind, reason, transaction id, users) in an encoding whose byte
+    /// order is their order (see `SortKey`).
+    private var sortBytes: [UInt8] = []
+    private var reasons: [String] = []
+    private var reasonIndex: [ExactText: Int32] = [:]
+    private var memory: [UInt8] = []
+    private var buffer: [UInt8] = []
+    private var written = 0
+    private let descriptor: Int32
+    private let path: String?
+    private var sorted = false
+
+    /// - Parameter directory: where the file goes (created if missing); nil keeps the findings in memory.
+    init(directory: String?) throws {
+        if let directory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = directory + "/findings"
+            descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw AuditError.output(path, String(cString: strerror(errno))) }
+            self.path = path
+        } else {
+            path = nil
+            descriptor = -1
+        }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if let path { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Adds findings (from any thread). Throws when the file cannot be written.
+    func add(_ findings: [Finding]) throws {
+        guard !findings.isEmpty else { return }
+        var w = FactWriter()
+        var sort = SortKey()
+        var entries: [(kind: UInt8, offset: Int, count: Int, sortStart: Int, sortCount: Int)] = []
+        for f in findings {
+            let start = w.bytes.count
+            Self.encode(f, &w)
+            let kind = UInt8(FindingKind.allCases.firstIndex(of: f.kind)!)
+            let sortStart = sort.bytes.count
+            sort.append(kind, f.reason, f.transactionId, f.userIds)
+            entries.append((kind, start, w.bytes.count - start, sortStart, sort.bytes.count - sortStart))
+        }
+        try lock.withLock {
+            let base = written + buffer.count
+            let sortBase = sortBytes.count
+            for (e, f) in zip(entries, findings) {
+                keys.append(
+                    Key(
+                        kind: e.kind, reason: reason(f.reason), firstSeenMs: f.firstSeenMs, offset: base + e.offset,
+                        count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount)))
+            }
+            sortBytes.append(contentsOf: sort.bytes)
+            buffer.append(contentsOf: w.bytes)
+            if buffer.count >= 1 << 20 { try flush() }
+        }
+    }
+
+    /// The number of `text` among the reasons (under `lock`).
+    private func reason(_ text: String) -> Int32 {
+        if let known = reasonIndex[ExactText(text)] { return known }
+        reasons.append(text)
+        reasonIndex[ExactText(text)] = Int32(reasons.count - 1)
+        return Int32(reasons.count - 1)
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        if descriptor >= 0 {
+            let n = buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(written)) }
+            if n != buffer.count { throw AuditError.output(path!, "cannot write: \(String(cString: strerror(errno)))") }
+        } else {
+            memory.append(contentsOf: buffer)
+        }
+        written += buffer.count
+        buffer = []
+    }
+
+    /// The keys in table order (sorted once): by their sort keys' bytes, which is kind, then reason,
+    /// transaction id and users compared as exact bytes (as SQLite's BINARY collation does).
+    private func sortedKeys() throws -> [Key] {
+        try lock.withLock {
+            try flush()
+            if !sorted {
+                sortBytes.withUnsafeBufferPointer { b in
+                    let base = b.baseAddress!
+                    keys.sort { x, y in
+                        let n = Int(min(x.sortCount, y.sortCount))
+                        let c = memcmp(base + Int(x.sortStart), base + Int(y.sortStart), n)
+                        return c != 0 ? c < 0 : x.sortCount < y.sortCount
+                    }
+                }
+                sorted = true
+            }
+            return keys
+        }
+    }
+
+    /// Calls `body` with every finding in table order (kind, reason, transaction id, users); from
+    /// several threads at once if need be.
+    package func forEach(_ body: (Finding) throws -> Void) throws { try forEach(kinds: nil, limit: Int.max, body) }
+
+    private func forEach(kinds: Set<Int>?, limit: Int, _ body: (Finding) throws -> Void) throws {
+        var left = limit
+        for key in try sortedKeys() where left > 0 && kinds?.contains(Int(key.kind)) != false {
+            left -= 1
+            let count = Int(key.count)
+            var bytes = [UInt8](repeating: 0, count: count)
+            if descriptor >= 0 {
+                let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(key.offset)) }
+                if n != count { throw AuditError.output(path!, "cannot read: \(String(cString: strerror(errno)))") }
+            } else {
+                bytes = lock.withLock { Array(memory[key.offset..<(key.offset + count)]) }
+            }
+            try body(bytes.withUnsafeBufferPointer { Self.decode($0) })
+        }
+    }
+
+    /// The findings for the reports: counts and problems per day from the keys, findings read back
+    /// in table order.
+    package func stream() throws -> FindingStream {
+        var counts: [Int: [String: Int]] = [:]
+        var perDay: [Int64: Int] = [:]
+        let keys = try sortedKeys()
+        let reasons = lock.withLock { self.reasons }
+        for key in keys {
+            counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: 0] += 1
+            if !FindingKind.allCases[Int(key.kind)].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }
+        }
+        return FindingStream(
+            counts: FindingKind.allCases.enumerated().flatMap { kind, name in
+                (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map { FindingCount(kind: name, reason: $0.key, count: $0.value) }
+            },
+            problemsPerDay: perDay.sorted { $0.key < $1.key }.map { (dayMs: $0.key, findings: $0.value) },
+            produce: { [self] kinds, limit, body in
+                try forEach(kinds: Set(kinds.map { FindingKind.allCases.firstIndex(of: $0)! }), limit: limit, body)
+            })
+    }
+
+    /// Every finding, in table order (tests, small runs).
+    func all() throws -> [Finding] {
+        var result: [Finding] = []
+        try forEach { result.append($0) }
+        return result
+    }
+
+    // MARK: Encoding (the fact format's primitives)
+
+    private static func encode(_ f: Finding, _ w: inout FactWriter) {
+        w.u8(UInt8(FindingKind.allCases.firstIndex(of: f.kind)!))
+        w.text(f.reason)
+        w.text(f.transactionId)
+        w.text(f.originalTransactionId)
+        w.text(f.productId)
+        w.varint(f.userIds.count)
+        for user in f.userIds { w.text(user) }
+        w.text(f.environment)
+        w.optional(f.firstSeenMs)
+        w.varint(f.evidence.count)
+        for e in f.evidence {
+            w.text(e.file)
+            w.varint(e.line)
+        }
+        w.text(f.detail)
+    }
+
+    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> Finding {
+        var r = FactReader(b.baseAddress!, count: b.count)
+        func string() -> String? {
+            r.text().map {
+                String(decoding: UnsafeBufferPointer(start: b.baseAddress! + Int($0.start), count: Int($0.count)), as: UTF8.self)
+            }
+        }
+        let kind = FindingKind.allCases[Int(r.u8())]
+        let reason = string()!
+        let id = string()!
+        let original = string()
+        let product = string()
+        let users = (0..<r.varint()).map { _ in string()! }
+        let environment = string()
+        let firstSeen = r.optionalInt()
+        let evidence = (0..<r.varint()).map { _ in SourceLocation(file: string()!, line: r.varint()) }
+        return Finding(
+            kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
+            environment: environment, firstSeenMs: firstSeen, evidence: evidence, detail: string()!)
+    }
+}
+
+/// Sort keys whose byte order is the order of their fields: each text's bytes with 0x00 written as
+/// 0x00 0x01, ended by 0x00 0x00 (so a shorter text sorts first and no two fields run together).
+private struct SortKey {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ kind: UInt8, _ reason: String, _ transactionId: String, _ users: [String]) {
+        bytes.append(kind)
+        text(reason)
+        text(transactionId)
+        for user in users { text(user) }
+    }
+
+    private mutating func text(_ s: String) {
+        for byte in s.utf8 {
+            bytes.append(byte)
+            if byte == 0 { bytes.append(1) }
+        }
+        bytes.append(0)
+        bytes.append(0)
+    }
+}

@@ -1,0 +1,71 @@
+import IAPAuditModel
+
+/// SEMANTICS rule 9: a production purchase in Apple's data that nobody reported or was granted —
+/// Apple took money that nobody credited (`dropped_order` / `in_receipt_never_credited`).
+///
+/// Apple's data: a status-0 verifyReceipt response, Notification V1 or Server API page, or a JWS
+/// transaction, Notification V2 or app receipt whose signature is `verified`.
+/// An id Apple re-issued for a purchase someone was granted or reported (`id_reissued`) is no new
+/// dropped order.
+enum InReceiptNeverCreditedRule {
+    static func findings(_ c: ReconcileContext) -> [Finding] {
+        var qualifyingById: [Int32: [ReconcileContext.Listing]] = [:]
+        for t in c.transactions where !c.facts.listings(t).isEmpty {
+            if c.isReported(billingEventOf: t) || c.isGranted(billingEventOf: t) || c.isPending(t) { continue }
+            let qualifying = c.facts.listings(t).filter { qualifies($0, c) }
+            if !qualifying.isEmpty { qualifyingById[t] = qualifying }
+        }
+        var findings: [Finding] = []
+        for (t, qualifying) in qualifyingById {
+            // One billing event is one dropped order, under its first qualifying id.
+            if c.billingEvent(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
+            let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
+            let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
+            // A record without `environment` (old verifyReceipt answers) is not Sandbox, but not labelled
+            // Production either: say which.
+            let unlabelled = qualifying.contains { $0.fact.environmentName(c.facts.bytes) == nil }
+            let records = unlabelled ? "record(s) not marked Sandbox (no environment given)" : "production record(s)"
+            // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
+            let cancelled = qualifying.compactMap(\.fact.cancellationDateMs).min().map {
+                "; Apple shows it cancelled (refunded) at \(Timestamp.iso($0))"
+            }
+            findings.append(
+                c.finding(
+                    .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
+                    environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
+                    firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
+                    detail:
+                        "in \(qualifying.count) \(records) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
+                        + (cancelled ?? "")
+                ))
+        }
+        return findings
+    }
+
+    /// A production, status-0 listing of ours that Apple stands behind: an unsigned Apple answer
+    /// (verifyReceipt, Notification V1, Server API JSON) or a signed record whose signature was `verified`
+    /// (an unchecked decoded payload or iOS 6 receipt, which anyone could write, proves no payment).
+    static func qualifies(_ l: ReconcileContext.Listing, _ c: ReconcileContext) -> Bool {
+        let f = l.fact
+        if f.status != 0 || f.environment.isSandbox { return false }
+        // The listing's own signature: each nested JWS of a page or notification is checked on its own.
+        if f.source.isSigned ? f.itemSignature != .verified : f.itemSignature.failed { return false }
+        if f.itemEnvironment != .none && f.itemEnvironment != .production { return false }
+        if f.familyShared { return false }
+        if !c.config.bundleIds.isEmpty, let bundle = f.bundleId ?? f.itemBundleId, !c.config.bundleIds.contains(c.text(bundle)!) {
+            return false
+        }
+        return true
+    }
+
+    /// The distinct sources with their signature state, e.g. `verify_receipt, signed_transaction verified`.
+    static func sources(_ listings: [ReconcileContext.Listing], _ c: ReconcileContext) -> String {
+        var seen: [String] = []
+        for l in listings {
+            let source = l.fact.source
+            let text = source.isSigned ? "\(source.rawValue) \(l.fact.signatureText(c.facts.bytes))" : source.rawValue
+            if !seen.contains(text) { seen.append(text) }
+        }
+        return seen.joined(separator: ", ")
+    }
+}

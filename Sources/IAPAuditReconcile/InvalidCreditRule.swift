@@ -1,0 +1,23 @@
+import IAPAuditModel
+
+/// SEMANTICS rule 13: a grant without proof (the customer got the goods; Apple never confirmed).
+/// One row per transaction; reason by precedence `signature_invalid` > `bundle_mismatch` >
+/// `nonzero_status` > `not_in_receipt` > `no_verify_response`.
+enum InvalidCreditRule {
+    static func findings(_ c: ReconcileContext) -> [Finding] {
+        var findings: [Finding] = []
+        for t in c.transactions {
+            let unproven = c.grants(t).filter { !$0.isProven }
+            guard let code = unproven.map(\.unproven).min() else { continue }
+            let trail = c.trail(t, unproven)
+            let detail =
+                "granted without proof by "
+                + unproven.map { "\(c.requestId($0)) (\(Grant.reasons[Int($0.unproven)]))" }.joined(separator: ", ")
+            findings.append(
+                c.finding(
+                    .invalidCredit, Grant.reasons[Int(code)], t, users: c.users(unproven), environment: c.environments(unproven),
+                    firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail))
+        }
+        return findings
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import IAPAuditModel
+
+/// Runs every reconciliation rule over the ledger's facts, one partition at a time (memory is one
+/// partition per core, whatever the ledger's size):
+///
+/// 1. re-delivered notifications and re-issued ids (billing events), each from its own stream;
+/// 2. the request stage (`RequestStage`): per `request_id`, Apple's final answer and what each
+///    request carried and granted, handed on by transaction;
+/// 3. per transaction partition, the rules (SEMANTICS rules 8–14); the ids of one billing event are
+///    reconciled together in one extra partition.
+public enum Reconciler {
+    /// The rules, one unit each.
+    static let rules: [@Sendable (ReconcileContext) -> [Finding]] = [
+        DroppedOrderRule.findings, InReceiptNeverCreditedRule.findings, DuplicateCreditRule.findings,
+        SandboxLeakRule.findings, RefundStillGrantedRule.findings, InvalidCreditRule.findings,
+        VerificationBacklogRule.findings,
+    ]
+
+    /// What a reconciliation found, and what the run should say about its input.
+    package struct Outcome {
+        /// Read back sorted by kind, reason, transaction id, users.
+        package var findings: FindingSpill
+        /// The audit instant used (ms since 1970 UTC); nil when no record had a timestamp and none was given.
+        package var asOfMs: Int64?
+        /// The record that set the default as-of.
+        package var newestRecord: (ms: Int64, location: SourceLocation)?
+        package var unlinked: RequestStage.Unlinked
+        package var recordCount: Int64
+        var clientReportCount: Int64
+        package var serverRecordCount: Int64
+        package var appleRecordCount: Int64
+        package var signedRecordCount: Int64
+    }
+
+    /// - Parameters:
+    ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
+    ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
+    ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
+    ///   - spillBudget: bytes of facts held in memory between the stages before they go to `spillDirectory`.
+    ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
+    /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
+    package static func run(
+        _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, spillDirectory: String? = nil,
+        spillBudget: Int = 64 << 20, lap: (String) -> Void = { _ in }
+    ) throws -> Outcome {
+        let ranks = FileRanks(source.files)
+        let summary = try Summary(source, ranks)
+        let asOf = asOfMs ?? summary.newest?.ms
+        let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
+        let billing = try BillingEvents(source, ranks: ranks, redeliveries: redeliveries)
+        lap("reconcile_prepare")
+        let spill = PartitionSpill(directory: spillDirectory, budget: spillBudget)
+        defer { spill.removeAll() }
+        let unlinked = try RequestStage(
+            source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill
+        ).run()
+        lap("reconcile_requests")
+        // Without any timestamped record there is no request to age: any instant will do.
+        let findings = try FindingSpill(directory: spillDirectory)
+        try TransactionStage(
+            source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, billing: billing, config: config,
+            asOfMs: asOf ?? 0, graceMs: graceMs, findings: findings
+        ).run()
+        return Outcome(
+            findings: findings, asOfMs: asOf, newestRecord: summary.newest, unlinked: unlinked,
+            recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
+            appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
+    }
+
+    /// Reconciles a ledger held in memory (tests, small tools): its records in the order given.
+    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used.
+    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64?) {
+        // In memory nothing can fail.
+        let outcome = try! run(MemoryFactSource(ledger: ledger), config: config, asOfMs: asOfMs, graceMs: graceMs)
+        return (try! outcome.findings.all(), outcome.asOfMs)
+    }
+
+    /// The files' summaries: record counts and the newest record (SEMANTICS rule 15: the newest client
+    /// `ts`, server `ts` or Apple `received_at`, never dates inside receipts; ties: a client report
+    /// before a server record before an Apple record, then ledger order).
+    struct Summary {
+        var newest: (ms: Int64, location: SourceLocation)?
+        var records: Int64 = 0
+        var clientReports: Int64 = 0
+        var serverRecords: Int64 = 0
+        var appleRecords: Int64 = 0
+        var signedRecords: Int64 = 0
+
+        init(_ source: FactSource, _ ranks: FileRanks) throws {
+            var files: [(order: UInt64, fileId: UInt32, facts: FileFacts)] = []
+            try source.forEachChunk(.summary, part: 0) { fileId, raw in
+                var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
+                _ = r.u8()
+                files.append((ranks.order(fileId, 0), fileId, FileFacts(&r)))
+            }
+            files.sort { $0.order < $1.order }
+            var kinds: [(ms: Int64, location: SourceLocation)?] = [nil, nil, nil]
+            for file in files {
+                records += file.facts.clientReports + file.facts.serverRecords + file.facts.appleRecords
+                clientReports += file.facts.clientReports
+                serverRecords += file.facts.serverRecords
+                appleRecords += file.facts.appleRecords
+                signedRecords += file.facts.signedAppleRecords
+                for (k, newest) in [file.facts.newestClient, file.facts.newestServer, file.facts.newestReceived].enumerated() {
+                    guard let newest, kinds[k] == nil || newest.ms > kinds[k]!.ms else { continue }
+                    kinds[k] = (newest.ms, ranks.location(file.fileId, newest.line))
+                }
+            }
+            newest = kinds.compactMap { $0 }.max { $0.ms < $1.ms }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import IAPAuditModel
+
+/// SEMANTICS rule 12: Apple shows a cancellation date for a credited transaction and some user
+/// granted it kept it: no revoke of it (for that user, or without a user) at or after that user's
+/// last grant. Reason `cancelled_not_revoked`; the row lists who still holds it.
+///
+/// The cancellation date is any listing's `cancellation_date` (verifyReceipt, app receipt) or JWS
+/// `revocationDate` (signed transaction, REFUND/REVOKE notification, Server API page); listings whose
+/// signature failed prove nothing. A REFUND_REVERSED notification signed after the newest revocation
+/// clears it: Apple took the refund back.
+enum RefundStillGrantedRule {
+    static func findings(_ c: ReconcileContext) -> [Finding] {
+        var findings: [Finding] = []
+        for t in c.transactions where !c.facts.listings(t).isEmpty {
+            let all = c.facts.listings(t)
+            // A revocation counts from Apple's unsigned answers or a verified signed listing (never from an
+            // unchecked decoded payload, which anyone could write).
+            let listings = all.filter { $0.fact.source.isSigned ? $0.fact.itemSignature == .verified : !$0.fact.itemSignature.failed }
+            guard let cancelledMs = listings.compactMap(\.fact.cancellationDateMs).min(),
+                let newestRevocationMs = listings.compactMap(\.fact.cancellationDateMs).max()
+            else { continue }
+            let grants = c.grants(t)
+            guard grants.contains(where: \.isProven) else { continue }
+            let reversals = all.filter { $0.fact.refundReversed && !$0.fact.signature.failed }
+                .map { $0.fact.signedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
+            if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
+            // Users are exact text (SEMANTICS rule 1): compared by their bytes.
+            var lastGrant: [ExactText?: Int64] = [:]
+            for grant in grants {
+                let user = c.text(grant.user).map(ExactText.init)
+                lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.tsMs)
+            }
+            let revokes = c.facts.revokes(t)
+            let holders = lastGrant.filter { user, grantedAt in
+                !revokes.contains { ($0.user == nil || c.text($0.user).map(ExactText.init) == user) && $0.tsMs >= grantedAt }
+            }.keys.map { $0?.text }
+            if holders.isEmpty { continue }
+            let trail = c.trail(t, grants)
+            var reason = listings.compactMap(\.fact.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""
+            if let type = listings.compactMap(\.fact.revocationType).first { reason += ", revocationType \(c.text(type)!)" }
+            if let share = listings.compactMap(\.fact.revocationPercentage).first {
+                reason += ", revocationPercentage \(share) (\(Self.percent(Int(share))) refunded)"
+            }
+            findings.append(
+                c.finding(
+                    .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
+                    firstSeenMs: trail.firstSeenMs,
+                    evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fileId, $0.line) },
+                    detail:
+                        "cancelled at \(Timestamp.iso(cancelledMs))\(reason); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))"
+                ))
+        }
+        return findings
+    }
+
+    /// Thousandths of a percent as text: 50000 → `50%`, 33333 → `33.333%`.
+    static func percent(_ milliPercent: Int) -> String {
+        let whole = milliPercent / 1000
+        let fraction = milliPercent % 1000
+        if fraction == 0 { return "\(whole)%" }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)%"
+    }
+}

@@ -1,0 +1,148 @@
+import IAPAuditModel
+
+/// One verification request with Apple's answers to it (SEMANTICS rules 2–7): what it carried,
+/// what it granted and with what proof, and how Apple answered.
+struct RequestAnswer {
+    let request: MergedRequest
+    let answers: [LinkedResponse]
+    /// The final response (rule 2): the latest `received_at`, ties the later record.
+    let final: LinkedResponse?
+    let finalItems: ArraySlice<AnswerItem>
+    /// Ids the request carried, after resolving posted original ids (rule 6).
+    let carried: [FactId]
+    /// What it granted (rule 5): resolved `credited_transaction_ids`, else the carried ids.
+    let grantSet: [FactId]
+    /// Apple's final status, else the logged one (rule 3: classification only, never proof).
+    let status: Int64?
+    /// Apple's word on the environment, else the server log's.
+    let environment: String?
+    let bytes: PartitionBytes
+
+    init(request: MergedRequest, answers: [LinkedResponse], _ c: RequestGroup.Context) {
+        self.request = request
+        self.answers = answers
+        bytes = c.bytes
+        final = answers.last
+        finalItems = final.map { c.items[$0.items] } ?? []
+        let items = finalItems
+        let bytes = c.bytes
+        func resolve(_ posted: [FactId]) -> [FactId] {
+            var result: [FactId] = []
+            for x in posted {
+                let id = Self.resolve(x, items, bytes)
+                if !result.contains(where: { bytes.same($0, id) }) { result.append(id) }
+            }
+            return result
+        }
+        carried = resolve(request.posted)
+        grantSet = request.granted ? resolve(request.credited ?? request.posted) : []
+        status = final?.body.status ?? request.verifyStatus
+        environment =
+            final.flatMap { $0.body.environmentName(bytes) } ?? request.environment.map { Environment.normalized(bytes.string($0)!) }
+    }
+
+    /// Rule 6: X itself when it is a `transaction_id` of the final response; else the newest item
+    /// whose `original_transaction_id` is X; else X.
+    static func resolve(_ posted: FactId, _ items: ArraySlice<AnswerItem>, _ bytes: PartitionBytes) -> FactId {
+        if items.contains(where: { bytes.same($0.id, posted) }) { return posted }
+        var best: AnswerItem? = nil
+        for item in items where bytes.same(item.originalId, posted) {
+            if best == nil || (item.purchaseDateMs ?? Int64.min) >= (best!.purchaseDateMs ?? Int64.min) { best = item }
+        }
+        return best?.id ?? posted
+    }
+
+    var isAnswered: Bool { status != nil }
+
+    var isSandboxAnswer: Bool { isAnswered && (environment.map { $0 != "Production" } ?? false) }
+
+    /// A final response with status 0 that is not from the sandbox.
+    var isProductionSuccess: Bool {
+        guard let final else { return false }
+        return final.body.status == 0 && !final.body.environment.isSandbox
+    }
+
+    /// Rule 14: 1 `no_verify_response`, 2 `retryable_status`, 0 resolved.
+    var unresolvedReason: UInt8 {
+        guard let status else { return 1 }
+        return VerifyStatus.isRetryable(Int(status), isRetryable: final?.body.isRetryable) ? 2 : 0
+    }
+
+    func finalContains(_ id: FactId) -> Bool { finalItems.contains { bytes.same($0.id, id) } }
+
+    /// Rules 7 and 13: why the grant of `id` has no proof (a `Grant.reasons` index), 0 when proven.
+    /// A final answer listing T under a failed signature (T's own JWS or receipt) is no proof; the
+    /// bundle check reads the receipt's bundle id, else T's JWS `bundleId`.
+    func unproven(_ id: FactId, bundleIds: Set<String>) -> UInt8 {
+        guard let final else { return Grant.noVerifyResponse }
+        let item = finalItems.first { bytes.same($0.id, id) }
+        if item.map(\.signatureFailed) ?? final.body.signatureFailed { return Grant.signatureInvalid }
+        if !bundleIds.isEmpty, let bundle = final.body.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
+            return Grant.bundleMismatch
+        }
+        if final.body.status != 0 { return Grant.nonzeroStatus }
+        if !finalContains(id) { return Grant.notInReceipt }
+        return Grant.proven
+    }
+
+    /// One carrier fact per transaction carried or granted, for the partition of that transaction.
+    func emitCarriers(_ c: RequestGroup.Context, _ out: inout RequestStage.Output) throws {
+        let first = request.first
+        let latestMs = max(request.tsMs, final?.body.receivedAtMs ?? request.tsMs)
+        let firstSeenMs = min(request.tsMs, answers.compactMap(\.body.receivedAtMs).min() ?? request.tsMs)
+        var flags: UInt8 = 0
+        if isAnswered { flags |= CarrierFlags.answered }
+        if isSandboxAnswer { flags |= CarrierFlags.sandboxAnswer }
+        if isProductionSuccess { flags |= CarrierFlags.productionSuccess }
+        if request.restore { flags |= CarrierFlags.restore }
+        let unresolved = unresolvedReason
+        var targets = carried
+        for id in grantSet where !targets.contains(where: { bytes.same($0, id) }) { targets.append(id) }
+        for id in targets {
+            var f = flags
+            if finalContains(id) { f |= CarrierFlags.finalContains }
+            if carried.contains(where: { bytes.same($0, id) }) { f |= CarrierFlags.carried }
+            let granted = grantSet.contains(where: { bytes.same($0, id) })
+            if granted { f |= CarrierFlags.granted }
+            let unprovenCode = granted ? unproven(id, bundleIds: c.bundleIds) : Grant.proven
+            try out.write(to: bytes.partition(id)) { w in
+                w.u8(FactKind.carrier.rawValue)
+                bytes.write(id, &w)
+                w.u32(first.fileId)
+                w.u32(first.line)
+                w.text(bytes.bytes(first.requestId))
+                w.text(request.userId.map { bytes.bytes($0) })
+                w.i64(request.tsMs)
+                w.i64(latestMs)
+                w.i64(firstSeenMs)
+                w.optional(status)
+                w.text(environment)
+                w.u8(f)
+                w.u8(unresolved)
+                w.u8(unprovenCode)
+                w.varint(request.lines.count + answers.count)
+                for line in request.lines {
+                    w.u32(line.fileId)
+                    w.u32(line.line)
+                }
+                for answer in answers {
+                    w.u32(answer.body.fileId)
+                    w.u32(answer.body.line)
+                }
+            }
+        }
+    }
+}
+
+/// The `invalid_credit` reasons of an unproven grant (SEMANTICS rule 13), strongest first.
+enum Grant {
+    static let proven: UInt8 = 0
+    static let signatureInvalid: UInt8 = 1
+    static let bundleMismatch: UInt8 = 2
+    static let nonzeroStatus: UInt8 = 3
+    static let notInReceipt: UInt8 = 4
+    static let noVerifyResponse: UInt8 = 5
+
+    /// Names by code; precedence is code order.
+    static let reasons = ["", "signature_invalid", "bundle_mismatch", "nonzero_status", "not_in_receipt", "no_verify_response"]
+}

@@ -1,0 +1,32 @@
+import IAPAuditModel
+
+/// SEMANTICS rule 11: a credited grant (with proof) on a sandbox answer. To a user in the config's
+/// `sandbox_allowlist` (App Review, testers) it is info `sandbox_allowlisted` instead.
+enum SandboxLeakRule {
+    static func findings(_ c: ReconcileContext) -> [Finding] {
+        var findings: [Finding] = []
+        for t in c.transactions {
+            let leaked = c.grants(t).filter { $0.isProven && $0.isSandboxAnswer }
+            if leaked.isEmpty { continue }
+            // Users are exact text: an allowlisted user is this user's bytes.
+            let allowed = leaked.filter { grant in
+                c.text(grant.user).map { user in c.config.sandboxAllowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
+            }
+            let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
+            for (group, kind, reason) in [
+                (notAllowed, FindingKind.sandboxLeak, "sandbox_credited"), (allowed, .sandboxAllowlisted, "allowlisted_user"),
+            ] where !group.isEmpty {
+                let trail = c.trail(t, group)
+                let environment = c.environments(group) ?? "Sandbox"
+                let detail =
+                    "credited in production on a \(environment) answer (not production) by request(s) "
+                    + group.map(c.requestId).joined(separator: ", ")
+                findings.append(
+                    c.finding(
+                        kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,
+                        evidence: trail.evidence, detail: detail))
+            }
+        }
+        return findings
+    }
+}

@@ -1,0 +1,56 @@
+import IAPAuditModel
+
+/// The Summary sheet: the run's parameters, findings by kind and reason, findings per day with a
+/// chart, and the inputs with records in = imported + rejected.
+enum SummarySheet {
+    /// Parameter values longer than this (the config) are shortened on the sheet; the whole value
+    /// is in table `run_parameter`.
+    static let longestParameter = 60
+
+    static func shortened(_ value: String) -> String {
+        value.count <= longestParameter ? value : value.prefix(longestParameter - 24) + "… (see run_parameter)"
+    }
+
+    static func build(_ snapshot: AuditSnapshot) -> ReportSheet {
+        let parameters = ReportTable(
+            title: "Run", header: ["parameter", "value"],
+            rows: snapshot.parameters.sorted { $0.key < $1.key }.map {
+                [.text($0.key), .text(shortened($0.value))]
+            })
+        var fileRows: [[ReportCell]] = snapshot.files.map {
+            [
+                .text($0.path), .text($0.kind), .text($0.status), .text($0.note), .integer($0.recordsIn),
+                .integer($0.recordsImported), .integer($0.recordsRejected),
+            ]
+        }
+        let totalIn = snapshot.files.reduce(0) { $0 + $1.recordsIn }
+        let totalImported = snapshot.files.reduce(0) { $0 + $1.recordsImported }
+        let totalRejected = snapshot.files.reduce(0) { $0 + $1.recordsRejected }
+        fileRows.append([
+            .text("Total"), .empty, .empty, .text(snapshot.files.count == 1 ? "1 file" : "\(snapshot.files.count) files"),
+            .integer(totalIn),
+            .integer(totalImported), .integer(totalRejected),
+        ])
+        let inputs = ReportTable(
+            title: "Inputs (records in = imported + rejected)",
+            header: ["file", "kind", "status", "taken for / reason", "records in", "imported", "rejected"],
+            rows: fileRows)
+        var byKind: [[ReportCell]] = snapshot.findings.counts.map {
+            [.text($0.kind.rawValue), .text($0.reason), .text($0.kind.severity.rawValue), .integer(Int64($0.count))]
+        }
+        let problems = snapshot.findings.problems
+        byKind.append([.text("Total problems"), .empty, .empty, .integer(Int64(problems))])
+        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.total - problems))])
+        let findings = ReportTable(title: "Findings by kind and reason", header: ["kind", "reason", "severity", "findings"], rows: byKind)
+        let days = ReportTable(
+            title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
+            rows: snapshot.findings.problemsPerDay.map { [.date($0.dayMs), .integer(Int64($0.findings))] })
+        return ReportSheet(
+            name: "Summary", tables: [parameters, findings, days, inputs],
+            charts: [
+                ReportChart(
+                    title: "Problem findings per day", tableIndex: 2, categoryColumn: 0,
+                    valueColumn: 1, seriesName: "findings")
+            ])
+    }
+}

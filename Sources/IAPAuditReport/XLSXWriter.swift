@@ -1,0 +1,158 @@
+import CXLSXWriter
+import IAPAuditModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Renders a `ReportWorkbook` (plain data) into an .xlsx file with libxlsxwriter.
+///
+/// This file, `XLSXSheetRenderer.swift` and `XLSXResources.swift` are the only code that talks to
+/// libxlsxwriter.
+///
+/// Layout of each sheet: tables one below the other from row 0, one blank row between them;
+/// a table with a title gets a bold title row above its bold, bordered, filled header row.
+/// The sheet's first primary table gets frozen panes below its header and an autofilter
+/// over its header and data rows. Charts are column charts placed to the right of the tables.
+public enum XLSXWriter {
+    /// Excel's limits.
+    static let maxRows = 1_048_576
+    static let maxColumns = 16_384
+    /// Displayed length used for the column width of `.dateTime` / `.date` cells.
+    static let dateTimeDisplayLength = 19
+    static let dateDisplayLength = 10
+    static let minColumnWidth = 8
+    static let maxColumnWidth = 80
+    /// Rows reserved per chart when several charts are stacked (a default chart is 288 px
+    /// high, about 14.4 default rows).
+    static let rowsPerChart = 16
+
+    /// Writes `workbook` to `path` (overwriting). Throws `XLSXError` (with the libxlsxwriter
+    /// error text and the sheet/cell) on failure, e.g. an unwritable path.
+    public static func write(_ workbook: ReportWorkbook, to path: String) throws {
+        // Every C string handed to libxlsxwriter stays alive until after workbook_close.
+        let strings = CStringPool()
+        defer { strings.freeAll() }
+
+        var options = lxw_workbook_options()
+        // Rows go to disk as they are written (tables are written top to bottom): memory stays flat
+        // whatever the number of findings. Strings are stored inline (no shared-string table).
+        options.constant_memory = 1
+        options.tmpdir = nil
+        options.use_zip64 = 0
+
+        guard let book = workbook_new_opt(try strings.make(path, path: path), &options) else {
+            throw XLSXError(
+                operation: "workbook_new_opt", message: "could not create the workbook (out of memory?)",
+                path: path)
+        }
+        // If anything throws before workbook_close, free the workbook without writing a file.
+        var closed = false
+        defer { if !closed { lxw_workbook_free(book) } }
+
+        // A known creation time makes the same audit the same bytes (libxlsxwriter: 0 = now).
+        if let createdMs = workbook.createdMs, createdMs >= 1000 {
+            var properties = lxw_doc_properties()
+            properties.created = time_t(createdMs / 1000)
+            workbook_set_properties(book, &properties)
+        }
+        let formats = try Formats(book: book, strings: strings, path: path)
+
+        for sheet in workbook.sheets {
+            var renderer = try SheetRenderer(
+                book: book, sheet: sheet, formats: formats, strings: strings, path: path)
+            try renderer.render()
+        }
+
+        errno = 0
+        let status = workbook_close(book)
+        let systemError = errno
+        closed = true
+        if status != LXW_NO_ERROR {
+            var message = errorText(status)
+            if status == LXW_ERROR_CREATING_XLSX_FILE, systemError != 0, let text = strerror(systemError) {
+                message += ": " + String(cString: text)
+            }
+            throw XLSXError(
+                operation: "workbook_close", message: message, path: path, code: Int(status.rawValue))
+        }
+    }
+
+    // MARK: - Helpers shared with the renderer
+
+    static func errorText(_ error: lxw_error) -> String {
+        guard let text = lxw_strerror(error) else { return "libxlsxwriter error \(error.rawValue)" }
+        return String(cString: text)
+    }
+
+    /// "A", "B", …, "Z", "AA", … for a zero-based column index.
+    static func columnName(_ column: Int) -> String {
+        var n = column + 1
+        var letters: [Character] = []
+        while n > 0 {
+            let remainder = (n - 1) % 26
+            letters.append(Character(Unicode.Scalar(UInt8(65 + remainder))))
+            n = (n - 1) / 26
+        }
+        return String(letters.reversed())
+    }
+
+    /// A1 reference for zero-based row and column.
+    static func cellName(row: Int, column: Int) -> String {
+        "\(columnName(column))\(row + 1)"
+    }
+
+    /// Excel serial date number (1900 date system, UTC) for milliseconds since 1970.
+    static func excelSerial(milliseconds: Int64) -> Double {
+        Double(milliseconds) / 86_400_000 + 25569
+    }
+
+    /// The displayed length of a text cell: its longest line, in characters.
+    static func displayLength(of text: String) -> Int {
+        var longest = 0
+        var current = 0
+        for character in text {
+            if character.isNewline {
+                longest = max(longest, current)
+                current = 0
+            } else {
+                current += 1
+            }
+        }
+        return max(longest, current)
+    }
+
+    /// The displayed length of a number in Excel's General format (approximately).
+    static func displayLength(of number: Double) -> Int {
+        if number.isFinite, number == number.rounded(), abs(number) < 1e15 {
+            return String(Int64(number)).count
+        }
+        return String(number).count
+    }
+
+    static func columnWidth(forDisplayLength length: Int) -> Double {
+        Double(min(max(length + 2, minColumnWidth), maxColumnWidth))
+    }
+
+    /// libxlsxwriter reads a chart title / series name starting with `=` as a cell reference
+    /// formula; keep such text literal by prefixing a space.
+    static func literalChartText(_ text: String) -> String {
+        text.hasPrefix("=") ? " " + text : text
+    }
+}
+
+extension XLSXWriter {
+    /// Longest text a cell holds (Excel's limit, counted in characters as libxlsxwriter does).
+    static let maxCellCharacters = 32_767
+
+    static func fittingExcel(_ text: String) -> String {
+        let count = text.unicodeScalars.count
+        guard count > maxCellCharacters else { return text }
+        let note = " … [cut: \(count) characters in all; the full text is in audit.sqlite]"
+        return String(String.UnicodeScalarView(text.unicodeScalars.prefix(maxCellCharacters - note.unicodeScalars.count))) + note
+    }
+}

@@ -1,0 +1,164 @@
+import IAPAuditModel
+
+/// Benign look-alikes: flows a careless reconciler would flag, that must produce no finding.
+extension SampleBuilder {
+    /// A weekly subscription renewing twice; every renewal shares the first one's
+    /// `original_transaction_id`, and each receipt lists the whole chain in `in_app` and again in
+    /// `latest_receipt_info`.
+    func plantRenewals(_ rep: Int) {
+        planted("benign: subscription renewals sharing an original_transaction_id")
+        let (user, device) = newUser()
+        let style = ReceiptStyle(latest: .array)
+        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))
+        grantedPurchase(first, user, device, style: style)
+        var chain = [first]
+        for week in 1...2 {
+            let renewal = newTransaction(
+                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
+                renewing: first)
+            chain.append(renewal)
+            let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
+            report(renewal, user, device, "purchased", at: reportedAt)
+            verify(
+                at: reportedAt + 2, user, device, ids: [renewal.id], answers: [ok(user, chain, at: reportedAt + 2, style)],
+                status: 0, environment: "Production", granted: true)
+        }
+    }
+
+    /// The seed flow (SEMANTICS rule 6): the app posts the ORIGINAL transaction id of a renewal; the
+    /// answer lists only the renewals, so the posted id stands for the newest renewal, which the
+    /// server credits (odd variants log `credited_transaction_ids` with the renewal's id).
+    func plantSeedFlow(_ rep: Int) {
+        planted("benign: original id posted for a renewal (seed flow)")
+        let (user, device) = newUser()
+        let style = ReceiptStyle(latest: .array)
+        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))
+        grantedPurchase(first, user, device, style: style)
+        var renewals: [SampleTransaction] = []
+        for week in 1...2 {
+            let renewal = newTransaction(
+                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
+                renewing: first)
+            renewals.append(renewal)
+            let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
+            report(renewal, user, device, "purchased", at: reportedAt)
+            verify(
+                at: reportedAt + 2, user, device, ids: [first.id],
+                answers: [ok(user, renewals, at: reportedAt + 2, style)], status: 0, environment: "Production",
+                granted: true, credited: rep % 2 == 1 ? [renewal.id] : nil)
+        }
+    }
+
+    /// A non-consumable restored on a new device: a new `transaction_id` whose
+    /// `original_transaction_id` is the purchase credited days before.
+    func plantRestoreNewId(_ rep: Int) {
+        planted("benign: restore with a new transaction_id")
+        let (user, device) = newUser()
+        let product = SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count]
+        let bought = newTransaction(product, at: slot(length: 6 * SampleClock.day))
+        grantedPurchase(bought, user, device)
+        let restored = newTransaction(
+            product, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
+            renewing: bought)
+        let newDevice = random.uuid()
+        report(restored, user, newDevice, "restored", at: restored.purchasedAt + 1)
+        let at = restored.purchasedAt + 3
+        verify(
+            at: at, user, newDevice, ids: [restored.id], answers: [ok(user, [restored], at: at)], status: 0,
+            environment: "Production", granted: true, restore: true)
+    }
+
+    /// A failed verification (retryable status or a timeout) followed by a successful retry: a new
+    /// request, a later `ts`, the same receipt.
+    func plantRetrySucceeded(_ rep: Int) {
+        planted("benign: failed verify, then a successful retry")
+        let (tx, user, device) = reportedPurchase()
+        let sha = random.hex(64)
+        let first = tx.purchasedAt + 4
+        let failures: [(Int, Bool?)?] = [(21005, nil), nil, (21002, nil), (21100, true)]
+        if let failure = failures[rep % failures.count] {
+            let (status, retryable) = failure
+            verify(
+                at: first, user, device, ids: [tx.id], answers: [SampleApple.errorResponse(status, retryable: retryable)],
+                status: status, environment: nil, granted: false, sha: sha)
+        } else {
+            verify(at: first, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false, sha: sha)
+        }
+        let retry = first + random.seconds(40...600)
+        verify(
+            at: retry, user, device, ids: [tx.id], answers: [ok(user, [tx], at: retry)], status: 0,
+            environment: "Production", granted: true, sha: sha)
+    }
+
+    /// The app re-posts its queue: the request carries an already credited purchase and a new one,
+    /// and `credited_transaction_ids` names only the new one.
+    func plantPartialCredit(_ rep: Int) {
+        planted("benign: credited_transaction_ids smaller than transaction_ids")
+        let (user, device) = newUser()
+        let first = newTransaction(consumable(), at: slot())
+        grantedPurchase(first, user, device)
+        let second = newTransaction(consumable(), at: first.purchasedAt + random.seconds(300...7200))
+        report(second, user, device, "purchased", at: second.purchasedAt + 2)
+        let at = second.purchasedAt + 4
+        verify(
+            at: at, user, device, ids: [first.id, second.id], answers: [ok(user, [first, second], at: at)], status: 0,
+            environment: "Production", granted: true, credited: [second.id])
+    }
+
+    /// The same request logged twice (same `request_id`): one request, one grant.
+    func plantLoggedTwice(_ rep: Int) {
+        planted("benign: a request logged twice")
+        let (tx, user, device) = reportedPurchase()
+        let at = tx.purchasedAt + 4
+        verify(
+            at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
+            environment: "Production", granted: true, loggedTwice: true)
+    }
+
+    /// A `FAMILY_SHARED` item (a family member's purchase) in a verified receipt: never reported,
+    /// never credited, and no dropped order.
+    func plantFamilyShared(_ rep: Int) {
+        planted("benign: FAMILY_SHARED item in a receipt")
+        let (user, device) = newUser()
+        let t = slot()
+        let product = rep % 2 == 0 ? random.pick(SampleCatalog.nonConsumables) : SampleCatalog.monthly
+        var shared = newTransaction(product, at: t - random.seconds(SampleClock.day...20 * SampleClock.day))
+        shared.familyShared = true
+        grantedPurchase(newTransaction(consumable(), at: t), user, device, extraItems: [shared])
+    }
+
+    /// The purchase listed in `in_app` and again in `latest_receipt_info` (an array, or a single
+    /// object); even variants send `"status": "0"` as text.
+    func plantLatestReceiptInfo(_ rep: Int) {
+        planted("benign: same transaction in in_app and latest_receipt_info")
+        let (user, device) = newUser()
+        let tx = newTransaction(consumable(), at: slot())
+        grantedPurchase(tx, user, device, style: ReceiptStyle(statusAsText: rep % 2 == 0, latest: rep % 2 == 0 ? .array : .object))
+    }
+
+    /// An iOS 6 style answer (flat `receipt` with `bid`, `bvrs`, `item_id`) proving the purchase.
+    func plantIOS6Receipt(_ rep: Int) {
+        planted("benign: iOS 6 style receipt")
+        let (tx, user, device) = reportedPurchase()
+        verify(
+            at: tx.purchasedAt + 4, user, device, ids: [tx.id],
+            answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 0)], status: 0,
+            environment: "Production", granted: true)
+    }
+}
+
+extension SampleBuilder {
+    /// Info `id_reissued`: the receipt that proves a subscription purchase also lists it under a second
+    /// `transaction_id` (same original id, web order line item id and purchase date). One billing event:
+    /// the second id is not a dropped order.
+    func plantReissuedId(_ rep: Int) {
+        planted("info id_reissued: one purchase under two transaction ids")
+        let (user, device) = newUser()
+        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
+        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
+        reissued.webOrderLineItemId = first.webOrderLineItemId
+        grantedPurchase(first, user, device, extraItems: [reissued], style: ReceiptStyle(latest: .array))
+        let key = [first, reissued].min { ($0.id.count, $0.id) < ($1.id.count, $1.id) }!
+        expect(.idReissued, "same_billing_event", key)
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import IAPAuditModel
+
+/// The audit database (`audit.sqlite`): the imported files and every record read from them
+/// (the ledger), the rejections, and the findings of the last reconciliation.
+///
+/// Each file is imported in its own transaction (or savepoint, inside a group of small files: see
+/// `beginGroup`) and the findings are replaced in one transaction, so a killed run leaves a
+/// consistent database and the next run completes it.
+public final class AuditStore {
+    let database: SQLiteDatabase
+
+    /// Opens or creates the database at `path`. Throws `SQLiteError` (unwritable path, not a
+    /// database, another program's database, or one of a newer schema version).
+    public init(path: String) throws {
+        database = try SQLiteDatabase(path: path)
+        // 64 KB pages: bulk loads of millions of rows touch fewer pages (a new database only; an
+        // existing one keeps its page size).
+        try database.execute(
+            "PRAGMA page_size = 65536; PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;")
+        let version = try database.scalar("PRAGMA user_version")
+        if version > Schema.version {
+            throw SQLiteError(
+                code: 0,
+                message: "\(path) has schema version \(version); this iap-audit knows \(Schema.version) (made by a newer iap-audit)",
+                sql: nil)
+        }
+        // Version 0 with tables: another program's database (ours sets its version with its tables).
+        if version == 0, try database.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table'") > 0 {
+            throw SQLiteError(
+                code: 0, message: "another program's SQLite database (not iap-audit's); it is left as it is: choose another --out",
+                sql: nil)
+        }
+        try database.transaction {
+            if version > 0 && version < Schema.version { try database.execute(Schema.upgradeFromOlder) }
+            try database.execute(Schema.tables)
+            try database.execute(Schema.indexes)
+            try database.execute(Schema.dropViews)
+            try database.execute(Schema.views)
+            try database.execute("PRAGMA user_version = \(Schema.version)")
+            let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")
+            for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
+        }
+    }
+
+    /// Opens a group: the imports, stores and removals until `commitGroup` are one transaction
+    /// (each still undone alone when it fails). Many small files then cost one commit, not one each;
+    /// a run killed inside a group loses the group, which the next run imports again.
+    package func beginGroup() throws { try database.execute("BEGIN IMMEDIATE") }
+
+    /// Commits the open group.
+    package func commitGroup() throws { try database.execute("COMMIT") }
+
+    /// Undoes the open group (an import failed: the run stops).
+    package func rollbackGroup() { try? database.execute("ROLLBACK") }
+
+    /// Lets other connections read while this one writes (WAL), for the stretch where reconciliation
+    /// reads the facts and the indexes are built at once; `endConcurrentReads` goes back to a rollback
+    /// journal (one file at rest). A run killed in between leaves a WAL that the next open replays.
+    package func beginConcurrentReads() throws { try database.execute("PRAGMA journal_mode = WAL") }
+
+    package func endConcurrentReads() throws { try database.execute("PRAGMA journal_mode = DELETE") }
+
+    /// A second, read-only connection to this database, for reconciliation's facts.
+    package func factReader() throws -> FactSource { try StoreFactSource(try SQLiteDatabase(path: database.path, readOnly: true)) }
+
+    /// Drops the secondary indexes before a bulk import (`endBulkImport` makes them again; a run killed
+    /// in between gets them back when the store is next opened).
+    package func beginBulkImport() throws { try database.execute(Schema.dropIndexes) }
+
+    package func endBulkImport() throws { try database.execute(Schema.indexes) }
+
+    /// Files already in the ledger, by path.
+    public func storedFiles() throws -> [String: StoredFile] {
+        let statement = try database.prepare("SELECT path, sha256, note, reader_version, status, bytes FROM source_file")
+        var result: [String: StoredFile] = [:]
+        while try statement.step() {
+            result[statement.text(0)] = StoredFile(
+                sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
+                isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)))
+        }
+        return result
+    }
+
+    /// Removes a file and every record read from it.
+    public func removeFile(path: String) throws {
+        try database.transaction { try deleteFile(path: path) }
+    }
+
+    /// Deletes the file stored under `path` and every row read from it (inside the caller's transaction).
+    private func deleteFile(path: String) throws {
+        let find = try database.prepare("SELECT file_id FROM source_file WHERE path = ?1")
+        try find.bind([path])
+        guard try find.step() else { return }
+        let fileId = find.int64(0)
+        for sql in Schema.deleteFileRows { try database.prepare(sql).run([fileId]) }
+    }
+
+    /// Imports one file in one transaction, replacing an earlier import of the same path: `read` is
+    /// given a sink for records streamed batch by batch and returns the file's result (with any records
+    /// not streamed). When `keep` says the result equals what is stored already, nothing changes.
+    /// Returns the result, or nil when kept.
+    package func importStreaming(
+        path: String, progress: ((Int, Int) -> Void)? = nil, read: (RecordSink) throws -> ImportedFile,
+        keep: (ImportedFile) -> Bool
+    ) throws -> ImportedFile? {
+        struct Unchanged: Error {}
+        do {
+            return try database.transaction {
+                try deleteFile(path: path)
+                try database.prepare(
+                    """
+                    INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, reader_version, records_in,
+                        records_imported, records_rejected)
+                    VALUES (?1, '', 0, 'other', 'none', 'imported', '', ?2, 0, 0, 0)
+                    """
+                ).run([path, Schema.readerVersion])
+                let fileId = try database.scalar("SELECT last_insert_rowid()")
+                let writer = try RecordWriter(database: database, fileId: fileId)
+                let background = BackgroundWriter { try writer.write($0) }
+                let sink = RecordSink { try background.submit($0) }
+                sink.progress = progress
+                let file: ImportedFile
+                do {
+                    file = try read(sink)
+                    try background.drain()
+                } catch {
+                    try? background.drain()  // the writer must be done before the rollback
+                    throw error
+                }
+                if keep(file) { throw Unchanged() }
+                try writer.write(file)
+                try writer.finish()
+                try database.prepare(
+                    """
+                    UPDATE source_file SET sha256 = ?2, bytes = ?3, kind = ?4, format = ?5, status = ?6, note = ?7,
+                        records_in = ?8, records_imported = ?9, records_rejected = ?10
+                    WHERE file_id = ?1
+                    """
+                ).run([
+                    fileId, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue, file.note,
+                    file.recordsIn, file.recordsImported, file.recordsRejected,
+                ])
+                return file
+            }
+        } catch is Unchanged {
+            return nil
+        }
+    }
+
+    /// Stores one file's import result (replacing an earlier import of the same path) in one transaction.
+    public func store(_ file: ImportedFile) throws {
+        try database.transaction {
+            try deleteFile(path: file.path)
+            try database.prepare(
+                """
+                INSERT INTO source_file (path, sha256, bytes, kind, format, status, note, reader_version, records_in,
+                    records_imported, records_rejected)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """
+            ).run([
+                file.path, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue,
+                file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.recordsRejected,
+            ])
+            let fileId = try database.scalar("SELECT last_insert_rowid()")
+            let writer = try RecordWriter(database: database, fileId: fileId)
+            try writer.write(file)
+            try writer.finish()
+        }
+    }
+
+    /// One parameter of the last run (table `run_parameter`), or nil.
+    public func runParameter(_ name: String) throws -> String? {
+        let statement = try database.prepare("SELECT value FROM run_parameter WHERE name = ?1")
+        try statement.bind([name])
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    /// Sets one run parameter on its own (e.g. `run_status = incomplete` when a run starts).
+    public func setRunParameter(_ name: String, _ value: String) throws {
+        try database.transaction {
+            try database.prepare("INSERT OR REPLACE INTO run_parameter (name, value) VALUES (?1, ?2)").run([name, value])
+        }
+    }
+
+    /// Replaces the findings and run parameters in one transaction.
+    public func replaceFindings(_ findings: [Finding], parameters: [String: String]) throws {
+        try replaceFindings({ body in try findings.forEach(body) }, parameters: parameters)
+    }
+
+    /// Replaces the findings (given one by one, in table order) and run parameters in one transaction.
+    package func replaceFindings(_ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String]) throws {
+        try database.transaction {
+            try database.execute("DELETE FROM finding; DELETE FROM run_parameter;")
+            let insert = try database.prepare(
+                """
+                INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
+                    environment, first_seen, first_seen_ms, evidence, detail)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                """)
+            try findings { f in
+                insert.resetForRow()
+                insert.bindText(1, f.kind.rawValue)
+                insert.bindText(2, f.reason)
+                insert.bindText(3, f.severity.rawValue)
+                insert.bindText(4, f.transactionId)
+                if let v = f.originalTransactionId { insert.bindText(5, v) }
+                if let v = f.productId { insert.bindText(6, v) }
+                insert.bindText(7, IdList.encode(f.userIds))
+                if let v = f.environment { insert.bindText(8, v) }
+                if let ms = f.firstSeenMs {
+                    insert.bindText(9, Timestamp.iso(ms))
+                    insert.bind(10, ms)
+                }
+                insert.bindText(11, IdList.encode(f.evidence.map(\.description)))
+                insert.bindText(12, f.detail)
+                try insert.insertRow()
+            }
+            let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
+            for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
+        }
+    }
+}
+
+/// A file already in the ledger: its content hash and the note it was stored with.
+public struct StoredFile: Equatable, Sendable {
+    public var sha256: String
+    public var note: String
+    /// `imported`, `skipped` or `rejected`.
+    public var status: String
+    /// Stored by this version's readers (else the file must be read again).
+    public var isCurrentReader: Bool = true
+    /// Size in bytes (a file of another size has changed).
+    public var bytes: Int = 0
+
+    package init(sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0) {
+        self.sha256 = sha256
+        self.note = note
+        self.status = status
+        self.isCurrentReader = isCurrentReader
+        self.bytes = bytes
+    }
+
+    public static func == (a: StoredFile, b: StoredFile) -> Bool {
+        (a.sha256, a.note, a.status, a.isCurrentReader) == (b.sha256, b.note, b.status, b.isCurrentReader)
+    }
+}
