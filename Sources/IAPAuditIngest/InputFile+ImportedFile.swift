@@ -17,7 +17,7 @@ extension ImportedFile {
         for r in batch.servers { serverRequests.append(batch.serverRequest(r, file: path)) }
         for r in batch.responses {
             let raw = r.rawRange.map { String(decoding: UnsafeBufferPointer(start: bytes + $0.lowerBound, count: $0.count), as: UTF8.self) }
-            verifyResponses.append(batch.verifyResponse(r, file: path, raw: raw))
+            appleRecords.append(batch.verifyResponse(r, file: path, raw: raw))
         }
         rejections += batch.rejections
     }

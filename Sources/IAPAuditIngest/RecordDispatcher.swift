@@ -51,11 +51,11 @@ enum RecordDispatcher {
                     let signedBody = try record.foundation()["response"] as? [String: Any],
                     SignedRecordReader.kind(of: signedBody) != nil
                 {
-                    result.verifyResponses.append(
+                    result.appleRecords.append(
                         try SignedRecordReader.read(
                             object: signedBody, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
                 } else {
-                    result.verifyResponses.append(
+                    result.appleRecords.append(
                         try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
                 }
             case .wrappedSignedTransaction:
@@ -66,11 +66,11 @@ enum RecordDispatcher {
                     jws: jws, at: location, requestId: try RecordFields.requiredText(o, "request_id"),
                     receivedAtMs: try RecordFields.timestamp(o, "received_at"), checker: checker)
                 response.rawJSON = raw
-                result.verifyResponses.append(response)
+                result.appleRecords.append(response)
             case .postedReceipt:
-                result.verifyResponses.append(try AppReceiptReader.readWrapped(try record.foundation(), at: location, checker: checker))
+                result.appleRecords.append(try AppReceiptReader.readWrapped(try record.foundation(), at: location, checker: checker))
             case .signed:
-                result.verifyResponses.append(
+                result.appleRecords.append(
                     try SignedRecordReader.read(
                         object: try record.foundation(), at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
             case .bareVerifyResponse:
@@ -78,7 +78,7 @@ enum RecordDispatcher {
                     let kind = RecordShape.of(try record.foundation()).kind.rawValue
                     throw IngestError.other("a \(kind) record in a file of verifyReceipt responses")
                 }
-                result.verifyResponses.append(
+                result.appleRecords.append(
                     try VerifyResponseParser.parse(o, at: location, requestId: nil, receivedAtMs: nil, raw: raw))
             default:
                 throw IngestError.other("unsupported record")

@@ -12,7 +12,7 @@ enum SignedTextImporter {
                 file: file, kind: .appReceipt, format: .binary, status: .imported, note: "PKCS#7 app receipt (DER)", recordsIn: 1)
             let location = file.location(1)
             do {
-                result.verifyResponses.append(
+                result.appleRecords.append(
                     try AppReceiptReader.read(file.data, at: location, requestId: nil, receivedAtMs: nil, checker: checker))
             } catch {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: "(\(file.bytes) bytes of DER)"))
@@ -42,18 +42,18 @@ enum SignedTextImporter {
 
     private static func readRecords(
         _ file: InputFile, _ records: [(number: Int, text: String)], note: String, kind: SourceKind,
-        parse: (String, SourceLocation) throws -> VerifyResponse
+        parse: (String, SourceLocation) throws -> AppleRecord
     ) -> ImportedFile {
         var result = ImportedFile(file: file, kind: kind, format: .text, status: .imported, note: note, recordsIn: records.count)
         for record in records {
             let location = file.location(record.number)
             do {
-                result.verifyResponses.append(try parse(record.text, location))
+                result.appleRecords.append(try parse(record.text, location))
             } catch {
                 result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
         }
-        if let source = result.verifyResponses.first?.source { result.kind = Self.kind(of: source) }
+        if let source = result.appleRecords.first?.source { result.kind = Self.kind(of: source) }
         return result
     }
 

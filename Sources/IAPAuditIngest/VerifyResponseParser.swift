@@ -14,21 +14,21 @@ enum VerifyResponseParser {
     ///   `transaction_id`.
     static func parse(
         _ body: [String: Any], at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         try parse(FoundationObject(body), at: location, requestId: requestId, receivedAtMs: receivedAtMs, raw: raw)
     }
 
     static func parse(
         _ body: any RecordObject, at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         guard let status = try JSONField.integer(body.field("status"), field: "status") else {
             throw IngestError.missingField("status")
         }
         var receipt: (any RecordObject)? = nil
         if case .object(let o)? = body.field("receipt") { receipt = o }
-        var items: [ReceiptItem] = []
+        var items: [AppleTransaction] = []
         var index: [String: Int] = [:]
-        func add(_ item: ReceiptItem) {
+        func add(_ item: AppleTransaction) {
             if let at = index[item.transactionId] {
                 items[at].merge(item)
             } else {
@@ -51,7 +51,7 @@ enum VerifyResponseParser {
                 add(try item(o, section: section, path: "\(section)[\(i)]"))
             }
         }
-        var response = VerifyResponse(
+        var response = AppleRecord(
             location: location, requestId: requestId, receivedAtMs: receivedAtMs, status: Int(status),
             environment: try JSONField.text(body.field("environment"), field: "environment"),
             isRetryable: try JSONField.bool(body.field("is-retryable") ?? body.field("is_retryable"), field: "is-retryable"),
@@ -66,8 +66,8 @@ enum VerifyResponseParser {
         return response
     }
 
-    private static func renewal(_ o: any RecordObject, path: String) throws -> PendingRenewalInfo {
-        var info = PendingRenewalInfo()
+    private static func renewal(_ o: any RecordObject, path: String) throws -> PendingRenewal {
+        var info = PendingRenewal()
         info.originalTransactionId = try JSONField.id(o.field("original_transaction_id"), field: "\(path).original_transaction_id")
         info.productId = try JSONField.id(o.field("product_id"), field: "\(path).product_id")
         info.autoRenewProductId = try JSONField.id(o.field("auto_renew_product_id"), field: "\(path).auto_renew_product_id")
@@ -92,11 +92,11 @@ enum VerifyResponseParser {
         }
     }
 
-    private static func item(_ o: any RecordObject, section: String, path: String) throws -> ReceiptItem {
+    private static func item(_ o: any RecordObject, section: String, path: String) throws -> AppleTransaction {
         guard let id = try JSONField.id(o.field("transaction_id"), field: "\(path).transaction_id") else {
             throw IngestError.missingField("\(path).transaction_id")
         }
-        var item = ReceiptItem(transactionId: id, sections: [section])
+        var item = AppleTransaction(transactionId: id, sections: [section])
         item.originalTransactionId = try JSONField.id(o.field("original_transaction_id"), field: "\(path).original_transaction_id")
         item.productId = try JSONField.id(o.field("product_id"), field: "\(path).product_id")
         item.quantity = try JSONField.integer(o.field("quantity"), field: "\(path).quantity").map { Int($0) }

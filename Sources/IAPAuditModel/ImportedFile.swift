@@ -56,7 +56,7 @@ public struct ImportedFile: Sendable {
     public var recordsIn: Int
     public var clientReports: [ClientReport] = []
     public var serverRequests: [ServerRequest] = []
-    public var verifyResponses: [VerifyResponse] = []
+    public var appleRecords: [AppleRecord] = []
     public var rejections: [Rejection] = []
 
     /// Records already handed to the store while reading (JSON Lines are streamed batch by batch).
@@ -64,7 +64,7 @@ public struct ImportedFile: Sendable {
     public var streamedRejected = 0
 
     /// Records imported: `recordsIn - recordsRejected`.
-    public var recordsImported: Int { clientReports.count + serverRequests.count + verifyResponses.count + streamedImported }
+    public var recordsImported: Int { clientReports.count + serverRequests.count + appleRecords.count + streamedImported }
     /// Records rejected, each with its `file:line` and reason.
     public var recordsRejected: Int { rejections.count + streamedRejected }
 

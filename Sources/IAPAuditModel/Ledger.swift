@@ -3,11 +3,11 @@
 public struct Ledger: Sendable {
     public var clientReports: [ClientReport] = []
     public var serverRequests: [ServerRequest] = []
-    public var verifyResponses: [VerifyResponse] = []
+    public var appleRecords: [AppleRecord] = []
 
-    public init(clientReports: [ClientReport] = [], serverRequests: [ServerRequest] = [], verifyResponses: [VerifyResponse] = []) {
+    public init(clientReports: [ClientReport] = [], serverRequests: [ServerRequest] = [], appleRecords: [AppleRecord] = []) {
         self.clientReports = clientReports
         self.serverRequests = serverRequests
-        self.verifyResponses = verifyResponses
+        self.appleRecords = appleRecords
     }
 }

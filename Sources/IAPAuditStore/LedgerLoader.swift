@@ -36,12 +36,12 @@ extension AuditStore {
                     verifyStatus: server.optionalInt64(11).map { Int($0) }, environment: server.optionalText(12),
                     granted: server.int64(13) != 0, latencyMs: server.optionalInt64(14)))
         }
-        ledger.verifyResponses = try loadResponses()
+        ledger.appleRecords = try loadResponses()
         return ledger
     }
 
-    private func loadResponses() throws -> [VerifyResponse] {
-        var itemsByResponse: [Int64: [ReceiptItem]] = [:]
+    private func loadResponses() throws -> [AppleRecord] {
+        var itemsByResponse: [Int64: [AppleTransaction]] = [:]
         let items = try database.prepare(
             """
             SELECT response_id, transaction_id, original_transaction_id, product_id, quantity, purchase_date_ms,
@@ -52,7 +52,7 @@ extension AuditStore {
             FROM receipt_transaction ORDER BY response_id, position
             """)
         while try items.step() {
-            var item = ReceiptItem(transactionId: items.text(1), sections: items.text(13).split(separator: ",").map(String.init))
+            var item = AppleTransaction(transactionId: items.text(1), sections: items.text(13).split(separator: ",").map(String.init))
             item.originalTransactionId = items.optionalText(2)
             item.productId = items.optionalText(3)
             item.quantity = items.optionalInt64(4).map { Int($0) }
@@ -79,7 +79,7 @@ extension AuditStore {
             item.signature = SignatureStatus(text: items.text(26)) ?? .notChecked
             itemsByResponse[items.int64(0), default: []].append(item)
         }
-        var responses: [VerifyResponse] = []
+        var responses: [AppleRecord] = []
         let statement = try database.prepare(
             """
             SELECT r.response_id, f.path, r.line, r.request_id, r.received_at_ms, r.status, r.environment, r.is_retryable,
@@ -88,7 +88,7 @@ extension AuditStore {
             FROM verify_response r JOIN source_file f USING (file_id) ORDER BY f.path, r.line
             """)
         while try statement.step() {
-            var response = VerifyResponse(
+            var response = AppleRecord(
                 location: SourceLocation(file: statement.text(1), line: Int(statement.int64(2))),
                 requestId: statement.optionalText(3), receivedAtMs: statement.optionalInt64(4), status: Int(statement.int64(5)),
                 environment: statement.optionalText(6), isRetryable: statement.optionalInt64(7).map { $0 != 0 },

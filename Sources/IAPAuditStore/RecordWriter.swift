@@ -219,7 +219,7 @@ final class RecordWriter {
         var batch = RecordBatch()
         for r in file.clientReports { batch.append(r) }
         for r in file.serverRequests { batch.append(r) }
-        for r in file.verifyResponses { batch.append(r, keepRaw: file.format != .jsonLines) }
+        for r in file.appleRecords { batch.append(r, keepRaw: file.format != .jsonLines) }
         batch.rejections = file.rejections
         try write(batch)
     }

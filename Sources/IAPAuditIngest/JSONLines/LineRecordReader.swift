@@ -32,7 +32,7 @@ final class LineRecordReader {
         var empty = template
         empty.clientReports = []
         empty.serverRequests = []
-        empty.verifyResponses = []
+        empty.appleRecords = []
         empty.rejections = []
         self.template = empty
     }
@@ -77,7 +77,7 @@ final class LineRecordReader {
         }
         for r in result.clientReports { batch.append(r) }
         for r in result.serverRequests { batch.append(r) }
-        for r in result.verifyResponses {
+        for r in result.appleRecords {
             batch.append(r, keepRaw: false)
             batch.responses[batch.responses.count - 1].rawRange = line.start..<line.end
         }

@@ -112,7 +112,7 @@ enum VerifyLineReader {
             batch.arena.append(receiptType)
         )
         batch.responses.append(
-            ResponseRow(
+            AppleRecordRow(
                 line: line, requestId: texts.0, receivedAtMs: receivedAtMs, status: status, environment: texts.1,
                 isRetryable: isRetryable, bundleId: texts.2, receiptType: texts.3, rawJSON: empty, rawRange: raw,
                 source: .verifyReceipt, signature: batch.arena.append(SignatureStatus.notChecked.text), signedDateMs: nil,
@@ -136,14 +136,14 @@ enum VerifyLineReader {
     }
 
     /// One purchase; a transaction already listed in this response is merged into its first listing
-    /// (`ReceiptItem.merge`: missing fields filled, the section added).
+    /// (`AppleTransaction.merge`: missing fields filled, the section added).
     private static func item(
         _ v: TapeView, _ o: Int32, section: UInt8, _ items: inout ItemList, _ batch: inout RecordBatch,
         slots s: UnsafeMutablePointer<Int32>
     ) throws(Unsure) {
         v.members(of: o, Item.keys, s)
         guard let id = try v.id(s[0]) else { throw Unsure() }
-        var row = ItemRow(transactionId: .null)
+        var row = AppleTransactionRow(transactionId: .null)
         row.originalTransactionId = batch.arena.append(try v.id(s[1]))
         row.productId = batch.arena.append(try v.id(s[2]))
         row.quantity = try v.integer(s[3])
@@ -173,7 +173,7 @@ enum VerifyLineReader {
         throws(Unsure)
     {
         v.members(of: o, Renewal.keys, s)
-        let row = RenewalRow(
+        let row = PendingRenewalRow(
             originalTransactionId: batch.arena.append(try v.id(s[0])), productId: batch.arena.append(try v.id(s[1])),
             autoRenewProductId: batch.arena.append(try v.id(s[2])), autoRenewStatus: try v.integer(s[3]),
             expirationIntent: try v.integer(s[4]), isInBillingRetryPeriod: try v.bool(s[5]),
@@ -197,7 +197,7 @@ private struct ItemList {
 
     init(first: Int) { self.first = first }
 
-    mutating func add(_ id: UnsafeBufferPointer<UInt8>, _ row: ItemRow, section: UInt8, _ batch: inout RecordBatch) {
+    mutating func add(_ id: UnsafeBufferPointer<UInt8>, _ row: AppleTransactionRow, section: UInt8, _ batch: inout RecordBatch) {
         if let k = position(of: id) {
             batch.items[first + k].merge(row)
             sections[k] |= section
@@ -234,9 +234,9 @@ private struct ItemList {
     }
 }
 
-extension ItemRow {
-    /// `ReceiptItem.merge` for the fields a verifyReceipt listing carries.
-    mutating func merge(_ other: ItemRow) {
+extension AppleTransactionRow {
+    /// `AppleTransaction.merge` for the fields a verifyReceipt listing carries.
+    mutating func merge(_ other: AppleTransactionRow) {
         if originalTransactionId.isNull { originalTransactionId = other.originalTransactionId }
         if productId.isNull { productId = other.productId }
         quantity = quantity ?? other.quantity

@@ -66,9 +66,9 @@ struct AppReceiptPurchase {
         if promotionalOfferId?.isEmpty == true { promotionalOfferId = nil }
     }
 
-    /// The purchase as a `ReceiptItem` listed in `section` (`app_receipt`).
-    func item(section: String, signature: SignatureStatus) -> ReceiptItem {
-        var item = ReceiptItem(transactionId: transactionId, sections: [section])
+    /// The purchase as a `AppleTransaction` listed in `section` (`app_receipt`).
+    func item(section: String, signature: SignatureStatus) -> AppleTransaction {
+        var item = AppleTransaction(transactionId: transactionId, sections: [section])
         item.originalTransactionId = originalTransactionId
         item.productId = productId
         item.quantity = quantity

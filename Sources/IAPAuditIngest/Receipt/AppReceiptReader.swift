@@ -6,7 +6,7 @@ import IAPAuditModel
 ///
 /// Sources: Apple, "Validating receipts on the device" and "Receipt Fields" (app receipts);
 /// "Receipt Validation Programming Guide" (iOS 6 transaction receipts); Unity IAP's receipt JSON.
-/// The result is a `VerifyResponse` with `status` 0, `source` `.appReceipt` or `.transactionReceipt`,
+/// The result is a `AppleRecord` with `status` 0, `source` `.appReceipt` or `.transactionReceipt`,
 /// items in section `app_receipt` / `transaction_receipt`, de-duplicated by transaction id.
 enum AppReceiptReader {
     /// Decodes one receipt.
@@ -23,13 +23,13 @@ enum AppReceiptReader {
     ///   found), the DER or plist is malformed, or a purchase lacks its transaction id.
     static func read(
         _ data: Data, at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, checker: any SignatureChecking
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         switch try ReceiptInput.classify(data) {
         case .pkcs7(let der):
             let payload = try AppReceiptPayload(der: try PKCS7Envelope(der: der).content)
             let creationMs = payload.creationDate?.ms
             let signature = checker.checkPKCS7(der: Data(der), atMs: creationMs)
-            var response = VerifyResponse(
+            var response = AppleRecord(
                 location: location, requestId: requestId, receivedAtMs: receivedAtMs, status: 0,
                 environment: AppReceiptPayload.environment(receiptType: payload.receiptType), isRetryable: nil,
                 bundleId: payload.bundleId, receiptType: payload.receiptType,
@@ -41,7 +41,7 @@ enum AppReceiptReader {
             return response
         case .transactionReceipt(let plist):
             let receipt = try TransactionReceipt(plist: plist)
-            var response = VerifyResponse(
+            var response = AppleRecord(
                 location: location, requestId: requestId, receivedAtMs: receivedAtMs, status: 0,
                 environment: receipt.environment.map(Environment.normalized), isRetryable: nil, bundleId: receipt.bundleId,
                 receiptType: nil, items: [try receipt.item()], rawJSON: JSONField.serialize(receipt.jsonObject))
@@ -71,7 +71,7 @@ enum AppReceiptReader {
     ///   decoded is reported under its field, e.g. `field 'Payload': not a receipt: …`), or when the
     ///   object is no wrapper or a Unity receipt of another store.
     static func readWrapped(_ object: [String: Any], at location: SourceLocation, checker: any SignatureChecking) throws
-        -> VerifyResponse
+        -> AppleRecord
     {
         if object["receipt_data"] != nil {
             let requestId = try RecordFields.requiredText(object, "request_id")
@@ -98,7 +98,7 @@ enum AppReceiptReader {
     private static func decode(
         _ object: [String: Any], _ field: String, _ location: SourceLocation, _ requestId: String?, _ receivedAt: Int64?,
         _ checker: any SignatureChecking
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         guard let text = object[field] as? String else {
             throw IngestError.badField(field, "expected base64 receipt text, found \(JSONField.typeName(object[field] ?? NSNull()))")
         }
@@ -110,7 +110,7 @@ enum AppReceiptReader {
     }
 
     /// Adds a note when the first present id field of `keys` names no purchase of the receipt.
-    private static func noteMissing(_ object: [String: Any], _ keys: [String], what: String, in response: inout VerifyResponse) throws {
+    private static func noteMissing(_ object: [String: Any], _ keys: [String], what: String, in response: inout AppleRecord) throws {
         for key in keys {
             guard let id = try JSONField.id(object[key], field: key) else { continue }
             if !response.items.contains(where: { $0.transactionId == id }) {
@@ -121,8 +121,8 @@ enum AppReceiptReader {
     }
 
     /// Items merged by transaction id, first-occurrence order.
-    static func deduplicated(_ items: [ReceiptItem]) -> [ReceiptItem] {
-        var result: [ReceiptItem] = []
+    static func deduplicated(_ items: [AppleTransaction]) -> [AppleTransaction] {
+        var result: [AppleTransaction] = []
         var index: [String: Int] = [:]
         for item in items {
             if let at = index[item.transactionId] {

@@ -64,10 +64,10 @@ struct TransactionReceipt {
     /// `purchase-date-ms`, else `purchase-date` (text): milliseconds since 1970 UTC.
     func purchaseDateMs() throws -> Int64? { try date("purchase-date-ms", "purchase-date") }
 
-    /// The purchase as a `ReceiptItem` in section `transaction_receipt` (signature `not_checked`).
+    /// The purchase as a `AppleTransaction` in section `transaction_receipt` (signature `not_checked`).
     /// - Throws: when a date, the quantity or a boolean is malformed.
-    func item() throws -> ReceiptItem {
-        var item = ReceiptItem(transactionId: try transactionId(), sections: ["transaction_receipt"])
+    func item() throws -> AppleTransaction {
+        var item = AppleTransaction(transactionId: try transactionId(), sections: ["transaction_receipt"])
         item.originalTransactionId = nonEmpty("original-transaction-id")
         item.productId = nonEmpty("product-id")
         if let quantity = nonEmpty("quantity") {

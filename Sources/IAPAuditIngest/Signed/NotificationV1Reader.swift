@@ -1,7 +1,7 @@
 import Foundation
 import IAPAuditModel
 
-/// Reads an App Store Server Notification V1 (status update) body into one `VerifyResponse`
+/// Reads an App Store Server Notification V1 (status update) body into one `AppleRecord`
 /// (source `notification_v1`, signature `not_checked`: V1 bodies are unsigned).
 ///
 /// Source: Apple, "App Store Server Notifications V1" → `responseBody` (deprecated): `notification_type`,
@@ -14,7 +14,7 @@ import IAPAuditModel
 enum NotificationV1Reader {
     /// - Throws: `IngestError` when `notification_type` is missing, or a listed purchase lacks its
     ///   `transaction_id` or has a field of the wrong type (named as `unified_receipt.<field>`).
-    static func read(_ o: [String: Any], context: SignedRecordReader.Context) throws -> VerifyResponse {
+    static func read(_ o: [String: Any], context: SignedRecordReader.Context) throws -> AppleRecord {
         guard let type = try JSONField.text(o["notification_type"], field: "notification_type"), !type.isEmpty else {
             throw IngestError.missingField("notification_type")
         }
@@ -46,7 +46,7 @@ enum NotificationV1Reader {
         return response
     }
 
-    private static func parse(_ body: [String: Any], context: SignedRecordReader.Context, prefix: String) throws -> VerifyResponse {
+    private static func parse(_ body: [String: Any], context: SignedRecordReader.Context, prefix: String) throws -> AppleRecord {
         do {
             return try VerifyResponseParser.parse(
                 body, at: context.location, requestId: context.requestId, receivedAtMs: context.receivedAtMs, raw: context.raw)
@@ -70,7 +70,7 @@ enum NotificationV1Reader {
 
     /// A top-level `cancellation_date_ms` (else `cancellation_date`) applies to the purchase whose
     /// `web_order_line_item_id` the body names, or to the only one listed; a note when none matches.
-    private static func applyCancellation(_ o: [String: Any], to response: inout VerifyResponse) throws {
+    private static func applyCancellation(_ o: [String: Any], to response: inout AppleRecord) throws {
         let ms: Int64?
         if let value = try JSONField.integer(o["cancellation_date_ms"], field: "cancellation_date_ms") {
             guard Timestamp.validRange.contains(value) else {

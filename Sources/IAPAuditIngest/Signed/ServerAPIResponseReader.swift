@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// Reads one App Store Server API response body or error body into one `VerifyResponse`
+/// Reads one App Store Server API response body or error body into one `AppleRecord`
 /// (source `server_api`, items of section `server_api`, or `notification` for transactions inside
 /// notifications).
 ///
@@ -23,7 +23,7 @@ import IAPAuditModel
 enum ServerAPIResponseReader {
     /// - Throws: `IngestError` for a top-level field of the wrong type (`errorCode` not a number,
     ///   `signedTransactions` not an array…).
-    static func read(_ o: [String: Any], context: SignedRecordReader.Context, checker: any SignatureChecking) throws -> VerifyResponse {
+    static func read(_ o: [String: Any], context: SignedRecordReader.Context, checker: any SignatureChecking) throws -> AppleRecord {
         var evidence = SignedEvidence(checker: checker)
         var status = 0
         var errorMessage: String?

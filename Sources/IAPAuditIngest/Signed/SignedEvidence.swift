@@ -10,9 +10,9 @@ import IAPAuditModel
 /// `signedTransactions[0]: not a compact JWS ("signed_transaction_value")`.
 struct SignedEvidence {
     let checker: any SignatureChecking
-    private(set) var items: [ReceiptItem] = []
+    private(set) var items: [AppleTransaction] = []
     private var index: [String: Int] = [:]
-    var pendingRenewals: [PendingRenewalInfo] = []
+    var pendingRenewals: [PendingRenewal] = []
     var notes: [String] = []
     /// The worst status of the JWS checked so far (`SignatureStatus.combined(with:)`); nil when none was.
     private(set) var signature: SignatureStatus?
@@ -22,7 +22,7 @@ struct SignedEvidence {
     }
 
     /// Adds a purchase, merging it into an earlier listing of the same `transactionId`.
-    mutating func add(_ item: ReceiptItem) {
+    mutating func add(_ item: AppleTransaction) {
         if let at = index[item.transactionId] {
             items[at].merge(item)
         } else {
@@ -98,8 +98,8 @@ struct SignedEvidence {
     func response(
         _ context: SignedRecordReader.Context, source: EvidenceSource, status: Int = 0, environment: String?, bundleId: String?,
         own: SignatureStatus?
-    ) -> VerifyResponse {
-        var response = VerifyResponse(
+    ) -> AppleRecord {
+        var response = AppleRecord(
             location: context.location, requestId: context.requestId, receivedAtMs: context.receivedAtMs, status: status,
             environment: environment ?? items.lazy.compactMap(\.environment).first, isRetryable: nil,
             bundleId: bundleId ?? items.lazy.compactMap(\.bundleId).first, receiptType: nil, items: items, rawJSON: context.raw)

@@ -1,7 +1,7 @@
 import Foundation
 import IAPAuditModel
 
-/// Reads Apple's JWS-era formats, one `VerifyResponse` per input record: compact JWS (signed
+/// Reads Apple's JWS-era formats, one `AppleRecord` per input record: compact JWS (signed
 /// transactions, renewal info, app transactions, notification payloads), App Store Server API
 /// bodies, Notifications V2 (`signedPayload` or decoded) and V1, and decoded payload JSON.
 ///
@@ -9,7 +9,7 @@ import IAPAuditModel
 /// `signedDate` (an AppTransaction's `receiptCreationDate`); the record's `signature` combines its
 /// own JWS with every nested one. Decoded payload JSON and V1 bodies are `not_checked`.
 enum SignedRecordReader {
-    /// Where a record came from and its text as stored (`VerifyResponse.rawJSON`).
+    /// Where a record came from and its text as stored (`AppleRecord.rawJSON`).
     struct Context {
         var location: SourceLocation
         var requestId: String?
@@ -28,7 +28,7 @@ enum SignedRecordReader {
     ///   kinds, a transaction has no `transactionId`, or a field has the wrong type.
     static func read(
         jws text: String, at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, checker: any SignatureChecking
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let context = Context(location: location, requestId: requestId, receivedAtMs: receivedAtMs, raw: trimmed)
         return try signed(try CompactJWS.parse(trimmed), context: context, checker: checker, source: nil)
@@ -43,7 +43,7 @@ enum SignedRecordReader {
     static func read(
         object o: [String: Any], at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String,
         checker: any SignatureChecking
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         let context = Context(location: location, requestId: requestId, receivedAtMs: receivedAtMs, raw: raw)
         switch kind(of: o) {
         case .notificationV1:
@@ -101,7 +101,7 @@ enum SignedRecordReader {
     /// A top-level JWS: its own signature checked at its `signedDate`, then its payload read.
     private static func signed(
         _ jws: CompactJWS, context: Context, checker: any SignatureChecking, source: EvidenceSource?
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         guard let kind = SignedPayloadKind.ofSigned(jws.payload) else {
             if ["originalTransactionId", "productId", "purchaseDate", "webOrderLineItemId"].contains(where: { jws.payload[$0] != nil }) {
                 throw IngestError.missingField("transactionId")
@@ -139,7 +139,7 @@ enum SignedRecordReader {
     /// `own` = `notChecked`).
     private static func record(
         _ payload: [String: Any], kind: SignedPayloadKind, context: Context, evidence: inout SignedEvidence, own: SignatureStatus
-    ) throws -> VerifyResponse {
+    ) throws -> AppleRecord {
         switch kind {
         case .transaction:
             var item = try TransactionPayload.item(payload, section: "signed_transaction", path: "")

@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// Maps a decoded JWS transaction to a `ReceiptItem`.
+/// Maps a decoded JWS transaction to a `AppleTransaction`.
 ///
 /// Source: Apple, "JWSTransactionDecodedPayload" (App Store Server API). Dates are milliseconds
 /// since 1970 UTC (fractions truncated); `price` is in milliunits of `currency` (10990 = 10.99);
@@ -14,12 +14,12 @@ enum TransactionPayload {
     ///   - path: the payload's field path for error messages (empty at the top level).
     /// - Throws: `IngestError.missingField("transactionId")` when the payload has no transaction id,
     ///   `IngestError.badField` for a field of the wrong type or a date outside 1900–2200.
-    static func item(_ payload: [String: Any], section: String, path: String) throws -> ReceiptItem {
+    static func item(_ payload: [String: Any], section: String, path: String) throws -> AppleTransaction {
         let p = payload
         guard let id = try SignedFields.id(p, "transactionId", path: path) else {
             throw IngestError.missingField(SignedFields.name(path, "transactionId"))
         }
-        var item = ReceiptItem(transactionId: id, sections: [section])
+        var item = AppleTransaction(transactionId: id, sections: [section])
         item.originalTransactionId = try SignedFields.id(p, "originalTransactionId", path: path)
         item.webOrderLineItemId = try SignedFields.id(p, "webOrderLineItemId", path: path)
         item.productId = try SignedFields.id(p, "productId", path: path)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An environment as the rules compare it: Apple's spellings in any (ASCII) capitalization, or a raw
-/// value (`Environment.normalized`, `VerifyResponse.effectiveEnvironment` read through it). Stored in
+/// value (`Environment.normalized`, `AppleRecord.effectiveEnvironment` read through it). Stored in
 /// facts as one byte (+ the raw text for `.other`).
 package enum EnvironmentCode: UInt8 {
     case none = 0, sandbox, production, xcode, localTesting, other
@@ -20,7 +20,7 @@ package enum EnvironmentCode: UInt8 {
         return .other
     }
 
-    /// Apple's word on an answer's environment (SEMANTICS rule 2, `VerifyResponse.effectiveEnvironment`):
+    /// Apple's word on an answer's environment (SEMANTICS rule 2, `AppleRecord.effectiveEnvironment`):
     /// a 21007 is a sandbox answer; else `environment`; else `receipt_type` (`…Sandbox` is Sandbox,
     /// `Production…` Production). Returns the code and, for `.other`, the raw value it came from.
     package static func effective(status: Int64, environment: UnsafeBufferPointer<UInt8>?, receiptType: UnsafeBufferPointer<UInt8>?)

@@ -77,7 +77,7 @@ package enum FactEncoder {
             }
         }
 
-        func response(_ r: ResponseRow, _ batch: RecordBatch, _ set: inout FactSet) {
+        func response(_ r: AppleRecordRow, _ batch: RecordBatch, _ set: inout FactSet) {
             set.summary.appleRecords += 1
             if r.source.isSigned { set.summary.signedAppleRecords += 1 }
             if r.source == .verifyReceipt { set.summary.statusCounts[r.status, default: 0] += 1 }

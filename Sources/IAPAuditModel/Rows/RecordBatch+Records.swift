@@ -1,5 +1,5 @@
 /// Records as Swift values ↔ rows: the readers that build `ClientReport`, `ServerRequest` and
-/// `VerifyResponse` values (CSV, documents, signed formats, the strict line reader) store through
+/// `AppleRecord` values (CSV, documents, signed formats, the strict line reader) store through
 /// rows too, and `ImportedFile` callers that want values get them back from rows.
 extension RecordBatch {
     package mutating func append(_ r: ClientReport) {
@@ -31,10 +31,10 @@ extension RecordBatch {
     }
 
     /// - Parameter keepRaw: store `rawJSON` (false for JSON Lines, whose raw text is the input line).
-    package mutating func append(_ r: VerifyResponse, keepRaw: Bool) {
+    package mutating func append(_ r: AppleRecord, keepRaw: Bool) {
         let itemStart = Int32(items.count)
         for i in r.items {
-            var row = ItemRow(transactionId: arena.append(i.transactionId))
+            var row = AppleTransactionRow(transactionId: arena.append(i.transactionId))
             row.originalTransactionId = arena.append(i.originalTransactionId)
             row.productId = arena.append(i.productId)
             row.quantity = i.quantity.map(Int64.init)
@@ -65,14 +65,14 @@ extension RecordBatch {
         let renewalStart = Int32(renewals.count)
         for p in r.pendingRenewals {
             renewals.append(
-                RenewalRow(
+                PendingRenewalRow(
                     originalTransactionId: arena.append(p.originalTransactionId), productId: arena.append(p.productId),
                     autoRenewProductId: arena.append(p.autoRenewProductId), autoRenewStatus: p.autoRenewStatus.map(Int64.init),
                     expirationIntent: p.expirationIntent.map(Int64.init), isInBillingRetryPeriod: p.isInBillingRetryPeriod,
                     gracePeriodExpiresDateMs: p.gracePeriodExpiresDateMs))
         }
         responses.append(
-            ResponseRow(
+            AppleRecordRow(
                 line: UInt32(r.location.line), requestId: arena.append(r.requestId), receivedAtMs: r.receivedAtMs,
                 status: Int64(r.status), environment: arena.append(r.environment), isRetryable: r.isRetryable,
                 bundleId: arena.append(r.bundleId), receiptType: arena.append(r.receiptType),
@@ -108,8 +108,8 @@ extension RecordBatch {
     }
 
     /// - Parameter raw: the record's text when it is not stored (`rawJSON` empty: a JSON Lines line).
-    package func verifyResponse(_ r: ResponseRow, file: String, raw: String?) -> VerifyResponse {
-        var response = VerifyResponse(
+    package func verifyResponse(_ r: AppleRecordRow, file: String, raw: String?) -> AppleRecord {
+        var response = AppleRecord(
             location: SourceLocation(file: file, line: Int(r.line)), requestId: text(r.requestId), receivedAtMs: r.receivedAtMs,
             status: Int(r.status), environment: text(r.environment), isRetryable: r.isRetryable, bundleId: text(r.bundleId),
             receiptType: text(r.receiptType), items: r.items.map { receiptItem(items[Int($0)]) },
@@ -128,7 +128,7 @@ extension RecordBatch {
         response.notes = text(r.notes).map(IdList.decode) ?? []
         response.pendingRenewals = r.renewals.map { i in
             let p = renewals[Int(i)]
-            var info = PendingRenewalInfo()
+            var info = PendingRenewal()
             info.originalTransactionId = text(p.originalTransactionId)
             info.productId = text(p.productId)
             info.autoRenewProductId = text(p.autoRenewProductId)
@@ -141,8 +141,8 @@ extension RecordBatch {
         return response
     }
 
-    package func receiptItem(_ i: ItemRow) -> ReceiptItem {
-        var item = ReceiptItem(
+    package func receiptItem(_ i: AppleTransactionRow) -> AppleTransaction {
+        var item = AppleTransaction(
             transactionId: text(i.transactionId) ?? "", sections: (text(i.sections) ?? "").split(separator: ",").map(String.init))
         item.originalTransactionId = text(i.originalTransactionId)
         item.productId = text(i.productId)

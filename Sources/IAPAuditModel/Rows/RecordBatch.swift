@@ -1,14 +1,14 @@
 /// Records read from one stretch of an input file, as rows ready for the store: every text in one
 /// arena (`TextArena`), every row a flat value. The fast JSON Lines readers fill it directly; records
-/// read as Swift values (`ClientReport`, `ServerRequest`, `VerifyResponse`) are appended with
+/// read as Swift values (`ClientReport`, `ServerRequest`, `AppleRecord`) are appended with
 /// `append(_:)`. Rows keep their input order; `line` is 1-based within the file.
 package struct RecordBatch: Sendable {
     package var arena = TextArena()
     package var clients: [ClientRow] = []
     package var servers: [ServerRow] = []
-    package var responses: [ResponseRow] = []
-    package var items: [ItemRow] = []
-    package var renewals: [RenewalRow] = []
+    package var responses: [AppleRecordRow] = []
+    package var items: [AppleTransactionRow] = []
+    package var renewals: [PendingRenewalRow] = []
     /// Ids of `ServerRow.transactionIds` / `creditedTransactionIds`.
     package var ids: [TextRef] = []
     package var rejections: [Rejection] = []

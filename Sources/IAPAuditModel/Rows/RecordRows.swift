@@ -74,8 +74,8 @@ package struct ServerRow: Sendable {
     }
 }
 
-/// One `verify_response` row (see `VerifyResponse`): a verifyReceipt answer or any other Apple record.
-package struct ResponseRow: Sendable {
+/// One `verify_response` row (see `AppleRecord`): a verifyReceipt answer or any other Apple record.
+package struct AppleRecordRow: Sendable {
     package var line: UInt32
     package var requestId: TextRef
     package var receivedAtMs: Int64?
@@ -137,8 +137,8 @@ package struct ResponseRow: Sendable {
     }
 }
 
-/// One `receipt_transaction` row (see `ReceiptItem`).
-package struct ItemRow: Sendable {
+/// One `receipt_transaction` row (see `AppleTransaction`).
+package struct AppleTransactionRow: Sendable {
     package var transactionId: TextRef
     package var originalTransactionId: TextRef = .null
     package var productId: TextRef = .null
@@ -170,8 +170,8 @@ package struct ItemRow: Sendable {
     package init(transactionId: TextRef) { self.transactionId = transactionId }
 }
 
-/// One `pending_renewal` row (see `PendingRenewalInfo`).
-package struct RenewalRow: Sendable {
+/// One `pending_renewal` row (see `PendingRenewal`).
+package struct PendingRenewalRow: Sendable {
     package var originalTransactionId: TextRef
     package var productId: TextRef
     package var autoRenewProductId: TextRef

@@ -27,13 +27,13 @@ extension MemoryFactSource {
         var paths = Set<String>()
         for r in ledger.clientReports { paths.insert(r.location.file) }
         for r in ledger.serverRequests { paths.insert(r.location.file) }
-        for r in ledger.verifyResponses { paths.insert(r.location.file) }
+        for r in ledger.appleRecords { paths.insert(r.location.file) }
         let sorted = paths.sorted()
         self.init(files: sorted.enumerated().map { (UInt32($0.offset + 1), $0.element) })
         var batches: [String: RecordBatch] = [:]
         for r in ledger.clientReports { batches[r.location.file, default: RecordBatch()].append(r) }
         for r in ledger.serverRequests { batches[r.location.file, default: RecordBatch()].append(r) }
-        for r in ledger.verifyResponses { batches[r.location.file, default: RecordBatch()].append(r, keepRaw: false) }
+        for r in ledger.appleRecords { batches[r.location.file, default: RecordBatch()].append(r, keepRaw: false) }
         for (rank, path) in sorted.enumerated() {
             var set = FactSet()
             FactEncoder.add(batches[path]!, to: &set)

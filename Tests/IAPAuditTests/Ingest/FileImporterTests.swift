@@ -101,8 +101,8 @@ final class FileImporterTests: XCTestCase {
             {"request_id": "r4", "received_at": "2026-10-01T00:00:05Z", "response": {"status": 0, "receipt": {"in_app": [{"product_id": "p"}]}}}
             """, path: "verify.jsonl")
         XCTAssertEqual(file.kind, .verifyResponse)
-        XCTAssertEqual(file.verifyResponses.count, 3)
-        let sandbox = file.verifyResponses[1]
+        XCTAssertEqual(file.appleRecords.count, 3)
+        let sandbox = file.appleRecords[1]
         XCTAssertEqual(sandbox.status, 0)
         XCTAssertEqual(sandbox.receiptType, "ProductionSandbox")
         XCTAssertEqual(sandbox.items.count, 1, "in_app and latest_receipt_info list one transaction")
@@ -113,9 +113,9 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(item.inAppOwnershipType, "FAMILY_SHARED")
         XCTAssertEqual(item.isTrialPeriod, false)
         XCTAssertEqual(item.sections, ["in_app", "latest_receipt_info"])
-        XCTAssertEqual(file.verifyResponses[2].isRetryable, false)
+        XCTAssertEqual(file.appleRecords[2].isRetryable, false)
         XCTAssertTrue(
-            file.verifyResponses[1].rawJSON.hasPrefix(#"{"request_id": "r1", "received_at": "2026-10-01T00:00:02Z""#),
+            file.appleRecords[1].rawJSON.hasPrefix(#"{"request_id": "r1", "received_at": "2026-10-01T00:00:02Z""#),
             "the raw line is kept as sent")
         XCTAssertEqual(file.rejections.map(\.location.line), [4, 5])
         XCTAssertEqual(
@@ -126,9 +126,9 @@ final class FileImporterTests: XCTestCase {
         let file = read(
             #"{"status": 0, "receipt": {"bid": "com.example.app", "bvrs": "1.0", "item_id": "521129812", "transaction_id": "1000000001479608", "original_transaction_id": "1000000001479608", "product_id": "p", "purchase_date": "2011-02-17 06:20:57 Etc/GMT", "quantity": "1"}}"#
         )
-        XCTAssertEqual(file.verifyResponses.first?.bundleId, "com.example.app")
-        XCTAssertEqual(file.verifyResponses.first?.items.map(\.transactionId), ["1000000001479608"])
-        XCTAssertEqual(file.verifyResponses.first?.items.first?.sections, ["receipt"])
+        XCTAssertEqual(file.appleRecords.first?.bundleId, "com.example.app")
+        XCTAssertEqual(file.appleRecords.first?.items.map(\.transactionId), ["1000000001479608"])
+        XCTAssertEqual(file.appleRecords.first?.items.first?.sections, ["receipt"])
     }
 
     func testKindIsDetectedFromContentNotName() {
@@ -159,7 +159,7 @@ final class FileImporterTests: XCTestCase {
             {"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 0}}
             {"ts": "2026-10-01T00:00:00Z", "request_id": "r9", "user_id": "u1", "transaction_ids": ["1"], "granted": true}
             """)
-        XCTAssertEqual(file.verifyResponses.count, 1)
+        XCTAssertEqual(file.appleRecords.count, 1)
         XCTAssertEqual(file.rejections.map(\.reason), ["field 'response': expected Apple's response object"])
     }
 }
@@ -171,7 +171,7 @@ final class FileImporterEncodingTests: XCTestCase {
     func testUTF8ByteOrderMarkIsDropped() {
         let bom = Data([0xEF, 0xBB, 0xBF])
         let jsonl = FileImporter.read(InputFile(path: "a", data: bom + Data(#"{"status": 21005}"#.utf8)))
-        XCTAssertEqual(jsonl.verifyResponses.count, 1)
+        XCTAssertEqual(jsonl.appleRecords.count, 1)
         let csv = FileImporter.read(InputFile(path: "b", data: bom + Data((header + "1790812800000,u1,100,purchased\n").utf8)))
         XCTAssertEqual(csv.clientReports.count, 1)
         XCTAssertEqual(csv.rejections, [])
@@ -189,7 +189,7 @@ final class FileImporterEncodingTests: XCTestCase {
             InputFile(
                 path: "a.jsonl",
                 data: Data(#"{"status": 21005}"#.utf8) + Data([13]) + Data(#"{"status": 21007}"#.utf8)))
-        XCTAssertEqual(jsonl.verifyResponses.map(\.status), [21005, 21007])
+        XCTAssertEqual(jsonl.appleRecords.map(\.status), [21005, 21007])
         let binary = Data([0x30, 0x82, 0x01, 0x0D, 0x00, 0x0D])
         XCTAssertEqual(InputFile(path: "r", data: binary).data, binary)
     }
@@ -208,7 +208,7 @@ final class FileImporterEncodingTests: XCTestCase {
         let mixed =
             Data(#"{"status": 21005}"#.utf8) + Data([13]) + Data(#"{"status": 21007}"#.utf8) + Data([13, 10])
             + Data(#"{"status": 21002}"#.utf8) + Data([13])
-        XCTAssertEqual(FileImporter.read(InputFile(path: "a.jsonl", data: mixed)).verifyResponses.map(\.status), [21005, 21007, 21002])
+        XCTAssertEqual(FileImporter.read(InputFile(path: "a.jsonl", data: mixed)).appleRecords.map(\.status), [21005, 21007, 21002])
         // The header ends in a lone CR, LFs follow: CR and LF both end lines.
         let both =
             header.replacingOccurrences(of: "\n", with: "\r")

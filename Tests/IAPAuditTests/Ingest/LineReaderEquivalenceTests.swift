@@ -28,8 +28,8 @@ final class LineReaderEquivalenceTests: XCTestCase {
         XCTAssertEqual(fast.recordsIn, strict.recordsIn, path, file: file, line: line)
         XCTAssertEqual(fast.clientReports, strict.clientReports, path, file: file, line: line)
         XCTAssertEqual(fast.serverRequests, strict.serverRequests, path, file: file, line: line)
-        XCTAssertEqual(fast.verifyResponses.count, strict.verifyResponses.count, path, file: file, line: line)
-        for (a, b) in zip(fast.verifyResponses, strict.verifyResponses) {
+        XCTAssertEqual(fast.appleRecords.count, strict.appleRecords.count, path, file: file, line: line)
+        for (a, b) in zip(fast.appleRecords, strict.appleRecords) {
             XCTAssertEqual(a, b, "\(a.location)", file: file, line: line)
         }
         XCTAssertEqual(fast.rejections, strict.rejections, path, file: file, line: line)
@@ -241,7 +241,7 @@ final class LineReaderEquivalenceTests: XCTestCase {
     func testLongPurchaseHistoryIsReadFast() {
         let data = Data(#"{"request_id":"r1","received_at":"2026-10-01T00:00:01Z","response":\#(Self.longHistory)}"#.utf8)
         XCTAssertEqual(assertSameBothWays(data, path: "verify.jsonl"), 0)
-        let items = FileImporter.read(InputFile(path: "verify.jsonl", data: data)).verifyResponses.first?.items ?? []
+        let items = FileImporter.read(InputFile(path: "verify.jsonl", data: data)).appleRecords.first?.items ?? []
         XCTAssertEqual(items.count, 340)
         XCTAssertEqual(items.map(\.transactionId).prefix(3), ["1", "2", "3"])
         XCTAssertEqual(items[299].sections, ["in_app", "latest_receipt_info"])

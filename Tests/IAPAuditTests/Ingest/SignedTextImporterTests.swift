@@ -25,7 +25,7 @@ final class SignedTextImporterTests: XCTestCase {
         XCTAssertEqual(file.kind, .notificationV2)
         XCTAssertEqual(file.status, .imported)
         XCTAssertEqual(file.recordsIn, 5)
-        XCTAssertEqual(file.verifyResponses.map(\.location.line), [1, 3])
+        XCTAssertEqual(file.appleRecords.map(\.location.line), [1, 3])
         XCTAssertEqual(file.rejections.map(\.location.line), [2, 4, 5])
         XCTAssertTrue(file.rejections.allSatisfy { !$0.reason.isEmpty })
     }
@@ -36,8 +36,8 @@ final class SignedTextImporterTests: XCTestCase {
         let file = FileImporter.read(InputFile(path: "r.txt", data: Data(text.utf8)))
         XCTAssertEqual(file.kind, .appReceipt)
         XCTAssertEqual(file.note, "base64 app receipts, one per line")
-        XCTAssertEqual(file.verifyResponses.map(\.location.line), [1])
-        XCTAssertEqual(file.verifyResponses.first?.items.count, 9)
+        XCTAssertEqual(file.appleRecords.map(\.location.line), [1])
+        XCTAssertEqual(file.appleRecords.first?.items.count, 9)
         XCTAssertEqual(file.rejections.map(\.location.line), [2, 3])
     }
 

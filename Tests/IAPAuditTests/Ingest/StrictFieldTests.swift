@@ -47,8 +47,8 @@ final class StrictFieldTests: XCTestCase {
     }
 
     func testSandboxSpellings() {
-        func response(environment: String?, receiptType: String?) -> VerifyResponse {
-            VerifyResponse(
+        func response(environment: String?, receiptType: String?) -> AppleRecord {
+            AppleRecord(
                 location: SourceLocation(file: "v", line: 1), requestId: nil, receivedAtMs: nil, status: 0, environment: environment,
                 isRetryable: nil, bundleId: nil, receiptType: receiptType, items: [], rawJSON: "")
         }

@@ -226,10 +226,10 @@ final class RealDataTests: XCTestCase {
     func testCancellationAndEnvironmentAreRead() throws {
         _ = try audit()
         let ledger = try AuditStore(path: RealDataTests.out + "/audit.sqlite").loadLedger()
-        let cancellation = try XCTUnwrap(ledger.verifyResponses.first { $0.location.file.hasSuffix("cancellation_response.json") })
+        let cancellation = try XCTUnwrap(ledger.appleRecords.first { $0.location.file.hasSuffix("cancellation_response.json") })
         XCTAssertEqual(cancellation.items.first { $0.transactionId == "1000000218147500" }?.cancellationDateMs, 1_466_127_848_000)
         XCTAssertTrue(cancellation.isSandbox)
-        let sandboxed = try XCTUnwrap(ledger.verifyResponses.first { $0.location.file.hasSuffix("nov__itunes-receipt/sandboxed.json") })
+        let sandboxed = try XCTUnwrap(ledger.appleRecords.first { $0.location.file.hasSuffix("nov__itunes-receipt/sandboxed.json") })
         XCTAssertNil(sandboxed.environment)
         XCTAssertEqual(sandboxed.effectiveEnvironment, "Sandbox", "an un-retried 21007 is a sandbox answer")
     }

@@ -87,14 +87,14 @@ final class FactFormatTests: XCTestCase {
         XCTAssertEqual(["r0000000000000001", "uuid-1"].map(textPart), [128, 242])
     }
 
-    /// The environment codes of facts are `VerifyResponse.effectiveEnvironment` and `Environment.normalized`.
+    /// The environment codes of facts are `AppleRecord.effectiveEnvironment` and `Environment.normalized`.
     func testEnvironmentCodesAreTheRecordsOwnReading() {
         let environments: [String?] = [nil, "Production", "Sandbox", "sandbox", "PROD", "Xcode", "localtesting", "LocalTestingxxx", ""]
         let receiptTypes: [String?] = [nil, "Production", "ProductionSandbox", "ProductionVPP", "ProductionVPPSandbox", "Xcode", "Weird"]
         for status in [0, 21007, 21002] {
             for environment in environments {
                 for receiptType in receiptTypes {
-                    let response = VerifyResponse(
+                    let response = AppleRecord(
                         location: SourceLocation(file: "v", line: 1), requestId: nil, receivedAtMs: nil, status: status,
                         environment: environment, isRetryable: nil, bundleId: nil, receiptType: receiptType, items: [], rawJSON: "")
                     var e = environment ?? ""

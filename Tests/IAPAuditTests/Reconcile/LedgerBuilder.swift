@@ -93,13 +93,13 @@ final class LedgerBuilder {
     @discardableResult
     func response(
         for requestId: String?, status: Int = 0, env: String? = "Production", receiptType: String? = nil,
-        bundle: String? = nil, retryable: Bool? = nil, items: [String] = [], receipt: [ReceiptItem] = [],
+        bundle: String? = nil, retryable: Bool? = nil, items: [String] = [], receipt: [AppleTransaction] = [],
         at time: String?
     ) -> SourceLocation {
         verifyLine += 1
         let location = SourceLocation(file: "verify.jsonl", line: verifyLine)
-        ledger.verifyResponses.append(
-            VerifyResponse(
+        ledger.appleRecords.append(
+            AppleRecord(
                 location: location, requestId: requestId, receivedAtMs: time.map(Self.ms), status: status, environment: env,
                 isRetryable: retryable, bundleId: bundle, receiptType: receiptType,
                 items: items.map { LedgerBuilder.item($0) } + receipt, rawJSON: "{}"))
@@ -107,9 +107,9 @@ final class LedgerBuilder {
     }
 
     /// The ledger's Apple records, for tests that shape one by hand.
-    var ledgerResponses: [VerifyResponse] {
-        get { ledger.verifyResponses }
-        set { ledger.verifyResponses = newValue }
+    var ledgerResponses: [AppleRecord] {
+        get { ledger.appleRecords }
+        set { ledger.appleRecords = newValue }
     }
 
     /// A signed-format record (`apple.jsonl`): a JWS transaction, notification or receipt as a reader
@@ -117,12 +117,12 @@ final class LedgerBuilder {
     @discardableResult
     func signed(
         _ source: EvidenceSource, for requestId: String? = nil, signature: SignatureStatus = .verified,
-        env: String? = "Production", items: [ReceiptItem], notification: String? = nil, uuid: String? = nil,
+        env: String? = "Production", items: [AppleTransaction], notification: String? = nil, uuid: String? = nil,
         signed time: String = "12:00", at received: String? = nil
     ) -> SourceLocation {
         verifyLine += 1
         let location = SourceLocation(file: "apple.jsonl", line: verifyLine)
-        var response = VerifyResponse(
+        var response = AppleRecord(
             location: location, requestId: requestId, receivedAtMs: received.map(Self.ms), status: 0, environment: env,
             isRetryable: nil, bundleId: nil, receiptType: nil,
             items: items.map {
@@ -136,7 +136,7 @@ final class LedgerBuilder {
         if let notification {
             response.notification = NotificationInfo(notificationUUID: uuid, notificationType: notification, subtype: nil)
         }
-        ledger.verifyResponses.append(response)
+        ledger.appleRecords.append(response)
         return location
     }
 
@@ -146,7 +146,7 @@ final class LedgerBuilder {
         verifyLine += 1
         let location = SourceLocation(file: "verify.jsonl", line: verifyLine)
         let body = try JSONField.parseObject(Data(json.utf8))
-        ledger.verifyResponses.append(
+        ledger.appleRecords.append(
             try VerifyResponseParser.parse(
                 body, at: location, requestId: requestId, receivedAtMs: time.map(Self.ms), raw: json))
         return location
@@ -156,8 +156,8 @@ final class LedgerBuilder {
     static func item(
         _ id: String, original: String? = nil, product: String? = nil, purchased: String? = nil,
         cancelled: String? = nil, ownership: String? = nil, sections: [String] = ["in_app"]
-    ) -> ReceiptItem {
-        var item = ReceiptItem(transactionId: id, sections: sections)
+    ) -> AppleTransaction {
+        var item = AppleTransaction(transactionId: id, sections: sections)
         item.originalTransactionId = original
         item.productId = product
         item.quantity = 1

@@ -17,7 +17,7 @@ final class ReconcileSignedEvidenceTests: XCTestCase {
     private static func jws(
         _ id: String, original: String? = nil, webOrder: String? = nil, bundle: String? = nil, revoked: String? = nil,
         type: String? = nil, percent: Int? = nil, ownership: String? = nil
-    ) -> ReceiptItem {
+    ) -> AppleTransaction {
         var item = LedgerBuilder.item(id, original: original, product: "gems.100", purchased: "09:00", ownership: ownership)
         item.sections = ["signed_transaction"]
         item.webOrderLineItemId = webOrder
@@ -190,7 +190,7 @@ final class ReconcileSignedEvidenceTests: XCTestCase {
 /// Found by a fresh-user trial: signatures are judged per listing, forged deliveries claim nothing,
 /// unchecked payloads prove no refund.
 final class ReconcileSignedListingTests: XCTestCase {
-    private static func listing(_ id: String, _ signature: SignatureStatus, revoked: String? = nil) -> ReceiptItem {
+    private static func listing(_ id: String, _ signature: SignatureStatus, revoked: String? = nil) -> AppleTransaction {
         var item = LedgerBuilder.item(id, product: "gems.100", purchased: "09:00", sections: ["server_api"])
         item.signature = signature
         item.cancellationDateMs = revoked.map(LedgerBuilder.ms)
@@ -199,11 +199,11 @@ final class ReconcileSignedListingTests: XCTestCase {
 
     /// A Server API page whose record-level signature is the worst of its items.
     @discardableResult
-    private static func page(_ b: LedgerBuilder, for request: String? = nil, _ items: [ReceiptItem], at time: String? = nil)
+    private static func page(_ b: LedgerBuilder, for request: String? = nil, _ items: [AppleTransaction], at time: String? = nil)
         -> SourceLocation
     {
         let location = b.signed(.serverAPI, for: request, signature: .invalid("bad_signature"), items: [], at: time)
-        let index = b.ledger.verifyResponses.count - 1
+        let index = b.ledger.appleRecords.count - 1
         b.ledgerResponses[index].items = items
         return location
     }

@@ -129,15 +129,15 @@ final class IdempotencyTests: XCTestCase {
         var file = ImportedFile(
             file: InputFile(path: "x.jsonl", data: data), kind: .verifyResponse, format: .jsonLines,
             status: .imported, note: "", recordsIn: 2)
-        let response = VerifyResponse(
+        let response = AppleRecord(
             location: SourceLocation(file: "x.jsonl", line: 1), requestId: "r", receivedAtMs: nil,
             status: 0, environment: nil, isRetryable: nil, bundleId: nil, receiptType: nil,
-            items: [ReceiptItem(transactionId: "1", sections: ["in_app"])], rawJSON: "{}")
-        file.verifyResponses = [response, response]  // the same line twice violates UNIQUE (file_id, line)
+            items: [AppleTransaction(transactionId: "1", sections: ["in_app"])], rawJSON: "{}")
+        file.appleRecords = [response, response]  // the same line twice violates UNIQUE (file_id, line)
         XCTAssertThrowsError(try store.store(file))
         XCTAssertEqual(try store.storedFiles().count, 0)
         XCTAssertEqual(try store.snapshot().recordCounts["receipt_transaction"], 0)
-        file.verifyResponses = [response]
+        file.appleRecords = [response]
         file.recordsIn = 1
         try store.store(file)
         XCTAssertEqual(try store.snapshot().recordCounts["receipt_transaction"], 1)

@@ -64,8 +64,8 @@ final class MigrationTests: XCTestCase {
         let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(result.filesParsed, 1, "stored by an older version: read again")
         let ledger = try AuditStore(path: folder + "/audit.sqlite").loadLedger()
-        XCTAssertEqual(ledger.verifyResponses.map(\.items.count), [1])
-        XCTAssertEqual(ledger.verifyResponses[0].items[0].transactionId, "1000000001479608", "the file as read now, not the stored row")
+        XCTAssertEqual(ledger.appleRecords.map(\.items.count), [1])
+        XCTAssertEqual(ledger.appleRecords[0].items[0].transactionId, "1000000001479608", "the file as read now, not the stored row")
         XCTAssertEqual((try describe(folder + "/audit.sqlite")["items"] as? [[String]]), [["1000000001479608"]])
     }
 

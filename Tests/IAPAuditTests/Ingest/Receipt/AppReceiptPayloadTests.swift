@@ -17,7 +17,7 @@ final class AppReceiptPayloadTests: XCTestCase {
 
     private func purchase(_ fields: [[UInt8]]) -> [UInt8] { E.field(17, E.set(fields)) }
 
-    private func read(_ payload: [[UInt8]], checker: any SignatureChecking = StubReceiptChecker(.verified)) throws -> VerifyResponse {
+    private func read(_ payload: [[UInt8]], checker: any SignatureChecking = StubReceiptChecker(.verified)) throws -> AppleRecord {
         let der = E.envelope(E.set(payload))
         return try AppReceiptReader.read(
             Data(Data(der).base64EncodedString().utf8), at: SourceLocation(file: "invented", line: 1), requestId: nil, receivedAtMs: nil,
@@ -45,7 +45,7 @@ final class AppReceiptPayloadTests: XCTestCase {
         XCTAssertEqual(receipt.bundleId, "com.example.app")
         XCTAssertEqual(receipt.signedDateMs, 1_704_164_645_000)
         XCTAssertEqual(receipt.items.map(\.transactionId), ["T1", "T2"])
-        var expected = ReceiptItem(transactionId: "T1", sections: ["app_receipt"])
+        var expected = AppleTransaction(transactionId: "T1", sections: ["app_receipt"])
         expected.productId = "p.month"
         expected.quantity = 2
         expected.purchaseDateMs = 1_704_067_200_000

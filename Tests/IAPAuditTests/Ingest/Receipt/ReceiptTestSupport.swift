@@ -44,12 +44,12 @@ enum ReceiptFixtures {
     static func location(_ relative: String) -> SourceLocation { SourceLocation(file: relative, line: 1) }
 
     /// Reads a real receipt file (base64 text) with a stub checker.
-    static func read(_ relative: String, checker: any SignatureChecking = StubReceiptChecker()) throws -> VerifyResponse {
+    static func read(_ relative: String, checker: any SignatureChecking = StubReceiptChecker()) throws -> AppleRecord {
         try AppReceiptReader.read(data(relative), at: location(relative), requestId: nil, receivedAtMs: nil, checker: checker)
     }
 
     /// The decoded rawJSON object.
-    static func raw(_ response: VerifyResponse) throws -> [String: Any] {
+    static func raw(_ response: AppleRecord) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(response.rawJSON.utf8)) as? [String: Any])
     }
 }

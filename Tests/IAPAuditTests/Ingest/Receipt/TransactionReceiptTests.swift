@@ -111,7 +111,7 @@ final class TransactionReceiptTests: XCTestCase {
     }
 
     func testMalformedTransactionReceipts() {
-        func read(_ plist: String) throws -> VerifyResponse {
+        func read(_ plist: String) throws -> AppleRecord {
             try AppReceiptReader.read(
                 Data(Data(plist.utf8).base64EncodedString().utf8), at: SourceLocation(file: "x", line: 1), requestId: nil,
                 receivedAtMs: nil,

@@ -79,14 +79,14 @@ enum JWSFixture {
     }
 
     /// A real JSON document read by `SignedRecordReader.read(object:)` at `<relative>:1`.
-    static func readObject(_ relative: String, checker: any SignatureChecking = StubSignatureChecker()) throws -> VerifyResponse {
+    static func readObject(_ relative: String, checker: any SignatureChecking = StubSignatureChecker()) throws -> AppleRecord {
         let (object, raw) = try realObject(relative)
         return try SignedRecordReader.read(
             object: object, at: SourceLocation(file: relative, line: 1), requestId: nil, receivedAtMs: nil, raw: raw, checker: checker)
     }
 
     /// A real compact JWS file read by `SignedRecordReader.read(jws:)` at `<relative>:1`.
-    static func readJWS(_ relative: String, checker: any SignatureChecking = StubSignatureChecker()) throws -> VerifyResponse {
+    static func readJWS(_ relative: String, checker: any SignatureChecking = StubSignatureChecker()) throws -> AppleRecord {
         try SignedRecordReader.read(
             jws: try realText(relative), at: SourceLocation(file: relative, line: 1), requestId: nil, receivedAtMs: nil, checker: checker)
     }

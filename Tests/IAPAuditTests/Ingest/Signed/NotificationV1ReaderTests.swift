@@ -13,7 +13,7 @@ import XCTest
 
 /// App Store Server Notifications V1 bodies (unsigned): unified_receipt and the older top-level forms.
 final class NotificationV1ReaderTests: XCTestCase {
-    private func read(_ file: String) throws -> VerifyResponse {
+    private func read(_ file: String) throws -> AppleRecord {
         let (object, _) = try JWSFixture.realObject(file)
         XCTAssertEqual(SignedRecordReader.kind(of: object), .notificationV1, file)
         let checker = StubSignatureChecker()

@@ -16,7 +16,7 @@ import XCTest
 final class ServerAPIResponseReaderTests: XCTestCase {
     private let apple = "apple__app-store-server-library-swift/"
 
-    private func read(_ o: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> VerifyResponse {
+    private func read(_ o: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> AppleRecord {
         try SignedRecordReader.read(
             object: o, at: SourceLocation(file: "api.jsonl", line: 2), requestId: nil, receivedAtMs: nil, raw: "{…}", checker: checker)
     }

@@ -18,7 +18,7 @@ final class SignedNotificationFixtureTests: XCTestCase {
     private let transactionDate: Int64 = 1_700_000_100_000
 
     /// `{"signedPayload": JWS(payload)}` read as a Notification V2 body.
-    private func read(_ payload: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> VerifyResponse {
+    private func read(_ payload: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> AppleRecord {
         let body: [String: Any] = ["signedPayload": JWSFixture.make(payload)]
         XCTAssertEqual(SignedRecordReader.kind(of: body), .notificationV2)
         return try SignedRecordReader.read(

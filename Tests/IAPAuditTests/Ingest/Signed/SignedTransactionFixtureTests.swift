@@ -14,7 +14,7 @@ import XCTest
 /// Invented compact JWS transactions: revocation types, environments, family sharing, and the
 /// errors a top-level transaction can raise.
 final class SignedTransactionFixtureTests: XCTestCase {
-    private func read(_ payload: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> VerifyResponse {
+    private func read(_ payload: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> AppleRecord {
         try SignedRecordReader.read(
             jws: JWSFixture.make(payload), at: SourceLocation(file: "jws.txt", line: 5), requestId: nil, receivedAtMs: nil,
             checker: checker)
@@ -35,7 +35,7 @@ final class SignedTransactionFixtureTests: XCTestCase {
         XCTAssertEqual(r.signedDateMs, 1_700_000_100_000)
         XCTAssertEqual(r.environment, "Production")
         XCTAssertEqual(r.bundleId, "com.example.app")
-        var expected = ReceiptItem(transactionId: "2000000700", sections: ["signed_transaction"])
+        var expected = AppleTransaction(transactionId: "2000000700", sections: ["signed_transaction"])
         expected.originalTransactionId = "2000000100000000"
         expected.webOrderLineItemId = "2000000055000000"
         expected.productId = "com.example.monthly"

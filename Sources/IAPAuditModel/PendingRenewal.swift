@@ -3,7 +3,7 @@
 ///
 /// Source: Apple, "verifyReceipt" → `responseBody.Pending_renewal_info`. Dates are milliseconds
 /// since 1970 UTC.
-public struct PendingRenewalInfo: Hashable, Sendable {
+public struct PendingRenewal: Hashable, Sendable {
     public var originalTransactionId: String?
     public var productId: String?
     public var autoRenewProductId: String?

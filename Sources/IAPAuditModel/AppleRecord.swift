@@ -3,7 +3,7 @@
 /// Source: Apple, "verifyReceipt" (App Store Receipts, deprecated 2023) — `responseBody`.
 /// Either wrapped by the server as `{"request_id", "received_at", "response": {…}}`
 /// (linked to a server-log request) or a bare response document (not linked).
-public struct VerifyResponse: Hashable, Sendable {
+public struct AppleRecord: Hashable, Sendable {
     public var location: SourceLocation
     /// `request_id` of the server request it answered; nil for a bare response.
     public var requestId: String?
@@ -20,9 +20,9 @@ public struct VerifyResponse: Hashable, Sendable {
     /// `receipt.receipt_type`: `Production`, `ProductionSandbox`, `Sandbox`, `ProductionVPP`…
     public var receiptType: String?
     /// Purchases it lists, de-duplicated by `transaction_id` (first occurrence order).
-    public var items: [ReceiptItem]
+    public var items: [AppleTransaction]
     /// `pending_renewal_info` entries (auto-renewable subscriptions only).
-    public var pendingRenewals: [PendingRenewalInfo] = []
+    public var pendingRenewals: [PendingRenewal] = []
     /// The whole response as Apple sent it (the `response` object of a wrapped line).
     public var rawJSON: String
     /// The Apple format this record was read from; `verifyReceipt` unless a signed-format reader made it.
@@ -42,7 +42,7 @@ public struct VerifyResponse: Hashable, Sendable {
     public init(
         location: SourceLocation, requestId: String?, receivedAtMs: Int64?, status: Int,
         environment: String?, isRetryable: Bool?, bundleId: String?, receiptType: String?,
-        items: [ReceiptItem], rawJSON: String
+        items: [AppleTransaction], rawJSON: String
     ) {
         self.location = location
         self.requestId = requestId
@@ -83,7 +83,7 @@ public struct VerifyResponse: Hashable, Sendable {
 ///
 /// Dates are milliseconds since 1970 UTC from Apple's `*_ms` fields, else parsed from the
 /// text form (`Etc/GMT` or `America/Los_Angeles`).
-public struct ReceiptItem: Hashable, Sendable {
+public struct AppleTransaction: Hashable, Sendable {
     public var transactionId: String
     public var originalTransactionId: String?
     public var productId: String?
@@ -133,7 +133,7 @@ public struct ReceiptItem: Hashable, Sendable {
     }
 
     /// Fills fields this item lacks from another listing of the same transaction.
-    public mutating func merge(_ other: ReceiptItem) {
+    public mutating func merge(_ other: AppleTransaction) {
         originalTransactionId = originalTransactionId ?? other.originalTransactionId
         productId = productId ?? other.productId
         quantity = quantity ?? other.quantity
