@@ -22,6 +22,12 @@ let package = Package(
         .systemLibrary(name: "CXLSXWriter", path: "Sources/CXLSXWriter", providers: [.apt(["libxlsxwriter-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
 
+        // Every record and fact kind declared once; generate-ledger-code writes the code made from them
+        // (checked in; GeneratedCodeTests fails while it is stale).
+        .target(name: "LedgerDeclarations", path: "Sources/LedgerDeclarations"),
+        .target(name: "LedgerCodeGenerator", dependencies: ["LedgerDeclarations"], path: "Sources/LedgerCodeGenerator"),
+        .executableTarget(name: "generate-ledger-code", dependencies: ["LedgerCodeGenerator"], path: "Sources/generate-ledger-code"),
+
         .target(name: "IAPAuditModel", path: "Sources/IAPAuditModel"),
         .target(name: "IAPAuditCrypto", dependencies: ["IAPAuditModel", "COpenSSL"], path: "Sources/IAPAuditCrypto"),
         .target(name: "IAPAuditIngest", dependencies: ["IAPAuditModel"], path: "Sources/IAPAuditIngest"),
@@ -41,7 +47,7 @@ let package = Package(
             name: "IAPAuditTests",
             dependencies: [
                 "IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest", "IAPAuditStore", "IAPAuditReconcile", "IAPAuditReport",
-                "IAPAuditPipeline", "IAPAuditSample", "IAPAuditCLI",
+                "IAPAuditPipeline", "IAPAuditSample", "IAPAuditCLI", "LedgerCodeGenerator",
             ],
             path: "Tests/IAPAuditTests", exclude: ["Fixtures"]),
     ],

@@ -13,10 +13,8 @@ package final class BatchParser {
 
     private let readers: [LineRecordReader]
 
-    init(shape: RecordShape, file: InputFile, checker: any SignatureChecking, template: ImportedFile, fastPath: Bool = true) {
-        readers = (0..<Self.cores).map { _ in
-            LineRecordReader(shape: shape, file: file, checker: checker, template: template, fastPath: fastPath)
-        }
+    init(shape: RecordShape, file: InputFile, checker: any SignatureChecking, fastPath: Bool = true) {
+        readers = (0..<Self.cores).map { _ in LineRecordReader(shape: shape, file: file, checker: checker, fastPath: fastPath) }
     }
 
     /// The records of `lines` (ranges of `bytes`), one batch per slice, in line order.

@@ -18,25 +18,19 @@ enum CSVImporter {
         return nil
     }
 
-    /// Reads every record after the header (the file's first non-blank line). Records go to `sink`
-    /// batch by batch when given (the result then carries the counts), else into the result.
-    /// Rethrows the sink's errors.
-    static func read(_ file: InputFile, shape: RecordShape, header: [String], note: String, sink: RecordSink?) throws -> ImportedFile {
+    /// Reads every record after the header (the file's first non-blank line); records go to `sink`
+    /// batch by batch, and the result counts them. Rethrows the sink's errors.
+    static func read(_ file: InputFile, shape: RecordShape, header: [String], note: String, sink: RecordSink) throws -> ImportedFile {
         var result = ImportedFile(file: file, kind: shape.kind, format: .csv, status: .imported, note: note)
-        let reader = RecordReader(file: file, shape: shape, header: header, template: result, invalid: file.invalidUTF8Lines())
+        let reader = RecordReader(file: file, shape: shape, header: header, invalid: file.invalidUTF8Lines())
         var assembler = CSVRecordAssembler()
         var afterHeader = false
         func emit(_ records: [(number: Int, text: String)]) throws {
             guard !records.isEmpty else { return }
             result.recordsIn += records.count
             for batch in reader.parse(records) {
-                if let sink {
-                    result.streamedImported += batch.recordCount
-                    result.streamedRejected += batch.rejections.count
-                    try sink.write(batch)
-                } else {
-                    file.data.withUnsafeBytes { result.add(batch, bytes: $0.bindMemory(to: UInt8.self).baseAddress!) }
-                }
+                result.count(batch)
+                try sink.write(batch)
             }
         }
         try file.forEachLineBatch(batchSize: FileImporter.batchLines) { lines, endOffset in
@@ -44,7 +38,7 @@ enum CSVImporter {
             afterHeader = true
             try emit(records)
             file.release(upTo: endOffset)
-            sink?.progress?(endOffset, result.recordsIn)
+            sink.progress?(endOffset, result.recordsIn)
             return true
         }
         try emit(assembler.feed([], final: true))
@@ -56,15 +50,11 @@ enum CSVImporter {
         let file: InputFile
         let shape: RecordShape
         let header: [String]
-        let template: ImportedFile
         /// Lines holding bytes that are not UTF-8 → the column of the first one.
         let invalid: [Int: Int]
 
-        init(file: InputFile, shape: RecordShape, header: [String], template: ImportedFile, invalid: [Int: Int]) {
+        init(file: InputFile, shape: RecordShape, header: [String], invalid: [Int: Int]) {
             (self.file, self.shape, self.header, self.invalid) = (file, shape, header, invalid)
-            var empty = template
-            (empty.clientReports, empty.serverRequests, empty.rejections) = ([], [], [])
-            self.template = empty
         }
 
         func parse(_ records: [(number: Int, text: String)]) -> [RecordBatch] {
@@ -87,7 +77,6 @@ enum CSVImporter {
 
         private func read(_ record: (number: Int, text: String), into batch: inout RecordBatch) {
             let location = file.location(record.number)
-            var result = template
             do {
                 // A record's lines are its first and as many more as it holds line breaks.
                 let span = record.number...(record.number + record.text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 })
@@ -96,13 +85,10 @@ enum CSVImporter {
                 }
                 RecordDispatcher.add(
                     ParsedRecord(try CSVRecords.record(header: header, line: record.text)), shape: shape, raw: record.text,
-                    at: location, NoSignatureChecking(), to: &result)
+                    at: location, NoSignatureChecking(), keepRaw: false, into: &batch)
             } catch {
-                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
+                batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
-            for r in result.clientReports { batch.append(r) }
-            for r in result.serverRequests { batch.append(r) }
-            batch.rejections += result.rejections
         }
     }
 

@@ -4,19 +4,14 @@ import IAPAuditModel
 /// Detects a file's kind from its content and reads its records: every record is imported
 /// or rejected with `file:line` and a reason.
 package enum FileImporter {
-    /// Reads the whole file, every record kept in the result.
-    /// - Parameter checker: checks the signatures of JWS and PKCS#7 records (default: none checked).
-    /// - Parameter fastPath: read JSON Lines through the fast readers where they are sure (the default);
-    ///   false reads every line with the strict reader (tests compare the two).
-    static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking(), fastPath: Bool = true) -> ImportedFile {
-        // Without a sink nothing can throw.
-        try! stream(file, checker: checker, sink: nil, fastPath: fastPath)
-    }
-
-    /// Reads the file; JSON Lines records are handed to `sink` batch by batch (parsed on every core,
-    /// in line order) instead of being kept, so memory does not grow with the file. The result then
-    /// carries the counts (`streamedImported`, `streamedRejected`). Rethrows the sink's errors.
-    package static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink?, fastPath: Bool = true) throws
+    /// Reads the file: its records go to `sink` batch by batch (JSON Lines and CSV parsed on every core,
+    /// in line order), so memory does not grow with the file; the result says what the file was taken
+    /// for and counts its records. Rethrows the sink's errors.
+    /// - Parameters:
+    ///   - checker: checks the signatures of JWS and PKCS#7 records.
+    ///   - fastPath: read JSON Lines through the fast readers where they are sure (the default); false
+    ///     reads every line with the strict reader (tests compare the two).
+    package static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool = true) throws
         -> ImportedFile
     {
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
@@ -31,7 +26,7 @@ package enum FileImporter {
             return try CSVImporter.read(file, shape: csv.shape, header: csv.names, note: note(for: csv.shape), sink: sink)
         }
         let lines = file.lines()
-        if let signed = SignedTextImporter.read(file, lines, checker: checker) { return signed }
+        if let signed = try SignedTextImporter.read(file, lines, checker: checker, sink: sink) { return signed }
         // JSON Lines whose first line(s) are not JSON (a banner, a stack trace): read them, rejecting
         // those lines, however many there are.
         if let shape = knownShape(lines, limit: Int.max) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
@@ -75,7 +70,7 @@ package enum FileImporter {
 
     /// `lines`: the leading lines only (enough to decide what the file is).
     private static func readJSON(
-        _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink?,
+        _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink,
         _ fastPath: Bool
     ) throws -> ImportedFile {
         let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
@@ -85,7 +80,7 @@ package enum FileImporter {
         if lines.count > 1 && firstObject == nil && file.data.count <= maxDocumentBytes {
             // A document spread over several lines (Apple's pretty-printed responses)?
             do {
-                return readDocument(try JSONField.parseObject(file.data), file: file, checker)
+                return try readDocument(try JSONField.parseObject(file.data), file: file, checker, sink)
             } catch {
                 if let note = arrayNote(file.data) {
                     return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: note)
@@ -93,7 +88,7 @@ package enum FileImporter {
                 documentError = error
             }
         } else if lines.count == 1, let firstObject, RecordShape.of(firstObject).kind == .other {
-            return readDocument(firstObject, file: file, checker)
+            return try readDocument(firstObject, file: file, checker, sink)
         }
         // JSON Lines: the kind of the first record of a known kind; other lines are rejected.
         if let shape = knownShape(lines) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
@@ -113,14 +108,17 @@ package enum FileImporter {
         var result = ImportedFile(
             file: file, kind: .other, format: lines.count > 1 ? .jsonDocument : .jsonLines, status: .rejected,
             note: "not valid JSON", recordsIn: 1)
-        result.rejections.append(
+        var batch = RecordBatch()
+        batch.rejections.append(
             Rejection(location: file.location(line), reason: "\(error)", rawText: String(decoding: file.data, as: UTF8.self)))
+        result.count(batch)
+        try sink.write(batch)
         return result
     }
 
     /// A JSON Lines file of which no line can be read: every line is a rejection, with its parser's
     /// message (streamed to `sink` like records).
-    private static func rejectEveryLine(_ file: InputFile, _ sink: RecordSink?) throws -> ImportedFile {
+    private static func rejectEveryLine(_ file: InputFile, _ sink: RecordSink) throws -> ImportedFile {
         var result = ImportedFile(
             file: file, kind: .other, format: .jsonLines, status: .rejected, note: "not valid JSON (no line could be read)")
         try file.forEachLineBatch(batchSize: batchLines) { lines, endOffset in
@@ -133,12 +131,8 @@ package enum FileImporter {
                 batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
             }
             result.recordsIn += lines.count
-            if let sink {
-                result.streamedRejected += batch.rejections.count
-                try sink.write(batch)
-            } else {
-                result.rejections += batch.rejections
-            }
+            result.count(batch)
+            try sink.write(batch)
             file.release(upTo: endOffset)
             return true
         }
@@ -169,7 +163,9 @@ package enum FileImporter {
         }
     }
 
-    private static func readDocument(_ object: [String: Any], file: InputFile, _ checker: any SignatureChecking) -> ImportedFile {
+    private static func readDocument(_ object: [String: Any], file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink) throws
+        -> ImportedFile
+    {
         let shape = RecordShape.of(object)
         switch shape {
         case .unsupported(let what), .unknown(let what):
@@ -182,9 +178,12 @@ package enum FileImporter {
             var result = ImportedFile(
                 file: file, kind: shape.kind, format: .jsonDocument, status: .imported,
                 note: note(for: shape), recordsIn: 1)
+            var batch = RecordBatch()
             RecordDispatcher.add(
                 ParsedRecord(object), shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker,
-                to: &result)
+                keepRaw: true, into: &batch)
+            result.count(batch)
+            try sink.write(batch)
             return result
         }
     }
@@ -193,7 +192,7 @@ package enum FileImporter {
     static let batchLines = 8192
 
     private static func readLines(
-        shape: RecordShape, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink?, _ fastPath: Bool
+        shape: RecordShape, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink, _ fastPath: Bool
     ) throws -> ImportedFile {
         guard shape.kind != .other else {
             let what: String
@@ -204,21 +203,16 @@ package enum FileImporter {
             return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
         }
         var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
-        let parser = BatchParser(shape: shape, file: file, checker: checker, template: result, fastPath: fastPath)
+        let parser = BatchParser(shape: shape, file: file, checker: checker, fastPath: fastPath)
         try file.forEachLineRangeBatch(batchSize: batchLines) { bytes, lines, endOffset in
             let batches = parser.parse(lines, bytes: bytes)
             result.recordsIn += lines.count
             for batch in batches {
-                if let sink {
-                    result.streamedImported += batch.recordCount
-                    result.streamedRejected += batch.rejections.count
-                    try sink.write(batch)
-                } else {
-                    result.add(batch, bytes: bytes)
-                }
+                result.count(batch)
+                try sink.write(batch)
             }
             file.release(upTo: endOffset)
-            sink?.progress?(endOffset, result.recordsIn)
+            sink.progress?(endOffset, result.recordsIn)
             return true
         }
         return result

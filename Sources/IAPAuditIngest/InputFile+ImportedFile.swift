@@ -8,17 +8,3 @@ extension ImportedFile {
             recordsIn: recordsIn)
     }
 }
-
-extension ImportedFile {
-    /// Adds a batch's rows as values (for callers that keep a whole file's records: `FileImporter.read`).
-    /// - Parameter bytes: the file's bytes, for the raw text of JSON Lines records.
-    mutating func add(_ batch: RecordBatch, bytes: UnsafePointer<UInt8>) {
-        for r in batch.clients { clientReports.append(batch.clientReport(r, file: path)) }
-        for r in batch.servers { serverRequests.append(batch.serverRequest(r, file: path)) }
-        for r in batch.responses {
-            let raw = r.rawRange.map { String(decoding: UnsafeBufferPointer(start: bytes + $0.lowerBound, count: $0.count), as: UTF8.self) }
-            appleRecords.append(batch.verifyResponse(r, file: path, raw: raw))
-        }
-        rejections += batch.rejections
-    }
-}

@@ -25,20 +25,23 @@ struct ParsedRecord {
     func foundation() throws -> [String: Any] { try makeFoundation() }
 }
 
-/// Reads one record of a file's shape into the file's result; a record of another shape or with bad
-/// fields becomes a rejection with its `file:line`.
+/// Reads one record of a file's shape into a batch; a record of another shape or with bad fields
+/// becomes a rejection with its `file:line`.
 enum RecordDispatcher {
+    /// - Parameter keepRaw: store an Apple record's text (`raw_json`): not for a JSON Lines line, whose
+    ///   text is its `file:line`.
     static func add(
         _ record: ParsedRecord, shape: RecordShape, raw: String, at location: SourceLocation, _ checker: any SignatureChecking,
-        to result: inout ImportedFile
+        keepRaw: Bool, into batch: inout RecordBatch
     ) {
         let o = record.fields
+        func apple(_ r: AppleRecord) { batch.append(r, keepRaw: keepRaw) }
         do {
             switch shape {
             case .clientReport:
-                result.clientReports.append(try ClientReportParser.parse(o, at: location))
+                batch.append(try ClientReportParser.parse(o, at: location))
             case .serverRequest:
-                result.serverRequests.append(try ServerRequestParser.parse(o, at: location))
+                batch.append(try ServerRequestParser.parse(o, at: location))
             case .wrappedVerifyResponse:
                 guard case .object(let body)? = o.field("response") else {
                     throw IngestError.badField("response", "expected Apple's response object")
@@ -51,11 +54,11 @@ enum RecordDispatcher {
                     let signedBody = try record.foundation()["response"] as? [String: Any],
                     SignedRecordReader.kind(of: signedBody) != nil
                 {
-                    result.appleRecords.append(
+                    apple(
                         try SignedRecordReader.read(
                             object: signedBody, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
                 } else {
-                    result.appleRecords.append(
+                    apple(
                         try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
                 }
             case .wrappedSignedTransaction:
@@ -66,11 +69,11 @@ enum RecordDispatcher {
                     jws: jws, at: location, requestId: try RecordFields.requiredText(o, "request_id"),
                     receivedAtMs: try RecordFields.timestamp(o, "received_at"), checker: checker)
                 response.rawJSON = raw
-                result.appleRecords.append(response)
+                batch.append(response, keepRaw: keepRaw)
             case .postedReceipt:
-                result.appleRecords.append(try AppReceiptReader.readWrapped(try record.foundation(), at: location, checker: checker))
+                apple(try AppReceiptReader.readWrapped(try record.foundation(), at: location, checker: checker))
             case .signed:
-                result.appleRecords.append(
+                apple(
                     try SignedRecordReader.read(
                         object: try record.foundation(), at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
             case .bareVerifyResponse:
@@ -78,13 +81,13 @@ enum RecordDispatcher {
                     let kind = RecordShape.of(try record.foundation()).kind.rawValue
                     throw IngestError.other("a \(kind) record in a file of verifyReceipt responses")
                 }
-                result.appleRecords.append(
+                apple(
                     try VerifyResponseParser.parse(o, at: location, requestId: nil, receivedAtMs: nil, raw: raw))
             default:
                 throw IngestError.other("unsupported record")
             }
         } catch {
-            result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: raw))
+            batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: raw))
         }
     }
 }

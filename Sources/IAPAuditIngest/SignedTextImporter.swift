@@ -5,18 +5,23 @@ import IAPAuditModel
 /// transaction receipts (one per line, or one line-wrapped blob), and raw DER PKCS#7 receipts.
 /// Every record is imported or rejected with `file:line`.
 enum SignedTextImporter {
-    /// nil when the content is none of these formats.
-    static func read(_ file: InputFile, _ lines: [(number: Int, text: String)], checker: any SignatureChecking) -> ImportedFile? {
+    /// nil when the content is none of these formats. Records go to `sink`; rethrows its errors.
+    static func read(_ file: InputFile, _ lines: [(number: Int, text: String)], checker: any SignatureChecking, sink: RecordSink) throws
+        -> ImportedFile?
+    {
         if isDERReceipt(file.data) {
             var result = ImportedFile(
                 file: file, kind: .appReceipt, format: .binary, status: .imported, note: "PKCS#7 app receipt (DER)", recordsIn: 1)
             let location = file.location(1)
+            var batch = RecordBatch()
             do {
-                result.appleRecords.append(
-                    try AppReceiptReader.read(file.data, at: location, requestId: nil, receivedAtMs: nil, checker: checker))
+                batch.append(
+                    try AppReceiptReader.read(file.data, at: location, requestId: nil, receivedAtMs: nil, checker: checker), keepRaw: true)
             } catch {
-                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: "(\(file.bytes) bytes of DER)"))
+                batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: "(\(file.bytes) bytes of DER)"))
             }
+            result.count(batch)
+            try sink.write(batch)
             return result
         }
         let texts = lines.map { (number: $0.number, text: $0.text.trimmingCharacters(in: .whitespaces)) }
@@ -24,7 +29,7 @@ enum SignedTextImporter {
         // The first line decides the format; a later line that is not of it is rejected on its own
         // (a stray line or a record cut off mid-write must not hide the good ones).
         if looksLikeJWS(first.text) || first.text.hasPrefix("eyJ") && texts.count > 1 {
-            return readRecords(file, texts, note: "compact JWS, one per line", kind: .signedTransaction) { text, location in
+            return try readRecords(file, texts, note: "compact JWS, one per line", kind: .signedTransaction, sink: sink) { text, location in
                 try SignedRecordReader.read(jws: text, at: location, requestId: nil, receivedAtMs: nil, checker: checker)
             }
         }
@@ -35,25 +40,31 @@ enum SignedTextImporter {
             && texts.last!.text.count <= texts[0].text.count
         let records = wrapped ? [(number: first.number, text: texts.map(\.text).joined())] : texts
         let note = wrapped ? "base64 app receipt, line-wrapped" : "base64 app receipts, one per line"
-        return readRecords(file, records, note: note, kind: .appReceipt) { text, location in
+        return try readRecords(file, records, note: note, kind: .appReceipt, sink: sink) { text, location in
             try AppReceiptReader.read(Data(text.utf8), at: location, requestId: nil, receivedAtMs: nil, checker: checker)
         }
     }
 
     private static func readRecords(
-        _ file: InputFile, _ records: [(number: Int, text: String)], note: String, kind: SourceKind,
+        _ file: InputFile, _ records: [(number: Int, text: String)], note: String, kind: SourceKind, sink: RecordSink,
         parse: (String, SourceLocation) throws -> AppleRecord
-    ) -> ImportedFile {
+    ) throws -> ImportedFile {
         var result = ImportedFile(file: file, kind: kind, format: .text, status: .imported, note: note, recordsIn: records.count)
+        var batch = RecordBatch()
+        var firstSource: EvidenceSource? = nil
         for record in records {
             let location = file.location(record.number)
             do {
-                result.appleRecords.append(try parse(record.text, location))
+                let parsed = try parse(record.text, location)
+                firstSource = firstSource ?? parsed.source
+                batch.append(parsed, keepRaw: true)
             } catch {
-                result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
+                batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
         }
-        if let source = result.appleRecords.first?.source { result.kind = Self.kind(of: source) }
+        if let firstSource { result.kind = Self.kind(of: firstSource) }
+        result.count(batch)
+        try sink.write(batch)
         return result
     }
 

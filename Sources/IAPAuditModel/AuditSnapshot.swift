@@ -86,7 +86,7 @@ public struct AuditSnapshot: Sendable {
     public var findings: FindingStream
     public var statuses: [StatusCount]
     public var latency: LatencySummary
-    /// Records by table: `client_report`, `server_request`, `verify_response`, `receipt_transaction`, `rejection`.
+    /// Records by table: `client_report`, `server_request`, `apple_record`, `apple_transaction`, `rejection`.
     public var recordCounts: [String: Int64]
     /// as_of, grace_hours, config… (table `run_parameter`).
     public var parameters: [String: String]
@@ -108,7 +108,7 @@ public struct AuditSnapshot: Sendable {
     }
 }
 
-/// One non-verifyReceipt row of `verify_response`, for the Apple Records sheet.
+/// One non-verifyReceipt row of `apple_record`, for the Apple Records sheet.
 public struct AppleRecordSummary: Sendable, Equatable {
     public var location: SourceLocation
     /// `EvidenceSource` raw value: `signed_transaction`, `notification_v2`, `app_receipt`…

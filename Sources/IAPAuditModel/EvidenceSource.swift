@@ -1,4 +1,4 @@
-/// Which Apple format a record in `verify_response` came from (column `source`).
+/// Which Apple format a record in `apple_record` came from (column `source`).
 public enum EvidenceSource: String, Sendable, CaseIterable {
     /// A legacy `verifyReceipt` response body (unsigned; `signature` is `not_checked`).
     case verifyReceipt = "verify_receipt"
@@ -25,32 +25,5 @@ public enum EvidenceSource: String, Sendable, CaseIterable {
         case .verifyReceipt, .notificationV1, .serverAPI: return false
         default: return true
         }
-    }
-}
-
-/// The notification fields of an App Store Server Notification (V2 `responseBodyV2DecodedPayload`,
-/// or V1 `notification_type`).
-///
-/// Source: Apple, "App Store Server Notifications V2" → `responseBodyV2DecodedPayload`; V1 →
-/// `responseBody`. Values are kept raw: types Apple adds later still decode.
-public struct NotificationInfo: Hashable, Sendable {
-    /// `notificationUUID` (V2); nil for V1, which has none. Apple retries a delivery with the same UUID.
-    public var notificationUUID: String?
-    /// `notificationType` (V2: `REFUND`, `DID_RENEW`, `TEST`…) or `notification_type` (V1: `CANCEL`, `DID_RENEW`…).
-    public var notificationType: String
-    /// `subtype` (V2 only): `INITIAL_BUY`, `SUMMARY`, `VOLUNTARY`…
-    public var subtype: String?
-    /// `version` (V2: `2.0`).
-    public var version: String?
-    /// `data.status` (V2): the subscription status 1–5 at signing, when sent.
-    public var status: Int?
-    /// `summary` present (V2 RENEWAL_EXTENSION/SUMMARY bodies without `data`).
-    public var hasSummary: Bool = false
-
-    public init(notificationUUID: String?, notificationType: String, subtype: String?, version: String? = nil) {
-        self.notificationUUID = notificationUUID
-        self.notificationType = notificationType
-        self.subtype = subtype
-        self.version = version
     }
 }

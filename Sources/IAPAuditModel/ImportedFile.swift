@@ -42,7 +42,8 @@ public enum ImportStatus: String, Sendable {
     case rejected
 }
 
-/// Everything read from one input file.
+/// What one input file was taken for, and how many of its records were imported or rejected (the
+/// records themselves went to the store batch by batch, through a `RecordSink`).
 public struct ImportedFile: Sendable {
     public var path: String
     public var sha256: String
@@ -54,19 +55,10 @@ public struct ImportedFile: Sendable {
     public var note: String
     /// Records in: non-blank lines (JSON Lines, CSV rows after the header) or 1 for a document.
     public var recordsIn: Int
-    public var clientReports: [ClientReport] = []
-    public var serverRequests: [ServerRequest] = []
-    public var appleRecords: [AppleRecord] = []
-    public var rejections: [Rejection] = []
-
-    /// Records already handed to the store while reading (JSON Lines are streamed batch by batch).
-    public var streamedImported = 0
-    public var streamedRejected = 0
-
     /// Records imported: `recordsIn - recordsRejected`.
-    public var recordsImported: Int { clientReports.count + serverRequests.count + appleRecords.count + streamedImported }
+    public var recordsImported = 0
     /// Records rejected, each with its `file:line` and reason.
-    public var recordsRejected: Int { rejections.count + streamedRejected }
+    public var recordsRejected = 0
 
     public init(
         path: String, sha256: String, bytes: Int, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String,
@@ -80,5 +72,11 @@ public struct ImportedFile: Sendable {
         self.status = status
         self.note = note
         self.recordsIn = recordsIn
+    }
+
+    /// Counts a batch's records and rejections (as it goes to the store).
+    package mutating func count(_ batch: RecordBatch) {
+        recordsImported += batch.recordCount
+        recordsRejected += batch.rejections.count
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Whether a record's signature was checked offline, and what the check found.
 ///
-/// Stored as text in `verify_response.signature` and `receipt_transaction.signature`:
+/// Stored as text in `apple_record.signature` and `apple_transaction.signature`:
 /// `verified`, `invalid:<reason>`, `untrusted_root` or `not_checked`.
 public enum SignatureStatus: Hashable, Sendable {
     /// The signature is valid and its chain ends at a configured trust anchor, every certificate

@@ -56,20 +56,14 @@ struct LedgerImporter {
         let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
         var parsed = 0
         var contentSeen: [String: String] = [:]
-        var group = ImportGroup(store: store)
-        defer { group.abandon() }
-        for (number, item) in files.enumerated() {
+        /// Brings one entry into the ledger (inside its group's transaction, if any).
+        func bring(_ number: Int) throws {
             let entry = entries[number]
-            // A big file is its own transaction; small ones and skipped ones share a group's (an
-            // unchanged file writes nothing: it counts as no bytes).
-            let written = item?.unchanged == nil ? item?.bytes ?? 0 : 0
-            try group.prepare(forBytes: written)
-            defer { group.added(bytes: written) }
-            guard let item else {
+            guard let item = files[number] else {
                 let file = InputFile(path: entry.path, data: Data(), sha256: Digest.sha256Hex(Data()))
                 try storeIfChanged(
                     ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: entry.skipReason!), stored)
-                continue
+                return
             }
             if let sha256 = item.unchanged {
                 // Imported before as it is: kept, unless an earlier file now has the same content.
@@ -80,7 +74,7 @@ struct LedgerImporter {
                 } else {
                     contentSeen[sha256] = entry.path
                 }
-                continue
+                return
             }
             let next = try hashes.next()
             let file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
@@ -88,7 +82,7 @@ struct LedgerImporter {
             if file.bytes > 0, let earlier = contentSeen[file.sha256] {
                 try storeIfChanged(
                     ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
-                continue
+                return
             }
             contentSeen[file.sha256] = entry.path
             defer { progress.finish(fileBytes: file.bytes) }
@@ -98,16 +92,24 @@ struct LedgerImporter {
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }
         }
-        try group.close()
+        // A big file is its own transaction; small ones and skipped ones share a group's (an unchanged
+        // file writes nothing: it counts as no bytes).
+        for group in ImportGroups.of(files.map { $0.map { $0.unchanged == nil ? $0.bytes : 0 } ?? 0 }) {
+            if group.count == 1 && group.isLarge {
+                try bring(group.first)
+            } else {
+                try store.transaction { for number in group.range { try bring(number) } }
+            }
+        }
         progress.end()
         // Files no longer given leave in groups too (one commit per 256, not one each).
         let given = Set(entries.map(\.path))
-        for path in stored.keys.sorted() where !given.contains(path) {
-            try group.prepare(forBytes: 0)
-            try store.removeFile(path: path)
-            group.added(bytes: 0)
+        let gone = stored.keys.sorted().filter { !given.contains($0) }
+        for start in stride(from: 0, to: gone.count, by: ImportGroups.maxFiles) {
+            try store.transaction {
+                for path in gone[start..<min(gone.count, start + ImportGroups.maxFiles)] { try store.removeFile(path: path) }
+            }
         }
-        try group.close()
         return (parsed, bulk)
     }
 
@@ -135,49 +137,41 @@ struct LedgerImporter {
     }
 }
 
-/// Consecutive small files imported in one SQLite transaction (`AuditStore.beginGroup`): a folder
-/// of 70,000 notification files costs a few hundred commits instead of 70,000 (about 1.4 ms each,
-/// for the journal's create, fsync and delete). A group closes at `maxFiles` files or `maxBytes`
-/// of input, before a file of `maxBytes` or more (its own transaction), and at the end.
-struct ImportGroup {
+/// Consecutive small files imported in one SQLite transaction (`AuditStore.transaction`, each file a
+/// savepoint inside it): a folder of 70,000 notification files costs a few hundred commits instead of
+/// 70,000 (about 1.4 ms each, for the journal's create, fsync and delete). A group closes at `maxFiles`
+/// files or `maxBytes` of input, and before a file of `maxBytes` or more (its own transaction).
+struct ImportGroups {
     static let maxFiles = 256
     static let maxBytes: Int64 = 8 << 20
 
-    let store: AuditStore
-    private var open = false
-    private var files = 0
-    private var bytes: Int64 = 0
+    /// Entries `range` of the input; `isLarge`: one file of `maxBytes` or more.
+    struct Group {
+        var range: Range<Int>
+        var isLarge: Bool
+        var first: Int { range.lowerBound }
+        var count: Int { range.count }
+    }
 
-    init(store: AuditStore) { self.store = store }
-
-    /// Before a file of `size` bytes: closes the group if the file is big or the group full, opens
-    /// one for a small file.
-    mutating func prepare(forBytes size: Int64) throws {
-        if open && (size >= Self.maxBytes || files >= Self.maxFiles || bytes + size > Self.maxBytes) { try close() }
-        if !open && size < Self.maxBytes {
-            try store.beginGroup()
-            (open, files, bytes) = (true, 0, 0)
+    /// The groups of entries written `sizes` bytes each, in order.
+    static func of(_ sizes: [Int64]) -> [Group] {
+        var groups: [Group] = []
+        var start = 0
+        var bytes: Int64 = 0
+        for (i, size) in sizes.enumerated() {
+            if size >= maxBytes {
+                if start < i { groups.append(Group(range: start..<i, isLarge: false)) }
+                groups.append(Group(range: i..<(i + 1), isLarge: true))
+                (start, bytes) = (i + 1, 0)
+                continue
+            }
+            if i - start >= maxFiles || bytes + size > maxBytes {
+                groups.append(Group(range: start..<i, isLarge: false))
+                (start, bytes) = (i, 0)
+            }
+            bytes += size
         }
-    }
-
-    /// After a file: counted into the open group.
-    mutating func added(bytes size: Int64) {
-        guard open else { return }
-        files += 1
-        bytes += size
-    }
-
-    /// Commits the open group.
-    mutating func close() throws {
-        guard open else { return }
-        open = false
-        try store.commitGroup()
-    }
-
-    /// Undoes an open group (the run stopped with an error).
-    mutating func abandon() {
-        guard open else { return }
-        open = false
-        store.rollbackGroup()
+        if start < sizes.count { groups.append(Group(range: start..<sizes.count, isLarge: false)) }
+        return groups
     }
 }

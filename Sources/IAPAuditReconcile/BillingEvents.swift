@@ -19,13 +19,12 @@ struct BillingEvents {
             var events: [GlobalId: [ByteKey: Set<GlobalId>]] = [:]
             bytes.forEachFact { r, chunkFile in
                 _ = r.u8()
-                let file = r.u32()
-                let line = r.u32()
-                let original = r.id()
-                let lineItem = r.text()!
-                let id = r.id()
-                guard !redeliveries.contains(recordKey(file == 0 ? chunkFile : file, line)), let original, let id else { return }
-                events[GlobalId(original, in: bytes), default: [:]][ByteKey(bytes, lineItem), default: []].insert(GlobalId(id, in: bytes))
+                let fact = BillingFact.read(&r, chunkFile: chunkFile)
+                guard !redeliveries.contains(recordKey(fact.fileId, fact.line)), let original = fact.originalId, let id = fact.id else {
+                    return
+                }
+                events[GlobalId(original, in: bytes), default: [:]][ByteKey(bytes, fact.lineItem), default: []].insert(
+                    GlobalId(id, in: bytes))
             }
             for (_, byLine) in events {
                 for (_, ids) in byLine where ids.count > 1 {

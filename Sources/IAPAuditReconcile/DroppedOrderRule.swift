@@ -8,11 +8,11 @@ import IAPAuditModel
 enum DroppedOrderRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
-        for t in c.transactions where c.facts.clients(t).contains(where: { $0.state == .purchased }) {
+        for t in c.transactions where c.facts.clients(t).contains(where: { $0.fact.state == .purchased }) {
             if c.isGranted(billingEventOf: t) { continue }
             let carriers = c.carriedBy(t)
             let trail = c.trail(t, carriers)
-            let users = c.facts.clients(t).map { c.text($0.user) } + c.users(carriers)
+            let users = c.facts.clients(t).map { c.text($0.fact.userId) } + c.users(carriers)
             func make(_ kind: FindingKind, _ reason: String, _ detail: String) -> Finding {
                 c.finding(
                     kind, reason, t, users: users, environment: c.environments(carriers), firstSeenMs: trail.firstSeenMs,
@@ -22,8 +22,8 @@ enum DroppedOrderRule {
                 findings.append(make(.droppedOrder, "never_sent", "client reported purchased; no server request carried it"))
                 continue
             }
-            let answered = carriers.filter(\.isAnswered)
-            if !answered.isEmpty && answered.allSatisfy(\.isSandboxAnswer) {
+            let answered = carriers.filter(\.fact.isAnswered)
+            if !answered.isEmpty && answered.allSatisfy(\.fact.isSandboxAnswer) {
                 findings.append(
                     make(.sandboxRefused, "sandbox_receipt", "every answer was from the sandbox and nothing was granted: no money was paid")
                 )
@@ -31,18 +31,18 @@ enum DroppedOrderRule {
             }
             if c.isPending(t) { continue }
             let requests = "requests " + carriers.map(c.requestId).joined(separator: ", ")
-            if let shown = carriers.first(where: { $0.isProductionSuccess && $0.finalContains }) {
+            if let shown = carriers.first(where: { $0.fact.isProductionSuccess && $0.fact.finalContains }) {
                 findings.append(
                     make(
                         .droppedOrder, "not_credited",
                         "verified by Apple and present in the receipt of \(c.requestId(shown)), never granted (\(requests))"))
-            } else if let answered = carriers.first(where: \.isProductionSuccess) {
+            } else if let answered = carriers.first(where: \.fact.isProductionSuccess) {
                 findings.append(
                     make(
                         .droppedOrder, "not_in_receipt",
                         "verified by Apple (status 0) in \(c.requestId(answered)) but absent from the receipt (\(requests))"))
-            } else if let failed = carriers.filter({ ($0.status ?? 0) != 0 }).max(by: { $0.latestMs < $1.latestMs }),
-                let status = failed.status
+            } else if let failed = carriers.filter({ ($0.fact.status ?? 0) != 0 }).max(by: { $0.fact.latestMs < $1.fact.latestMs }),
+                let status = failed.fact.status
             {
                 findings.append(
                     make(

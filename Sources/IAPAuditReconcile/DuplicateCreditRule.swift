@@ -11,9 +11,9 @@ enum DuplicateCreditRule {
         for t in c.transactions {
             let grants = c.grants(t)
             guard grants.count >= 2 else { continue }
-            let users = ExactText.distinctSorted(grants.compactMap { c.text($0.user) })
+            let users = ExactText.distinctSorted(grants.compactMap { c.text($0.fact.userId) })
             let trail = c.trail(t, grants)
-            let requestList = grants.map { "\(c.requestId($0)) (\(c.text($0.user) ?? "no user"))" }.joined(separator: ", ")
+            let requestList = grants.map { "\(c.requestId($0)) (\(c.text($0.fact.userId) ?? "no user"))" }.joined(separator: ", ")
             let detail = "granted \(grants.count) times: \(requestList)"
             let kind: FindingKind
             let reason: String
@@ -22,7 +22,8 @@ enum DuplicateCreditRule {
                 (kind, reason) = (.duplicateCredit, "cross_account")
             } else if let type, type != .consumable {
                 (kind, reason) = (.regranted, type.rawValue)
-            } else if type == .consumable && grants.sorted(by: { $0.tsMs < $1.tsMs }).dropFirst().contains(where: \.restore) {
+            } else if type == .consumable && grants.sorted(by: { $0.fact.tsMs < $1.fact.tsMs }).dropFirst().contains(where: \.fact.restore)
+            {
                 (kind, reason) = (.duplicateCredit, "restore_credited_as_purchase")
             } else {
                 (kind, reason) = (.duplicateCredit, "same_user")

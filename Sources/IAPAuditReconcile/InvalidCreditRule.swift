@@ -8,11 +8,11 @@ enum InvalidCreditRule {
         var findings: [Finding] = []
         for t in c.transactions {
             let unproven = c.grants(t).filter { !$0.isProven }
-            guard let code = unproven.map(\.unproven).min() else { continue }
+            guard let code = unproven.map(\.fact.unproven).min() else { continue }
             let trail = c.trail(t, unproven)
             let detail =
                 "granted without proof by "
-                + unproven.map { "\(c.requestId($0)) (\(Grant.reasons[Int($0.unproven)]))" }.joined(separator: ", ")
+                + unproven.map { "\(c.requestId($0)) (\(Grant.reasons[Int($0.fact.unproven)]))" }.joined(separator: ", ")
             findings.append(
                 c.finding(
                     .invalidCredit, Grant.reasons[Int(code)], t, users: c.users(unproven), environment: c.environments(unproven),

@@ -14,17 +14,13 @@ enum NotificationDeliveries {
             var all: [(uuid: ByteKey, order: UInt64, key: UInt64)] = []
             bytes.forEachFact { r, chunkFile in
                 _ = r.u8()
-                let file = r.u32()
-                let fileId = file == 0 ? chunkFile : file
-                let line = r.u32()
-                let uuid = r.text()!
-                let failed = r.u8() != 0
-                guard !failed else { return }
-                let order = ranks.order(fileId, line)
-                let key = ByteKey(bytes, uuid)
-                all.append((key, order, recordKey(fileId, line)))
+                let fact = NotificationFact.read(&r, chunkFile: chunkFile)
+                guard !fact.signatureFailed else { return }
+                let order = ranks.order(fact.fileId, fact.line)
+                let key = ByteKey(bytes, fact.uuid)
+                all.append((key, order, recordKey(fact.fileId, fact.line)))
                 if let seen = first[key], seen.order < order { return }
-                first[key] = (order, recordKey(fileId, line))
+                first[key] = (order, recordKey(fact.fileId, fact.line))
             }
             for d in all where first[d.uuid]!.key != d.key { dropped.insert(d.key) }
         }

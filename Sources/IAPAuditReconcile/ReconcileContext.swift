@@ -34,10 +34,10 @@ final class ReconcileContext {
     func id(_ t: Int32) -> String { facts.ids[Int(t)].text }
 
     /// Grants of T, in log order (rule 10 counts them with or without proof).
-    func grants(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.isGrant) }
+    func grants(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.fact.isGrant) }
 
     /// Requests that carried T, in log order.
-    func carriedBy(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.isCarried) }
+    func carriedBy(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.fact.isCarried) }
 
     /// T and the other ids Apple issued for the same purchase, in billing-event order.
     func billingEvent(_ t: Int32) -> [Int32] {
@@ -47,7 +47,7 @@ final class ReconcileContext {
     }
 
     /// True when T, or another id Apple re-issued for the same purchase, was granted.
-    func isGranted(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { facts.carriers($0).contains(where: \.isGrant) } }
+    func isGranted(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { facts.carriers($0).contains(where: \.fact.isGrant) } }
 
     /// True when the client reported T, or another id Apple re-issued for the same purchase.
     func isReported(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { !facts.clients($0).isEmpty } }
@@ -66,12 +66,12 @@ final class ReconcileContext {
 
     /// Product id of T: Apple's listings first, else the client reports.
     func productId(_ t: Int32) -> String? {
-        text(facts.listings(t).lazy.compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.productId).first)
+        text(facts.listings(t).lazy.compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.fact.productId).first)
     }
 
     func originalTransactionId(_ t: Int32) -> String? {
         if let id = facts.listings(t).lazy.compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
-        return text(facts.clients(t).lazy.compactMap(\.originalId).first)
+        return text(facts.clients(t).lazy.compactMap(\.fact.originalId).first)
     }
 
     func location(_ fileId: UInt32, _ line: UInt32) -> SourceLocation { ranks.location(fileId, line) }
@@ -92,9 +92,9 @@ final class ReconcileContext {
     /// Evidence and first-seen time of T's client reports and the given requests.
     func trail(_ t: Int32, _ requests: [Carrier]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) {
         let reports = facts.clients(t)
-        var evidence = reports.map { location($0.fileId, $0.line) }
+        var evidence = reports.map { location($0.fact.fileId, $0.fact.line) }
         for c in requests { evidence += facts.evidence(c).map { location($0.fileId, $0.line) } }
-        let times = reports.map(\.tsMs) + requests.map(\.firstSeenMs)
+        let times = reports.map(\.fact.tsMs) + requests.map(\.fact.firstSeenMs)
         return (evidence, times.min())
     }
 
@@ -102,15 +102,15 @@ final class ReconcileContext {
     func environments(_ requests: [Carrier]) -> String? {
         var seen: [String] = []
         for c in requests {
-            if let environment = text(c.environment), !seen.contains(environment) { seen.append(environment) }
+            if let environment = text(c.fact.environment), !seen.contains(environment) { seen.append(environment) }
         }
         return seen.isEmpty ? nil : seen.joined(separator: ", ")
     }
 
     /// Users of records, as text.
-    func users(_ requests: [Carrier]) -> [String?] { requests.map { text($0.user) } }
+    func users(_ requests: [Carrier]) -> [String?] { requests.map { text($0.fact.userId) } }
 
-    func requestId(_ c: Carrier) -> String { text(c.requestId)! }
+    func requestId(_ c: Carrier) -> String { text(c.fact.requestId)! }
 
     /// The same request (carriers of one transaction are one per request).
     static func same(_ a: Carrier, _ b: Carrier) -> Bool { a.order == b.order }
@@ -128,20 +128,22 @@ struct VerificationState {
         self.asOfMs = asOfMs
         self.graceMs = graceMs
         // A request is cleared by any later status-0 request: compare with the latest one (linear).
-        let lastSuccessMs = carriers.filter { $0.status == 0 }.map(\.tsMs).max() ?? Int64.min
-        uncleared = carriers.filter { $0.unresolved != 0 && lastSuccessMs <= $0.tsMs }.sorted { ($0.tsMs, $0.order) < ($1.tsMs, $1.order) }
+        let lastSuccessMs = carriers.filter { $0.fact.status == 0 }.map(\.fact.tsMs).max() ?? Int64.min
+        uncleared = carriers.filter { $0.fact.unresolved != 0 && lastSuccessMs <= $0.fact.tsMs }.sorted {
+            ($0.fact.tsMs, $0.order) < ($1.fact.tsMs, $1.order)
+        }
     }
 
     var isUnresolved: Bool { !uncleared.isEmpty }
 
     /// Uncleared requests older than the grace (strictly).
-    var overdue: [TransactionFacts.Carrier] { uncleared.filter { asOfMs - $0.tsMs > graceMs } }
+    var overdue: [TransactionFacts.Carrier] { uncleared.filter { asOfMs - $0.fact.tsMs > graceMs } }
 
     /// True when some uncleared request is older than the grace: a backlog, not a pending one.
-    var isOverdue: Bool { uncleared.contains { asOfMs - $0.tsMs > graceMs } }
+    var isOverdue: Bool { uncleared.contains { asOfMs - $0.fact.tsMs > graceMs } }
 
     /// The reason reported: that of the newest overdue request, else of the newest uncleared one.
-    var reason: String { Self.reasons[Int((overdue.last ?? uncleared.last!).unresolved)] }
+    var reason: String { Self.reasons[Int((overdue.last ?? uncleared.last!).fact.unresolved)] }
 
     static let reasons = ["", "no_verify_response", "retryable_status"]
 }

@@ -91,8 +91,7 @@ public enum Reconciler {
             var files: [(order: UInt64, fileId: UInt32, facts: FileFacts)] = []
             try source.forEachChunk(.summary, part: 0) { fileId, raw in
                 var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
-                _ = r.u8()
-                files.append((ranks.order(fileId, 0), fileId, FileFacts(&r)))
+                files.append((ranks.order(fileId, 0), fileId, FileFacts(encoded: &r)))
             }
             files.sort { $0.order < $1.order }
             var kinds: [(ms: Int64, location: SourceLocation)?] = [nil, nil, nil]

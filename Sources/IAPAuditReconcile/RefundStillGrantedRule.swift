@@ -27,12 +27,14 @@ enum RefundStillGrantedRule {
             // Users are exact text (SEMANTICS rule 1): compared by their bytes.
             var lastGrant: [ExactText?: Int64] = [:]
             for grant in grants {
-                let user = c.text(grant.user).map(ExactText.init)
-                lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.tsMs)
+                let user = c.text(grant.fact.userId).map(ExactText.init)
+                lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.fact.tsMs)
             }
             let revokes = c.facts.revokes(t)
             let holders = lastGrant.filter { user, grantedAt in
-                !revokes.contains { ($0.user == nil || c.text($0.user).map(ExactText.init) == user) && $0.tsMs >= grantedAt }
+                !revokes.contains {
+                    ($0.fact.userId == nil || c.text($0.fact.userId).map(ExactText.init) == user) && $0.fact.tsMs >= grantedAt
+                }
             }.keys.map { $0?.text }
             if holders.isEmpty { continue }
             let trail = c.trail(t, grants)
@@ -45,7 +47,7 @@ enum RefundStillGrantedRule {
                 c.finding(
                     .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
                     firstSeenMs: trail.firstSeenMs,
-                    evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fileId, $0.line) },
+                    evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fact.fileId, $0.fact.line) },
                     detail:
                         "cancelled at \(Timestamp.iso(cancelledMs))\(reason); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))"
                 ))

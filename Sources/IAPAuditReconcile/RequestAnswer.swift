@@ -7,7 +7,7 @@ struct RequestAnswer {
     let answers: [LinkedResponse]
     /// The final response (rule 2): the latest `received_at`, ties the later record.
     let final: LinkedResponse?
-    let finalItems: ArraySlice<AnswerItem>
+    let finalItems: ArraySlice<LinkedResponseFact.Item>
     /// Ids the request carried, after resolving posted original ids (rule 6).
     let carried: [FactId]
     /// What it granted (rule 5): resolved `credited_transaction_ids`, else the carried ids.
@@ -23,7 +23,7 @@ struct RequestAnswer {
         self.answers = answers
         bytes = c.bytes
         final = answers.last
-        finalItems = final.map { c.items[$0.items] } ?? []
+        finalItems = final.map { c.items[$0.fact.items] } ?? []
         let items = finalItems
         let bytes = c.bytes
         func resolve(_ posted: [FactId]) -> [FactId] {
@@ -36,16 +36,16 @@ struct RequestAnswer {
         }
         carried = resolve(request.posted)
         grantSet = request.granted ? resolve(request.credited ?? request.posted) : []
-        status = final?.body.status ?? request.verifyStatus
+        status = final?.fact.status ?? request.verifyStatus
         environment =
-            final.flatMap { $0.body.environmentName(bytes) } ?? request.environment.map { Environment.normalized(bytes.string($0)!) }
+            final.flatMap { $0.fact.environmentName(bytes) } ?? request.environment.map { Environment.normalized(bytes.string($0)!) }
     }
 
     /// Rule 6: X itself when it is a `transaction_id` of the final response; else the newest item
     /// whose `original_transaction_id` is X; else X.
-    static func resolve(_ posted: FactId, _ items: ArraySlice<AnswerItem>, _ bytes: PartitionBytes) -> FactId {
+    static func resolve(_ posted: FactId, _ items: ArraySlice<LinkedResponseFact.Item>, _ bytes: PartitionBytes) -> FactId {
         if items.contains(where: { bytes.same($0.id, posted) }) { return posted }
-        var best: AnswerItem? = nil
+        var best: LinkedResponseFact.Item? = nil
         for item in items where bytes.same(item.originalId, posted) {
             if best == nil || (item.purchaseDateMs ?? Int64.min) >= (best!.purchaseDateMs ?? Int64.min) { best = item }
         }
@@ -59,13 +59,13 @@ struct RequestAnswer {
     /// A final response with status 0 that is not from the sandbox.
     var isProductionSuccess: Bool {
         guard let final else { return false }
-        return final.body.status == 0 && !final.body.environment.isSandbox
+        return final.fact.status == 0 && !final.fact.environment.isSandbox
     }
 
     /// Rule 14: 1 `no_verify_response`, 2 `retryable_status`, 0 resolved.
     var unresolvedReason: UInt8 {
         guard let status else { return 1 }
-        return VerifyStatus.isRetryable(Int(status), isRetryable: final?.body.isRetryable) ? 2 : 0
+        return VerifyStatus.isRetryable(Int(status), isRetryable: final?.fact.isRetryable) ? 2 : 0
     }
 
     func finalContains(_ id: FactId) -> Bool { finalItems.contains { bytes.same($0.id, id) } }
@@ -76,58 +76,40 @@ struct RequestAnswer {
     func unproven(_ id: FactId, bundleIds: Set<String>) -> UInt8 {
         guard let final else { return Grant.noVerifyResponse }
         let item = finalItems.first { bytes.same($0.id, id) }
-        if item.map(\.signatureFailed) ?? final.body.signatureFailed { return Grant.signatureInvalid }
-        if !bundleIds.isEmpty, let bundle = final.body.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
+        if item.map(\.signatureFailed) ?? final.fact.signatureFailed { return Grant.signatureInvalid }
+        if !bundleIds.isEmpty, let bundle = final.fact.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
             return Grant.bundleMismatch
         }
-        if final.body.status != 0 { return Grant.nonzeroStatus }
+        if final.fact.status != 0 { return Grant.nonzeroStatus }
         if !finalContains(id) { return Grant.notInReceipt }
         return Grant.proven
     }
 
     /// One carrier fact per transaction carried or granted, for the partition of that transaction.
     func emitCarriers(_ c: RequestGroup.Context, _ out: inout RequestStage.Output) throws {
-        let first = request.first
-        let latestMs = max(request.tsMs, final?.body.receivedAtMs ?? request.tsMs)
-        let firstSeenMs = min(request.tsMs, answers.compactMap(\.body.receivedAtMs).min() ?? request.tsMs)
-        var flags: UInt8 = 0
-        if isAnswered { flags |= CarrierFlags.answered }
-        if isSandboxAnswer { flags |= CarrierFlags.sandboxAnswer }
-        if isProductionSuccess { flags |= CarrierFlags.productionSuccess }
-        if request.restore { flags |= CarrierFlags.restore }
+        let first = request.first.fact
+        let latestMs = max(request.tsMs, final?.fact.receivedAtMs ?? request.tsMs)
+        let firstSeenMs = min(request.tsMs, answers.compactMap(\.fact.receivedAtMs).min() ?? request.tsMs)
         let unresolved = unresolvedReason
         var targets = carried
         for id in grantSet where !targets.contains(where: { bytes.same($0, id) }) { targets.append(id) }
+        var environment = self.environment
         for id in targets {
-            var f = flags
-            if finalContains(id) { f |= CarrierFlags.finalContains }
-            if carried.contains(where: { bytes.same($0, id) }) { f |= CarrierFlags.carried }
             let granted = grantSet.contains(where: { bytes.same($0, id) })
-            if granted { f |= CarrierFlags.granted }
             let unprovenCode = granted ? unproven(id, bundleIds: c.bundleIds) : Grant.proven
             try out.write(to: bytes.partition(id)) { w in
-                w.u8(FactKind.carrier.rawValue)
-                bytes.write(id, &w)
-                w.u32(first.fileId)
-                w.u32(first.line)
-                w.text(bytes.bytes(first.requestId))
-                w.text(request.userId.map { bytes.bytes($0) })
-                w.i64(request.tsMs)
-                w.i64(latestMs)
-                w.i64(firstSeenMs)
-                w.optional(status)
-                w.text(environment)
-                w.u8(f)
-                w.u8(unresolved)
-                w.u8(unprovenCode)
-                w.varint(request.lines.count + answers.count)
-                for line in request.lines {
-                    w.u32(line.fileId)
-                    w.u32(line.line)
-                }
-                for answer in answers {
-                    w.u32(answer.body.fileId)
-                    w.u32(answer.body.line)
+                withOptionalUTF8(&environment) { environment in
+                    CarrierFact.write(
+                        &w, id: bytes.input(id), fileId: first.fileId, line: first.line, requestId: bytes.bytes(first.requestId),
+                        userId: request.userId.map { bytes.bytes($0) }, tsMs: request.tsMs, latestMs: latestMs, firstSeenMs: firstSeenMs,
+                        status: status, environment: environment, isAnswered: isAnswered, isSandboxAnswer: isSandboxAnswer,
+                        isProductionSuccess: isProductionSuccess, finalContains: finalContains(id), restore: request.restore,
+                        isCarried: carried.contains(where: { bytes.same($0, id) }), isGrant: granted, unresolved: unresolved,
+                        unproven: unprovenCode, evidenceCount: request.lines.count + answers.count
+                    ) { w in
+                        for line in request.lines { CarrierFact.Evidence.write(&w, fileId: line.fact.fileId, line: line.fact.line) }
+                        for answer in answers { CarrierFact.Evidence.write(&w, fileId: answer.fact.fileId, line: answer.fact.line) }
+                    }
                 }
             }
         }

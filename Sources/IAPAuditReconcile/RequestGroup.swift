@@ -12,13 +12,13 @@ struct RequestGroup {
         let bytes: PartitionBytes
         let lines: [RequestLine]
         let responses: [LinkedResponse]
-        let items: [AnswerItem]
+        let items: [LinkedResponseFact.Item]
         let ids: [FactId]
         let ranks: FileRanks
         let bundleIds: Set<String>
 
         init(
-            bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [AnswerItem], ids: [FactId],
+            bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [LinkedResponseFact.Item], ids: [FactId],
             ranks: FileRanks, bundleIds: Set<String>
         ) {
             self.bytes = bytes
@@ -35,12 +35,12 @@ struct RequestGroup {
     func emit(_ c: Context, _ out: inout RequestStage.Output) throws {
         // Revoke records never carry, grant or enter the backlog (rule 4); answers to a request the
         // log has no verification line for are linked to nobody.
-        var verify = lines.filter { !c.lines[$0].isRevoke }
+        var verify = lines.filter { !c.lines[$0].fact.isRevoke }
         if verify.count > 1 { verify.sort { c.lines[$0].order < c.lines[$1].order } }
         // Oldest first by (received_at, ledger order): the last one is the final response (rule 2).
         var answers = responses.map { c.responses[$0] }
         if answers.count > 1 {
-            answers.sort { ($0.body.receivedAtMs ?? Int64.min, $0.order) < ($1.body.receivedAtMs ?? Int64.min, $1.order) }
+            answers.sort { ($0.fact.receivedAtMs ?? Int64.min, $0.order) < ($1.fact.receivedAtMs ?? Int64.min, $1.order) }
         }
         // Answers to a request the log has no verification line for are linked to nobody: their listings
         // (written by the importer) stand alone.
@@ -53,14 +53,12 @@ struct RequestGroup {
 
     /// One link fact per purchase of `answer`: its listing names a verification request, of this user.
     private func links(of answer: LinkedResponse, user: FactText?, _ c: Context, _ out: inout RequestStage.Output) throws {
-        for k in answer.items {
+        for k in answer.fact.items {
             let item = c.items[k]
             try out.write(to: c.bytes.partition(item.id)) { w in
-                w.u8(FactKind.link.rawValue)
-                c.bytes.write(item.id, &w)
-                w.u32(answer.body.fileId)
-                w.u32(answer.body.line)
-                w.text(user.map { c.bytes.bytes($0) })
+                LinkFact.write(
+                    &w, id: c.bytes.input(item.id), fileId: answer.fact.fileId, line: answer.fact.line,
+                    userId: user.map { c.bytes.bytes($0) })
             }
         }
     }
@@ -85,19 +83,19 @@ struct MergedRequest {
         let first = lines[0]
         self.first = first
         self.lines = lines
-        tsMs = first.tsMs
-        userId = first.userId
-        posted = Array(ids[first.ids])
-        credited = first.credited.map { Array(ids[$0]) }
-        restore = first.restore
-        verifyStatus = first.verifyStatus
-        environment = first.environment
-        granted = first.granted
+        tsMs = first.fact.tsMs
+        userId = first.fact.userId
+        posted = Array(ids[first.fact.posted])
+        credited = first.fact.credited.map { Array(ids[$0]) }
+        restore = first.fact.restore
+        verifyStatus = first.fact.verifyStatus
+        environment = first.fact.environment
+        granted = first.fact.granted
         func union(_ a: [FactId], _ b: [FactId]) -> [FactId] { a + b.filter { x in !a.contains { bytes.same($0, x) } } }
-        for line in lines.dropFirst() {
+        for line in lines.dropFirst().map(\.fact) {
             tsMs = min(tsMs, line.tsMs)
             userId = userId ?? line.userId
-            posted = union(posted, Array(ids[line.ids]))
+            posted = union(posted, Array(ids[line.posted]))
             switch (credited, line.credited.map { Array(ids[$0]) }) {
             case let (a?, b?): credited = union(a, b)
             case let (a, b): credited = a ?? b

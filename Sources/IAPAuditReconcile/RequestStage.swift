@@ -35,32 +35,33 @@ package struct RequestStage {
         try source.forEachChunk(.requests, part: part) { bytes.append($1, fileId: $0) }
         var lines: [RequestLine] = []
         var responses: [LinkedResponse] = []
-        var items: [AnswerItem] = []
+        var items: [LinkedResponseFact.Item] = []
         var ids: [FactId] = []
         bytes.forEachFact { r, chunkFile in
             switch FactKind(rawValue: r.u8()) {
-            case .requestLine?: lines.append(RequestLine.read(&r, chunkFile: chunkFile, ranks: ranks, ids: &ids))
+            case .requestLine?:
+                let fact = RequestLineFact.read(&r, chunkFile: chunkFile, ids: &ids)
+                lines.append(RequestLine(fact: fact, order: ranks.order(fact.fileId, fact.line)))
             case .linkedResponse?:
-                let requestId = r.text()!
-                let body = AnswerFacts.read(&r, chunkFile: chunkFile, items: &items)
-                responses.append(LinkedResponse(requestId: requestId, body: body, order: ranks.order(body.fileId, body.line)))
+                let fact = LinkedResponseFact.read(&r, chunkFile: chunkFile, items: &items)
+                responses.append(LinkedResponse(fact: fact, order: ranks.order(fact.fileId, fact.line)))
             default: preconditionFailure("a request-stream fact of another kind")
             }
         }
         var groups: [ByteKey: RequestGroup] = [:]
-        for (i, line) in lines.enumerated() { groups[ByteKey(bytes, line.requestId), default: RequestGroup()].lines.append(i) }
+        for (i, line) in lines.enumerated() { groups[ByteKey(bytes, line.fact.requestId), default: RequestGroup()].lines.append(i) }
         var unlinked = Unlinked()
         for (i, response) in responses.enumerated() {
-            let key = ByteKey(bytes, response.requestId)
+            let key = ByteKey(bytes, response.fact.requestId)
             if groups[key]?.lines.isEmpty ?? true {
                 unlinked.count += 1
                 if unlinked.first == nil || response.order < unlinked.first!.order {
                     unlinked.first = (
-                        response.order, ranks.location(response.body.fileId, response.body.line), bytes.string(response.requestId)!
+                        response.order, ranks.location(response.fact.fileId, response.fact.line), bytes.string(response.fact.requestId)!
                     )
                 }
             }
-            if !redeliveries.contains(response.body.key) { groups[key, default: RequestGroup()].responses.append(i) }
+            if !redeliveries.contains(response.fact.key) { groups[key, default: RequestGroup()].responses.append(i) }
         }
         var out = Output(spill: spill)
         let context = RequestGroup.Context(
@@ -93,54 +94,14 @@ package struct RequestStage {
     }
 }
 
-/// One server-log line as its fact carries it.
+/// One server-log line as its fact carries it, in ledger order.
 struct RequestLine {
-    var requestId: FactText
-    var fileId: UInt32
-    var line: UInt32
+    var fact: RequestLineFact
     var order: UInt64
-    var tsMs: Int64
-    var isRevoke: Bool
-    var restore: Bool
-    var granted: Bool
-    var verifyStatus: Int64?
-    var userId: FactText?
-    var environment: FactText?
-    /// Ranges of the partition's id list.
-    var ids: Range<Int>
-    var credited: Range<Int>?
-
-    static func read(_ r: inout FactReader, chunkFile: UInt32, ranks: FileRanks, ids: inout [FactId]) -> RequestLine {
-        let file = r.u32()
-        let fileId = file == 0 ? chunkFile : file
-        let line = r.u32()
-        let ts = r.i64()
-        let revoke = r.u8() == 1
-        let flags = r.u8()
-        let status = r.optionalInt()
-        let requestId = r.text()!
-        let user = r.text()
-        let environment = r.text()
-        let start = ids.count
-        for _ in 0..<r.varint() { ids.append(r.id()!) }
-        let posted = start..<ids.count
-        var credited: Range<Int>? = nil
-        if r.u8() == 1 {
-            let first = ids.count
-            for _ in 0..<r.varint() { ids.append(r.id()!) }
-            credited = first..<ids.count
-        }
-        return RequestLine(
-            requestId: requestId, fileId: fileId, line: line, order: ranks.order(fileId, line), tsMs: ts, isRevoke: revoke,
-            restore: flags & 1 != 0, granted: flags & 2 != 0, verifyStatus: status, userId: user, environment: environment,
-            ids: posted, credited: credited)
-    }
 }
 
-/// An Apple record that names a request.
+/// An Apple record that names a request, in ledger order.
 struct LinkedResponse {
-    var requestId: FactText
-    var body: AnswerFacts
+    var fact: LinkedResponseFact
     var order: UInt64
-    var items: Range<Int> { body.items }
 }

@@ -6,11 +6,11 @@ enum SandboxLeakRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         for t in c.transactions {
-            let leaked = c.grants(t).filter { $0.isProven && $0.isSandboxAnswer }
+            let leaked = c.grants(t).filter { $0.isProven && $0.fact.isSandboxAnswer }
             if leaked.isEmpty { continue }
             // Users are exact text: an allowlisted user is this user's bytes.
             let allowed = leaked.filter { grant in
-                c.text(grant.user).map { user in c.config.sandboxAllowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
+                c.text(grant.fact.userId).map { user in c.config.sandboxAllowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
             }
             let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
             for (group, kind, reason) in [

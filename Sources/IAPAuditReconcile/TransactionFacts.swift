@@ -4,25 +4,17 @@ import IAPAuditModel
 /// The facts of one transaction partition, grouped by transaction: what every rule reads
 /// (the compact counterpart of the ledger for these transactions). Texts stay in `bytes`.
 final class TransactionFacts {
+    /// A client report of a transaction (`t`: its local index; `order`: ledger order).
     struct Client {
         var t: Int32
         var order: UInt64
-        var fileId: UInt32
-        var line: UInt32
-        var tsMs: Int64
-        var state: ClientState
-        var user: FactText?
-        var productId: FactText?
-        var originalId: FactText?
+        var fact: ClientFact
     }
 
     struct Revoke {
         var t: Int32
         var order: UInt64
-        var fileId: UInt32
-        var line: UInt32
-        var tsMs: Int64
-        var user: FactText?
+        var fact: RevokeFact
     }
 
     /// A request that carried or granted the transaction (made by the request stage).
@@ -30,38 +22,17 @@ final class TransactionFacts {
         var t: Int32
         /// Ledger order of the request's first line.
         var order: UInt64
-        var fileId: UInt32
-        var line: UInt32
-        var requestId: FactText
-        var user: FactText?
-        var tsMs: Int64
-        var latestMs: Int64
-        var firstSeenMs: Int64
-        var status: Int64?
-        var environment: FactText?
-        var flags: UInt8
-        var unresolved: UInt8
-        var unproven: UInt8
-        /// Range of `evidence`.
-        var evidence: Range<Int32>
+        var fact: CarrierFact
 
-        @inline(__always) func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
-        var isCarried: Bool { has(CarrierFlags.carried) }
-        var isGrant: Bool { has(CarrierFlags.granted) }
-        var isProven: Bool { unproven == Grant.proven }
-        var isAnswered: Bool { has(CarrierFlags.answered) }
-        var isSandboxAnswer: Bool { has(CarrierFlags.sandboxAnswer) }
-        var isProductionSuccess: Bool { has(CarrierFlags.productionSuccess) }
-        var finalContains: Bool { has(CarrierFlags.finalContains) }
-        var restore: Bool { has(CarrierFlags.restore) }
+        var isProven: Bool { fact.unproven == Grant.proven }
     }
 
-    /// One purchase as one Apple record lists it.
+    /// One transaction as one Apple record lists it.
     struct Listing {
         var t: Int32
         /// Ledger order of the Apple record.
         var order: UInt64
-        var fact: ListingFacts
+        var fact: ListingFact
         /// The record names a verification request the server log has (`link` facts), of this user.
         var linked = false
         var user: FactText? = nil
@@ -78,7 +49,7 @@ final class TransactionFacts {
     private(set) var revokes: [Revoke] = []
     private(set) var carriers: [Carrier] = []
     private(set) var listings: [Listing] = []
-    private(set) var evidence: [(fileId: UInt32, line: UInt32)] = []
+    private(set) var evidence: [CarrierFact.Evidence] = []
 
     /// Per transaction, the range of each sorted array.
     private(set) var clientRange: [Range<Int>] = []
@@ -91,6 +62,7 @@ final class TransactionFacts {
     init(bytes: PartitionBytes, ranks: FileRanks, redeliveries: Set<UInt64>, divert: Divert? = nil) {
         self.bytes = bytes
         var links: [UInt64: FactText?] = [:]
+        var evidence: [CarrierFact.Evidence] = []
         bytes.forEachFact { r, chunkFile in
             let factStart = r.at
             func keep(_ id: FactId) -> Bool {
@@ -100,71 +72,33 @@ final class TransactionFacts {
             }
             switch FactKind(rawValue: r.u8()) {
             case .client?:
-                let file = r.u32()
-                let fileId = file == 0 ? chunkFile : file
-                let line = r.u32()
-                let ts = r.i64()
-                let id = r.id()!
-                let state = ClientState.allCases[Int(r.u8())]
-                let user = r.text()
-                let product = r.text()
-                let original = r.text()
-                guard keep(id) else { return }
-                clients.append(
-                    Client(
-                        t: local(id), order: ranks.order(fileId, line), fileId: fileId, line: line, tsMs: ts, state: state, user: user,
-                        productId: product, originalId: original))
+                let fact = ClientFact.read(&r, chunkFile: chunkFile)
+                guard keep(fact.id) else { return }
+                clients.append(Client(t: local(fact.id), order: ranks.order(fact.fileId, fact.line), fact: fact))
             case .revoke?:
-                let file = r.u32()
-                let fileId = file == 0 ? chunkFile : file
-                let line = r.u32()
-                let ts = r.i64()
-                let id = r.id()!
-                let user = r.text()
-                guard keep(id) else { return }
-                revokes.append(Revoke(t: local(id), order: ranks.order(fileId, line), fileId: fileId, line: line, tsMs: ts, user: user))
+                let fact = RevokeFact.read(&r, chunkFile: chunkFile)
+                guard keep(fact.id) else { return }
+                revokes.append(Revoke(t: local(fact.id), order: ranks.order(fact.fileId, fact.line), fact: fact))
             case .listing?:
-                let fact = ListingFacts.read(&r, chunkFile: chunkFile)
+                let fact = ListingFact.read(&r, chunkFile: chunkFile)
                 guard keep(fact.id), !redeliveries.contains(fact.key) else { return }
                 listings.append(Listing(t: local(fact.id), order: ranks.order(fact.fileId, fact.line), fact: fact))
             case .link?:
-                let id = r.id()!
-                let file = r.u32()
-                let line = r.u32()
-                let user = r.text()
-                guard keep(id) else { return }
-                links[recordKey(file, line)] = user
+                let fact = LinkFact.read(&r)
+                guard keep(fact.id) else { return }
+                links[recordKey(fact.fileId, fact.line)] = fact.userId
             case .carrier?:
-                let id = r.id()!
-                let fileId = r.u32()
-                let line = r.u32()
-                let requestId = r.text()!
-                let user = r.text()
-                let ts = r.i64()
-                let latest = r.i64()
-                let firstSeen = r.i64()
-                let status = r.optionalInt()
-                let environment = r.text()
-                let flags = r.u8()
-                let unresolved = r.u8()
-                let unproven = r.u8()
-                let start = Int32(evidence.count)
-                for _ in 0..<r.varint() {
-                    let f = r.u32()
-                    evidence.append((f, r.u32()))
-                }
-                guard keep(id) else {
-                    evidence.removeSubrange(Int(start)...)
+                let start = evidence.count
+                let fact = CarrierFact.read(&r, evidence: &evidence)
+                guard keep(fact.id) else {
+                    evidence.removeSubrange(start...)
                     return
                 }
-                carriers.append(
-                    Carrier(
-                        t: local(id), order: ranks.order(fileId, line), fileId: fileId, line: line, requestId: requestId, user: user,
-                        tsMs: ts, latestMs: latest, firstSeenMs: firstSeen, status: status, environment: environment, flags: flags,
-                        unresolved: unresolved, unproven: unproven, evidence: start..<Int32(evidence.count)))
+                carriers.append(Carrier(t: local(fact.id), order: ranks.order(fact.fileId, fact.line), fact: fact))
             default: preconditionFailure("a transaction-stream fact of another kind")
             }
         }
+        self.evidence = evidence
         for i in listings.indices {
             if let user = links[listings[i].fact.key] {
                 listings[i].linked = true
@@ -243,7 +177,5 @@ final class TransactionFacts {
     func revokes(_ t: Int32) -> ArraySlice<Revoke> { revokes[revokeRange[Int(t)]] }
     func carriers(_ t: Int32) -> ArraySlice<Carrier> { carriers[carrierRange[Int(t)]] }
     func listings(_ t: Int32) -> ArraySlice<Listing> { listings[listingRange[Int(t)]] }
-    func evidence(_ c: Carrier) -> ArraySlice<(fileId: UInt32, line: UInt32)> {
-        evidence[Int(c.evidence.lowerBound)..<Int(c.evidence.upperBound)]
-    }
+    func evidence(_ c: Carrier) -> ArraySlice<CarrierFact.Evidence> { evidence[c.fact.evidence] }
 }

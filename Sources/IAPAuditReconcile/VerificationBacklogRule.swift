@@ -12,11 +12,11 @@ enum VerificationBacklogRule {
             let views = state.uncleared
             let trail = c.trail(t, views)
             let oldest = views[0]
-            let ageHours = Double(c.asOfMs - oldest.tsMs) / 3_600_000
+            let ageHours = Double(c.asOfMs - oldest.fact.tsMs) / 3_600_000
             let detail =
                 "\(views.count) unresolved request(s); oldest \(c.requestId(oldest)) is "
                 + "\(String(format: "%.1f", ageHours)) h old at as-of"
-                + (oldest.status.map { ", status \($0): \(VerifyStatus.meaning(Int($0)))" } ?? ", no answer from Apple")
+                + (oldest.fact.status.map { ", status \($0): \(VerifyStatus.meaning(Int($0)))" } ?? ", no answer from Apple")
             findings.append(
                 c.finding(
                     state.isOverdue ? .verificationBacklog : .pendingVerification, state.reason, t, users: c.users(views),

@@ -95,7 +95,7 @@ public enum ReportBuilder {
             tables.append(
                 ReportTable(
                     title: "\(more) more records not listed here: all \(records.count) are in audit.sqlite "
-                        + "(table verify_response, view signature_summary)", header: [], rows: []))
+                        + "(table apple_record, view signature_summary)", header: [], rows: []))
         }
         return ReportSheet(name: "Apple Records", tables: tables)
     }

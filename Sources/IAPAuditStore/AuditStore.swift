@@ -32,7 +32,7 @@ public final class AuditStore {
                 sql: nil)
         }
         try database.transaction {
-            if version > 0 && version < Schema.version { try database.execute(Schema.upgradeFromOlder) }
+            if version > 0 && version < Schema.version { try Schema.upgradeFromOlder(database) }
             try database.execute(Schema.tables)
             try database.execute(Schema.indexes)
             try database.execute(Schema.dropViews)
@@ -43,16 +43,11 @@ public final class AuditStore {
         }
     }
 
-    /// Opens a group: the imports, stores and removals until `commitGroup` are one transaction
-    /// (each still undone alone when it fails). Many small files then cost one commit, not one each;
-    /// a run killed inside a group loses the group, which the next run imports again.
-    package func beginGroup() throws { try database.execute("BEGIN IMMEDIATE") }
-
-    /// Commits the open group.
-    package func commitGroup() throws { try database.execute("COMMIT") }
-
-    /// Undoes the open group (an import failed: the run stops).
-    package func rollbackGroup() { try? database.execute("ROLLBACK") }
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws; inside
+    /// another transaction a savepoint, undone alone. A group of small files is one transaction, each
+    /// file's import a savepoint in it; a run killed inside loses the group, which the next run imports
+    /// again.
+    package func transaction<T>(_ body: () throws -> T) throws -> T { try database.transaction(body) }
 
     /// Lets other connections read while this one writes (WAL), for the stretch where reconciliation
     /// reads the facts and the indexes are built at once; `endConcurrentReads` goes back to a rollback
@@ -90,7 +85,7 @@ public final class AuditStore {
     /// Deletes the file stored under `path` and every row read from it (inside the caller's transaction).
     private func deleteFile(path: String) throws {
         let find = try database.prepare("SELECT file_id FROM source_file WHERE path = ?1")
-        try find.bind([path])
+        find.bind([path])
         guard try find.step() else { return }
         let fileId = find.int64(0)
         for sql in Schema.deleteFileRows { try database.prepare(sql).run([fileId]) }
@@ -129,7 +124,6 @@ public final class AuditStore {
                     throw error
                 }
                 if keep(file) { throw Unchanged() }
-                try writer.write(file)
                 try writer.finish()
                 try database.prepare(
                     """
@@ -148,8 +142,10 @@ public final class AuditStore {
         }
     }
 
-    /// Stores one file's import result (replacing an earlier import of the same path) in one transaction.
-    public func store(_ file: ImportedFile) throws {
+    /// Stores a file that holds no records (skipped, or a copy of another), replacing an earlier import
+    /// of the same path, in one transaction.
+    package func store(_ file: ImportedFile) throws {
+        precondition(file.recordsIn == 0, "a file with records is stored by importStreaming")
         try database.transaction {
             try deleteFile(path: file.path)
             try database.prepare(
@@ -163,16 +159,14 @@ public final class AuditStore {
                 file.note, Schema.readerVersion, file.recordsIn, file.recordsImported, file.recordsRejected,
             ])
             let fileId = try database.scalar("SELECT last_insert_rowid()")
-            let writer = try RecordWriter(database: database, fileId: fileId)
-            try writer.write(file)
-            try writer.finish()
+            try RecordWriter(database: database, fileId: fileId).finish()
         }
     }
 
     /// One parameter of the last run (table `run_parameter`), or nil.
     public func runParameter(_ name: String) throws -> String? {
         let statement = try database.prepare("SELECT value FROM run_parameter WHERE name = ?1")
-        try statement.bind([name])
+        statement.bind([name])
         return try statement.step() ? statement.text(0) : nil
     }
 
@@ -200,26 +194,33 @@ public final class AuditStore {
                 """)
             try findings { f in
                 insert.resetForRow()
-                insert.bindText(1, f.kind.rawValue)
-                insert.bindText(2, f.reason)
-                insert.bindText(3, f.severity.rawValue)
-                insert.bindText(4, f.transactionId)
-                if let v = f.originalTransactionId { insert.bindText(5, v) }
-                if let v = f.productId { insert.bindText(6, v) }
-                insert.bindText(7, IdList.encode(f.userIds))
-                if let v = f.environment { insert.bindText(8, v) }
+                typealias C = FindingColumn
+                insert.bind(C.kind, constant: f.kind.rawValue)
+                insert.bind(C.reason, constant: f.reason)
+                insert.bind(C.severity, constant: f.severity.rawValue)
+                insert.bind(C.transactionId, constant: f.transactionId)
+                if let v = f.originalTransactionId { insert.bind(C.originalTransactionId, constant: v) }
+                if let v = f.productId { insert.bind(C.productId, constant: v) }
+                insert.bind(C.userIds, constant: IdList.encode(f.userIds))
+                if let v = f.environment { insert.bind(C.environment, constant: v) }
                 if let ms = f.firstSeenMs {
-                    insert.bindText(9, Timestamp.iso(ms))
-                    insert.bind(10, ms)
+                    insert.bind(C.firstSeen, constant: Timestamp.iso(ms))
+                    insert.bind(C.firstSeenMs, ms)
                 }
-                insert.bindText(11, IdList.encode(f.evidence.map(\.description)))
-                insert.bindText(12, f.detail)
+                insert.bind(C.evidence, constant: IdList.encode(f.evidence.map(\.description)))
+                insert.bind(C.detail, constant: f.detail)
                 try insert.insertRow()
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
         }
     }
+}
+
+/// The parameters of `finding`'s INSERT, by column.
+private enum FindingColumn: Int32 {
+    case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
+        evidence, detail
 }
 
 /// A file already in the ledger: its content hash and the note it was stored with.

@@ -118,7 +118,7 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds values to `?1…?n` in order: String, Int, Int64, Bool, Double, or nil for NULL.
-    func bind(_ values: [any SQLBindable]) throws {
+    func bind(_ values: [any SQLBindable]) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {
@@ -130,13 +130,13 @@ final class SQLiteStatement {
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
             }
-            if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+            checkBind(rc, "?\(index)")
         }
     }
 
     /// Binds and runs a statement that returns no rows.
     func run(_ values: [any SQLBindable]) throws {
-        try bind(values)
+        bind(values)
         while try step() {}
     }
 
@@ -159,29 +159,59 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
-    @inline(__always) func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    // Binding by column: `C` is a table's parameter enum (generated: `ClientReportColumn.tsMs`…), so a
+    // value goes to its column by name, never by a literal index. A bind that fails is our bug (a wrong
+    // index, a statement misused), not the input's: it traps, naming the statement and the column.
 
-    @inline(__always) func bind(_ index: Int32, _ value: Int64?) {
-        if let value { sqlite3_bind_int64(handle, index, value) }
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, _ value: Int64) where C.RawValue == Int32 {
+        checkBind(sqlite3_bind_int64(handle, column.rawValue, value), column)
     }
 
-    @inline(__always) func bind(_ index: Int32, _ value: Bool?) {
-        if let value { sqlite3_bind_int64(handle, index, value ? 1 : 0) }
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, _ value: Int64?) where C.RawValue == Int32 {
+        if let value { bind(column, value) }
     }
 
-    /// Binds `count` UTF-8 bytes at `text` without copying them (SQLITE_STATIC).
-    @inline(__always) func bindText(_ index: Int32, _ text: UnsafePointer<UInt8>, _ count: Int) {
-        sqlite3_bind_text(handle, index, UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), Int32(count), nil)
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, _ value: Bool) where C.RawValue == Int32 {
+        bind(column, Int64(value ? 1 : 0))
     }
 
-    /// Binds `count` UTF-8 bytes at `text`, copied by SQLite (SQLITE_TRANSIENT).
-    @inline(__always) func bindTransient(_ index: Int32, _ text: UnsafePointer<UInt8>, _ count: Int) {
-        sqlite3_bind_text(
-            handle, index, UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), Int32(count), SQLiteStatement.transient)
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, _ value: Bool?) where C.RawValue == Int32 {
+        if let value { bind(column, value) }
     }
 
-    /// Binds `count` bytes at `bytes` as a BLOB without copying them.
-    func bindBlob(_ index: Int32, _ bytes: UnsafeRawPointer, _ count: Int) { sqlite3_bind_blob(handle, index, bytes, Int32(count), nil) }
+    /// Binds a text of a batch's arena in place (SQLITE_STATIC: valid until the statement is reset);
+    /// `.null` leaves the column NULL.
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, text ref: TextRef, in base: UnsafePointer<UInt8>)
+    where C.RawValue == Int32 {
+        guard !ref.isNull else { return }
+        let p = UnsafeRawPointer(base + Int(ref.start)).assumingMemoryBound(to: CChar.self)
+        checkBind(sqlite3_bind_text(handle, column.rawValue, p, Int32(ref.count), nil), column)
+    }
+
+    /// Binds a text SQLite copies (SQLITE_TRANSIENT): an enum's raw value, a constant.
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, constant text: String) where C.RawValue == Int32 {
+        var text = text
+        let rc = text.withUTF8 {
+            sqlite3_bind_text(
+                handle, column.rawValue, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), Int32($0.count),
+                SQLiteStatement.transient)
+        }
+        checkBind(rc, column)
+    }
+
+    /// Traps on a failed bind: the statement and the column say where the bug is.
+    @inline(__always) private func checkBind(_ rc: Int32, _ column: some Any) {
+        if rc != SQLITE_OK {
+            preconditionFailure("sqlite3_bind of column \(column) failed (\(rc): \(database.lastMessage)) in: \(sql)")
+        }
+    }
+
+    /// Binds bytes as a BLOB without copying them (valid until the statement is reset).
+    func bind<C: RawRepresentable>(_ column: C, blob bytes: UnsafeRawBufferPointer) where C.RawValue == Int32 {
+        checkBind(
+            sqlite3_bind_blob(handle, column.rawValue, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, Int32(bytes.count), nil),
+            column)
+    }
 
     /// Runs the bound row; throws `SQLiteError` unless the statement completes.
     @inline(__always) func insertRow() throws {

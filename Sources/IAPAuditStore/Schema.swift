@@ -5,27 +5,27 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 3
-    /// Bumped whenever a reader changes what it imports: files stored by another reader version
-    /// are read again.
-    static let readerVersion = 6
+    package static let version = 4
+    /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
+    /// files stored by another reader version are read again.
+    package static let readerVersion = 7
 
-    /// Older databases are upgraded by dropping their records: version 3 keys records by
-    /// `file_id << 32 | line` and keeps reconciliation facts beside them, which older imports lack, so
-    /// every file is read again by the next run (the ledger mirrors the run's inputs: nothing is lost).
-    static let upgradeFromOlder = """
-        DROP VIEW IF EXISTS transaction_evidence;
-        DROP TABLE IF EXISTS receipt_transaction;
-        DROP TABLE IF EXISTS pending_renewal;
-        DROP TABLE IF EXISTS verify_response;
-        DROP TABLE IF EXISTS client_report;
-        DROP TABLE IF EXISTS server_request;
-        DROP TABLE IF EXISTS rejection;
-        DROP TABLE IF EXISTS finding;
-        DROP TABLE IF EXISTS source_file;
-        """
+    /// Older databases are upgraded by dropping everything they hold: version 4 names Apple's records
+    /// `apple_record` / `apple_transaction` (3: `verify_response` / `receipt_transaction`), version 3 keys
+    /// records by `file_id << 32 | line` and keeps facts beside them; so every file is read again by the
+    /// next run (the ledger mirrors the run's inputs: nothing is lost, nothing is misread).
+    static func upgradeFromOlder(_ database: SQLiteDatabase) throws {
+        var objects: [(type: String, name: String)] = []
+        let list = try database.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'")
+        while try list.step() { objects.append((list.text(0), list.text(1))) }
+        // Views first: a view names tables.
+        for o in objects.sorted(by: { $0.type > $1.type }) { try database.execute("DROP \(o.type.uppercased()) IF EXISTS \"\(o.name)\"") }
+    }
 
-    static let tables = """
+    /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
+    static var tables: String { ownTables + RecordTables.create }
+
+    private static let ownTables = """
         CREATE TABLE IF NOT EXISTS source_file (
             file_id INTEGER PRIMARY KEY,
             path TEXT NOT NULL UNIQUE,
@@ -41,80 +41,6 @@ package enum Schema {
             records_rejected INTEGER NOT NULL,
             CHECK (records_in = records_imported + records_rejected)
         ) STRICT;
-        CREATE TABLE IF NOT EXISTS client_report (
-            record_id INTEGER PRIMARY KEY,
-            file_id INTEGER NOT NULL,
-            line INTEGER NOT NULL,
-            ts_ms INTEGER NOT NULL,
-            user_id TEXT, device_id TEXT, transaction_id TEXT, original_transaction_id TEXT, product_id TEXT,
-            state TEXT NOT NULL,
-            error_code INTEGER, quantity INTEGER
-        ) STRICT;
-        CREATE TABLE IF NOT EXISTS server_request (
-            record_id INTEGER PRIMARY KEY,
-            file_id INTEGER NOT NULL,
-            line INTEGER NOT NULL,
-            ts_ms INTEGER NOT NULL,
-            request_id TEXT NOT NULL,
-            event TEXT NOT NULL CHECK (event IN ('verify', 'revoke')),
-            user_id TEXT, device_id TEXT,
-            transaction_ids TEXT NOT NULL,
-            credited_transaction_ids TEXT,
-            restore INTEGER NOT NULL,
-            receipt_sha256 TEXT,
-            verify_status INTEGER,
-            environment TEXT,
-            granted INTEGER NOT NULL,
-            latency_ms INTEGER
-        ) STRICT;
-        CREATE TABLE IF NOT EXISTS verify_response (
-            response_id INTEGER PRIMARY KEY,
-            file_id INTEGER NOT NULL,
-            line INTEGER NOT NULL,
-            request_id TEXT,
-            received_at_ms INTEGER,
-            status INTEGER NOT NULL,
-            environment TEXT,
-            is_retryable INTEGER,
-            bundle_id TEXT,
-            receipt_type TEXT,
-            raw_json TEXT NOT NULL,
-            source TEXT NOT NULL DEFAULT 'verify_receipt',
-            signature TEXT NOT NULL DEFAULT 'not_checked',
-            signed_date_ms INTEGER,
-            error_message TEXT,
-            notification_uuid TEXT,
-            notification_type TEXT,
-            notification_subtype TEXT,
-            notification_version TEXT,
-            notification_status INTEGER,
-            notes TEXT NOT NULL DEFAULT '[]'
-        ) STRICT;
-        CREATE TABLE IF NOT EXISTS receipt_transaction (
-            response_id INTEGER NOT NULL,
-            position INTEGER NOT NULL,
-            transaction_id TEXT NOT NULL,
-            original_transaction_id TEXT, product_id TEXT, quantity INTEGER,
-            purchase_date_ms INTEGER, original_purchase_date_ms INTEGER, expires_date_ms INTEGER,
-            cancellation_date_ms INTEGER, cancellation_reason TEXT, web_order_line_item_id TEXT,
-            in_app_ownership_type TEXT, is_trial_period INTEGER,
-            sections TEXT NOT NULL,
-            is_in_intro_offer_period INTEGER,
-            bundle_id TEXT, environment TEXT, type TEXT,
-            revocation_type TEXT, revocation_percentage INTEGER,
-            price_milliunits INTEGER, currency TEXT, storefront TEXT,
-            app_account_token TEXT, transaction_reason TEXT, signed_date_ms INTEGER,
-            signature TEXT NOT NULL DEFAULT 'not_checked',
-            PRIMARY KEY (response_id, position)
-        ) STRICT, WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS pending_renewal (
-            response_id INTEGER NOT NULL,
-            position INTEGER NOT NULL,
-            original_transaction_id TEXT, product_id TEXT, auto_renew_product_id TEXT,
-            auto_renew_status INTEGER, expiration_intent INTEGER, is_in_billing_retry_period INTEGER,
-            grace_period_expires_date_ms INTEGER,
-            PRIMARY KEY (response_id, position)
-        ) STRICT, WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS rejection (
             file_id INTEGER NOT NULL,
             line INTEGER NOT NULL,
@@ -152,22 +78,18 @@ package enum Schema {
 
     /// The statements that delete every row read from file `?1` (records are keyed by
     /// `file_id << 32 | line`, so each is a key range).
-    static let deleteFileRows = [
-        "DELETE FROM client_report WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
-        "DELETE FROM server_request WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
-        "DELETE FROM receipt_transaction WHERE response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
-        "DELETE FROM pending_renewal WHERE response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
-        "DELETE FROM verify_response WHERE response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
-        "DELETE FROM rejection WHERE file_id = ?1",
-        "DELETE FROM fact_chunk WHERE file_id = ?1",
-        "DELETE FROM source_file WHERE file_id = ?1",
-    ]
+    static let deleteFileRows =
+        RecordTables.deleteFileRows + [
+            "DELETE FROM rejection WHERE file_id = ?1",
+            "DELETE FROM fact_chunk WHERE file_id = ?1",
+            "DELETE FROM source_file WHERE file_id = ?1",
+        ]
 
     /// Secondary indexes, dropped before a bulk import and made again after it (building an index
     /// once over sorted data is faster than keeping it up to date row by row).
     static let indexNames = [
-        "client_report_transaction", "server_request_request", "verify_response_request", "receipt_transaction_id",
-        "verify_response_notification",
+        "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
+        "apple_record_notification",
     ]
 
     static var dropIndexes: String { indexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
@@ -175,9 +97,9 @@ package enum Schema {
     static let indexes = """
         CREATE INDEX IF NOT EXISTS client_report_transaction ON client_report (transaction_id);
         CREATE INDEX IF NOT EXISTS server_request_request ON server_request (request_id);
-        CREATE INDEX IF NOT EXISTS verify_response_request ON verify_response (request_id);
-        CREATE INDEX IF NOT EXISTS receipt_transaction_id ON receipt_transaction (transaction_id);
-        CREATE INDEX IF NOT EXISTS verify_response_notification ON verify_response (notification_uuid)
+        CREATE INDEX IF NOT EXISTS apple_record_request ON apple_record (request_id);
+        CREATE INDEX IF NOT EXISTS apple_transaction_id ON apple_transaction (transaction_id);
+        CREATE INDEX IF NOT EXISTS apple_record_notification ON apple_record (notification_uuid)
             WHERE notification_uuid IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
@@ -202,16 +124,16 @@ package enum Schema {
             SELECT r.status, coalesce(c.meaning, CASE WHEN r.status BETWEEN 21100 AND 21199
                        THEN 'internal data access error' ELSE 'unknown status' END) AS meaning,
                    count(*) AS responses,
-                   round(100.0 * count(*) / (SELECT count(*) FROM verify_response WHERE source = 'verify_receipt'), 2) AS percent
-            FROM verify_response r LEFT JOIN verify_status_code c ON c.status = r.status
+                   round(100.0 * count(*) / (SELECT count(*) FROM apple_record WHERE source = 'verify_receipt'), 2) AS percent
+            FROM apple_record r LEFT JOIN verify_status_code c ON c.status = r.status
             WHERE r.source = 'verify_receipt'
             GROUP BY r.status;
         CREATE VIEW signature_summary AS
-            SELECT source, signature, count(*) AS records FROM verify_response GROUP BY source, signature;
+            SELECT source, signature, count(*) AS records FROM apple_record GROUP BY source, signature;
         CREATE VIEW notification_delivery AS
             SELECT notification_uuid, notification_type, notification_subtype, count(*) AS deliveries,
                    min(f.path || ':' || r.line) AS first_delivery
-            FROM verify_response r JOIN source_file f USING (file_id)
+            FROM apple_record r JOIN source_file f USING (file_id)
             WHERE notification_uuid IS NOT NULL GROUP BY notification_uuid;
         CREATE VIEW transaction_evidence AS
             SELECT c.transaction_id, 'client_report' AS source, f.path AS file, c.line,
@@ -233,7 +155,7 @@ package enum Schema {
                    || ', in ' || t.sections || ', signature ' || t.signature
                    || coalesce(', cancelled ' || strftime('%Y-%m-%dT%H:%M:%fZ', t.cancellation_date_ms / 1000.0, 'unixepoch'), '')
                    || coalesce(' (' || t.revocation_type || coalesce(' ' || (t.revocation_percentage / 1000.0) || '%', '') || ')', '')
-            FROM receipt_transaction t JOIN verify_response r USING (response_id) JOIN source_file f ON f.file_id = r.file_id
+            FROM apple_transaction t JOIN apple_record r USING (record_id) JOIN source_file f ON f.file_id = r.file_id
             UNION ALL
             SELECT j.value, r.source, f.path, r.line,
                    strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(r.received_at_ms, r.signed_date_ms) / 1000.0, 'unixepoch'), s.user_id,
@@ -241,10 +163,10 @@ package enum Schema {
                    || ', does not list this transaction'
             -- CROSS JOIN keeps this order (the transaction's requests first, then their answers by index).
             FROM server_request s CROSS JOIN json_each(s.transaction_ids) j
-                 CROSS JOIN verify_response r ON r.request_id = s.request_id JOIN source_file f ON f.file_id = r.file_id
+                 CROSS JOIN apple_record r ON r.request_id = s.request_id JOIN source_file f ON f.file_id = r.file_id
             -- Once per answer: from the request's first line carrying the transaction. (Both tests name r,
             -- so they run only for the transaction's own requests, after the view's filter on j.value.)
-            WHERE NOT EXISTS (SELECT 1 FROM receipt_transaction t WHERE t.response_id = r.response_id AND t.transaction_id = j.value)
+            WHERE NOT EXISTS (SELECT 1 FROM apple_transaction t WHERE t.record_id = r.record_id AND t.transaction_id = j.value)
               AND NOT EXISTS (SELECT 1 FROM server_request s2 JOIN json_each(s2.transaction_ids) j2
                               WHERE s2.request_id = r.request_id AND s2.record_id < s.record_id AND j2.value = j.value)
             UNION ALL

@@ -50,8 +50,7 @@ extension AuditStore {
             let raw = facts.blob(1)
             guard raw.count > 0 else { continue }
             var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
-            _ = r.u8()
-            let file = FileFacts(&r)
+            let file = FileFacts(encoded: &r)
             if file.appleRecords > 0 && file.statusCounts.values.reduce(0, +) < file.appleRecords { signedFiles.append(facts.int64(0)) }
             summary.add(file)
         }
@@ -60,7 +59,7 @@ extension AuditStore {
         }
         let counts: [String: Int64] = [
             "client_report": summary.clientReports, "server_request": summary.serverRecords,
-            "verify_response": summary.appleRecords, "receipt_transaction": summary.appleItems,
+            "apple_record": summary.appleRecords, "apple_transaction": summary.appleItems,
             "rejection": files.reduce(0) { $0 + $1.recordsRejected },
         ]
         var parameters: [String: String] = [:]
@@ -94,10 +93,10 @@ extension AuditStore {
             SELECT f.path, r.line, r.source, r.signature, r.environment, r.bundle_id,
                    r.notification_type || coalesce('/' || r.notification_subtype, ''), r.notification_uuid, r.signed_date_ms,
                    r.request_id, r.status,
-                   (SELECT coalesce(group_concat(t.transaction_id, ', '), '') FROM receipt_transaction t WHERE t.response_id = r.response_id),
+                   (SELECT coalesce(group_concat(t.transaction_id, ', '), '') FROM apple_transaction t WHERE t.record_id = r.record_id),
                    CASE WHEN r.error_message IS NULL THEN r.notes ELSE json_insert(r.notes, '$[#]', r.error_message) END
-            FROM verify_response r JOIN source_file f USING (file_id)
-            WHERE r.response_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295 AND r.source <> 'verify_receipt'
+            FROM apple_record r JOIN source_file f USING (file_id)
+            WHERE r.record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295 AND r.source <> 'verify_receipt'
             ORDER BY r.line
             """)
         for fileId in ordered where left > 0 {

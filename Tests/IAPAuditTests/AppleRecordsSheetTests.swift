@@ -41,6 +41,6 @@ final class AppleRecordsSheetTests: XCTestCase {
         XCTAssertEqual(
             sheet.tables[1].title,
             "7 more records not listed here: all \(ReportBuilder.appleRecordRowLimit + 7) are in audit.sqlite "
-                + "(table verify_response, view signature_summary)")
+                + "(table apple_record, view signature_summary)")
     }
 }

@@ -22,7 +22,7 @@ enum ClientLineReader {
         let originalId = try v.id(s[4])
         let productId = try v.id(s[5])
         let errorCode = try v.integer(s[7])
-        batch.clients.append(
+        batch.clientReports.append(
             ClientRow(
                 line: line, tsMs: ts, userId: batch.arena.append(userId), deviceId: batch.arena.append(deviceId),
                 transactionId: batch.arena.append(transactionId), originalTransactionId: batch.arena.append(originalId),

@@ -43,7 +43,7 @@ package enum JSONLinesProbe {
             if ok {
                 do throws(Unsure) {
                     try VerifyLineReader.readWrapped(
-                        TapeView(tape), line: UInt32(pass.lines), raw: start..<(start + count), into: &batch, slots: slots)
+                        TapeView(tape), line: UInt32(pass.lines), into: &batch, slots: slots)
                 } catch {
                     ok = false
                 }
@@ -52,14 +52,14 @@ package enum JSONLinesProbe {
                 pass.failedLines += 1
                 batch.dropPartialRows()
             }
-            if batch.responses.count == 8192 {
-                pass.records += batch.responses.count
-                pass.items += batch.items.count
+            if batch.appleRecords.count == 8192 {
+                pass.records += batch.appleRecords.count
+                pass.items += batch.appleTransactions.count
                 batch = RecordBatch()
             }
         }
-        pass.records += batch.responses.count
-        pass.items += batch.items.count
+        pass.records += batch.appleRecords.count
+        pass.items += batch.appleTransactions.count
         pass.parseSeconds = Date().timeIntervalSince(started)
         return pass
     }

@@ -11,8 +11,6 @@ final class LineRecordReader {
     let shape: RecordShape
     let file: InputFile
     let checker: any SignatureChecking
-    /// The file's result so far (kind, note…), the strict reader's scratch for one line.
-    private let template: ImportedFile
     /// Lines the fast path handed to the strict reader since the last `takeStrictLines`.
     private var strictLines = 0
 
@@ -24,17 +22,11 @@ final class LineRecordReader {
     /// false: every line goes to the strict reader.
     let fastPath: Bool
 
-    init(shape: RecordShape, file: InputFile, checker: any SignatureChecking, template: ImportedFile, fastPath: Bool = true) {
+    init(shape: RecordShape, file: InputFile, checker: any SignatureChecking, fastPath: Bool = true) {
         self.fastPath = fastPath
         self.shape = shape
         self.file = file
         self.checker = checker
-        var empty = template
-        empty.clientReports = []
-        empty.serverRequests = []
-        empty.appleRecords = []
-        empty.rejections = []
-        self.template = empty
     }
 
     deinit { slots.deallocate() }
@@ -44,13 +36,12 @@ final class LineRecordReader {
         if fastPath, tape.parse(bytes + line.start, line.end - line.start) {
             let view = TapeView(tape)
             let number = UInt32(line.number)
-            let raw = line.start..<line.end
             do throws(Unsure) {
                 switch shape {
                 case .clientReport: try ClientLineReader.read(view, line: number, into: &batch, slots: slots)
                 case .serverRequest: try ServerLineReader.read(view, line: number, into: &batch, slots: slots)
-                case .wrappedVerifyResponse: try VerifyLineReader.readWrapped(view, line: number, raw: raw, into: &batch, slots: slots)
-                case .bareVerifyResponse: try VerifyLineReader.readBare(view, line: number, raw: raw, into: &batch, slots: slots)
+                case .wrappedVerifyResponse: try VerifyLineReader.readWrapped(view, line: number, into: &batch, slots: slots)
+                case .bareVerifyResponse: try VerifyLineReader.readBare(view, line: number, into: &batch, slots: slots)
                 default: throw Unsure()
                 }
                 return
@@ -67,21 +58,14 @@ final class LineRecordReader {
         let raw = UnsafeBufferPointer(start: bytes + line.start, count: line.end - line.start)
         let text = String(decoding: raw, as: UTF8.self)
         let location = file.location(line.number)
-        var result = template
         do {
             // The bytes as they are (decoding them would replace invalid UTF-8 with U+FFFD and hide it).
             _ = try JSONTape(Array(raw))
-            RecordDispatcher.add(try ParsedRecord(jsonLine: text), shape: shape, raw: text, at: location, checker, to: &result)
+            RecordDispatcher.add(
+                try ParsedRecord(jsonLine: text), shape: shape, raw: text, at: location, checker, keepRaw: false, into: &batch)
         } catch {
-            result.rejections.append(Rejection(location: location, reason: "\(error)", rawText: text))
+            batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: text))
         }
-        for r in result.clientReports { batch.append(r) }
-        for r in result.serverRequests { batch.append(r) }
-        for r in result.appleRecords {
-            batch.append(r, keepRaw: false)
-            batch.responses[batch.responses.count - 1].rawRange = line.start..<line.end
-        }
-        batch.rejections += result.rejections
     }
 }
 
@@ -89,11 +73,11 @@ extension RecordBatch {
     /// Drops what a fast reader appended for a line before giving up on it: its rows are appended
     /// last, so only items, renewals and ids past the last complete row can be left over.
     mutating func dropPartialRows() {
-        let itemEnd = responses.last.map { Int($0.items.upperBound) } ?? 0
-        if items.count > itemEnd { items.removeSubrange(itemEnd...) }
-        let renewalEnd = responses.last.map { Int($0.renewals.upperBound) } ?? 0
-        if renewals.count > renewalEnd { renewals.removeSubrange(renewalEnd...) }
-        let idEnd = servers.last.map { Int($0.creditedTransactionIds?.upperBound ?? $0.transactionIds.upperBound) } ?? 0
+        let itemEnd = appleRecords.last.map { Int($0.items.upperBound) } ?? 0
+        if appleTransactions.count > itemEnd { appleTransactions.removeSubrange(itemEnd...) }
+        let renewalEnd = appleRecords.last.map { Int($0.pendingRenewals.upperBound) } ?? 0
+        if pendingRenewals.count > renewalEnd { pendingRenewals.removeSubrange(renewalEnd...) }
+        let idEnd = serverRequests.last.map { Int($0.creditedTransactionIds?.upperBound ?? $0.transactionIds.upperBound) } ?? 0
         if ids.count > idEnd { ids.removeSubrange(idEnd...) }
     }
 }

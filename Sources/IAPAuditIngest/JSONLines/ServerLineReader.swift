@@ -31,7 +31,7 @@ enum ServerLineReader {
         let sha = try v.id(s[8])
         guard let ids = try idList(v, s[5], &batch), !ids.range.isEmpty else { throw Unsure() }
         let credited = try idList(v, s[6], &batch)
-        batch.servers.append(
+        batch.serverRequests.append(
             ServerRow(
                 line: line, tsMs: ts, requestId: batch.arena.append(requestId), event: event, userId: batch.arena.append(userId),
                 deviceId: batch.arena.append(deviceId), transactionIds: ids.range, transactionIdsJSON: ids.json,

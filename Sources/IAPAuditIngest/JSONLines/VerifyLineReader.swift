@@ -51,7 +51,7 @@ enum VerifyLineReader {
 
     /// A wrapped line: `{"request_id", "received_at", "response": {…}}`.
     static func readWrapped(
-        _ v: TapeView, line: UInt32, raw: Range<Int>, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>
+        _ v: TapeView, line: UInt32, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>
     ) throws(Unsure) {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
         v.members(of: 0, wrapperKeys, s)
@@ -59,20 +59,20 @@ enum VerifyLineReader {
         guard v.kind(body) == LineTape.Kind.object, let requestId = try v.id(s[0]), let received = try v.timestamp(s[1]),
             received >= Timestamp.earliestLogEpochMs
         else { throw Unsure() }
-        try read(body: body, v, line: line, requestId: requestId, receivedAtMs: received, raw: raw, into: &batch, slots: s + 32)
+        try read(body: body, v, line: line, requestId: requestId, receivedAtMs: received, into: &batch, slots: s + 32)
     }
 
     /// A bare response line (Apple's body itself, not linked to a request).
     static func readBare(
-        _ v: TapeView, line: UInt32, raw: Range<Int>, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>
+        _ v: TapeView, line: UInt32, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>
     ) throws(Unsure) {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
-        try read(body: 0, v, line: line, requestId: nil, receivedAtMs: nil, raw: raw, into: &batch, slots: s, bare: true)
+        try read(body: 0, v, line: line, requestId: nil, receivedAtMs: nil, into: &batch, slots: s, bare: true)
     }
 
     private static func read(
         body: Int32, _ v: TapeView, line: UInt32, requestId: UnsafeBufferPointer<UInt8>?, receivedAtMs: Int64?,
-        raw: Range<Int>, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>, bare: Bool = false
+        into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>, bare: Bool = false
     ) throws(Unsure) {
         v.members(of: body, Body.keys, s)
         // Not a verifyReceipt body (Server API, signed payloads) or another record kind: the strict reader says.
@@ -85,7 +85,7 @@ enum VerifyLineReader {
         let sections = (s[Body.latest], s[Body.latestExpired], s[Body.pending])
         var bundleId: UnsafeBufferPointer<UInt8>? = nil
         var receiptType: UnsafeBufferPointer<UInt8>? = nil
-        var items = ItemList(first: batch.items.count)
+        var items = ItemList(first: batch.appleTransactions.count)
         let r = s + 16
         if receipt >= 0 {
             v.members(of: receipt, Receipt.keys, r)
@@ -101,24 +101,23 @@ enum VerifyLineReader {
         for (value, section) in [(sections.0, UInt8(2)), (sections.1, UInt8(4))] where value >= 0 {
             try objects(v, value) { (o: Int32) throws(Unsure) in try item(v, o, section: section, &items, &batch, slots: s + 32) }
         }
-        let renewalStart = Int32(batch.renewals.count)
+        let renewalStart = Int32(batch.pendingRenewals.count)
         if sections.2 >= 0 {
             try objects(v, sections.2) { (o: Int32) throws(Unsure) in try renewal(v, o, &batch, slots: s + 32) }
         }
         items.finish(&batch)
-        let empty = TextRef(start: 0, count: 0)
         let texts = (
             batch.arena.append(requestId), batch.arena.append(environment), batch.arena.append(bundleId),
             batch.arena.append(receiptType)
         )
-        batch.responses.append(
+        // A JSON Lines record's text is its line (`file:line`): `raw_json` stays empty.
+        batch.appleRecords.append(
             AppleRecordRow(
                 line: line, requestId: texts.0, receivedAtMs: receivedAtMs, status: status, environment: texts.1,
-                isRetryable: isRetryable, bundleId: texts.2, receiptType: texts.3, rawJSON: empty, rawRange: raw,
-                source: .verifyReceipt, signature: batch.arena.append(SignatureStatus.notChecked.text), signedDateMs: nil,
-                errorMessage: .null, notificationUUID: .null, notificationType: .null, notificationSubtype: .null,
-                notificationVersion: .null, notificationStatus: nil, notes: batch.arena.append("[]"),
-                items: Int32(items.first)..<Int32(batch.items.count), renewals: renewalStart..<Int32(batch.renewals.count)))
+                isRetryable: isRetryable, bundleId: texts.2, receiptType: texts.3,
+                items: Int32(items.first)..<Int32(batch.appleTransactions.count),
+                pendingRenewals: renewalStart..<Int32(batch.pendingRenewals.count), rawJSON: TextRef(start: 0, count: 0),
+                source: .verifyReceipt, signature: batch.arena.append(SignatureStatus.notChecked.text), notes: batch.arena.append("[]")))
     }
 
     /// `VerifyResponseParser.objects`: an array of objects, one object, or null (none).
@@ -178,7 +177,7 @@ enum VerifyLineReader {
             autoRenewProductId: batch.arena.append(try v.id(s[2])), autoRenewStatus: try v.integer(s[3]),
             expirationIntent: try v.integer(s[4]), isInBillingRetryPeriod: try v.bool(s[5]),
             gracePeriodExpiresDateMs: try date(v, s, 6))
-        batch.renewals.append(row)
+        batch.pendingRenewals.append(row)
     }
 }
 
@@ -199,13 +198,13 @@ private struct ItemList {
 
     mutating func add(_ id: UnsafeBufferPointer<UInt8>, _ row: AppleTransactionRow, section: UInt8, _ batch: inout RecordBatch) {
         if let k = position(of: id) {
-            batch.items[first + k].merge(row)
+            batch.appleTransactions[first + k].merge(row)
             sections[k] |= section
             return
         }
         var row = row
         row.transactionId = batch.arena.append(id)
-        batch.items.append(row)
+        batch.appleTransactions.append(row)
         ids.append(id)
         sections.append(section)
         if ids.count > Self.scanLimit {
@@ -222,8 +221,8 @@ private struct ItemList {
     func finish(_ batch: inout RecordBatch) {
         let signature = batch.arena.append(SignatureStatus.notChecked.text)
         for (k, bits) in sections.enumerated() {
-            batch.items[first + k].sections = batch.arena.append(bytes: Self.sectionNames[Int(bits)])
-            batch.items[first + k].signature = signature
+            batch.appleTransactions[first + k].sections = batch.arena.append(bytes: Self.sectionNames[Int(bits)])
+            batch.appleTransactions[first + k].signature = signature
         }
     }
 
@@ -231,23 +230,6 @@ private struct ItemList {
     private static let sectionNames: [[UInt8]] = (0..<8).map { bits in
         let names = [(1, "in_app"), (2, "latest_receipt_info"), (4, "latest_expired_receipt_info")]
         return Array(names.filter { bits & $0.0 != 0 }.map(\.1).joined(separator: ",").utf8)
-    }
-}
-
-extension AppleTransactionRow {
-    /// `AppleTransaction.merge` for the fields a verifyReceipt listing carries.
-    mutating func merge(_ other: AppleTransactionRow) {
-        if originalTransactionId.isNull { originalTransactionId = other.originalTransactionId }
-        if productId.isNull { productId = other.productId }
-        quantity = quantity ?? other.quantity
-        purchaseDateMs = purchaseDateMs ?? other.purchaseDateMs
-        originalPurchaseDateMs = originalPurchaseDateMs ?? other.originalPurchaseDateMs
-        expiresDateMs = expiresDateMs ?? other.expiresDateMs
-        cancellationDateMs = cancellationDateMs ?? other.cancellationDateMs
-        if cancellationReason.isNull { cancellationReason = other.cancellationReason }
-        if webOrderLineItemId.isNull { webOrderLineItemId = other.webOrderLineItemId }
-        if inAppOwnershipType.isNull { inAppOwnershipType = other.inAppOwnershipType }
-        isTrialPeriod = isTrialPeriod ?? other.isTrialPeriod
     }
 }
 

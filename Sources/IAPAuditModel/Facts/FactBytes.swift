@@ -68,6 +68,47 @@ package struct FactWriter {
         guard var s else { return bytes.append(2) }
         s.withUTF8 { id($0) }
     }
+
+    /// An id as a fact writer takes it.
+    @inline(__always) package mutating func id(_ input: FactIdInput) {
+        switch input {
+        case .bytes(let b): id(b)
+        case .number(let n):
+            bytes.append(0)
+            withUnsafeBytes(of: n.littleEndian) { bytes.append(contentsOf: $0) }
+        case .text(let s): id(s)
+        case .none: bytes.append(2)
+        }
+    }
+
+    /// A histogram: varint n, then n (value, count) pairs in value order.
+    package mutating func histogram(_ h: [Int64: Int64]) {
+        varint(h.count)
+        for (value, count) in h.sorted(by: { $0.key < $1.key }) {
+            i64(value)
+            i64(count)
+        }
+    }
+
+    /// A newest timestamp: u8 present, then i64 ms and u32 line.
+    package mutating func newest(_ v: (ms: Int64, line: UInt32)?) {
+        guard let v else { return u8(0) }
+        u8(1)
+        i64(v.ms)
+        u32(v.line)
+    }
+}
+
+/// A transaction id as the fact writers take it: the bytes an input wrote (canonical decimal ids are
+/// stored as numbers), a number already, or none.
+package enum FactIdInput {
+    case bytes(UnsafeBufferPointer<UInt8>)
+    case number(UInt64)
+    case text(String)
+    case none
+
+    /// `bytes`, or `.none` for nil.
+    @inline(__always) package static func of(_ b: UnsafeBufferPointer<UInt8>?) -> FactIdInput { b.map { .bytes($0) } ?? .none }
 }
 
 /// Reads what `FactWriter` wrote. Texts are returned as byte ranges of the buffer read (no copies).
@@ -119,6 +160,21 @@ package struct FactReader {
             if b < 0x80 { return v }
             shift += 7
         }
+    }
+
+    package mutating func histogram() -> [Int64: Int64] {
+        var h: [Int64: Int64] = [:]
+        for _ in 0..<varint() {
+            let value = i64()
+            h[value] = i64()
+        }
+        return h
+    }
+
+    package mutating func newest() -> (ms: Int64, line: UInt32)? {
+        guard u8() == 1 else { return nil }
+        let ms = i64()
+        return (ms, u32())
     }
 
     /// A text as a range of the buffer; nil for null.
@@ -200,4 +256,11 @@ package enum FactKey {
 
     /// The partition of a key compared as text (request ids, notification UUIDs).
     @inline(__always) package static func partition(text b: UnsafeBufferPointer<UInt8>) -> Int { Int(hash(text: b) >> 56) }
+}
+
+/// Calls `body` with the UTF-8 bytes of `text` (made contiguous in place), or with nil.
+@inline(__always)
+package func withOptionalUTF8<R>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
+    guard text != nil else { return try body(nil) }
+    return try text!.withUTF8 { try body($0) }
 }

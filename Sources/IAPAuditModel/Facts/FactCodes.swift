@@ -78,3 +78,15 @@ extension FactReader {
         return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
     }
 }
+
+extension FactReader {
+    package mutating func environment() -> (EnvironmentCode, FactText?) {
+        let code = EnvironmentCode(rawValue: u8()) ?? .other
+        return (code, code == .other ? text() : nil)
+    }
+
+    package mutating func signature() -> (SignatureCode, FactText?) {
+        let code = SignatureCode(rawValue: u8()) ?? .invalid
+        return (code, code == .invalid ? text() : nil)
+    }
+}

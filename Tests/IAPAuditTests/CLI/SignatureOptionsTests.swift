@@ -27,7 +27,7 @@ final class SignatureOptionsTests: XCTestCase {
             try PythonReader.run(
                 """
                 import json, sqlite3, sys
-                print(json.dumps([r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT signature FROM verify_response")]))
+                print(json.dumps([r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT signature FROM apple_record")]))
                 """, args: [out + "/audit.sqlite"]) as? [String]
         return (run, rows?.first)
     }

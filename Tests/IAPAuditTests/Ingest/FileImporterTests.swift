@@ -13,7 +13,7 @@ import XCTest
 
 /// Kind detection from content, and every line imported or rejected with file:line.
 final class FileImporterTests: XCTestCase {
-    func read(_ text: String, path: String = "in.dat") -> ImportedFile {
+    func read(_ text: String, path: String = "in.dat") -> ImportedRecords {
         FileImporter.read(InputFile(path: path, data: Data(text.utf8)))
     }
 

@@ -15,11 +15,11 @@ import XCTest
 /// UTF-8, lone surrogates, keys equal only after normalisation. Each line stays accounted for, on both
 /// the fast and the strict JSON Lines path.
 final class HostileInputTests: XCTestCase {
-    private func read(_ data: Data, path: String = "in.jsonl", fastPath: Bool = true) -> ImportedFile {
+    private func read(_ data: Data, path: String = "in.jsonl", fastPath: Bool = true) -> ImportedRecords {
         FileImporter.read(InputFile(path: path, data: data), fastPath: fastPath)
     }
 
-    private func read(_ text: String, path: String = "in.jsonl", fastPath: Bool = true) -> ImportedFile {
+    private func read(_ text: String, path: String = "in.jsonl", fastPath: Bool = true) -> ImportedRecords {
         read(Data(text.utf8), path: path, fastPath: fastPath)
     }
 

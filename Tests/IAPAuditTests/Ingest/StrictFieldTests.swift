@@ -68,7 +68,7 @@ final class StrictFieldTests: XCTestCase {
 
 /// Files that are not what they seem are read as far as they can be, or skipped with a reason.
 final class OddFileTests: XCTestCase {
-    func read(_ data: Data) -> ImportedFile { FileImporter.read(InputFile(path: "f", data: data)) }
+    func read(_ data: Data) -> ImportedRecords { FileImporter.read(InputFile(path: "f", data: data)) }
 
     func testTextLineBeforeJSONLines() {
         let file = read(

@@ -23,7 +23,7 @@ final class RealDataRenewalTests: XCTestCase {
                 db = sqlite3.connect(sys.argv[1])
                 print(json.dumps(db.execute(
                     "SELECT f.path, p.original_transaction_id, p.product_id, p.auto_renew_status, p.expiration_intent, "
-                    "p.is_in_billing_retry_period FROM pending_renewal p JOIN verify_response r USING (response_id) "
+                    "p.is_in_billing_retry_period FROM pending_renewal p JOIN apple_record r USING (record_id) "
                     "JOIN source_file f ON f.file_id = r.file_id WHERE r.source = 'verify_receipt' ORDER BY f.path").fetchall()))
                 """, args: [out + "/audit.sqlite"]) as? [[Any]])
         let byFile = Dictionary(

@@ -78,8 +78,8 @@ final class RealDataTests: XCTestCase {
                 """
                 import json, sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
-                rows = db.execute('''SELECT f.path, r.status, t.transaction_id FROM verify_response r JOIN source_file f USING (file_id)
-                                     LEFT JOIN receipt_transaction t USING (response_id)''').fetchall()
+                rows = db.execute('''SELECT f.path, r.status, t.transaction_id FROM apple_record r JOIN source_file f USING (file_id)
+                                     LEFT JOIN apple_transaction t USING (record_id)''').fetchall()
                 print(json.dumps(rows))
                 """, args: [RealDataTests.out + "/audit.sqlite"]) as! [[Any]]
         _ = try audit()

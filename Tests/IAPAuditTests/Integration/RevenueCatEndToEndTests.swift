@@ -72,6 +72,6 @@ final class RevenueCatEndToEndTests: XCTestCase {
         let info = (try result.snapshot.findings.all()).filter { $0.kind.isInfo }
         XCTAssertEqual(Set(info.map(\.kind)), [.sandboxAllowlisted])
         XCTAssertEqual(info.map(\.transactionId).sorted(), Self.ids.map(\.id).filter { $0 != Self.dropped }.sorted())
-        XCTAssertEqual(result.snapshot.recordCounts["receipt_transaction"], 9 * 9)
+        XCTAssertEqual(result.snapshot.recordCounts["apple_transaction"], 9 * 9)
     }
 }

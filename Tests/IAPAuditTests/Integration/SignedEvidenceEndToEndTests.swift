@@ -154,9 +154,9 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
                 """
                 import json, sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
-                q1 = "SELECT f.path, r.line, r.source, r.signature FROM verify_response r JOIN source_file f USING (file_id) ORDER BY f.path, r.line"
+                q1 = "SELECT f.path, r.line, r.source, r.signature FROM apple_record r JOIN source_file f USING (file_id) ORDER BY f.path, r.line"
                 q2 = "SELECT notification_uuid, deliveries FROM notification_delivery ORDER BY 1"
-                q3 = "SELECT transaction_id, price_milliunits, currency, storefront, signature FROM receipt_transaction WHERE transaction_id = 'T1' ORDER BY signature"
+                q3 = "SELECT transaction_id, price_milliunits, currency, storefront, signature FROM apple_transaction WHERE transaction_id = 'T1' ORDER BY signature"
                 print(json.dumps({"records": [[r[0].split("/")[-1], r[1], r[2], r[3]] for r in db.execute(q1)],
                                   "deliveries": db.execute(q2).fetchall(), "t1": db.execute(q3).fetchall()}))
                 """, args: [out + "/audit.sqlite"]) as! [String: Any]

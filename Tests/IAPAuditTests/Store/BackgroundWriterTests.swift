@@ -26,7 +26,7 @@ final class BackgroundWriterTests: XCTestCase {
 
     func testBatchesAreWrittenInOrder() throws {
         let box = Box()
-        let writer = BackgroundWriter { box.append(Int($0.clients[0].line)) }
+        let writer = BackgroundWriter { box.append(Int($0.clientReports[0].line)) }
         for n in 1...50 { try writer.submit(batch(n)) }
         try writer.drain()
         XCTAssertEqual(box.values, Array(1...50))
@@ -36,7 +36,7 @@ final class BackgroundWriterTests: XCTestCase {
         struct Full: Error {}
         let box = Box()
         let writer = BackgroundWriter(depth: 1) { batch in
-            let n = Int(batch.clients[0].line)
+            let n = Int(batch.clientReports[0].line)
             if n == 3 { throw Full() }
             box.append(n)
         }

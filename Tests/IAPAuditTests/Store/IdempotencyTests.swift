@@ -86,7 +86,7 @@ final class IdempotencyTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.files.map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["cert.pem", "client.jsonl", "server.jsonl"])
         XCTAssertEqual(result.snapshot.recordCounts["client_report"], 1)
-        XCTAssertEqual(result.snapshot.recordCounts["verify_response"], 0)
+        XCTAssertEqual(result.snapshot.recordCounts["apple_record"], 0)
         XCTAssertEqual(result.snapshot.recordCounts["rejection"], 0)
         XCTAssertEqual(
             (try result.snapshot.findings.all()).map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" },
@@ -125,21 +125,30 @@ final class IdempotencyTests: XCTestCase {
     func testFailedImportIsRolledBackAndCompletedNextRun() throws {
         let out = TestPaths.scratch()
         let store = try AuditStore(path: out + "/audit.sqlite")
-        let data = Data("{}".utf8)
-        var file = ImportedFile(
-            file: InputFile(path: "x.jsonl", data: data), kind: .verifyResponse, format: .jsonLines,
-            status: .imported, note: "", recordsIn: 2)
+        let input = InputFile(path: "x.jsonl", data: Data("{}".utf8))
         let response = AppleRecord(
             location: SourceLocation(file: "x.jsonl", line: 1), requestId: "r", receivedAtMs: nil,
             status: 0, environment: nil, isRetryable: nil, bundleId: nil, receiptType: nil,
             items: [AppleTransaction(transactionId: "1", sections: ["in_app"])], rawJSON: "{}")
-        file.appleRecords = [response, response]  // the same line twice violates UNIQUE (file_id, line)
-        XCTAssertThrowsError(try store.store(file))
+        func importing(_ copies: Int) throws {
+            _ = try store.importStreaming(
+                path: input.path,
+                read: { sink in
+                    var file = ImportedFile(file: input, kind: .verifyResponse, format: .jsonLines, status: .imported, note: "")
+                    for _ in 0..<copies {
+                        var batch = RecordBatch()
+                        batch.append(response, keepRaw: false)
+                        file.recordsIn += 1
+                        file.count(batch)
+                        try sink.write(batch)
+                    }
+                    return file
+                }, keep: { _ in false })
+        }
+        XCTAssertThrowsError(try importing(2), "the same line twice violates the key (file_id << 32 | line)")
         XCTAssertEqual(try store.storedFiles().count, 0)
-        XCTAssertEqual(try store.snapshot().recordCounts["receipt_transaction"], 0)
-        file.appleRecords = [response]
-        file.recordsIn = 1
-        try store.store(file)
-        XCTAssertEqual(try store.snapshot().recordCounts["receipt_transaction"], 1)
+        XCTAssertEqual(try store.snapshot().recordCounts["apple_transaction"], 0)
+        try importing(1)
+        XCTAssertEqual(try store.snapshot().recordCounts["apple_transaction"], 1)
     }
 }

@@ -35,29 +35,43 @@ final class ImportGroupTests: XCTestCase {
         XCTAssertEqual(try dump(out + "/audit.sqlite"), before)
     }
 
-    /// Inside a group, a store that fails is undone alone (a savepoint); the group's other files are
-    /// committed with it; a group undone as a whole leaves nothing.
+    /// Inside a group (one transaction), a file's import that fails is undone alone (a savepoint); the
+    /// group's other files are committed with it; a group undone as a whole leaves nothing.
     func testAFailureInsideAGroupIsUndoneAloneAndAnAbandonedGroupLeavesNothing() throws {
         let path = TestPaths.scratch() + "/audit.sqlite"
         let store = try AuditStore(path: path)
-        func file(_ name: String) -> ImportedFile { FileImporter.read(InputFile(path: name, data: Data(client(1).utf8))) }
-        var group = ImportGroup(store: store)
-        try group.prepare(forBytes: 10)
-        try store.store(file("a.jsonl"))
-        struct Boom: Error {}
-        XCTAssertThrowsError(
-            try store.database.transaction {
-                try store.store(file("b.jsonl"))
-                throw Boom()
-            })
-        try store.store(file("c.jsonl"))
-        try group.close()
+        func bring(_ name: String, failing: Bool = false) throws {
+            struct Boom: Error {}
+            let file = InputFile(path: name, data: Data(client(1).utf8))
+            _ = try store.importStreaming(
+                path: name,
+                read: { sink in
+                    let result = try FileImporter.stream(file, checker: NoSignatureChecking(), sink: sink)
+                    if failing { throw Boom() }
+                    return result
+                }, keep: { _ in false })
+        }
+        try store.transaction {
+            try bring("a.jsonl")
+            XCTAssertThrowsError(try bring("b.jsonl", failing: true))
+            try bring("c.jsonl")
+        }
         XCTAssertEqual(try store.storedFiles().keys.sorted(), ["a.jsonl", "c.jsonl"])
 
-        try group.prepare(forBytes: 10)
-        try store.store(file("d.jsonl"))
-        group.abandon()
+        struct Stop: Error {}
+        XCTAssertThrowsError(
+            try store.transaction {
+                try bring("d.jsonl")
+                throw Stop()
+            })
         XCTAssertEqual(try store.storedFiles().keys.sorted(), ["a.jsonl", "c.jsonl"])
         XCTAssertEqual(try AuditStore(path: path).storedFiles().keys.sorted(), ["a.jsonl", "c.jsonl"], "as another connection sees it")
+    }
+
+    /// Groups close at 256 files or 8 MB, and a file of 8 MB or more is a group of its own.
+    func testGroupsCloseAtTheirLimitsAndABigFileStandsAlone() {
+        let groups = ImportGroups.of(Array(repeating: 10, count: 300) + [8 << 20, 3 << 20, 3 << 20, 3 << 20, 0])
+        XCTAssertEqual(groups.map(\.range), [0..<256, 256..<300, 300..<301, 301..<303, 303..<305])
+        XCTAssertEqual(groups.map(\.isLarge), [false, false, true, false, false])
     }
 }

@@ -12,8 +12,9 @@ import XCTest
 @testable import IAPAuditStore
 
 /// An older database (version 1, as iap-audit 0.1.0 made it) is upgraded to the current version when
-/// opened: its records are dropped (version 3 keys records differently and keeps reconciliation facts
-/// beside them), the views made again; the next run reads its files again.
+/// opened: everything it holds is dropped (version 4 names Apple's tables `apple_record` and
+/// `apple_transaction`; version 3 keys records differently and keeps facts beside them), the tables and
+/// views made again; the next run reads its files again.
 final class MigrationTests: XCTestCase {
     private static var fixture: String { TestPaths.repoRoot + "/Tests/IAPAuditTests/Fixtures/schema-v1.sql" }
 
@@ -39,8 +40,9 @@ final class MigrationTests: XCTestCase {
             db = sqlite3.connect(sys.argv[1])
             print(json.dumps({"version": db.execute("PRAGMA user_version").fetchone()[0],
                               "files": db.execute("SELECT path FROM source_file").fetchall(),
-                              "items": db.execute("SELECT transaction_id FROM receipt_transaction").fetchall(),
-                              "columns": [r[1] for r in db.execute("PRAGMA table_info(verify_response)")],
+                              "items": db.execute("SELECT transaction_id FROM apple_transaction").fetchall(),
+                              "columns": [r[1] for r in db.execute("PRAGMA table_info(apple_record)")],
+                              "tables": sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")),
                               "views": sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'"))}))
             """, args: [database]) as! [String: Any]
     }
@@ -55,6 +57,12 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual((check["items"] as? [Any])?.count, 0)
         XCTAssertEqual((check["columns"] as? [String])?.contains("signature"), true, "the current columns")
         XCTAssertEqual(check["views"] as? [String], Schema.viewNames.sorted())
+        XCTAssertEqual(
+            check["tables"] as? [String],
+            [
+                "apple_record", "apple_transaction", "client_report", "fact_chunk", "finding", "pending_renewal", "rejection",
+                "run_parameter", "server_request", "source_file", "verify_status_code",
+            ], "version 1's verify_response and receipt_transaction are gone")
     }
 
     func testNextRunReadsTheFilesAgainWithTheNewReaders() throws {

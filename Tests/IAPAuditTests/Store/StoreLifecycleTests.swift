@@ -37,7 +37,7 @@ final class StoreLifecycleTests: XCTestCase {
         XCTAssertEqual(names, [".audit.lock", "audit.sqlite", "audit.xlsx"], "no WAL, no spill left behind")
         XCTAssertEqual(try query(out + "/audit.sqlite", "PRAGMA journal_mode").first?.first as? String, "delete")
         // A negative status (not one Apple sends, but a number) is a record like any other.
-        XCTAssertEqual(try query(out + "/audit.sqlite", "SELECT status FROM verify_response").first?.first as? Int, -5)
+        XCTAssertEqual(try query(out + "/audit.sqlite", "SELECT status FROM apple_record").first?.first as? Int, -5)
     }
 
     /// A run killed while reconciliation reads beside the index build: the files as they are at that
@@ -77,7 +77,7 @@ final class StoreLifecycleTests: XCTestCase {
         let rows = try query(
             out + "/audit.sqlite",
             """
-            SELECT (SELECT count(*) FROM verify_response), (SELECT count(DISTINCT file_id) FROM fact_chunk),
+            SELECT (SELECT count(*) FROM apple_record), (SELECT count(DISTINCT file_id) FROM fact_chunk),
                    (SELECT count(*) FROM fact_chunk WHERE file_id NOT IN (SELECT file_id FROM source_file))
             """)
         XCTAssertEqual(rows.first?.compactMap { $0 as? Int }, [0, 1, 0])
@@ -89,7 +89,7 @@ final class StoreLifecycleTests: XCTestCase {
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         let rows = try query(
             out + "/audit.sqlite",
-            "SELECT record_id = (file_id << 32 | line), line FROM client_report UNION ALL SELECT response_id = (file_id << 32 | line), line FROM verify_response"
+            "SELECT record_id = (file_id << 32 | line), line FROM client_report UNION ALL SELECT record_id = (file_id << 32 | line), line FROM apple_record"
         )
         XCTAssertEqual(rows.map { $0.compactMap { $0 as? Int } }, [[1, 1], [1, 1]])
     }

@@ -14,6 +14,7 @@ enum PythonReader {
     /// The package root: three levels up from this file (`Tests/IAPAuditTests/PythonReader.swift`).
     static func repoRoot(filePath: String = #filePath) -> URL {
         URL(fileURLWithPath: filePath)
+            .deletingLastPathComponent()  // Support
             .deletingLastPathComponent()  // IAPAuditTests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()  // repo root

@@ -1,0 +1,56 @@
+extension FileFacts: Equatable {
+    /// Nothing counted yet.
+    package init() {
+        self.init(
+            clientReports: 0, serverRecords: 0, appleRecords: 0, signedAppleRecords: 0, appleItems: 0, newestClient: nil,
+            newestServer: nil, newestReceived: nil, statusCounts: [:], latencyCounts: [:])
+    }
+
+    package static func == (a: FileFacts, b: FileFacts) -> Bool {
+        (a.clientReports, a.serverRecords, a.appleRecords, a.signedAppleRecords, a.appleItems)
+            == (b.clientReports, b.serverRecords, b.appleRecords, b.signedAppleRecords, b.appleItems)
+            && a.statusCounts == b.statusCounts && a.latencyCounts == b.latencyCounts
+            && a.newestClient?.ms == b.newestClient?.ms && a.newestClient?.line == b.newestClient?.line
+            && a.newestServer?.ms == b.newestServer?.ms && a.newestServer?.line == b.newestServer?.line
+            && a.newestReceived?.ms == b.newestReceived?.ms && a.newestReceived?.line == b.newestReceived?.line
+    }
+
+    /// Keeps the newer timestamp; on a tie the earlier line (this summary's records come first).
+    package static func newer(_ a: (ms: Int64, line: UInt32)?, _ b: (ms: Int64, line: UInt32)?) -> (ms: Int64, line: UInt32)? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b.ms > a.ms ? b : a
+    }
+
+    /// This summary followed by `other` (the records after these).
+    package mutating func add(_ other: FileFacts) {
+        clientReports += other.clientReports
+        serverRecords += other.serverRecords
+        appleRecords += other.appleRecords
+        signedAppleRecords += other.signedAppleRecords
+        appleItems += other.appleItems
+        statusCounts.merge(other.statusCounts, uniquingKeysWith: +)
+        latencyCounts.merge(other.latencyCounts, uniquingKeysWith: +)
+        newestClient = Self.newer(newestClient, other.newestClient)
+        newestServer = Self.newer(newestServer, other.newestServer)
+        newestReceived = Self.newer(newestReceived, other.newestReceived)
+    }
+
+    package var isEmpty: Bool { clientReports == 0 && serverRecords == 0 && appleRecords == 0 }
+
+    /// The summary fact's bytes.
+    package func encoded() -> [UInt8] {
+        var w = FactWriter()
+        Self.write(
+            &w, clientReports: clientReports, serverRecords: serverRecords, appleRecords: appleRecords,
+            signedAppleRecords: signedAppleRecords, appleItems: appleItems, newestClient: newestClient, newestServer: newestServer,
+            newestReceived: newestReceived, statusCounts: statusCounts, latencyCounts: latencyCounts)
+        return w.bytes
+    }
+
+    /// Reads a stored summary fact (its kind byte first).
+    package init(encoded r: inout FactReader) {
+        _ = r.u8()
+        self = Self.read(&r)
+    }
+}

@@ -1,0 +1,129 @@
+// The reconciliation facts, each kind declared once (see Records.swift for how to regenerate).
+// The layouts are stored in `fact_chunk`: change one only with a `Schema.readerVersion` bump.
+
+/// Every fact kind, in kind-byte order.
+public let factDeclarations: [FactDeclaration] = [
+    requestLineFact, linkedResponseFact, clientFact, revokeFact, listingFact, carrierFact, notificationFact, billingFact,
+    summaryFact, linkFact,
+]
+
+let requestLineFact = FactDeclaration(
+    kind: "requestLine", code: 1, type: "RequestLineFact", stream: "requests",
+    doc: ["One server-log line (verify or revoke), keyed by `request_id`."],
+    fields: [
+        FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64, "`ts`, ms since 1970 UTC"),
+        FactField("isRevoke", .flags(["isRevoke"]), "`event: revoke`"),
+        FactField("options", .flags(["restore", "granted"])),
+        FactField("verifyStatus", .optionalInt, "the logged status (never proof)"),
+        FactField("requestId", .requiredText), FactField("userId", .text), FactField("environment", .text, "as the server logged it"),
+        FactField("posted", .list(.value(.requiredId), optional: false), "`transaction_ids`, as posted"),
+        FactField("credited", .list(.value(.requiredId), optional: true), "`credited_transaction_ids`, when logged"),
+    ])
+
+let linkedResponseFact = FactDeclaration(
+    kind: "linkedResponse", code: 2, type: "LinkedResponseFact", stream: "requests",
+    doc: [
+        "What the request stage reads of an Apple record that names a request: its status and environment,",
+        "and its transactions' ids, original ids, dates, signatures and bundles (proof and rule 6).",
+    ],
+    fields: [
+        FactField("requestId", .requiredText), FactField("fileId", .file), FactField("line", .u32),
+        FactField("receivedAtMs", .optionalInt), FactField("status", .zigzag),
+        FactField("environment", .environment, "effective (SEMANTICS rule 2)"),
+        FactField("isRetryable", .optionalBool), FactField("bundleId", .text),
+        FactField("signature", .flags(["signatureFailed"]), "the record's signature was checked and failed"),
+        FactField(
+            "items",
+            .list(
+                .record(
+                    type: "Item",
+                    fields: [
+                        FactField("id", .requiredId), FactField("originalId", .id), FactField("purchaseDateMs", .optionalInt),
+                        FactField("signature", .flags(["signatureFailed"])), FactField("bundleId", .text),
+                    ]), optional: false)),
+    ])
+
+let clientFact = FactDeclaration(
+    kind: "client", code: 3, type: "ClientFact", stream: "transactions",
+    doc: ["A client report of a transaction (failed and deferred ones, without an id, make none)."],
+    fields: [
+        FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64), FactField("id", .requiredId),
+        FactField("state", .caseIndex("ClientState")), FactField("userId", .text), FactField("productId", .text),
+        FactField("originalId", .text),
+    ])
+
+let revokeFact = FactDeclaration(
+    kind: "revoke", code: 4, type: "RevokeFact", stream: "transactions",
+    doc: ["A revoke line of the server log, once per transaction it names (rule 12)."],
+    fields: [
+        FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64), FactField("id", .requiredId),
+        FactField("userId", .text),
+    ])
+
+let listingFact = FactDeclaration(
+    kind: "listing", code: 5, type: "ListingFact", stream: "transactions",
+    doc: ["One transaction as one Apple record lists it, with the record's fields the rules read."],
+    fields: [
+        FactField("id", .requiredId), FactField("fileId", .file), FactField("line", .u32), FactField("receivedAtMs", .optionalInt),
+        FactField("status", .zigzag), FactField("environment", .environment, "the record's, effective (SEMANTICS rule 2)"),
+        FactField("bundleId", .text, "the record's"), FactField("source", .caseIndex("EvidenceSource")),
+        FactField("signature", .signature, "the record's"), FactField("signedDateMs", .optionalInt, "the record's"),
+        FactField("flags", .flags(["refundReversed", "familyShared"]), "a REFUND_REVERSED notification; a FAMILY_SHARED transaction"),
+        FactField("productId", .text), FactField("originalId", .id), FactField("purchaseDateMs", .optionalInt),
+        FactField("cancellationDateMs", .optionalInt), FactField("cancellationReason", .text), FactField("revocationType", .text),
+        FactField("revocationPercentage", .optionalInt),
+        FactField("itemEnvironment", .environment, "the transaction's own (JWS), normalized"),
+        FactField("itemBundleId", .text), FactField("itemSignature", .signature), FactField("itemSignedDateMs", .optionalInt),
+    ])
+
+let carrierFact = FactDeclaration(
+    kind: "carrier", code: 6, type: "CarrierFact", stream: "transactions",
+    doc: ["(Made during reconciliation.) A request that carried or granted a transaction."],
+    fields: [
+        FactField("id", .requiredId), FactField("fileId", .u32, "of the request's first line"), FactField("line", .u32),
+        FactField("requestId", .requiredText), FactField("userId", .text), FactField("tsMs", .i64, "the request's earliest `ts`"),
+        FactField("latestMs", .i64, "its `ts` or its final answer's `received_at`, the later"),
+        FactField("firstSeenMs", .i64), FactField("status", .optionalInt, "Apple's final status, else the logged one"),
+        FactField("environment", .text, "Apple's word, else the log's"),
+        FactField(
+            "flags",
+            .flags(["isAnswered", "isSandboxAnswer", "isProductionSuccess", "finalContains", "restore", "isCarried", "isGrant"])),
+        FactField("unresolved", .u8, "rule 14: 0 resolved, 1 no_verify_response, 2 retryable_status"),
+        FactField("unproven", .u8, "rule 13: a `Grant` reason code, 0 proven"),
+        FactField(
+            "evidence", .list(.record(type: "Evidence", fields: [FactField("fileId", .u32), FactField("line", .u32)]), optional: false),
+            "the request's lines, then its answers"),
+    ])
+
+let notificationFact = FactDeclaration(
+    kind: "notification", code: 7, type: "NotificationFact", stream: "notifications",
+    doc: ["One delivery of a notification, keyed by `notificationUUID`."],
+    fields: [
+        FactField("fileId", .file), FactField("line", .u32), FactField("uuid", .requiredText),
+        FactField("signature", .flags(["signatureFailed"])),
+    ])
+
+let billingFact = FactDeclaration(
+    kind: "billing", code: 8, type: "BillingFact", stream: "billing",
+    doc: ["A listing with a `web_order_line_item_id`, keyed by `original_transaction_id` (re-issued ids)."],
+    fields: [
+        FactField("fileId", .file), FactField("line", .u32), FactField("originalId", .id), FactField("lineItem", .requiredText),
+        FactField("id", .id),
+    ])
+
+let summaryFact = FactDeclaration(
+    kind: "summary", code: 9, type: "FileFacts", stream: "summary",
+    doc: ["What one file holds, for the audit's as-of (SEMANTICS rule 15) and the run's warnings."],
+    fields: [
+        FactField("clientReports", .i64), FactField("serverRecords", .i64), FactField("appleRecords", .i64),
+        FactField("signedAppleRecords", .i64), FactField("appleItems", .i64, "transactions listed by the Apple records"),
+        FactField("newestClient", .newest, "the newest client `ts` and its first line"),
+        FactField("newestServer", .newest, "the newest server `ts`"), FactField("newestReceived", .newest, "the newest `received_at`"),
+        FactField("statusCounts", .histogram, "verifyReceipt responses by `status`"),
+        FactField("latencyCounts", .histogram, "verification requests by `latency_ms`"),
+    ])
+
+let linkFact = FactDeclaration(
+    kind: "link", code: 10, type: "LinkFact", stream: "transactions",
+    doc: ["(Made during reconciliation.) The Apple record at (file, line) listing `id` names a verification request of `userId`."],
+    fields: [FactField("id", .requiredId), FactField("fileId", .u32), FactField("line", .u32), FactField("userId", .text)])

@@ -1,0 +1,42 @@
+import Foundation
+
+@testable import IAPAuditIngest
+@testable import IAPAuditModel
+
+/// What the import of one file stored, as values: the production streaming path
+/// (`FileImporter.stream` into a sink that keeps the batches), each row read back by the generated
+/// test view (`RecordBatch.clientReport(_:file:)`…). The file's summary reads through (`kind`, `note`…).
+@dynamicMemberLookup
+struct ImportedRecords {
+    var file: ImportedFile
+    var clientReports: [ClientReport] = []
+    var serverRequests: [ServerRequest] = []
+    var appleRecords: [AppleRecord] = []
+    var rejections: [Rejection] = []
+
+    subscript<T>(dynamicMember path: KeyPath<ImportedFile, T>) -> T { file[keyPath: path] }
+}
+
+extension FileImporter {
+    /// Imports `file` as a run does and returns what went to the store.
+    static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking(), fastPath: Bool = true) -> ImportedRecords {
+        var batches: [RecordBatch] = []
+        let sink = RecordSink { batches.append($0) }
+        // The sink cannot fail: nothing here throws.
+        let summary = try! stream(file, checker: checker, sink: sink, fastPath: fastPath)
+        var result = ImportedRecords(file: summary)
+        // A JSON Lines record is its line of the input (`raw_json` is not stored): read it back from there.
+        let lines = summary.format == .jsonLines ? Dictionary(uniqueKeysWithValues: file.lines().map { ($0.number, $0.text) }) : [:]
+        for batch in batches {
+            result.clientReports += batch.clientReports.map { batch.clientReport($0, file: file.path) }
+            result.serverRequests += batch.serverRequests.map { batch.serverRequest($0, file: file.path) }
+            result.appleRecords += batch.appleRecords.map { row in
+                var record = batch.appleRecord(row, file: file.path)
+                if record.rawJSON.isEmpty, let line = lines[Int(row.line)] { record.rawJSON = line }
+                return record
+            }
+            result.rejections += batch.rejections
+        }
+        return result
+    }
+}
