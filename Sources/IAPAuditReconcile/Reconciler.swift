@@ -68,14 +68,6 @@ public enum Reconciler {
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
     }
 
-    /// Reconciles a ledger held in memory (tests, small tools): its records in the order given.
-    /// - Returns: findings sorted by kind, reason, transaction id; and the as-of used.
-    public static func run(_ ledger: Ledger, config: AuditConfig, asOfMs: Int64?, graceMs: Int64) -> (findings: [Finding], asOfMs: Int64?) {
-        // In memory nothing can fail.
-        let outcome = try! run(MemoryFactSource(ledger: ledger), config: config, asOfMs: asOfMs, graceMs: graceMs)
-        return (try! outcome.findings.all(), outcome.asOfMs)
-    }
-
     /// The files' summaries: record counts and the newest record (SEMANTICS rule 15: the newest client
     /// `ts`, server `ts` or Apple `received_at`, never dates inside receipts; ties: a client report
     /// before a server record before an Apple record, then ledger order).

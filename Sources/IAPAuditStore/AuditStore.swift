@@ -177,11 +177,6 @@ public final class AuditStore {
         }
     }
 
-    /// Replaces the findings and run parameters in one transaction.
-    public func replaceFindings(_ findings: [Finding], parameters: [String: String]) throws {
-        try replaceFindings({ body in try findings.forEach(body) }, parameters: parameters)
-    }
-
     /// Replaces the findings (given one by one, in table order) and run parameters in one transaction.
     package func replaceFindings(_ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String]) throws {
         try database.transaction {

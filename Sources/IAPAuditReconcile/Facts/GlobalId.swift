@@ -23,18 +23,6 @@ enum GlobalId: Hashable, Comparable {
     /// `BillingEvents` order: shortest first, then smallest text.
     static func < (a: GlobalId, b: GlobalId) -> Bool { (a.text.count, a.text) < (b.text.count, b.text) }
 
-    /// Writes it in the fact format.
-    func write(_ w: inout FactWriter) {
-        switch self {
-        case .number(let n):
-            w.u8(0)
-            w.i64(Int64(bitPattern: n))
-        case .text(let s):
-            w.u8(1)
-            w.text(s)
-        }
-    }
-
     var partition: Int {
         switch self {
         case .number(let n): return FactKey.partition(number: n)

@@ -11,7 +11,16 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// Builds small reconciliation scenarios in code (SEMANTICS.md rules 1–16).
+/// The records of a scenario, as values.
+struct Ledger {
+    var clientReports: [ClientReport] = []
+    var serverRequests: [ServerRequest] = []
+    var appleRecords: [AppleRecord] = []
+}
+
+/// Builds small reconciliation scenarios in code (SEMANTICS.md rules 1–16), reconciled through the
+/// production path: the records are stored as rows by the store (`RecordWriter`, the facts of
+/// `FactEncoder`) in a scratch ledger and reconciled from its facts (`Reconciler`, `StoreFactSource`).
 ///
 /// Every record gets a distinct `file:line` so evidence can be checked: client reports live in
 /// `client.jsonl`, server-log records in `server.jsonl`, verify responses in `verify.jsonl`,
@@ -170,7 +179,36 @@ final class LedgerBuilder {
 
     /// Runs the reconciler. `asOf: nil` lets it default (rule 15).
     func run(asOf: String? = LedgerBuilder.muchLater, graceHours: Double = 24) -> (findings: [Finding], asOfMs: Int64?) {
-        Reconciler.run(ledger, config: config, asOfMs: asOf.map(Self.ms), graceMs: Int64(graceHours * 3_600_000))
+        // A scratch ledger cannot fail to be written or read: a failure is the test's.
+        let outcome = try! reconcile(asOf: asOf, graceHours: graceHours)
+        return (try! outcome.findings.all(), outcome.asOfMs)
+    }
+
+    /// Stores the records in a scratch ledger (one file per input file, its records in the order
+    /// added) and reconciles it; `spillDirectory`/`spillBudget` as `Reconciler.run` takes them.
+    func reconcile(asOf: String?, graceHours: Double = 24, spillDirectory: String? = nil, spillBudget: Int = 64 << 20) throws
+        -> Reconciler.Outcome
+    {
+        let store = try AuditStore(path: TestPaths.scratch() + "/audit.sqlite")
+        var batches: [String: RecordBatch] = [:]
+        for r in ledger.clientReports { batches[r.location.file, default: RecordBatch()].append(r) }
+        for r in ledger.serverRequests { batches[r.location.file, default: RecordBatch()].append(r) }
+        for r in ledger.appleRecords { batches[r.location.file, default: RecordBatch()].append(r, keepRaw: true) }
+        for (path, batch) in batches.sorted(by: { $0.key < $1.key }) {
+            _ = try store.importStreaming(
+                path: path,
+                read: { sink in
+                    var file = ImportedFile(
+                        path: path, sha256: "", bytes: 0, kind: .other, format: .jsonLines, status: .imported, note: "",
+                        recordsIn: batch.recordCount)
+                    file.count(batch)
+                    try sink.write(batch)
+                    return file
+                }, keep: { _ in false })
+        }
+        return try Reconciler.run(
+            try store.factReader(), config: config, asOfMs: asOf.map(Self.ms), graceMs: Int64(graceHours * 3_600_000),
+            spillDirectory: spillDirectory, spillBudget: spillBudget)
     }
 
     /// The findings as sorted `kind/reason/transaction_id` strings.

@@ -48,9 +48,7 @@ final class PartitionedReconcileTests: XCTestCase {
         let memory = b.run().findings
         XCTAssertEqual(memory.count, 1000)
         let folder = TestPaths.scratch()
-        let outcome = try Reconciler.run(
-            MemoryFactSource(ledger: b.ledger), config: b.config, asOfMs: LedgerBuilder.ms(LedgerBuilder.muchLater),
-            graceMs: 24 * 3_600_000, spillDirectory: folder, spillBudget: 4096)
+        let outcome = try b.reconcile(asOf: LedgerBuilder.muchLater, spillDirectory: folder, spillBudget: 4096)
         XCTAssertEqual(try outcome.findings.all(), memory)
         XCTAssertTrue(
             try FileManager.default.contentsOfDirectory(atPath: folder).contains("findings"), "the findings went to a file")
