@@ -23,8 +23,8 @@ import IAPAuditModel
 /// → `bad_signature` → the chain of each signer, with the embedded certificates as intermediates.
 /// Receipts are not checked for marker OIDs.
 ///
-/// Thread-safe: anchors are parsed once and never changed; every call builds its own OpenSSL store
-/// and context (see `ChainValidator`).
+/// Thread-safe, and so `Sendable` by hand (OpenSSL's certificate pointers are not): anchors are parsed
+/// once and never changed; every call builds its own OpenSSL store and context (see `ChainValidator`).
 public final class SignatureVerifier: SignatureChecking, @unchecked Sendable {
     /// Apple's marker on the JWS signing (leaf) certificate: "Mac App Store and iTunes Store Receipt Signing".
     static let leafMarkerOID = "1.2.840.113635.100.6.11.1"

@@ -46,7 +46,7 @@ enum CSVImporter {
     }
 
     /// Parses assembled records on every core, one `RecordBatch` per slice, in record order.
-    private final class RecordReader: @unchecked Sendable {
+    private final class RecordReader {
         let file: InputFile
         let shape: RecordShape
         let header: [String]
@@ -57,22 +57,19 @@ enum CSVImporter {
             (self.file, self.shape, self.header, self.invalid) = (file, shape, header, invalid)
         }
 
+        /// Slice k reads its own records into its own batch; the reader's state is read only.
         func parse(_ records: [(number: Int, text: String)]) -> [RecordBatch] {
-            let slices = records.count < 256 ? 1 : BatchParser.cores
+            let slices = records.count < 256 ? 1 : Parallel.cores
             let size = (records.count + slices - 1) / slices
-            var parts = [RecordBatch](repeating: RecordBatch(), count: slices)
-            parts.withUnsafeMutableBufferPointer { buffer in
-                let out = SliceOutput(parts: buffer)
-                DispatchQueue.concurrentPerform(iterations: slices) { slice in
-                    var batch = RecordBatch()
-                    for record in records[min(records.count, slice * size)..<min(records.count, (slice + 1) * size)] {
-                        read(record, into: &batch)
-                    }
-                    batch.encodeFacts()
-                    out.parts[slice] = batch
+            // Nothing in a slice throws.
+            return try! Parallel.map(slices) { slice in
+                var batch = RecordBatch()
+                for record in records[min(records.count, slice * size)..<min(records.count, (slice + 1) * size)] {
+                    read(record, into: &batch)
                 }
+                batch.encodeFacts()
+                return batch
             }
-            return parts
         }
 
         private func read(_ record: (number: Int, text: String), into batch: inout RecordBatch) {
@@ -90,11 +87,6 @@ enum CSVImporter {
                 batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
             }
         }
-    }
-
-    /// Each slice writes only its own element.
-    private struct SliceOutput: @unchecked Sendable {
-        let parts: UnsafeMutableBufferPointer<RecordBatch>
     }
 }
 

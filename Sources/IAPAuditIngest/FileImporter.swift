@@ -203,7 +203,7 @@ package enum FileImporter {
             return ImportedFile(file: file, kind: .other, format: .jsonLines, status: .skipped, note: "JSON Lines of \(what)")
         }
         var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
-        let parser = BatchParser(shape: shape, file: file, checker: checker, fastPath: fastPath)
+        let parser = BatchParser(shape: shape, file: file, checker: checker, metrics: sink.metrics, fastPath: fastPath)
         try file.forEachLineRangeBatch(batchSize: batchLines) { bytes, lines, endOffset in
             let batches = parser.parse(lines, bytes: bytes)
             result.recordsIn += lines.count

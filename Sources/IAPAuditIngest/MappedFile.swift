@@ -8,6 +8,9 @@ import IAPAuditModel
 /// A file mapped read-only into memory: its bytes are read from the page cache as they are touched,
 /// and `release(upTo:)` hands pages already processed back to the kernel, so a multi-GB input never
 /// stays resident (peak RSS is bounded by the batch being read, not the file size).
+///
+/// Sendable by hand (a raw pointer is not): the mapping is read-only and never changes after `init`;
+/// `release(upTo:)` only tells the kernel which pages may go (`madvise`), safe from any thread.
 package final class MappedFile: @unchecked Sendable {
     let base: UnsafeMutableRawPointer?
     let count: Int

@@ -1,5 +1,6 @@
 import Foundation
 import IAPAuditModel
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,35 +15,48 @@ import IAPAuditModel
 /// signal handler without a lock (a slot is written before it is marked live).
 enum MappingGuard {
     private static let capacity = 256
-    nonisolated(unsafe) private static let starts = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
-    nonisolated(unsafe) private static let ends = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
-    nonisolated(unsafe) private static let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var installed = false
+
+    /// One registered mapping: `start..<end` holds `path`; `end` 0 is a free slot.
+    private struct Slot {
+        var start: UInt = 0
+        var end: UInt = 0
+        var path: UnsafeMutablePointer<CChar>? = nil
+    }
+
+    /// The slots, allocated once and never freed. Written under `installed`'s lock; read by the SIGBUS
+    /// handler with no lock (a handler may take none): a slot's start and path are written before its
+    /// end marks it live, and a live slot is never freed while its file is mapped.
+    nonisolated(unsafe) private static let table: UnsafeMutablePointer<Slot> = {
+        let table = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        table.initialize(repeating: Slot(), count: capacity)
+        return table
+    }()
+    /// Whether the handler is installed; its lock guards the table's writers.
+    private static let installed = Mutex(false)
 
     /// Registers `count` bytes mapped at `base` from `path`; returns the slot to pass to `unregister`
     /// (nil when the table is full: the message then names no file).
     static func register(base: UnsafeMutableRawPointer, count: Int, path: String) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        if !installed {
-            for i in 0..<capacity { (starts[i], ends[i], paths[i]) = (0, 0, nil) }
-            install()
-            installed = true
+        installed.withLock { installed in
+            if !installed {
+                _ = table
+                install()
+                installed = true
+            }
+            guard let slot = (0..<capacity).first(where: { table[$0].end == 0 }) else { return nil }
+            table[slot].path = strdup(path)
+            table[slot].start = UInt(bitPattern: base)
+            table[slot].end = UInt(bitPattern: base) + UInt(count)
+            return slot
         }
-        guard let slot = (0..<capacity).first(where: { ends[$0] == 0 }) else { return nil }
-        paths[slot] = strdup(path)
-        starts[slot] = UInt(bitPattern: base)
-        ends[slot] = UInt(bitPattern: base) + UInt(count)
-        return slot
     }
 
     static func unregister(_ slot: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        ends[slot] = 0
-        free(paths[slot])
-        paths[slot] = nil
+        installed.withLock { _ in
+            table[slot].end = 0
+            free(table[slot].path)
+            table[slot].path = nil
+        }
     }
 
     private static func install() {
@@ -50,9 +64,10 @@ enum MappingGuard {
         action.__sigaction_handler.sa_sigaction = { _, info, _ in
             let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
             MappingGuard.say("iap-audit: error: ")
+            let table = MappingGuard.table
             if let slot = (0..<MappingGuard.capacity).first(where: {
-                MappingGuard.ends[$0] != 0 && MappingGuard.starts[$0] <= address && address < MappingGuard.ends[$0]
-            }), let path = MappingGuard.paths[slot] {
+                table[$0].end != 0 && table[$0].start <= address && address < table[$0].end
+            }), let path = table[slot].path {
                 MappingGuard.say(path)
                 MappingGuard.say(": ")
             }

@@ -1,18 +1,13 @@
-import Foundation
-
-/// Where streamed records go (the store's writer for the file being imported).
+/// Where one file's records go, batch by batch (the store's writer for the file being imported).
 package final class RecordSink {
     package let write: (RecordBatch) throws -> Void
+    /// The run's import metrics (parsing time, lines read strictly).
+    package let metrics: ImportMetrics
     /// Told after each batch: bytes of the file read so far, records so far.
     package var progress: ((_ offset: Int, _ records: Int) -> Void)?
-    package init(_ write: @escaping (RecordBatch) throws -> Void) { self.write = write }
-}
 
-/// A thread-safe running total of seconds.
-package final class SecondsCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var total = 0.0
-    package init() {}
-    package func add(_ seconds: Double) { lock.withLock { total += seconds } }
-    package var value: Double { lock.withLock { total } }
+    package init(metrics: ImportMetrics = ImportMetrics(), _ write: @escaping (RecordBatch) throws -> Void) {
+        self.metrics = metrics
+        self.write = write
+    }
 }

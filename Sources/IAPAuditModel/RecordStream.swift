@@ -1,13 +1,13 @@
 /// Records the reports read without holding them: how many there are, and the records themselves
 /// produced one by one, in order, each time they are asked for (from the store, or from memory).
-/// Used on one thread at a time.
-public struct RecordStream<Element>: @unchecked Sendable {
+/// Each `forEach` reads on its own (a connection of its own), so a stream may be read from any thread.
+public struct RecordStream<Element: Sendable>: Sendable {
     /// How many records `forEach` produces without a limit.
     public let count: Int
-    private let produce: (_ limit: Int, _ body: (Element) throws -> Void) throws -> Void
+    private let produce: @Sendable (_ limit: Int, _ body: (Element) throws -> Void) throws -> Void
 
     /// - Parameter produce: calls `body` with at most `limit` records, in order.
-    public init(count: Int, produce: @escaping (_ limit: Int, _ body: (Element) throws -> Void) throws -> Void) {
+    public init(count: Int, produce: @escaping @Sendable (_ limit: Int, _ body: (Element) throws -> Void) throws -> Void) {
         self.count = count
         self.produce = produce
     }
@@ -48,17 +48,17 @@ public struct FindingCount: Sendable, Equatable {
 
 /// The findings of a run, for the reports: counts by kind and reason and problem findings per day
 /// (small, held), and the findings themselves streamed in table order (kind, reason, transaction id).
-public struct FindingStream: @unchecked Sendable {
+public struct FindingStream: Sendable {
     /// By kind (in `FindingKind` order), then reason.
     public let counts: [FindingCount]
     /// Problem findings by the UTC day of their first-seen time: (ms since 1970 at 00:00 UTC, findings).
     public let problemsPerDay: [(dayMs: Int64, findings: Int)]
-    private let produce: (_ kinds: Set<FindingKind>, _ limit: Int, _ body: (Finding) throws -> Void) throws -> Void
+    private let produce: @Sendable (_ kinds: Set<FindingKind>, _ limit: Int, _ body: (Finding) throws -> Void) throws -> Void
 
     /// - Parameter produce: calls `body` with at most `limit` findings of `kinds`, in table order.
     public init(
         counts: [FindingCount], problemsPerDay: [(dayMs: Int64, findings: Int)],
-        produce: @escaping (_ kinds: Set<FindingKind>, _ limit: Int, _ body: (Finding) throws -> Void) throws -> Void
+        produce: @escaping @Sendable (_ kinds: Set<FindingKind>, _ limit: Int, _ body: (Finding) throws -> Void) throws -> Void
     ) {
         self.counts = counts
         self.problemsPerDay = problemsPerDay

@@ -67,8 +67,10 @@ public enum AuditPipeline {
         try store.setRunParameter("run_status", "incomplete")
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
-        let (parsed, bulk) = try LedgerImporter(store: store, checker: signatures.checker, rereadAll: settingsChanged)
-            .importEntries(entries)
+        let (parsed, bulk) = try LedgerImporter(
+            store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics
+        )
+        .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         timer.lap("import")
         ImportProgress.phase("reconciling")

@@ -14,6 +14,8 @@ struct LedgerImporter {
     var checker: any SignatureChecking = NoSignatureChecking()
     /// Read every file again (the trust anchors or check time changed since the stored import).
     var rereadAll = false
+    /// The run's import metrics.
+    var metrics = ImportMetrics()
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -87,7 +89,8 @@ struct LedgerImporter {
             contentSeen[file.sha256] = entry.path
             defer { progress.finish(fileBytes: file.bytes) }
             let result = try store.importStreaming(
-                path: file.path, progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
+                path: file.path, metrics: metrics,
+                progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
                 read: { try FileImporter.stream(file, checker: checker, sink: $0) },
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }

@@ -13,6 +13,8 @@ final class PhaseTimer {
     private let path = ProcessInfo.processInfo.environment["IAP_AUDIT_PHASE_TIMINGS"]
     private var last = Date()
     private var phases: [(String, Double, Int)] = []
+    /// The run's import metrics (parsing and writing time, strict lines).
+    let metrics = ImportMetrics()
 
     /// Ends the current phase under `name`.
     func lap(_ name: String) {
@@ -26,10 +28,10 @@ final class PhaseTimer {
         guard let path else { return }
         var body = phases.map { "\"\($0.0)\": {\"seconds\": \(($0.1 * 1000).rounded() / 1000), \"peak_rss_mb\": \($0.2)}" }
         // Wall seconds spent parsing JSON Lines batches (all cores at once), inside "import".
-        body.append("\"import_parse_seconds\": \((BatchParser.parseSeconds.value * 1000).rounded() / 1000)")
-        body.append("\"import_write_seconds\": \((BackgroundWriter.busySeconds.value * 1000).rounded() / 1000)")
+        body.append("\"import_parse_seconds\": \((metrics.parseSeconds * 1000).rounded() / 1000)")
+        body.append("\"import_write_seconds\": \((metrics.writeSeconds * 1000).rounded() / 1000)")
         // JSON Lines records the fast path left to the strict reader (unusual values, rejections).
-        body.append("\"import_strict_lines\": \(Int(BatchParser.strictLineCount.value))")
+        body.append("\"import_strict_lines\": \(metrics.strictLines)")
         try? Data(("{" + body.joined(separator: ", ") + "}\n").utf8).write(to: URL(fileURLWithPath: path))
     }
 

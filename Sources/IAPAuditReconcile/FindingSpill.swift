@@ -1,11 +1,11 @@
 import Foundation
 import IAPAuditModel
+import Synchronization
 
 /// The findings of a reconciliation, kept out of memory as they are made: each encoded and appended to
 /// a file (in memory when there is no directory), with only its sort key held. Read back in table
 /// order: kind, reason, transaction id, users. Thread-safe while findings are added.
-package final class FindingSpill: @unchecked Sendable {
-    private let lock = NSLock()
+package final class FindingSpill: Sendable {
     /// Where a finding is: its bytes in the file, its sort key in `sortBytes`, its reason in `reasons`.
     private struct Key {
         var kind: UInt8
@@ -16,18 +16,32 @@ package final class FindingSpill: @unchecked Sendable {
         var sortStart: Int32
         var sortCount: Int32
     }
-    private var keys: [Key] = []
-    /// The sort keys, one after another: (kind, reason, transaction id, users) in an encoding whose byte
-    /// order is their order (see `SortKey`).
-    private var sortBytes: [UInt8] = []
-    private var reasons: [String] = []
-    private var reasonIndex: [ExactText: Int32] = [:]
-    private var memory: [UInt8] = []
-    private var buffer: [UInt8] = []
-    private var written = 0
+
+    /// What the spill holds, changed under its lock by the partitions' threads.
+    private struct State {
+        var keys: [Key] = []
+        /// The sort keys, one after another: (kind, reason, transaction id, users) in an encoding whose
+        /// byte order is their order (see `SortKey`).
+        var sortBytes: [UInt8] = []
+        var reasons: [String] = []
+        var reasonIndex: [ExactText: Int32] = [:]
+        /// The findings' bytes when there is no file.
+        var memory: [UInt8] = []
+        var buffer: [UInt8] = []
+        var written = 0
+        var sorted = false
+
+        /// The number of `text` among the reasons.
+        mutating func reason(_ text: String) -> Int32 {
+            if let known = reasonIndex[ExactText(text)] { return known }
+            reasons.append(text)
+            reasonIndex[ExactText(text)] = Int32(reasons.count - 1)
+            return Int32(reasons.count - 1)
+        }
+    }
+    private let state = Mutex(State())
     private let descriptor: Int32
     private let path: String?
-    private var sorted = false
 
     /// - Parameter directory: where the file goes (created if missing); nil keeps the findings in memory.
     init(directory: String?) throws {
@@ -62,58 +76,51 @@ package final class FindingSpill: @unchecked Sendable {
             sort.append(kind, f.reason, f.transactionId, f.userIds)
             entries.append((kind, start, w.bytes.count - start, sortStart, sort.bytes.count - sortStart))
         }
-        try lock.withLock {
-            let base = written + buffer.count
-            let sortBase = sortBytes.count
+        try state.withLock { state in
+            let base = state.written + state.buffer.count
+            let sortBase = state.sortBytes.count
             for (e, f) in zip(entries, findings) {
-                keys.append(
+                state.keys.append(
                     Key(
-                        kind: e.kind, reason: reason(f.reason), firstSeenMs: f.firstSeenMs, offset: base + e.offset,
+                        kind: e.kind, reason: state.reason(f.reason), firstSeenMs: f.firstSeenMs, offset: base + e.offset,
                         count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount)))
             }
-            sortBytes.append(contentsOf: sort.bytes)
-            buffer.append(contentsOf: w.bytes)
-            if buffer.count >= 1 << 20 { try flush() }
+            state.sortBytes.append(contentsOf: sort.bytes)
+            state.buffer.append(contentsOf: w.bytes)
+            if state.buffer.count >= 1 << 20 { try flush(&state) }
         }
     }
 
-    /// The number of `text` among the reasons (under `lock`).
-    private func reason(_ text: String) -> Int32 {
-        if let known = reasonIndex[ExactText(text)] { return known }
-        reasons.append(text)
-        reasonIndex[ExactText(text)] = Int32(reasons.count - 1)
-        return Int32(reasons.count - 1)
-    }
-
-    private func flush() throws {
-        guard !buffer.isEmpty else { return }
+    private func flush(_ state: inout State) throws {
+        guard !state.buffer.isEmpty else { return }
         if descriptor >= 0 {
-            let n = buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(written)) }
-            if n != buffer.count { throw AuditError.output(path!, "cannot write: \(String(cString: strerror(errno)))") }
+            let n = state.buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(state.written)) }
+            if n != state.buffer.count { throw AuditError.output(path!, "cannot write: \(String(cString: strerror(errno)))") }
         } else {
-            memory.append(contentsOf: buffer)
+            state.memory.append(contentsOf: state.buffer)
         }
-        written += buffer.count
-        buffer = []
+        state.written += state.buffer.count
+        state.buffer = []
     }
 
     /// The keys in table order (sorted once): by their sort keys' bytes, which is kind, then reason,
     /// transaction id and users compared as exact bytes (as SQLite's BINARY collation does).
     private func sortedKeys() throws -> [Key] {
-        try lock.withLock {
-            try flush()
-            if !sorted {
+        try state.withLock { state in
+            try flush(&state)
+            if !state.sorted {
+                let sortBytes = state.sortBytes
                 sortBytes.withUnsafeBufferPointer { b in
                     let base = b.baseAddress!
-                    keys.sort { x, y in
+                    state.keys.sort { x, y in
                         let n = Int(min(x.sortCount, y.sortCount))
                         let c = memcmp(base + Int(x.sortStart), base + Int(y.sortStart), n)
                         return c != 0 ? c < 0 : x.sortCount < y.sortCount
                     }
                 }
-                sorted = true
+                state.sorted = true
             }
-            return keys
+            return state.keys
         }
     }
 
@@ -131,7 +138,7 @@ package final class FindingSpill: @unchecked Sendable {
                 let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(key.offset)) }
                 if n != count { throw AuditError.output(path!, "cannot read: \(String(cString: strerror(errno)))") }
             } else {
-                bytes = lock.withLock { Array(memory[key.offset..<(key.offset + count)]) }
+                bytes = state.withLock { Array($0.memory[key.offset..<(key.offset + count)]) }
             }
             try body(bytes.withUnsafeBufferPointer { Self.decode($0) })
         }
@@ -143,7 +150,7 @@ package final class FindingSpill: @unchecked Sendable {
         var counts: [Int: [String: Int]] = [:]
         var perDay: [Int64: Int] = [:]
         let keys = try sortedKeys()
-        let reasons = lock.withLock { self.reasons }
+        let reasons = state.withLock { $0.reasons }
         for key in keys {
             counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: 0] += 1
             if !FindingKind.allCases[Int(key.kind)].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }

@@ -26,7 +26,7 @@ package struct RequestStage {
     /// Runs every partition (on every core); returns the Apple records naming an unknown request.
     func run() throws -> Unlinked {
         var unlinked = Unlinked()
-        for u in try ParallelPartitions.map(FactKey.partitions, partition) { unlinked.add(u) }
+        for u in try Parallel.map(FactKey.partitions, partition) { unlinked.add(u) }
         return unlinked
     }
 

@@ -17,29 +17,27 @@ struct TransactionStage {
     let findings: FindingSpill
 
     func run() throws {
-        let siblings = SiblingFacts()
-        let divert: TransactionFacts.Divert? =
-            billing.isEmpty
-            ? nil
-            : TransactionFacts.Divert(
-                test: { [billing] id, bytes in billing.siblings[GlobalId(id, in: bytes)] != nil }, take: siblings.take)
-        _ = try ParallelPartitions.map(FactKey.partitions) { part in
+        // Each partition sets aside the facts of billing-event ids it meets (in its own list); they are
+        // reconciled together at the end, in partition order.
+        let diverted = try Parallel.map(FactKey.partitions) { part -> [(fileId: UInt32, fact: [UInt8])] in
             let bytes = PartitionBytes()
             try source.forEachChunk(.transactions, part: part) { bytes.append($1, fileId: $0) }
             try spill.read(part, into: bytes)
+            var aside: [(fileId: UInt32, fact: [UInt8])] = []
+            let divert: TransactionFacts.Divert? =
+                billing.isEmpty
+                ? nil
+                : TransactionFacts.Divert(
+                    test: { [billing] id, bytes in billing.siblings[GlobalId(id, in: bytes)] != nil },
+                    take: { fact, file in aside.append((file, Array(fact))) })
             try findings.add(reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert)))
+            return aside
         }
         if !billing.isEmpty {
-            try findings.add(
-                reconcile(TransactionFacts(bytes: siblings.bytes, ranks: ranks, redeliveries: redeliveries), billingEvents: true))
+            let siblings = PartitionBytes()
+            for (fileId, fact) in diverted.joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
+            try findings.add(reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), billingEvents: true))
         }
-    }
-
-    /// The facts of billing-event ids, gathered from every partition.
-    private final class SiblingFacts: @unchecked Sendable {
-        private let lock = NSLock()
-        let bytes = PartitionBytes()
-        func take(_ fact: UnsafeRawBufferPointer, _ file: UInt32) { lock.withLock { bytes.append(fact, fileId: file) } }
     }
 
     /// - Parameter billingEvents: the partition of the ids Apple re-issued (`IdReissuedRule` runs there).

@@ -96,7 +96,8 @@ public final class AuditStore {
     /// not streamed). When `keep` says the result equals what is stored already, nothing changes.
     /// Returns the result, or nil when kept.
     package func importStreaming(
-        path: String, progress: ((Int, Int) -> Void)? = nil, read: (RecordSink) throws -> ImportedFile,
+        path: String, metrics: ImportMetrics = ImportMetrics(), progress: ((Int, Int) -> Void)? = nil,
+        read: (RecordSink) throws -> ImportedFile,
         keep: (ImportedFile) -> Bool
     ) throws -> ImportedFile? {
         struct Unchanged: Error {}
@@ -112,8 +113,8 @@ public final class AuditStore {
                 ).run([path, Schema.readerVersion])
                 let fileId = try database.scalar("SELECT last_insert_rowid()")
                 let writer = try RecordWriter(database: database, fileId: fileId)
-                let background = BackgroundWriter { try writer.write($0) }
-                let sink = RecordSink { try background.submit($0) }
+                let background = BackgroundWriter(metrics: metrics) { try writer.write($0) }
+                let sink = RecordSink(metrics: metrics) { try background.submit($0) }
                 sink.progress = progress
                 let file: ImportedFile
                 do {

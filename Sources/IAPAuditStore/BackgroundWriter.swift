@@ -1,47 +1,58 @@
 import Foundation
 import IAPAuditModel
+import Synchronization
 
 /// Writes batches on its own thread so that parsing the next batch overlaps storing this one; at
 /// most `depth` batches wait (memory stays bounded). The first write error is kept: later batches
-/// are dropped and `submit`/`drain` throw it. The database is used by this thread alone until
-/// `drain` returns.
-package final class BackgroundWriter: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "iap-audit.sqlite-writer")
-    private let slots: DispatchSemaphore
-    private let lock = NSLock()
-    private var failure: Error?
-    nonisolated(unsafe) private let write: (RecordBatch) throws -> Void
+/// are dropped and `submit`/`drain` throw it. The writer (and the database it holds) belongs to the
+/// writer thread until `drain` returns.
+package final class BackgroundWriter: Sendable {
+    /// Batches to write; closed by `drain`.
+    private let queue: Channel<RecordBatch>
+    private let failure: Failure
+    private let thread: Background
 
-    /// Seconds the writer thread spent writing so far (for the benchmark's phase timings).
-    package static let busySeconds = SecondsCounter()
-
-    init(depth: Int = 2, write: @escaping (RecordBatch) throws -> Void) {
-        slots = DispatchSemaphore(value: depth)
-        self.write = write
-    }
-
-    private var firstFailure: Error? { lock.withLock { failure } }
-
-    /// Queues a batch; throws an earlier batch's write error.
-    func submit(_ batch: RecordBatch) throws {
-        if let error = firstFailure { throw error }
-        slots.wait()
-        queue.async {
-            defer { self.slots.signal() }
-            guard self.firstFailure == nil else { return }
-            let started = Date()
-            defer { BackgroundWriter.busySeconds.add(Date().timeIntervalSince(started)) }
-            do {
-                try self.write(batch)
-            } catch {
-                self.lock.withLock { self.failure = self.failure ?? error }
+    /// - Parameter metrics: told how long each write took (the run's phase timings).
+    package init(depth: Int = 2, metrics: ImportMetrics = ImportMetrics(), write: @escaping (RecordBatch) throws -> Void) {
+        // `depth` batches in all: the one being written and those waiting.
+        let queue = Channel<RecordBatch>(capacity: max(1, depth - 1))
+        let failure = Failure()
+        self.queue = queue
+        self.failure = failure
+        thread = Background {
+            while let batch = queue.receive() {
+                guard failure.first == nil else { continue }
+                let started = Date()
+                do {
+                    try write(batch)
+                } catch {
+                    failure.keep(error)
+                }
+                metrics.addWrite(seconds: Date().timeIntervalSince(started))
             }
         }
     }
 
-    /// Waits until every queued batch is written; throws the first write error.
-    func drain() throws {
-        queue.sync {}
+    private var firstFailure: (any Error)? { failure.first }
+
+    /// The first write error, shared with the writer thread.
+    private final class Failure: Sendable {
+        private let error = Mutex<(any Error)?>(nil)
+        var first: (any Error)? { error.withLock { $0 } }
+        func keep(_ e: any Error) { error.withLock { $0 = $0 ?? e } }
+    }
+
+    /// Queues a batch; throws an earlier batch's write error.
+    package func submit(_ batch: RecordBatch) throws {
+        if let error = firstFailure { throw error }
+        queue.send(batch)
+    }
+
+    /// Waits until every queued batch is written and the thread has ended; throws the first write error.
+    /// Later calls return at once (with the same error).
+    package func drain() throws {
+        queue.close()
+        try thread.wait()
         if let error = firstFailure { throw error }
     }
 }

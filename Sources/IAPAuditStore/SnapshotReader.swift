@@ -35,7 +35,7 @@ extension AuditStore {
                 SELECT s.path, r.line, r.reason, r.raw_text FROM rejection r JOIN source_file s USING (file_id)
                 ORDER BY s.path, r.line LIMIT ?1
                 """)
-            try r.bind([Int64(min(limit, Int(Int64.max)))])
+            r.bind([Int64(min(limit, Int(Int64.max)))])
             while try r.step() {
                 try body(Rejection(location: SourceLocation(file: r.text(0), line: Int(r.int64(1))), reason: r.text(2), rawText: r.text(3)))
             }
@@ -45,7 +45,7 @@ extension AuditStore {
         var summary = FileFacts()
         var signedFiles: [Int64] = []
         let facts = try database.prepare("SELECT file_id, data FROM fact_chunk WHERE stream = ?1 ORDER BY chunk_id")
-        try facts.bind([Int64(FactStream.summary.rawValue)])
+        facts.bind([Int64(FactStream.summary.rawValue)])
         while try facts.step() {
             let raw = facts.blob(1)
             guard raw.count > 0 else { continue }
@@ -70,8 +70,9 @@ extension AuditStore {
             files: files, rejections: rejections, findings: try given ?? findingStream(database, path: path), statuses: statuses,
             latency: LatencySummary(summary.latencyCounts), recordCounts: counts, parameters: parameters)
         let appleCount = summary.appleRecords - summary.statusCounts.values.reduce(0, +)
+        let signed = Set(signedFiles)
         snapshot.appleRecords = RecordStream(count: Int(appleCount)) { limit, body in
-            try appleRecords(SQLiteDatabase(path: path, readOnly: true), in: Set(signedFiles), limit: limit, body)
+            try appleRecords(SQLiteDatabase(path: path, readOnly: true), in: signed, limit: limit, body)
         }
         return snapshot
     }
@@ -100,7 +101,7 @@ extension AuditStore {
             ORDER BY r.line
             """)
         for fileId in ordered where left > 0 {
-            try a.bind([fileId])
+            a.bind([fileId])
             while left > 0, try a.step() {
                 left -= 1
                 try body(
@@ -142,7 +143,7 @@ extension AuditStore {
                     SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
                            evidence, detail FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1
                     """)
-                try q.bind([Int64(limit)])
+                q.bind([Int64(limit)])
                 while try q.step() {
                     guard let kind = FindingKind(rawValue: q.text(0)) else { continue }
                     let evidence = IdList.decode(q.text(8)).compactMap { text -> SourceLocation? in

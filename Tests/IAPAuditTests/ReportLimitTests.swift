@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import IAPAuditCLI
@@ -34,16 +35,16 @@ final class ReportLimitTests: XCTestCase {
     }
 
     func testFindingSheetStopsAtItsLimit() throws {
-        var produced = 0
+        let produced = Mutex(0)
         let counts = [FindingCount(kind: .droppedOrder, reason: "never_sent", count: ReportBuilder.findingRowLimit + 5)]
         let stream = FindingStream(counts: counts, problemsPerDay: []) { _, limit, body in
             for i in 0..<min(limit, ReportBuilder.findingRowLimit + 5) {
-                produced += 1
+                produced.withLock { $0 += 1 }
                 try body(Finding(kind: .droppedOrder, reason: "never_sent", transactionId: String(i)))
             }
         }
         let sheet = ReportBuilder.findingSheet("dropped_order", stream, [.droppedOrder])
-        XCTAssertEqual(produced, 0, "nothing read before the sheet is written")
+        XCTAssertEqual(produced.withLock { $0 }, 0, "nothing read before the sheet is written")
         XCTAssertEqual(sheet.tables[0].rows.count, ReportBuilder.findingRowLimit)
         XCTAssertEqual(
             sheet.tables[1].title,
@@ -51,7 +52,7 @@ final class ReportLimitTests: XCTestCase {
         var rows = 0
         try sheet.tables[0].rows.forEach { _ in rows += 1 }
         XCTAssertEqual(rows, ReportBuilder.findingRowLimit)
-        XCTAssertEqual(produced, ReportBuilder.findingRowLimit)
+        XCTAssertEqual(produced.withLock { $0 }, ReportBuilder.findingRowLimit)
     }
 }
 

@@ -196,7 +196,7 @@ package struct FactReader {
 }
 
 private extension UInt64 {
-    @inline(__always) package func advancing(_ at: inout Int) -> UInt64 {
+    @inline(__always) func advancing(_ at: inout Int) -> UInt64 {
         at += 8
         return self
     }

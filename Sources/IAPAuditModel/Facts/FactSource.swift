@@ -1,5 +1,5 @@
 /// Where reconciliation reads its facts: the store's `fact_chunk` table, or a ledger held in memory.
-package protocol FactSource: AnyObject {
+package protocol FactSource: AnyObject, Sendable {
     /// The input files facts refer to, by file id, in ledger order (their rank is their position).
     var files: [(id: UInt32, path: String)] { get }
 

@@ -19,9 +19,8 @@ final class LineReaderEquivalenceTests: XCTestCase {
     /// path left to the strict reader.
     @discardableResult
     private func assertSameBothWays(_ data: Data, path: String, file: StaticString = #filePath, line: UInt = #line) -> Int {
-        let strictBefore = BatchParser.strictLineCount.value
         let fast = FileImporter.read(InputFile(path: path, data: data))
-        let strictLines = Int(BatchParser.strictLineCount.value - strictBefore)
+        let strictLines = fast.strictLines
         let strict = FileImporter.read(InputFile(path: path, data: data), fastPath: false)
         XCTAssertEqual(fast.kind, strict.kind, path, file: file, line: line)
         XCTAssertEqual(fast.format, strict.format, path, file: file, line: line)

@@ -13,6 +13,8 @@ struct ImportedRecords {
     var serverRequests: [ServerRequest] = []
     var appleRecords: [AppleRecord] = []
     var rejections: [Rejection] = []
+    /// Lines the fast path left to the strict reader.
+    var strictLines = 0
 
     subscript<T>(dynamicMember path: KeyPath<ImportedFile, T>) -> T { file[keyPath: path] }
 }
@@ -21,10 +23,11 @@ extension FileImporter {
     /// Imports `file` as a run does and returns what went to the store.
     static func read(_ file: InputFile, checker: any SignatureChecking = NoSignatureChecking(), fastPath: Bool = true) -> ImportedRecords {
         var batches: [RecordBatch] = []
-        let sink = RecordSink { batches.append($0) }
+        let metrics = ImportMetrics()
+        let sink = RecordSink(metrics: metrics) { batches.append($0) }
         // The sink cannot fail: nothing here throws.
         let summary = try! stream(file, checker: checker, sink: sink, fastPath: fastPath)
-        var result = ImportedRecords(file: summary)
+        var result = ImportedRecords(file: summary, strictLines: metrics.strictLines)
         // A JSON Lines record is its line of the input (`raw_json` is not stored): read it back from there.
         let lines = summary.format == .jsonLines ? Dictionary(uniqueKeysWithValues: file.lines().map { ($0.number, $0.text) }) : [:]
         for batch in batches {
