@@ -63,9 +63,7 @@ extension SampleBuilder {
         let newDevice = random.uuid()
         report(restored, user, newDevice, "restored", at: restored.purchasedAt + 1)
         let at = restored.purchasedAt + 3
-        verify(
-            at: at, user, newDevice, ids: [restored.id], answers: [ok(user, [restored], at: at)], status: 0,
-            environment: "Production", granted: true, restore: true)
+        verifyProduction(at: at, user, newDevice, [restored], restore: true)
     }
 
     /// A failed verification (retryable status or a timeout) followed by a successful retry: a new
@@ -85,9 +83,7 @@ extension SampleBuilder {
             verify(at: first, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: false, sha: sha)
         }
         let retry = first + random.seconds(40...600)
-        verify(
-            at: retry, user, device, ids: [tx.id], answers: [ok(user, [tx], at: retry)], status: 0,
-            environment: "Production", granted: true, sha: sha)
+        verifyProduction(at: retry, user, device, [tx], sha: sha)
     }
 
     /// The app re-posts its queue: the request carries an already credited purchase and a new one,
@@ -100,9 +96,7 @@ extension SampleBuilder {
         let second = newTransaction(consumable(), at: first.purchasedAt + random.seconds(300...7200))
         report(second, user, device, "purchased", at: second.purchasedAt + 2)
         let at = second.purchasedAt + 4
-        verify(
-            at: at, user, device, ids: [first.id, second.id], answers: [ok(user, [first, second], at: at)], status: 0,
-            environment: "Production", granted: true, credited: [second.id])
+        verifyProduction(at: at, user, device, [first, second], credited: [second.id])
     }
 
     /// The same request logged twice (same `request_id`): one request, one grant.
@@ -110,9 +104,7 @@ extension SampleBuilder {
         planted("benign: a request logged twice")
         let (tx, user, device) = reportedPurchase()
         let at = tx.purchasedAt + 4
-        verify(
-            at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-            environment: "Production", granted: true, loggedTwice: true)
+        verifyProduction(at: at, user, device, [tx], loggedTwice: true)
     }
 
     /// A `FAMILY_SHARED` item (a family member's purchase) in a verified receipt: never reported,

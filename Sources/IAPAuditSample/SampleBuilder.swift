@@ -153,6 +153,17 @@ final class SampleBuilder {
             createdAt: at, style: style)
     }
 
+    /// A request Apple answered in production with status 0 and a receipt listing `transactions`.
+    @discardableResult
+    func verifyProduction(
+        at: Int64, _ user: String, _ device: String, _ transactions: [SampleTransaction], granted: Bool = true, restore: Bool = false,
+        credited: [String]? = nil, sha: String? = nil, loggedTwice: Bool = false
+    ) -> String {
+        verify(
+            at: at, user, device, ids: transactions.map(\.id), answers: [ok(user, transactions, at: at)], status: 0,
+            environment: "Production", granted: granted, restore: restore, credited: credited, sha: sha, loggedTwice: loggedTwice)
+    }
+
     /// One verification request logged by the server at `at`, and Apple's `answers` to it in order
     /// (none: Apple never answered and the server logged a 30 s timeout; with `answerLater` the
     /// caller writes the answer itself, 5 s later). Returns the `request_id`.

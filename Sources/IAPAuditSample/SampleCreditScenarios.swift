@@ -173,9 +173,7 @@ extension SampleBuilder {
         let tx = newTransaction(product, at: slot(length: 4 * SampleClock.day))
         grantedPurchase(tx, user, device)
         let at = tx.purchasedAt + random.seconds(SampleClock.day...3 * SampleClock.day)
-        verify(
-            at: at, user, random.uuid(), ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-            environment: "Production", granted: true, restore: !subscription && rep % 2 == 1)
+        verifyProduction(at: at, user, random.uuid(), [tx], restore: !subscription && rep % 2 == 1)
         expect(.regranted, reason, tx)
     }
 }

@@ -70,17 +70,13 @@ extension SampleBuilder {
         let (tx, user, device) = reportedPurchase()
         if rep % 2 == 0 {
             let at = tx.purchasedAt + 4
-            verify(
-                at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-                environment: "Production", granted: false)
+            verifyProduction(at: at, user, device, [tx], granted: false)
             expect(.droppedOrder, "not_credited", tx)
         } else {
             let second = newTransaction(consumable(), at: tx.purchasedAt + random.seconds(5...20))
             report(second, user, device, "purchased", at: second.purchasedAt + 2)
             let at = second.purchasedAt + 4
-            verify(
-                at: at, user, device, ids: [tx.id, second.id], answers: [ok(user, [tx, second], at: at)], status: 0,
-                environment: "Production", granted: true, credited: [tx.id])
+            verifyProduction(at: at, user, device, [tx, second], credited: [tx.id])
             expect(.droppedOrder, "not_credited", second)
         }
     }
@@ -109,9 +105,7 @@ extension SampleBuilder {
         let first = tx.purchasedAt + 4
         let second = first + random.seconds(31...90)
         for at in [first, second] {
-            verify(
-                at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-                environment: "Production", granted: true, sha: sha)
+            verifyProduction(at: at, user, device, [tx], sha: sha)
         }
         expect(.duplicateCredit, "same_user", tx)
     }
@@ -148,9 +142,7 @@ extension SampleBuilder {
         let tx = newTransaction(consumable(), at: slot(length: 6 * SampleClock.day))
         grantedPurchase(tx, user, device)
         let at = tx.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day)
-        verify(
-            at: at, user, device, ids: [tx.id], answers: [ok(user, [tx], at: at)], status: 0,
-            environment: "Production", granted: true, restore: true)
+        verifyProduction(at: at, user, device, [tx], restore: true)
         expect(.duplicateCredit, "restore_credited_as_purchase", tx)
     }
 }

@@ -32,8 +32,14 @@ public final class AuditStore {
                 sql: nil)
         }
         try database.transaction {
-            if version > 0 && version < Schema.version { try Schema.upgradeFromOlder(database) }
+            // An older version, or this version's tables declared otherwise since (a field added to a
+            // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
+            let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
+            if version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint) {
+                try Schema.upgradeFromOlder(database)
+            }
             try database.execute(Schema.tables)
+            try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
             try database.execute(Schema.indexes)
             try database.execute(Schema.dropViews)
             try database.execute(Schema.views)

@@ -22,6 +22,23 @@ package enum Schema {
         for o in objects.sorted(by: { $0.type > $1.type }) { try database.execute("DROP \(o.type.uppercased()) IF EXISTS \"\(o.name)\"") }
     }
 
+    /// The tables' declaration as a hash (FNV-1a of their DDL and indexes): stored in `ledger_schema`, so
+    /// that a ledger whose tables were declared otherwise (a field added to a record declaration) is
+    /// dropped and read again rather than written with columns it lacks.
+    static let tablesFingerprint: String = {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in (tables + indexes).utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return String(h, radix: 16)
+    }()
+
+    /// The fingerprint a ledger was made with; nil when it has none (made before fingerprints).
+    static func storedFingerprint(_ database: SQLiteDatabase) throws -> String? {
+        guard try database.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'ledger_schema'") > 0
+        else { return nil }
+        let query = try database.prepare("SELECT value FROM ledger_schema WHERE name = 'tables'")
+        return try query.step() ? query.text(0) : nil
+    }
+
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
     static var tables: String { ownTables + RecordTables.create }
 
@@ -73,6 +90,7 @@ package enum Schema {
             detail TEXT NOT NULL
         ) STRICT;
         CREATE TABLE IF NOT EXISTS run_parameter (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+        CREATE TABLE IF NOT EXISTS ledger_schema (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
         """
 

@@ -15,14 +15,6 @@ public struct FactDeclaration: Sendable {
     public var doc: [String]
     public var fields: [FactField]
 
-    public init(kind: String, code: UInt8, type: String, stream: String, doc: [String], fields: [FactField]) {
-        self.kind = kind
-        self.code = code
-        self.type = type
-        self.stream = stream
-        self.doc = doc
-        self.fields = fields
-    }
 }
 
 /// One field of a fact, in the order it is encoded.

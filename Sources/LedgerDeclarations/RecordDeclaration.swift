@@ -14,27 +14,12 @@ public struct RecordDeclaration: Sendable {
     public var key: RecordKey
     /// The value type's doc comment, one line per element.
     public var doc: [String]
-    public var fields: [FieldDeclaration]
     /// Protocols the value type adopts.
-    public var conformances: [String]
+    public var conformances = ["Hashable", "Sendable"]
     /// Generate `mutating func merge(_:)` on the value (and row): fills what this listing lacks from
     /// another listing of the same transaction.
-    public var merges: Bool
-
-    public init(
-        table: String, type: String, row: String, batchProperty: String, key: RecordKey, doc: [String],
-        conformances: [String] = ["Hashable", "Sendable"], merges: Bool = false, fields: [FieldDeclaration]
-    ) {
-        self.table = table
-        self.type = type
-        self.row = row
-        self.batchProperty = batchProperty
-        self.key = key
-        self.doc = doc
-        self.conformances = conformances
-        self.merges = merges
-        self.fields = fields
-    }
+    public var merges = false
+    public var fields: [FieldDeclaration]
 
     /// The fields with a column of their own (groups flattened), in table order.
     public var columns: [(field: FieldDeclaration, column: String, path: [FieldDeclaration])] {
@@ -144,11 +129,4 @@ public struct GroupDeclaration: Sendable {
     public var doc: [String]
     public var fields: [FieldDeclaration]
 
-    public init(type: String, columnPrefix: String, presentWhen: String, doc: [String], fields: [FieldDeclaration]) {
-        self.type = type
-        self.columnPrefix = columnPrefix
-        self.presentWhen = presentWhen
-        self.doc = doc
-        self.fields = fields
-    }
 }

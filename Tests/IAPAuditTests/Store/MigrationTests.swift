@@ -60,8 +60,8 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             check["tables"] as? [String],
             [
-                "apple_record", "apple_transaction", "client_report", "fact_chunk", "finding", "pending_renewal", "rejection",
-                "run_parameter", "server_request", "source_file", "verify_status_code",
+                "apple_record", "apple_transaction", "client_report", "fact_chunk", "finding", "ledger_schema", "pending_renewal",
+                "rejection", "run_parameter", "server_request", "source_file", "verify_status_code",
             ], "version 1's verify_response and receipt_transaction are gone")
     }
 
@@ -75,6 +75,28 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(ledger.appleRecords.map(\.items.count), [1])
         XCTAssertEqual(ledger.appleRecords[0].items[0].transactionId, "1000000001479608", "the file as read now, not the stored row")
         XCTAssertEqual((try describe(folder + "/audit.sqlite")["items"] as? [[String]]), [["1000000001479608"]])
+    }
+
+    /// A ledger of this version whose tables were declared otherwise (a field added to a record since)
+    /// is dropped whole when opened, and the next run reads its files again.
+    func testALedgerOfOtherlyDeclaredTablesIsReadAgain() throws {
+        let folder = TestPaths.scratch()
+        let input = TestPaths.realData("nov__itunes-receipt/valid.json")
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
+        _ = try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
+            db.execute("UPDATE ledger_schema SET value = 'made-by-another-declaration' WHERE name = 'tables'")
+            db.commit()
+            print(1)
+            """, args: [folder])
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").storedFiles().count, 0, "dropped when opened")
+        let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
+        XCTAssertEqual(again.filesParsed, 1)
+        XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
+        let unchanged = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
+        XCTAssertEqual(unchanged.filesParsed, 0, "the same declaration: kept")
     }
 
     func testANewerDatabaseIsRefused() throws {
