@@ -10,7 +10,8 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 12: refund_still_granted / cancelled_not_revoked.
+/// SEMANTICS rule 12: refund_still_granted / cancelled_not_revoked. The finding and the revokes that
+/// clear it or not, as data: `Fixtures/cases/refund-*`.
 final class ReconcileRefundStillGrantedTests: XCTestCase {
     private static let cancelled = "2026-10-01T15:00:00Z"
 
@@ -23,17 +24,6 @@ final class ReconcileRefundStillGrantedTests: XCTestCase {
     /// Apple's later answer (a bare response) showing T1 cancelled.
     private static func cancel(_ b: LedgerBuilder) {
         b.response(for: nil, receipt: [LedgerBuilder.item("T1", cancelled: cancelled)], at: nil)
-    }
-
-    func testCancelledCreditedAndNeverRevoked() {
-        let b = LedgerBuilder()
-        Self.grant(b, "r1", user: "u1", at: "10:00")
-        Self.cancel(b)
-        XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
-        let finding = b.finding(.refundStillGranted, "T1")
-        XCTAssertEqual(finding?.userIds, ["u1"])
-        XCTAssertEqual(finding?.severity, .error)
-        XCTAssertEqual(LedgerBuilder.evidence(finding), ["server.jsonl:1", "verify.jsonl:1", "verify.jsonl:2"])
     }
 
     func testCancellationInTheGrantingResponseCounts() {
@@ -58,49 +48,12 @@ final class ReconcileRefundStillGrantedTests: XCTestCase {
         XCTAssertEqual(b.findings(), ["dropped_order/not_credited/T1"])
     }
 
-    func testRevokeAfterTheLastGrantClears() {
-        let b = LedgerBuilder()
-        Self.grant(b, "r1", user: "u1", at: "10:00")
-        Self.cancel(b)
-        b.revoke("v1", ids: ["T1"], user: "u1", at: "16:00")
-        XCTAssertEqual(b.findings(), [])
-    }
-
     func testRevokeAtTheLastGrantInstantClears() {
         let b = LedgerBuilder()
         Self.grant(b, "r1", user: "u1", at: "10:00")
         Self.cancel(b)
         b.revoke("v1", ids: ["T1"], user: "u1", at: "10:00")
         XCTAssertEqual(b.findings(), [])
-    }
-
-    func testRevokeBeforeTheLastGrantDoesNotClear() {
-        let b = LedgerBuilder()
-        Self.grant(b, "r1", user: "u1", at: "10:00")
-        b.revoke("v1", ids: ["T1"], user: "u1", at: "11:00")
-        Self.grant(b, "r2", user: "u1", at: "12:00")
-        Self.cancel(b)
-        XCTAssertEqual(b.findings(), ["duplicate_credit/same_user/T1", "refund_still_granted/cancelled_not_revoked/T1"])
-        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.userIds, ["u1"])
-    }
-
-    func testRevokeWithNoUserClearsEveryHolder() {
-        let b = LedgerBuilder()
-        Self.grant(b, "r1", user: "u1", at: "10:00")
-        Self.grant(b, "r2", user: "u2", at: "11:00")
-        Self.cancel(b)
-        b.revoke("v1", ids: ["T1"], user: nil, at: "16:00")
-        XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1"])
-    }
-
-    func testRevokeOfOneUserLeavesTheOtherHolderListed() {
-        let b = LedgerBuilder()
-        Self.grant(b, "r1", user: "u1", at: "10:00")
-        Self.grant(b, "r2", user: "u2", at: "11:00")
-        Self.cancel(b)
-        b.revoke("v1", ids: ["T1"], user: "u1", at: "16:00")
-        XCTAssertEqual(b.findings(), ["duplicate_credit/cross_account/T1", "refund_still_granted/cancelled_not_revoked/T1"])
-        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.userIds, ["u2"])
     }
 
     func testRevokeForAnotherUserDoesNotClear() {

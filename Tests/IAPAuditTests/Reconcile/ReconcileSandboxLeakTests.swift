@@ -10,20 +10,9 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 11: sandbox_leak, info sandbox_allowlisted, and unproven sandbox grants.
+/// SEMANTICS rule 11: sandbox_leak, info sandbox_allowlisted, and unproven sandbox grants. The leak and
+/// the allowlist as data: `Fixtures/cases/sandbox-*`.
 final class ReconcileSandboxLeakTests: XCTestCase {
-    func testProvenGrantOnASandboxAnswerLeaks() {
-        let b = LedgerBuilder()
-        b.request("r1", ids: ["T1"], user: "u1", granted: true, at: "10:00")
-        b.response(for: "r1", env: "Sandbox", items: ["T1"], at: "10:01")
-        XCTAssertEqual(b.findings(), ["sandbox_leak/sandbox_credited/T1"])
-        let finding = b.finding(.sandboxLeak, "T1")
-        XCTAssertEqual(finding?.environment, "Sandbox")
-        XCTAssertEqual(finding?.userIds, ["u1"])
-        XCTAssertEqual(finding?.severity, .error)
-        XCTAssertEqual(LedgerBuilder.evidence(finding), ["server.jsonl:1", "verify.jsonl:1"])
-    }
-
     func testProductionGrantDoesNotLeak() {
         let b = LedgerBuilder()
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
@@ -45,37 +34,11 @@ final class ReconcileSandboxLeakTests: XCTestCase {
         XCTAssertEqual(b.findings(), ["sandbox_leak/sandbox_credited/T1"])
     }
 
-    func testAllowlistedUserIsInfo() {
-        let b = LedgerBuilder(config: AuditConfig(sandboxAllowlist: ["reviewer"]))
-        b.request("r1", ids: ["T1"], user: "reviewer", granted: true, at: "10:00")
-        b.response(for: "r1", env: "Sandbox", items: ["T1"], at: "10:01")
-        XCTAssertEqual(b.findings(), ["sandbox_allowlisted/allowlisted_user/T1"])
-        let finding = b.finding(.sandboxAllowlisted, "T1")
-        XCTAssertEqual(finding?.severity, .info)
-        XCTAssertEqual(finding?.userIds, ["reviewer"])
-    }
-
     func testAllowlistDoesNotCoverOtherUsers() {
         let b = LedgerBuilder(config: AuditConfig(sandboxAllowlist: ["reviewer"]))
         b.request("r1", ids: ["T1"], user: "u1", granted: true, at: "10:00")
         b.response(for: "r1", env: "Sandbox", items: ["T1"], at: "10:01")
         XCTAssertEqual(b.findings(), ["sandbox_leak/sandbox_credited/T1"])
-    }
-
-    func testAllowlistedAndNotAllowlistedGrantsOfOneTransaction() {
-        let b = LedgerBuilder(config: AuditConfig(sandboxAllowlist: ["reviewer"]))
-        b.request("r1", ids: ["T1"], user: "reviewer", granted: true, at: "10:00")
-        b.response(for: "r1", env: "Sandbox", items: ["T1"], at: "10:01")
-        b.request("r2", ids: ["T1"], user: "u2", granted: true, at: "11:00")
-        b.response(for: "r2", env: "Sandbox", items: ["T1"], at: "11:01")
-        XCTAssertEqual(
-            b.findings(),
-            [
-                "duplicate_credit/cross_account/T1", "sandbox_allowlisted/allowlisted_user/T1",
-                "sandbox_leak/sandbox_credited/T1",
-            ])
-        XCTAssertEqual(b.finding(.sandboxLeak, "T1")?.userIds, ["u2"])
-        XCTAssertEqual(b.finding(.sandboxAllowlisted, "T1")?.userIds, ["reviewer"])
     }
 
     func testUnprovenGrantOnASandboxAnswerIsInvalidCreditOnly() {
