@@ -42,126 +42,22 @@ package enum JSONField {
     }
 
     /// Longest text kept from a field: longer values are corrupt data, not ids.
-    static let maxTextLength = 4096
+    static var maxTextLength: Int { FieldValue.maxTextLength }
 
-    /// Exact text of a scalar: strings as they are, integers with every digit.
-    /// Returns nil for null/absent; throws for arrays, objects, booleans, fractional or exponent
-    /// numbers, control characters (a NUL would cut the id short) and text over 4,096 characters.
-    static func text(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
-        switch value {
-        case nil, .null?: return nil
-        case .string(let s)?:
-            if s.utf8.count > maxTextLength { throw IngestError.badField(field(), "longer than \(maxTextLength) bytes") }
-            if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(field(), "contains a control character") }
-            return s
-        case .number(let digits)?:
-            guard isWholeNumber(digits) else {
-                throw IngestError.badField(field(), "expected text or a whole number, found \(digits)")
-            }
-            return digits
-        case .bool?: throw IngestError.badField(field(), "expected text or a number, found a boolean")
-        case let other?: throw IngestError.badField(field(), "expected text or a number, found \(other.typeName)")
-        }
-    }
-
-    static func text(_ value: Any?, field: String) throws -> String? { try text(FieldValue(any: value), field: field) }
-
-    private static func isWholeNumber(_ s: String) -> Bool {
-        let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
-        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
-    /// An integer sent as a number or as a numeric string. Fractions are refused unless
-    /// `allowFraction` (Xcode's fractional milliseconds), where the whole part is kept.
-    static func integer(_ value: FieldValue?, field: @autoclosure () -> String, allowFraction: Bool = false) throws -> Int64? {
-        guard let raw = try scalarText(value, field: field()) else { return nil }
-        if let v = Int64(raw) { return v }
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty { return nil }
-        if let v = Int64(trimmed) { return v }
-        if allowFraction, let d = Double(trimmed), d.isFinite, abs(d) < 9e18, trimmed.contains(".") { return Int64(d.rounded(.down)) }
-        throw IngestError.badField(field(), "expected an integer, found \"\(raw.prefix(40))\"")
-    }
+    static func text(_ value: Any?, field: String) throws -> String? { try FieldValue(any: value)?.text(named: field) }
 
     static func integer(_ value: Any?, field: String, allowFraction: Bool = false) throws -> Int64? {
-        try integer(FieldValue(any: value), field: field, allowFraction: allowFraction)
+        try FieldValue(any: value)?.integer(named: field, allowFraction: allowFraction)
     }
 
-    /// Like `text` but keeps a number's own rendering (for integer parsing).
-    private static func scalarText(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
-        if case .number(let digits)? = value { return digits }
-        return try text(value, field: field())
-    }
-
-    /// An id: exact text, or a whole JSON number; never empty. Text such as `2.00000041234568E+15`
-    /// (an id a spreadsheet rewrote in scientific notation, its digits lost) is refused, and so is an
-    /// id with white space at its start or end (`, 2000000400594934 ,` in a hand-made CSV): ids are
-    /// exact text, so it would be another id than the one Apple and the server log carry.
-    static func id(_ value: FieldValue?, field: @autoclosure () -> String) throws -> String? {
-        guard let text = try text(value, field: field()) else { return nil }
-        if looksLikeScientificNotation(text) {
-            throw IngestError.badField(field(), "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
-        }
-        if hasSpaceAtAnEnd(text) {
-            throw IngestError.badField(
-                field(), "\"\(text.prefix(60))\" has white space at its start or end (ids are exact text: remove it)")
-        }
-        return text.isEmpty ? nil : text
-    }
-
-    static func id(_ value: Any?, field: String) throws -> String? { try id(FieldValue(any: value), field: field) }
+    static func id(_ value: Any?, field: String) throws -> String? { try FieldValue(any: value)?.id(named: field) }
 
     /// Whether `text` starts or ends with white space (any Unicode white space, a no-break space too).
     package static func hasSpaceAtAnEnd(_ text: String) -> Bool {
         (text.unicodeScalars.first?.properties.isWhitespace ?? false) || (text.unicodeScalars.last?.properties.isWhitespace ?? false)
     }
 
-    private static func looksLikeScientificNotation(_ text: String) -> Bool {
-        // Fast exit: plain digits (every real id) hold no exponent.
-        guard let first = text.utf8.first, first >= 0x30 && first <= 0x39,
-            text.utf8.contains(where: { $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "e") })
-        else { return false }
-        let parts = text.uppercased().split(separator: "E", omittingEmptySubsequences: false)
-        guard parts.count == 2, let mantissa = Double(parts[0]), mantissa.isFinite, parts[0].first?.isNumber == true,
-            Int(parts[1].drop { $0 == "+" }) != nil
-        else { return false }
-        return true
-    }
-
-    /// A boolean from `true/false` or the strings `"true"/"false"/"1"/"0"` (SEMANTICS rule 5).
-    static func bool(_ value: FieldValue?, field: @autoclosure () -> String) throws -> Bool? {
-        switch value {
-        case nil, .null?: return nil
-        case .bool(let b)?: return b
-        case .string(let s)?:
-            switch s {
-            case "true", "1": return true
-            case "false", "0": return false
-            case "": return nil
-            default: throw IngestError.badField(field(), "expected a boolean, found \(s)")
-            }
-        case .number(let n)?: throw IngestError.badField(field(), "expected a boolean, found \(n)")
-        case let other?: throw IngestError.badField(field(), "expected a boolean, found \(other.typeName)")
-        }
-    }
-
-    static func bool(_ value: Any?, field: String) throws -> Bool? { try bool(FieldValue(any: value), field: field) }
-
-    /// An array of exact-text ids; a single scalar counts as a one-element array.
-    static func textArray(_ value: FieldValue?, field: @autoclosure () -> String) throws -> [String]? {
-        switch value {
-        case nil, .null?: return nil
-        case .array(let array)?:
-            return try array.map {
-                guard let id = try id($0, field: field()) else { throw IngestError.badField(field(), "holds an empty or null id") }
-                return id
-            }
-        default:
-            return try text(value, field: field()).map { [$0] }
-        }
-    }
-
-    static func textArray(_ value: Any?, field: String) throws -> [String]? { try textArray(FieldValue(any: value), field: field) }
+    static func bool(_ value: Any?, field: String) throws -> Bool? { try FieldValue(any: value)?.bool(named: field) }
 
     /// Serializes an object back to compact JSON with sorted keys (for the raw store).
     package static func serialize(_ object: Any) -> String {
@@ -186,4 +82,28 @@ enum IngestError: Error, CustomStringConvertible {
         case .other(let message): return message
         }
     }
+}
+
+extension FieldValue {
+    /// A `JSONSerialization` value (`NSNull`, `NSNumber`, `String`, arrays, dictionaries) as a field;
+    /// nil for nil.
+    init?(any value: Any?) {
+        switch value {
+        case nil: return nil
+        case is NSNull: self = .null
+        case let s as String: self = .string(s)
+        case let n as NSNumber: self = JSONField.isBool(n) ? .bool(n.boolValue) : .number(n.description)
+        case let a as [Any]: self = .array(a.map { FieldValue(any: $0) ?? .null })
+        case let o as [String: Any]: self = .object(FoundationObject(o))
+        default: self = .string("\(value!)")
+        }
+    }
+}
+
+/// A `JSONSerialization` object (or a CSV row of text fields) as a `RecordObject`.
+struct FoundationObject: RecordObject {
+    let object: [String: Any]
+    init(_ object: [String: Any]) { self.object = object }
+    func field(_ key: String) -> FieldValue? { FieldValue(any: object[key]) }
+    var fieldNames: [String] { Array(object.keys) }
 }

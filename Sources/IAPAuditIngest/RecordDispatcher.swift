@@ -46,11 +46,11 @@ enum RecordDispatcher {
                 guard case .object(let body)? = o.field("response") else {
                     throw IngestError.badField("response", "expected Apple's response object")
                 }
-                let requestId = try RecordFields.requiredText(o, "request_id")
-                let received = try RecordFields.timestamp(o, "received_at")
+                let requestId = try o.requiredId("request_id")
+                let received = try o.logTimestamp("received_at")
                 // A verifyReceipt body by `RecordShape`'s rule; anything else is asked of
                 // `SignedRecordReader.kind(of:)` (slower: a Foundation object).
-                if !RecordShape.isVerifyReceiptBody(has: { body.field($0) != nil }),
+                if !RecordShape.isVerifyReceiptBody(has: { body.has($0) }),
                     let signedBody = try record.foundation()["response"] as? [String: Any],
                     SignedRecordReader.kind(of: signedBody) != nil
                 {
@@ -66,8 +66,8 @@ enum RecordDispatcher {
                     throw IngestError.badField("signed_transaction", "expected a compact JWS string")
                 }
                 var response = try SignedRecordReader.read(
-                    jws: jws, at: location, requestId: try RecordFields.requiredText(o, "request_id"),
-                    receivedAtMs: try RecordFields.timestamp(o, "received_at"), checker: checker)
+                    jws: jws, at: location, requestId: try o.requiredId("request_id"),
+                    receivedAtMs: try o.logTimestamp("received_at"), checker: checker)
                 response.rawJSON = raw
                 batch.append(response, keepRaw: keepRaw)
             case .postedReceipt:
@@ -77,7 +77,7 @@ enum RecordDispatcher {
                     try SignedRecordReader.read(
                         object: try record.foundation(), at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
             case .bareVerifyResponse:
-                if o.field("request_id") != nil || o.field("transaction_ids") != nil || o.field("state") != nil {
+                if o.has("request_id") || o.has("transaction_ids") || o.has("state") {
                     let kind = RecordShape.of(try record.foundation()).kind.rawValue
                     throw IngestError.other("a \(kind) record in a file of verifyReceipt responses")
                 }

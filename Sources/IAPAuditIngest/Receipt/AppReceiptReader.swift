@@ -74,8 +74,8 @@ enum AppReceiptReader {
         -> AppleRecord
     {
         if object["receipt_data"] != nil {
-            let requestId = try RecordFields.requiredText(object, "request_id")
-            let receivedAt = try RecordFields.timestamp(object, "received_at")
+            let requestId = try FoundationObject(object).requiredId("request_id")
+            let receivedAt = try FoundationObject(object).logTimestamp("received_at")
             return try decode(object, "receipt_data", location, requestId, receivedAt, checker)
         }
         if object["Store"] != nil && object["Payload"] != nil {
