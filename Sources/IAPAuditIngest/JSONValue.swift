@@ -100,7 +100,7 @@ extension FieldValue {
     }
 }
 
-/// A `JSONSerialization` object (or a CSV row of text fields) as a `RecordObject`.
+/// A `JSONSerialization` object as a `RecordObject`.
 struct FoundationObject: RecordObject {
     let object: [String: Any]
     init(_ object: [String: Any]) { self.object = object }

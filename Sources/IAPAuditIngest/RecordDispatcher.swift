@@ -12,6 +12,11 @@ struct ParsedRecord {
         makeFoundation = { object }
     }
 
+    init(csv row: CSVRow) {
+        fields = row
+        makeFoundation = { row.values }
+    }
+
     /// One JSON Lines record, parsed strictly into a tape (`JSONTape`). Throws `IngestError.invalidJSON`.
     init(jsonLine text: String) throws {
         let root = try JSONTape(Array(text.utf8)).root
