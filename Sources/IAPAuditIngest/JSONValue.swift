@@ -20,6 +20,17 @@ package enum JSONField {
         return object
     }
 
+    /// Parses one JSON object with the strict tape (`JSONTape`): its root, read lazily.
+    /// - Throws: `IngestError.invalidJSON` naming the line and column of a syntax error, or when the
+    ///   value is not an object (`expected a JSON object, found an array`).
+    static func parseObject(_ bytes: [UInt8]) throws -> JSONRef {
+        let root = try JSONTape(bytes).root
+        guard root.kind == .object else {
+            throw IngestError.invalidJSON("expected a JSON object, found \(root.value.typeName)")
+        }
+        return root
+    }
+
     static func describe(_ error: Error) -> String {
         let ns = error as NSError
         if let debug = ns.userInfo[NSDebugDescriptionErrorKey] as? String { return debug }

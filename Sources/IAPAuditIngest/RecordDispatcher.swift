@@ -54,14 +54,11 @@ enum RecordDispatcher {
                 let requestId = try o.requiredId("request_id")
                 let received = try o.logTimestamp("received_at")
                 // A verifyReceipt body by `RecordShape`'s rule; anything else is asked of
-                // `SignedRecordReader.kind(of:)` (slower: a Foundation object).
-                if !RecordShape.isVerifyReceiptBody(has: { body.has($0) }),
-                    let signedBody = try record.foundation()["response"] as? [String: Any],
-                    SignedRecordReader.kind(of: signedBody) != nil
-                {
+                // `SignedRecordReader.kind(of:)`.
+                if !RecordShape.isVerifyReceiptBody(has: { body.has($0) }), SignedRecordReader.kind(of: body) != nil {
                     apple(
                         try SignedRecordReader.read(
-                            object: signedBody, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
+                            object: body, at: location, requestId: requestId, receivedAtMs: received, raw: raw, checker: checker))
                 } else {
                     apple(
                         try VerifyResponseParser.parse(body, at: location, requestId: requestId, receivedAtMs: received, raw: raw))
@@ -80,7 +77,7 @@ enum RecordDispatcher {
             case .signed:
                 apple(
                     try SignedRecordReader.read(
-                        object: try record.foundation(), at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
+                        object: o, at: location, requestId: nil, receivedAtMs: nil, raw: raw, checker: checker))
             case .bareVerifyResponse:
                 if o.has("request_id") || o.has("transaction_ids") || o.has("state") {
                     let kind = RecordShape.of(try record.foundation()).kind.rawValue

@@ -33,6 +33,13 @@ extension RecordObject {
 
     // MARK: Scalars
 
+    /// The field's text when it is a JSON string (a CSV field always is), as it is; nil when absent or
+    /// of another type. Never throws: for telling what a record is (`notificationType` as a string).
+    func string(_ key: String) -> String? {
+        guard case .string(let text)? = field(key) else { return nil }
+        return text
+    }
+
     /// Exact text of a scalar: a string as it is, a whole number's digits as written; nil when absent
     /// or null. Enum values stay raw, so values Apple adds later still read.
     /// - Throws: `IngestError.badField` for an array, an object, a boolean, a number with a fraction

@@ -29,7 +29,7 @@ enum RecordShape: Equatable {
         if AppReceiptReader.isWrapper(o) { return .postedReceipt }
         if has("request_id") && has("transaction_ids") { return .serverRequest }
         if has("state") && (has("transaction_id") || has("user_id")) { return .clientReport }
-        if !has("request_id"), let kind = SignedRecordReader.kind(of: o) { return .signed(kind) }
+        if !has("request_id"), let kind = SignedRecordReader.kind(of: FoundationObject(o)) { return .signed(kind) }
         if isVerifyReceiptBody(has: has) {
             if has("receipt") || has("latest_receipt_info") || has("environment") { return .bareVerifyResponse }
             if let code = try? JSONField.integer(o["status"], field: "status"), code == 0 || (21000...21199).contains(code) {

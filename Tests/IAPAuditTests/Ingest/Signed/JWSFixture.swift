@@ -72,10 +72,15 @@ enum JWSFixture {
         try String(contentsOfFile: TestPaths.realData(relative), encoding: .utf8)
     }
 
-    /// A real JSON document and its text.
-    static func realObject(_ relative: String) throws -> (object: [String: Any], raw: String) {
+    /// A real JSON document (parsed by the strict tape) and its text.
+    static func realObject(_ relative: String) throws -> (object: JSONRef, raw: String) {
         let raw = try realText(relative)
-        return (try JSONField.parseObject(Data(raw.utf8)), raw)
+        return (try JSONField.parseObject([UInt8](raw.utf8)), raw)
+    }
+
+    /// An object built here as the readers see it: its JSON text (`json`) parsed by the strict tape.
+    static func record(_ object: [String: Any]) -> JSONRef {
+        try! JSONField.parseObject([UInt8](json(object)))
     }
 
     /// A real JSON document read by `SignedRecordReader.read(object:)` at `<relative>:1`.
