@@ -13,12 +13,6 @@ enum VerifyResponseParser {
     /// - Throws: `IngestError` when `status` is missing or not a number, or an item lacks its
     ///   `transaction_id`.
     static func parse(
-        _ body: [String: Any], at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
-    ) throws -> AppleRecord {
-        try parse(FoundationObject(body), at: location, requestId: requestId, receivedAtMs: receivedAtMs, raw: raw)
-    }
-
-    static func parse(
         _ body: any RecordObject, at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
     ) throws -> AppleRecord {
         guard let status = try body.integer("status") else {

@@ -62,7 +62,7 @@ struct TapeView {
         switch t.kind {
         case LineTape.Kind.null: return nil
         case LineTape.Kind.string:
-            guard !t.escaped, t.end &- t.start <= UInt32(JSONField.maxTextLength) else { throw Unsure() }
+            guard !t.escaped, t.end &- t.start <= UInt32(FieldValue.maxTextLength) else { throw Unsure() }
             return bytes(t)
         case LineTape.Kind.number:
             let b = bytes(t)

@@ -75,12 +75,7 @@ enum JWSFixture {
     /// A real JSON document (parsed by the strict tape) and its text.
     static func realObject(_ relative: String) throws -> (object: JSONRef, raw: String) {
         let raw = try realText(relative)
-        return (try JSONField.parseObject([UInt8](raw.utf8)), raw)
-    }
-
-    /// An object built here as the readers see it: its JSON text (`json`) parsed by the strict tape.
-    static func record(_ object: [String: Any]) -> JSONRef {
-        try! JSONField.parseObject([UInt8](json(object)))
+        return (try JSONField.parseObject(Data(raw.utf8)), raw)
     }
 
     /// A real JSON document read by `SignedRecordReader.read(object:)` at `<relative>:1`.

@@ -13,7 +13,7 @@ import XCTest
 
 /// `SignedRecordReader.kind(of:)`: which JSON objects the signed-format reader takes, and which it leaves alone.
 final class SignedRecordKindTests: XCTestCase {
-    private func kind(_ o: [String: Any]) -> SourceKind? { SignedRecordReader.kind(of: JWSFixture.record(o)) }
+    private func kind(_ o: [String: Any]) -> SourceKind? { SignedRecordReader.kind(of: RecordFixture.object(o)) }
     private func kind(_ o: JSONRef) -> SourceKind? { SignedRecordReader.kind(of: o) }
 
     func testRealFilesByKind() throws {
