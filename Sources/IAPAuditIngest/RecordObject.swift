@@ -103,8 +103,8 @@ extension RecordObject {
 
     // MARK: Instants (milliseconds since 1970 UTC)
 
-    /// An instant: epoch milliseconds as a number (a fraction truncated) or ISO 8601 / Apple's text
-    /// dates (`Timestamp.parseMs`); nil when absent, null or `""`.
+    /// An instant in milliseconds since 1970 UTC: epoch milliseconds as a number (a fraction
+    /// truncated), or ISO 8601 / Apple's text dates (`Timestamp.parseMs`); nil when absent, null or `""`.
     /// - Throws: `IngestError.badField` for a number outside 1900–2200 or text that is no timestamp.
     func timestamp(_ key: String, path: String = "") throws -> Int64? {
         let value = field(key)
@@ -123,8 +123,8 @@ extension RecordObject {
         return ms
     }
 
-    /// A log's required timestamp (`ts`, `received_at`): as `timestamp`, and epoch milliseconds below
-    /// `Timestamp.earliestLogEpochMs` are refused as epoch seconds.
+    /// A log's required timestamp (`ts`, `received_at`) in milliseconds since 1970 UTC: as `timestamp`,
+    /// and epoch milliseconds below `Timestamp.earliestLogEpochMs` are refused as epoch seconds.
     /// - Throws: `IngestError.missingField` when absent, null or `""`; `IngestError.badField` for what
     ///   `timestamp` refuses and for epoch seconds.
     func logTimestamp(_ key: String, path: String = "") throws -> Int64 {
