@@ -69,4 +69,25 @@ final class JSONFieldTests: XCTestCase {
         }
         XCTAssertNoThrow(try JSONField.parseObject(Data(#"{"a": {"k": 1}, "b": {"k": 2}}"#.utf8)))
     }
+
+    /// The tape keeps a number's text (Foundation rendered numbers: 38 significant digits, `-0` as `0`,
+    /// `10990.50` as `10990.5`).
+    func testNumbersAreReadAsWritten() throws {
+        let o = try RecordFixture.object(#"{"id": 12345678901234567890123456789012345678901234567890, "z": -0, "price": 10990.50}"#)
+        XCTAssertEqual(try o.id("id"), "12345678901234567890123456789012345678901234567890")
+        XCTAssertEqual(try o.id("z"), "-0")
+        XCTAssertThrowsError(try o.integer("price")) { XCTAssertEqual("\($0)", #"field 'price': expected an integer, found "10990.50""#) }
+    }
+
+    func testIdInAJWSPayloadKeepsEveryDigit() throws {
+        let id = "12345678901234567890123456789012345678901234567890"
+        let payload =
+            #"{"transactionId": \#(id), "originalTransactionId": 18446744073709551616, "productId": "p", "signedDate": 1700000000000}"#
+        let text = [JWSFixture.json(JWSFixture.header), Data(payload.utf8), JWSFixture.signature].map(JWSFixture.base64URL)
+            .joined(separator: ".")
+        let r = try SignedRecordReader.read(
+            jws: text, at: SourceLocation(file: "jws.txt", line: 1), requestId: nil, receivedAtMs: nil, checker: StubSignatureChecker())
+        XCTAssertEqual(r.items.map(\.transactionId), [id])
+        XCTAssertEqual(r.items.first?.originalTransactionId, "18446744073709551616")
+    }
 }
