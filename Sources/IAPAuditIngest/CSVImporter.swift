@@ -81,7 +81,7 @@ enum CSVImporter {
                     throw IngestError.other("invalid UTF-8 at line \(line - record.number + 1), column \(invalid[line]!) of the record")
                 }
                 RecordDispatcher.add(
-                    ParsedRecord(try CSVRecords.record(header: header, line: record.text)), shape: shape, raw: record.text,
+                    try CSVRecords.record(header: header, line: record.text), shape: shape, raw: record.text,
                     at: location, NoSignatureChecking(), keepRaw: false, into: &batch)
             } catch {
                 batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))

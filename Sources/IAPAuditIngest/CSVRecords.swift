@@ -44,16 +44,27 @@ enum CSVRecords {
         return fields
     }
 
-    /// A row as a record object: header name → text; empty fields are left out (= null).
-    static func record(header: [String], line: String) throws -> [String: Any] {
+    /// A row as a record: header name → text; empty fields are left out (= null).
+    static func record(header: [String], line: String) throws -> CSVRow {
         let values = try fields(line)
         guard values.count == header.count else {
             throw IngestError.other("expected \(header.count) fields as in the header, found \(values.count)")
         }
-        var record: [String: Any] = [:]
+        var record: [String: String] = [:]
         for (name, value) in zip(header, values) where !value.isEmpty {
             record[name] = value
         }
-        return record
+        return CSVRow(values: record)
     }
+}
+
+/// One CSV row as a `RecordObject`: every field is text (`FieldValue.string`), read through the same
+/// vocabulary as JSON (`"1790812800000"` is a timestamp, `"true"` a boolean, `"1;2"` a list of ids).
+struct CSVRow: RecordObject {
+    /// Header name → the field's text; an empty field is absent.
+    let values: [String: String]
+
+    func field(_ key: String) -> FieldValue? { values[key].map(FieldValue.string) }
+    func has(_ key: String) -> Bool { values[key] != nil }
+    var fieldNames: [String] { Array(values.keys) }
 }

@@ -1,29 +1,21 @@
 import Foundation
 import IAPAuditModel
 
-/// One field of a record, whatever it was read from (a JSON tape, a Foundation object, a CSV row).
+/// One field of a record, whatever it was read from (a JSON tape, a CSV row).
+///
+/// The conversions below are the rules of the strict field vocabulary (`RecordObject.text`, `id`,
+/// `integer`, `bool`…) for one value; a reader names the field by its key through `RecordObject`,
+/// and uses these only for a value it picked itself (one of two spellings of a key, a list element).
+/// `.null` reads as absent (nil) everywhere. `name` is the field's name in error messages
+/// (`receipt.in_app[0].transaction_id`), built only when an error is thrown.
 enum FieldValue {
     case null
     case bool(Bool)
-    /// A JSON number exactly as written (`1000000000000000123`, `1.5`).
+    /// A JSON number exactly as written (`1000000000000000123`, `1.5`, `1e5`).
     case number(String)
     case string(String)
     case array([FieldValue])
     case object(any RecordObject)
-
-    /// A `JSONSerialization` value (`NSNull`, `NSNumber`, `String`, arrays, dictionaries) as a field;
-    /// nil for nil.
-    init?(any value: Any?) {
-        switch value {
-        case nil: return nil
-        case is NSNull: self = .null
-        case let s as String: self = .string(s)
-        case let n as NSNumber: self = JSONField.isBool(n) ? .bool(n.boolValue) : .number(n.description)
-        case let a as [Any]: self = .array(a.map { FieldValue(any: $0) ?? .null })
-        case let o as [String: Any]: self = .object(FoundationObject(o))
-        default: self = .string("\(value!)")
-        }
-    }
 
     /// For messages: "a string", "a number"…
     var typeName: String {
@@ -41,19 +33,117 @@ enum FieldValue {
         if case .null = self { return true }
         return false
     }
-}
 
-/// A record the parsers read field by field.
-protocol RecordObject {
-    /// The field named `key`; nil when absent.
-    func field(_ key: String) -> FieldValue?
-    var fieldNames: [String] { get }
-}
+    /// Longest text kept from a field: longer values are corrupt data, not ids.
+    static let maxTextLength = 4096
 
-/// A `JSONSerialization` object (or a CSV row of text fields) as a `RecordObject`.
-struct FoundationObject: RecordObject {
-    let object: [String: Any]
-    init(_ object: [String: Any]) { self.object = object }
-    func field(_ key: String) -> FieldValue? { FieldValue(any: object[key]) }
-    var fieldNames: [String] { Array(object.keys) }
+    /// Exact text of a scalar: a string as it is, a whole number's digits as written (every digit of
+    /// an id above 2^63 too); nil for null.
+    /// - Throws: `IngestError.badField` for an array, an object, a boolean, a number with a fraction
+    ///   or an exponent, a control character (a NUL would cut an id short) or text over 4,096 bytes.
+    func text(named name: @autoclosure () -> String) throws -> String? {
+        switch self {
+        case .null: return nil
+        case .string(let s):
+            if s.utf8.count > Self.maxTextLength { throw IngestError.badField(name(), "longer than \(Self.maxTextLength) bytes") }
+            if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(name(), "contains a control character") }
+            return s
+        case .number(let digits):
+            guard Self.isWholeNumber(digits) else {
+                throw IngestError.badField(name(), "expected text or a whole number, found \(digits)")
+            }
+            return digits
+        case .bool: throw IngestError.badField(name(), "expected text or a number, found a boolean")
+        default: throw IngestError.badField(name(), "expected text or a number, found \(typeName)")
+        }
+    }
+
+    /// Digits with an optional leading minus.
+    private static func isWholeNumber(_ s: String) -> Bool {
+        let digits = s.hasPrefix("-") ? s.dropFirst() : Substring(s)
+        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// A whole number sent as a number or as numeric text (white space around text is ignored; blank
+    /// text is nil). A fraction is refused unless `allowFraction` (Xcode's fractional milliseconds),
+    /// where the whole part is kept.
+    /// - Throws: `IngestError.badField` for anything else, or a value outside `Int64`.
+    func integer(named name: @autoclosure () -> String, allowFraction: Bool = false) throws -> Int64? {
+        let raw: String
+        if case .number(let digits) = self {
+            raw = digits
+        } else {
+            guard let text = try text(named: name()) else { return nil }
+            raw = text
+        }
+        if let v = Int64(raw) { return v }
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        if let v = Int64(trimmed) { return v }
+        if allowFraction, let d = Double(trimmed), d.isFinite, abs(d) < 9e18, trimmed.contains(".") { return Int64(d.rounded(.down)) }
+        throw IngestError.badField(name(), "expected an integer, found \"\(raw.prefix(40))\"")
+    }
+
+    /// An id: exact text or a whole number's digits (`text`); empty text is nil.
+    /// - Throws: what `text` throws, and `IngestError.badField` for text such as `2.00000041234568E+15`
+    ///   (an id a spreadsheet rewrote in scientific notation, its digits lost) or with white space at
+    ///   its start or end (`, 2000000400594934 ,` in a hand-made CSV): ids are exact text, so it would
+    ///   be another id than the one Apple and the server log carry.
+    func id(named name: @autoclosure () -> String) throws -> String? {
+        guard let text = try text(named: name()) else { return nil }
+        if Self.looksLikeScientificNotation(text) {
+            throw IngestError.badField(name(), "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
+        }
+        if JSONField.hasSpaceAtAnEnd(text) {
+            throw IngestError.badField(
+                name(), "\"\(text.prefix(60))\" has white space at its start or end (ids are exact text: remove it)")
+        }
+        return text.isEmpty ? nil : text
+    }
+
+    private static func looksLikeScientificNotation(_ text: String) -> Bool {
+        // Fast exit: plain digits (every real id) hold no exponent.
+        guard let first = text.utf8.first, first >= 0x30 && first <= 0x39,
+            text.utf8.contains(where: { $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "e") })
+        else { return false }
+        let parts = text.uppercased().split(separator: "E", omittingEmptySubsequences: false)
+        guard parts.count == 2, let mantissa = Double(parts[0]), mantissa.isFinite, parts[0].first?.isNumber == true,
+            Int(parts[1].drop { $0 == "+" }) != nil
+        else { return false }
+        return true
+    }
+
+    /// A boolean from `true`/`false` or the strings `"true"`, `"false"`, `"1"`, `"0"` (SEMANTICS
+    /// rule 5); `""` is nil.
+    /// - Throws: `IngestError.badField` for any other value (a number included).
+    func bool(named name: @autoclosure () -> String) throws -> Bool? {
+        switch self {
+        case .null: return nil
+        case .bool(let b): return b
+        case .string(let s):
+            switch s {
+            case "true", "1": return true
+            case "false", "0": return false
+            case "": return nil
+            default: throw IngestError.badField(name(), "expected a boolean, found \(s)")
+            }
+        case .number(let n): throw IngestError.badField(name(), "expected a boolean, found \(n)")
+        default: throw IngestError.badField(name(), "expected a boolean, found \(typeName)")
+        }
+    }
+
+    /// An array of ids (`id`); a single scalar counts as a one-element array.
+    /// - Throws: what `id` throws, and `IngestError.badField` for an empty or null element.
+    func idArray(named name: @autoclosure () -> String) throws -> [String]? {
+        switch self {
+        case .null: return nil
+        case .array(let array):
+            return try array.map {
+                guard let id = try $0.id(named: name()) else { throw IngestError.badField(name(), "holds an empty or null id") }
+                return id
+            }
+        default:
+            return try text(named: name()).map { [$0] }
+        }
+    }
 }

@@ -43,14 +43,14 @@ package enum FileImporter {
 
     /// The shape of the first record of a known kind among the first `limit` lines, if any.
     private static func knownShape(_ lines: [(number: Int, text: String)], limit: Int = kindSearchLines) -> RecordShape? {
-        leadingObjects(lines, limit: limit).map(RecordShape.of).first { $0.kind != .other }
+        leadingObjects(lines, limit: limit).map { RecordShape.of($0) }.first { $0.kind != .other }
     }
 
     /// Leading lines that parse as JSON objects (at most `limit` lines are looked at).
     private static func leadingObjects(_ lines: [(number: Int, text: String)], limit: Int = kindSearchLines)
-        -> some Sequence<[String: Any]>
+        -> some Sequence<JSONRef>
     {
-        lines.prefix(limit).lazy.filter(startsAnObject).compactMap { try? JSONField.parseObject(Data($0.text.utf8)) }
+        lines.prefix(limit).lazy.filter(startsAnObject).compactMap { try? JSONField.parseObject(Array($0.text.utf8)) }
     }
 
     private static func startsAnObject(_ line: (number: Int, text: String)) -> Bool {
@@ -73,18 +73,19 @@ package enum FileImporter {
         _ file: InputFile, _ lines: [(number: Int, text: String)], _ checker: any SignatureChecking, _ sink: RecordSink,
         _ fastPath: Bool
     ) throws -> ImportedFile {
-        let firstObject = try? JSONField.parseObject(Data(lines[0].text.utf8))
+        let firstObject = try? JSONField.parseObject(Array(lines[0].text.utf8))
         var documentError: Error? = nil
         // A single document is at most `maxDocumentBytes` (Apple's responses are KBs): a big file whose
         // first line does not parse is JSON Lines with a bad line, not copied whole to be tried as one.
         if lines.count > 1 && firstObject == nil && file.data.count <= maxDocumentBytes {
             // A document spread over several lines (Apple's pretty-printed responses)?
             do {
-                return try readDocument(try JSONField.parseObject(file.data), file: file, checker, sink)
-            } catch {
-                if let note = arrayNote(file.data) {
-                    return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: note)
+                let root = try JSONTape([UInt8](file.data)).root
+                if root.kind == .array {
+                    return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: arrayNote(root))
                 }
+                return try readDocument(try JSONField.object(root), file: file, checker, sink)
+            } catch {
                 documentError = error
             }
         } else if lines.count == 1, let firstObject, RecordShape.of(firstObject).kind == .other {
@@ -125,7 +126,7 @@ package enum FileImporter {
             var batch = RecordBatch()
             for line in lines {
                 let reason =
-                    (try? JSONField.parseObject(Data(line.text.utf8))).map {
+                    (try? JSONField.parseObject(Array(line.text.utf8))).map {
                         "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
                     } ?? "\(parseError(line.text))"
                 batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
@@ -139,10 +140,13 @@ package enum FileImporter {
         return result
     }
 
-    /// A note for a JSON array document (not a record format), or nil when it is not one.
-    private static func arrayNote(_ data: Data) -> String? {
-        guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else { return nil }
-        return array.allSatisfy({ ($0 as? String)?.hasPrefix("MI") == true })
+    /// The note for a JSON array document (not a record format).
+    private static func arrayNote(_ array: JSONRef) -> String {
+        let certificates = array.elements.allSatisfy {
+            guard $0.kind == .string, case .string(let text) = $0.value else { return false }
+            return text.hasPrefix("MI")
+        }
+        return certificates
             ? "JSON array of base64 certificates (an x5c chain) (not evidence)"
             : "JSON array (records must be one object per line) (not supported)"
     }
@@ -156,14 +160,14 @@ package enum FileImporter {
 
     private static func parseError(_ line: String) -> Error {
         do {
-            _ = try JSONField.parseObject(Data(line.utf8))
+            _ = try JSONField.parseObject(Array(line.utf8))
             return IngestError.other("not a JSON object")
         } catch {
             return error
         }
     }
 
-    private static func readDocument(_ object: [String: Any], file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink) throws
+    private static func readDocument(_ object: JSONRef, file: InputFile, _ checker: any SignatureChecking, _ sink: RecordSink) throws
         -> ImportedFile
     {
         let shape = RecordShape.of(object)
@@ -180,7 +184,7 @@ package enum FileImporter {
                 note: note(for: shape), recordsIn: 1)
             var batch = RecordBatch()
             RecordDispatcher.add(
-                ParsedRecord(object), shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker,
+                object, shape: shape, raw: String(decoding: file.data, as: UTF8.self), at: file.location(1), checker,
                 keepRaw: true, into: &batch)
             result.count(batch)
             try sink.write(batch)

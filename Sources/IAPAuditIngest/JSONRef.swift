@@ -70,6 +70,18 @@ struct JSONRef {
         return String(decoding: tape.bytes[start..<end], as: UTF8.self)
     }
 
+    /// For messages: "a string", "a number"… (`FieldValue.typeName`, without decoding the value).
+    var typeName: String {
+        switch kind {
+        case .null: return "null"
+        case .trueValue, .falseValue: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
     /// The field value, decoded; nested objects stay lazy.
     var value: FieldValue {
         switch kind {
@@ -135,5 +147,6 @@ struct JSONRef {
 
 extension JSONRef: RecordObject {
     func field(_ key: String) -> FieldValue? { self[key]?.value }
+    func has(_ key: String) -> Bool { self[key] != nil }
     var fieldNames: [String] { keys }
 }

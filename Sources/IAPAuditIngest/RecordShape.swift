@@ -22,8 +22,9 @@ enum RecordShape: Equatable {
         has("status") && !has("signedTransactions") && !has("errorCode") && !has("signedTransactionInfo")
     }
 
-    static func of(_ o: [String: Any]) -> RecordShape {
-        let has = { (key: String) in o[key] != nil }
+    /// - Parameter o: a JSON object; `has` is true for a field present, null or not.
+    static func of(_ o: any RecordObject) -> RecordShape {
+        let has = { (key: String) in o.has(key) }
         if has("request_id") && has("response") { return .wrappedVerifyResponse }
         if has("request_id") && has("signed_transaction") { return .wrappedSignedTransaction }
         if AppReceiptReader.isWrapper(o) { return .postedReceipt }
@@ -32,7 +33,7 @@ enum RecordShape: Equatable {
         if !has("request_id"), let kind = SignedRecordReader.kind(of: o) { return .signed(kind) }
         if isVerifyReceiptBody(has: has) {
             if has("receipt") || has("latest_receipt_info") || has("environment") { return .bareVerifyResponse }
-            if let code = try? JSONField.integer(o["status"], field: "status"), code == 0 || (21000...21199).contains(code) {
+            if let code = try? o.integer("status"), code == 0 || (21000...21199).contains(code) {
                 return .bareVerifyResponse
             }
         }
@@ -57,7 +58,7 @@ enum RecordShape: Equatable {
         if has("appTransactionId") || has("receiptType") {
             return .unsupported("decoded JWS app transaction payload of an unexpected shape (not read)")
         }
-        if has("bundle_ids") || has("sandbox_allowlist") || (has("products") && o["products"] is [String: Any]) {
+        if has("bundle_ids") || has("sandbox_allowlist") || (has("products") && isObject(o.field("products"))) {
             return .auditConfig
         }
         if has("products") && (has("settings") || has("identifier")) { return .unsupported("StoreKit configuration file (not evidence)") }
@@ -69,7 +70,12 @@ enum RecordShape: Equatable {
         }
         if has("findings") && has("planted") { return .unsupported("iap-audit sample answer key (not evidence)") }
         if has("errors") { return .unsupported("App Store Connect API error body (not evidence)") }
-        return .unknown("JSON object of an unrecognized shape (keys: \(o.keys.sorted().prefix(8).joined(separator: ", ")))")
+        return .unknown("JSON object of an unrecognized shape (keys: \(o.fieldNames.sorted().prefix(8).joined(separator: ", ")))")
+    }
+
+    private static func isObject(_ value: FieldValue?) -> Bool {
+        guard case .object? = value else { return false }
+        return true
     }
 
     var kind: SourceKind {

@@ -13,15 +13,9 @@ enum VerifyResponseParser {
     /// - Throws: `IngestError` when `status` is missing or not a number, or an item lacks its
     ///   `transaction_id`.
     static func parse(
-        _ body: [String: Any], at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
-    ) throws -> AppleRecord {
-        try parse(FoundationObject(body), at: location, requestId: requestId, receivedAtMs: receivedAtMs, raw: raw)
-    }
-
-    static func parse(
         _ body: any RecordObject, at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String
     ) throws -> AppleRecord {
-        guard let status = try JSONField.integer(body.field("status"), field: "status") else {
+        guard let status = try body.integer("status") else {
             throw IngestError.missingField("status")
         }
         var receipt: (any RecordObject)? = nil
@@ -41,7 +35,7 @@ enum VerifyResponseParser {
                 for (i, o) in try objects(inApp, field: "receipt.in_app").enumerated() {
                     add(try item(o, section: "in_app", path: "receipt.in_app[\(i)]"))
                 }
-            } else if receipt.field("transaction_id") != nil {
+            } else if receipt.has("transaction_id") {
                 add(try item(receipt, section: "receipt", path: "receipt"))
             }
         }
@@ -53,10 +47,11 @@ enum VerifyResponseParser {
         }
         var response = AppleRecord(
             location: location, requestId: requestId, receivedAtMs: receivedAtMs, status: Int(status),
-            environment: try JSONField.text(body.field("environment"), field: "environment"),
-            isRetryable: try JSONField.bool(body.field("is-retryable") ?? body.field("is_retryable"), field: "is-retryable"),
-            bundleId: try JSONField.text(receipt?.field("bundle_id") ?? receipt?.field("bid"), field: "receipt.bundle_id"),
-            receiptType: try JSONField.text(receipt?.field("receipt_type"), field: "receipt.receipt_type"),
+            environment: try body.text("environment"),
+            // Either spelling, named as Apple documents it.
+            isRetryable: try (body.field("is-retryable") ?? body.field("is_retryable"))?.bool(named: "is-retryable"),
+            bundleId: try (receipt?.field("bundle_id") ?? receipt?.field("bid"))?.text(named: "receipt.bundle_id"),
+            receiptType: try receipt?.text("receipt_type", path: "receipt"),
             items: items, rawJSON: raw)
         if let pending = body.field("pending_renewal_info") {
             response.pendingRenewals = try objects(pending, field: "pending_renewal_info").enumerated().map {
@@ -68,12 +63,12 @@ enum VerifyResponseParser {
 
     private static func renewal(_ o: any RecordObject, path: String) throws -> PendingRenewal {
         var info = PendingRenewal()
-        info.originalTransactionId = try JSONField.id(o.field("original_transaction_id"), field: "\(path).original_transaction_id")
-        info.productId = try JSONField.id(o.field("product_id"), field: "\(path).product_id")
-        info.autoRenewProductId = try JSONField.id(o.field("auto_renew_product_id"), field: "\(path).auto_renew_product_id")
-        info.autoRenewStatus = try JSONField.integer(o.field("auto_renew_status"), field: "\(path).auto_renew_status").map { Int($0) }
-        info.expirationIntent = try JSONField.integer(o.field("expiration_intent"), field: "\(path).expiration_intent").map { Int($0) }
-        info.isInBillingRetryPeriod = try JSONField.bool(o.field("is_in_billing_retry_period"), field: "\(path).is_in_billing_retry_period")
+        info.originalTransactionId = try o.id("original_transaction_id", path: path)
+        info.productId = try o.id("product_id", path: path)
+        info.autoRenewProductId = try o.id("auto_renew_product_id", path: path)
+        info.autoRenewStatus = try o.integer("auto_renew_status", path: path).map { Int($0) }
+        info.expirationIntent = try o.integer("expiration_intent", path: path).map { Int($0) }
+        info.isInBillingRetryPeriod = try o.bool("is_in_billing_retry_period", path: path)
         info.gracePeriodExpiresDateMs = try date(o, "grace_period_expires_date", path)
         return info
     }
@@ -93,21 +88,18 @@ enum VerifyResponseParser {
     }
 
     private static func item(_ o: any RecordObject, section: String, path: String) throws -> AppleTransaction {
-        guard let id = try JSONField.id(o.field("transaction_id"), field: "\(path).transaction_id") else {
-            throw IngestError.missingField("\(path).transaction_id")
-        }
-        var item = AppleTransaction(transactionId: id, sections: [section])
-        item.originalTransactionId = try JSONField.id(o.field("original_transaction_id"), field: "\(path).original_transaction_id")
-        item.productId = try JSONField.id(o.field("product_id"), field: "\(path).product_id")
-        item.quantity = try JSONField.integer(o.field("quantity"), field: "\(path).quantity").map { Int($0) }
+        var item = AppleTransaction(transactionId: try o.requiredId("transaction_id", path: path), sections: [section])
+        item.originalTransactionId = try o.id("original_transaction_id", path: path)
+        item.productId = try o.id("product_id", path: path)
+        item.quantity = try o.integer("quantity", path: path).map { Int($0) }
         item.purchaseDateMs = try date(o, "purchase_date", path)
         item.originalPurchaseDateMs = try date(o, "original_purchase_date", path)
         item.expiresDateMs = try date(o, "expires_date", path) ?? date(o, "expires_date_formatted", path)
         item.cancellationDateMs = try date(o, "cancellation_date", path)
-        item.cancellationReason = try JSONField.text(o.field("cancellation_reason"), field: "\(path).cancellation_reason")
-        item.webOrderLineItemId = try JSONField.id(o.field("web_order_line_item_id"), field: "\(path).web_order_line_item_id")
-        item.inAppOwnershipType = try JSONField.text(o.field("in_app_ownership_type"), field: "\(path).in_app_ownership_type")
-        item.isTrialPeriod = try JSONField.bool(o.field("is_trial_period"), field: "\(path).is_trial_period")
+        item.cancellationReason = try o.text("cancellation_reason", path: path)
+        item.webOrderLineItemId = try o.id("web_order_line_item_id", path: path)
+        item.inAppOwnershipType = try o.text("in_app_ownership_type", path: path)
+        item.isTrialPeriod = try o.bool("is_trial_period", path: path)
         return item
     }
 
@@ -122,8 +114,9 @@ enum VerifyResponseParser {
     private static func date(_ o: any RecordObject, _ name: String, _ path: String) throws -> Int64? {
         for key in dateKeys[name] ?? [name + "_ms", name, name + "_pst"] {
             let value = o.field(key)
-            if case .number? = value { return try RecordFields.optionalTimestamp(o, key) }
-            guard let raw = try JSONField.text(value, field: "\(path).\(key)"), !raw.isEmpty else { continue }
+            // A number is epoch milliseconds, named by its key alone (as a log's timestamp is).
+            if case .number? = value { return try o.timestamp(key) }
+            guard let raw = try value?.text(named: "\(path).\(key)"), !raw.isEmpty else { continue }
             guard let ms = Timestamp.parseMs(raw) else {
                 throw IngestError.badField("\(path).\(key)", "not a date: \"\(raw.prefix(60))\"")
             }

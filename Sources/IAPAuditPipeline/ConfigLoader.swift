@@ -25,7 +25,7 @@ public enum ConfigLoader {
 
     public static func parse(_ data: Data, path: String) throws -> AuditConfig {
         let object: [String: Any]
-        do { object = try JSONField.parseObject(data) } catch { throw AuditError.badConfig(path, "\(error)") }
+        do { object = try JSONField.parseDocument(data) } catch { throw AuditError.badConfig(path, "\(error)") }
         var config = AuditConfig()
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
             switch key {

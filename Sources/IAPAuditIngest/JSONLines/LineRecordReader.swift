@@ -3,7 +3,7 @@ import IAPAuditModel
 
 /// Reads the JSON Lines records of one slice of a file into a `RecordBatch`: each line through the
 /// fast path (`LineTape` and the shape's line reader) when it can say for sure, else through the
-/// strict reader (`ParsedRecord`, `RecordDispatcher`), which gives the same result or the rejection.
+/// strict reader (`JSONTape`, `RecordDispatcher`), which gives the same result or the rejection.
 /// One reader per thread: it reuses its token buffer and field slots from line to line.
 final class LineRecordReader {
     private var tape = LineTape()
@@ -60,9 +60,8 @@ final class LineRecordReader {
         let location = file.location(line.number)
         do {
             // The bytes as they are (decoding them would replace invalid UTF-8 with U+FFFD and hide it).
-            _ = try JSONTape(Array(raw))
-            RecordDispatcher.add(
-                try ParsedRecord(jsonLine: text), shape: shape, raw: text, at: location, checker, keepRaw: false, into: &batch)
+            let record = try JSONField.parseObject(Array(raw))
+            RecordDispatcher.add(record, shape: shape, raw: text, at: location, checker, keepRaw: false, into: &batch)
         } catch {
             batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: text))
         }

@@ -41,7 +41,7 @@ enum ServerLineReader {
                 granted: granted ?? false, latencyMs: latency))
     }
 
-    /// An array of ids (`JSONField.textArray`), stored in `batch.ids` and as its JSON text
+    /// An array of ids (what the strict `RecordObject.ids` returns for an array), stored in `batch.ids` and as its JSON text
     /// (`IdList.encode`); nil when absent or null.
     private static func idList(_ v: TapeView, _ index: Int32, _ batch: inout RecordBatch) throws(Unsure)
         -> (range: Range<Int32>, json: TextRef)?

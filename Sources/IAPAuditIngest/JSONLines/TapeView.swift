@@ -6,8 +6,10 @@ import IAPAuditModel
 struct Unsure: Error {}
 
 /// A read-only view of a scanned line (`LineTape`), valid until the tape scans the next line: the
-/// field conversions of the fast readers. Each returns the value the strict readers (`JSONField`,
-/// `RecordFields`) would, or throws `Unsure` where they would do anything else.
+/// field conversions of the fast readers, by value slot instead of key. Each carries the name and the
+/// rules of the strict vocabulary (`RecordObject.text`, `id`, `integer`, `bool`, `timestamp`): it
+/// returns what the strict reader returns, or throws `Unsure` where that would do anything else
+/// (the strict reader then reads the line and gives the value or the error).
 struct TapeView {
     let tokens: UnsafePointer<LineTape.Token>
     let base: UnsafePointer<UInt8>
@@ -53,8 +55,9 @@ struct TapeView {
 
     // MARK: Values
 
-    /// `JSONField.text`: nil for absent or null; a string without escapes, at most 4,096 bytes; a
-    /// whole number's digits.
+    /// Exact text of a scalar: a string as it is, a whole number's digits as written; nil when absent
+    /// or null — what the strict `RecordObject.text` returns, or `Unsure` (an escape, more than 4,096
+    /// bytes, a fraction or exponent, any other type).
     @inline(__always)
     func text(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
         guard index >= 0 else { return nil }
@@ -62,7 +65,7 @@ struct TapeView {
         switch t.kind {
         case LineTape.Kind.null: return nil
         case LineTape.Kind.string:
-            guard !t.escaped, t.end &- t.start <= UInt32(JSONField.maxTextLength) else { throw Unsure() }
+            guard !t.escaped, t.end &- t.start <= UInt32(FieldValue.maxTextLength) else { throw Unsure() }
             return bytes(t)
         case LineTape.Kind.number:
             let b = bytes(t)
@@ -72,7 +75,9 @@ struct TapeView {
         }
     }
 
-    /// `JSONField.id`: text, never empty (empty is nil), refusing what looks like scientific notation.
+    /// An id: exact text, or a whole number with every digit (SEMANTICS rule 1); nil when absent, null
+    /// or empty — what the strict `RecordObject.id` returns, or `Unsure` (what `text` is unsure of,
+    /// white space at an end, or what might be an id a spreadsheet rewrote in scientific notation).
     @inline(__always)
     func id(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
         guard let b = try text(index), !b.isEmpty else { return nil }
@@ -90,7 +95,9 @@ struct TapeView {
         return b
     }
 
-    /// `JSONField.integer` without fractions: a whole number, or a string of digits.
+    /// A whole number sent as a number or as numeric text; nil when absent or null — what the strict
+    /// `RecordObject.integer` (without `allowFraction`) returns, or `Unsure` (blank or spaced text, a
+    /// fraction, an escape, more than 18 digits, any other type).
     @inline(__always)
     func integer(_ index: Int32) throws(Unsure) -> Int64? {
         guard index >= 0 else { return nil }
@@ -104,7 +111,9 @@ struct TapeView {
         }
     }
 
-    /// `JSONField.bool`: true/false, or the strings "true", "false", "1", "0" ("" is nil).
+    /// A boolean: `true`/`false`, or the strings `"true"`, `"false"`, `"1"`, `"0"` (SEMANTICS rule 5);
+    /// nil when absent, null or `""` — what the strict `RecordObject.bool` returns, or `Unsure` (any
+    /// other value, which the strict reader refuses).
     @inline(__always)
     func bool(_ index: Int32) throws(Unsure) -> Bool? {
         guard index >= 0 else { return nil }
@@ -127,9 +136,10 @@ struct TapeView {
         }
     }
 
-    /// `RecordFields.optionalTimestamp` (and the `*_ms` date fields): epoch milliseconds as a whole
-    /// number or digits, or ISO 8601 / Apple's text dates in the forms `Timestamp.fastParseMs` knows;
-    /// nil for absent, null or "".
+    /// An instant in milliseconds since 1970 UTC: epoch milliseconds as a number, or ISO 8601 / Apple's
+    /// text dates; nil when absent, null or `""` — what the strict `RecordObject.timestamp` returns (for
+    /// the `*_ms` date fields too), or `Unsure` (a fraction, a number outside 1900–2200, an escape, a
+    /// text form `Timestamp.fastParseMs` does not know).
     @inline(__always)
     func timestamp(_ index: Int32) throws(Unsure) -> Int64? {
         guard index >= 0 else { return nil }
@@ -151,7 +161,7 @@ struct TapeView {
 
     // MARK: Bytes
 
-    /// Digits with an optional leading minus (what `JSONField` calls a whole number).
+    /// Digits with an optional leading minus (what `FieldValue.text` calls a whole number).
     @inline(__always) static func isWholeNumber(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }

@@ -55,8 +55,8 @@ enum AppReceiptReader {
 
     /// True for the JSON wrappers `readWrapped` reads: `receipt_data` (ours), Unity IAP
     /// (`Store` + `Payload`), or a client purchase object holding `transactionReceipt`.
-    static func isWrapper(_ object: [String: Any]) -> Bool {
-        object["receipt_data"] != nil || (object["Store"] != nil && object["Payload"] != nil) || object["transactionReceipt"] != nil
+    static func isWrapper(_ object: any RecordObject) -> Bool {
+        object.has("receipt_data") || (object.has("Store") && object.has("Payload")) || object.has("transactionReceipt")
     }
 
     /// Decodes the receipt inside a JSON wrapper:
@@ -70,16 +70,16 @@ enum AppReceiptReader {
     /// - Throws: `IngestError` for a missing or malformed wrapper field (a receipt that cannot be
     ///   decoded is reported under its field, e.g. `field 'Payload': not a receipt: …`), or when the
     ///   object is no wrapper or a Unity receipt of another store.
-    static func readWrapped(_ object: [String: Any], at location: SourceLocation, checker: any SignatureChecking) throws
+    static func readWrapped(_ object: any RecordObject, at location: SourceLocation, checker: any SignatureChecking) throws
         -> AppleRecord
     {
-        if object["receipt_data"] != nil {
-            let requestId = try RecordFields.requiredText(object, "request_id")
-            let receivedAt = try RecordFields.timestamp(object, "received_at")
+        if object.has("receipt_data") {
+            let requestId = try object.requiredId("request_id")
+            let receivedAt = try object.logTimestamp("received_at")
             return try decode(object, "receipt_data", location, requestId, receivedAt, checker)
         }
-        if object["Store"] != nil && object["Payload"] != nil {
-            let store = try JSONField.text(object["Store"], field: "Store") ?? ""
+        if object.has("Store") && object.has("Payload") {
+            let store = try object.text("Store") ?? ""
             guard store == "AppleAppStore" || store == "MacAppStore" else {
                 throw IngestError.badField("Store", "a Unity receipt of store \"\(store.prefix(40))\", not AppleAppStore")
             }
@@ -87,7 +87,7 @@ enum AppReceiptReader {
             try noteMissing(object, ["TransactionID"], what: "Unity receipt", in: &response)
             return response
         }
-        if object["transactionReceipt"] != nil {
+        if object.has("transactionReceipt") {
             var response = try decode(object, "transactionReceipt", location, nil, nil, checker)
             try noteMissing(object, ["transactionId", "orderId"], what: "client purchase", in: &response)
             return response
@@ -96,11 +96,11 @@ enum AppReceiptReader {
     }
 
     private static func decode(
-        _ object: [String: Any], _ field: String, _ location: SourceLocation, _ requestId: String?, _ receivedAt: Int64?,
+        _ object: any RecordObject, _ field: String, _ location: SourceLocation, _ requestId: String?, _ receivedAt: Int64?,
         _ checker: any SignatureChecking
     ) throws -> AppleRecord {
-        guard let text = object[field] as? String else {
-            throw IngestError.badField(field, "expected base64 receipt text, found \(JSONField.typeName(object[field] ?? NSNull()))")
+        guard let text = object.string(field) else {
+            throw IngestError.badField(field, "expected base64 receipt text, found \((object.field(field) ?? .null).typeName)")
         }
         do {
             return try read(Data(text.utf8), at: location, requestId: requestId, receivedAtMs: receivedAt, checker: checker)
@@ -110,9 +110,9 @@ enum AppReceiptReader {
     }
 
     /// Adds a note when the first present id field of `keys` names no purchase of the receipt.
-    private static func noteMissing(_ object: [String: Any], _ keys: [String], what: String, in response: inout AppleRecord) throws {
+    private static func noteMissing(_ object: any RecordObject, _ keys: [String], what: String, in response: inout AppleRecord) throws {
         for key in keys {
-            guard let id = try JSONField.id(object[key], field: key) else { continue }
+            guard let id = try object.id(key) else { continue }
             if !response.items.contains(where: { $0.transactionId == id }) {
                 response.notes.append("\(what) \(key) \(id) is not among the receipt's purchases")
             }

@@ -9,12 +9,12 @@ import IAPAuditModel
 /// these, signed with ES256 by the leaf of the header's `x5c` chain. This type only decodes; the
 /// signature is checked by a `SignatureChecking`.
 ///
-/// Not `Sendable`: `header` and `payload` are `JSONSerialization` objects.
+/// Not `Sendable`: `header` and `payload` are views of their JSON tapes.
 struct CompactJWS {
     /// The decoded JOSE header (`alg`, `kid`, `x5c`, `typ`…).
-    let header: [String: Any]
+    let header: JSONRef
     /// The decoded payload: a transaction, renewal info, app transaction or notification.
-    let payload: [String: Any]
+    let payload: JSONRef
     /// The ASCII bytes `BASE64URL(header) "." BASE64URL(payload)` the signature covers.
     let signingInput: Data
     /// The decoded signature (64 bytes `r || s` for ES256).
@@ -24,9 +24,9 @@ struct CompactJWS {
     let certificateChain: [Data]?
 
     /// The header's `alg` (Apple signs with `ES256`), nil when absent.
-    var algorithm: String? { header["alg"] as? String }
+    var algorithm: String? { header.string("alg") }
     /// The header's `kid` (Xcode's StoreKit testing signs with `Apple_Xcode_Key`), nil when absent.
-    var keyId: String? { header["kid"] as? String }
+    var keyId: String? { header.string("kid") }
 
     /// Decodes `text` after trimming surrounding whitespace.
     ///
@@ -50,25 +50,25 @@ struct CompactJWS {
         }
         return CompactJWS(
             header: header, payload: payload, signingInput: Data("\(parts[0]).\(parts[1])".utf8), signature: signature,
-            certificateChain: try chain(header["x5c"]))
+            certificateChain: try chain(header.field("x5c")))
     }
 
-    private static func object(_ part: Substring, name: String) throws -> [String: Any] {
+    private static func object(_ part: Substring, name: String) throws -> JSONRef {
         guard let data = base64URLDecoded(part), !data.isEmpty else {
             throw IngestError.other("not a compact JWS: the \(name) is not base64url")
         }
         do {
-            return try JSONField.parseObject(data)
+            return try JSONField.parseObject([UInt8](data))
         } catch {
             throw IngestError.other("not a compact JWS: the \(name) is not a JSON object (\(error))")
         }
     }
 
-    private static func chain(_ value: Any?) throws -> [Data]? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let entries = value as? [Any] else { throw IngestError.other("compact JWS header: x5c is not an array") }
+    private static func chain(_ value: FieldValue?) throws -> [Data]? {
+        guard let value, !value.isNull else { return nil }
+        guard case .array(let entries) = value else { throw IngestError.other("compact JWS header: x5c is not an array") }
         return try entries.enumerated().map { index, entry in
-            guard let text = entry as? String, let der = Data(base64Encoded: text), !der.isEmpty else {
+            guard case .string(let text) = entry, let der = Data(base64Encoded: text), !der.isEmpty else {
                 throw IngestError.other("compact JWS header: x5c[\(index)] is not a base64 certificate")
             }
             return der

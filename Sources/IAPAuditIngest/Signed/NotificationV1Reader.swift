@@ -14,18 +14,17 @@ import IAPAuditModel
 enum NotificationV1Reader {
     /// - Throws: `IngestError` when `notification_type` is missing, or a listed purchase lacks its
     ///   `transaction_id` or has a field of the wrong type (named as `unified_receipt.<field>`).
-    static func read(_ o: [String: Any], context: SignedRecordReader.Context) throws -> AppleRecord {
-        guard let type = try JSONField.text(o["notification_type"], field: "notification_type"), !type.isEmpty else {
+    static func read(_ o: any RecordObject, context: SignedRecordReader.Context) throws -> AppleRecord {
+        guard let type = try o.text("notification_type"), !type.isEmpty else {
             throw IngestError.missingField("notification_type")
         }
-        let unified = try SignedFields.object(o, "unified_receipt", path: "")
-        var body = unified ?? [:]
-        if body["status"] == nil || body["status"] is NSNull { body["status"] = 0 }
+        let unified = try o.object("unified_receipt")
+        // `unified_receipt` read as a verifyReceipt body, its `status` 0 when it has none.
+        let body = AmendedRecord(base: unified, kept: nil, amendments: unified?.hasValue("status") == true ? [:] : ["status": zero])
         var response = try parse(body, context: context, prefix: unified == nil ? "" : "unified_receipt.")
-        let older = ["latest_receipt_info", "latest_expired_receipt_info"].filter { o[$0] != nil }
+        let older = ["latest_receipt_info", "latest_expired_receipt_info"].filter { o.has($0) }
         if !older.isEmpty {
-            var legacy: [String: Any] = ["status": 0]
-            for key in older { legacy[key] = o[key] }
+            let legacy = AmendedRecord(base: o, kept: older, amendments: ["status": zero])
             let top = try parse(legacy, context: context, prefix: "")
             for item in top.items {
                 if let at = response.items.firstIndex(where: { $0.transactionId == item.transactionId }) {
@@ -36,8 +35,8 @@ enum NotificationV1Reader {
             }
         }
         response.bundleId =
-            try response.bundleId ?? JSONField.text(o["bid"], field: "bid") ?? itemBundleId(unified ?? [:]) ?? itemBundleId(o)
-        let environment = try JSONField.text(o["environment"], field: "environment").flatMap { $0.isEmpty ? nil : $0 }
+            try response.bundleId ?? o.text("bid") ?? unified.flatMap { try itemBundleId($0) } ?? itemBundleId(o)
+        let environment = try o.text("environment").flatMap { $0.isEmpty ? nil : $0 }
         response.environment = (environment ?? response.environment).map(Environment.normalized)
         try applyCancellation(o, to: &response)
         response.source = .notificationV1
@@ -46,7 +45,10 @@ enum NotificationV1Reader {
         return response
     }
 
-    private static func parse(_ body: [String: Any], context: SignedRecordReader.Context, prefix: String) throws -> AppleRecord {
+    /// A status of 0 (success) for a body that states none.
+    private static var zero: FieldValue { .number("0") }
+
+    private static func parse(_ body: any RecordObject, context: SignedRecordReader.Context, prefix: String) throws -> AppleRecord {
         do {
             return try VerifyResponseParser.parse(
                 body, at: context.location, requestId: context.requestId, receivedAtMs: context.receivedAtMs, raw: context.raw)
@@ -59,25 +61,29 @@ enum NotificationV1Reader {
 
     /// `bid` of the first `latest_receipt_info` (else `latest_expired_receipt_info`) entry: older
     /// bodies use flat iOS 6 names.
-    private static func itemBundleId(_ o: [String: Any]) throws -> String? {
+    private static func itemBundleId(_ o: any RecordObject) throws -> String? {
         for key in ["latest_receipt_info", "latest_expired_receipt_info"] {
-            let info = o[key]
-            let first = (info as? [String: Any]) ?? (info as? [Any])?.first as? [String: Any]
-            if let bid = try JSONField.text(first?["bid"], field: "\(key).bid") { return bid }
+            var first: (any RecordObject)? = nil
+            switch o.field(key) {
+            case .object(let one)?: first = one
+            case .array(let array)?: if case .object(let one)? = array.first { first = one }
+            default: break
+            }
+            if let bid = try first?.text("bid", path: key) { return bid }
         }
         return nil
     }
 
     /// A top-level `cancellation_date_ms` (else `cancellation_date`) applies to the purchase whose
     /// `web_order_line_item_id` the body names, or to the only one listed; a note when none matches.
-    private static func applyCancellation(_ o: [String: Any], to response: inout AppleRecord) throws {
+    private static func applyCancellation(_ o: any RecordObject, to response: inout AppleRecord) throws {
         let ms: Int64?
-        if let value = try JSONField.integer(o["cancellation_date_ms"], field: "cancellation_date_ms") {
+        if let value = try o.integer("cancellation_date_ms") {
             guard Timestamp.validRange.contains(value) else {
                 throw IngestError.badField("cancellation_date_ms", "epoch milliseconds \(value) outside 1900–2200")
             }
             ms = value
-        } else if let text = try JSONField.text(o["cancellation_date"], field: "cancellation_date"), !text.isEmpty {
+        } else if let text = try o.text("cancellation_date"), !text.isEmpty {
             guard let parsed = Timestamp.parseMs(text) else {
                 throw IngestError.badField("cancellation_date", "not a date: \"\(text.prefix(60))\"")
             }
@@ -86,7 +92,7 @@ enum NotificationV1Reader {
             ms = nil
         }
         guard let ms else { return }
-        let line = try JSONField.id(o["web_order_line_item_id"], field: "web_order_line_item_id")
+        let line = try o.id("web_order_line_item_id")
         let targets = response.items.indices.filter {
             line == nil ? response.items.count == 1 : response.items[$0].webOrderLineItemId == line
         }
@@ -95,5 +101,24 @@ enum NotificationV1Reader {
             response.notes.append("cancellation_date: no listed purchase to apply it to (\(named))")
         }
         for i in targets where response.items[i].cancellationDateMs == nil { response.items[i].cancellationDateMs = ms }
+    }
+}
+
+/// A record with fields added or replaced, keeping all of its own (`kept` nil) or only those named:
+/// parts of a V1 body read as a verifyReceipt body.
+private struct AmendedRecord: RecordObject {
+    let base: (any RecordObject)?
+    let kept: [String]?
+    let amendments: [String: FieldValue]
+
+    func field(_ key: String) -> FieldValue? {
+        if let value = amendments[key] { return value }
+        guard kept?.contains(key) ?? true else { return nil }
+        return base?.field(key)
+    }
+
+    var fieldNames: [String] {
+        let own = (base?.fieldNames ?? []).filter { kept?.contains($0) ?? true }
+        return own + amendments.keys.filter { !own.contains($0) }.sorted()
     }
 }

@@ -30,35 +30,35 @@ enum NotificationV2Payload {
     /// - Parameter nestedIn: the field holding this payload, prefixed to the fields of its nested
     ///   JWS in notes (`notificationHistory[0].signedPayload`); empty at the top level.
     /// - Throws: `IngestError` when `notificationType` is missing or a field has the wrong type.
-    static func read(_ payload: [String: Any], nestedIn: String = "", into evidence: inout SignedEvidence) throws -> Reading {
+    static func read(_ payload: any RecordObject, nestedIn: String = "", into evidence: inout SignedEvidence) throws -> Reading {
         let p = payload
-        guard let type = try SignedFields.text(p, "notificationType", path: ""), !type.isEmpty else {
+        guard let type = try p.text("notificationType"), !type.isEmpty else {
             throw IngestError.missingField("notificationType")
         }
         var info = NotificationInfo(
-            notificationUUID: try SignedFields.id(p, "notificationUUID", path: ""), notificationType: type,
-            subtype: try SignedFields.text(p, "subtype", path: ""), version: try SignedFields.text(p, "version", path: ""))
-        var reading = Reading(info: info, signedDateMs: try SignedFields.date(p, "signedDate", path: ""))
-        if let data = try SignedFields.object(p, "data", path: "") {
+            notificationUUID: try p.id("notificationUUID"), notificationType: type, subtype: try p.text("subtype"),
+            version: try p.text("version"))
+        var reading = Reading(info: info, signedDateMs: try p.date("signedDate"))
+        if let data = try p.object("data") {
             let dataPath = "data"
-            reading.environment = try SignedFields.environment(data, path: dataPath)
-            reading.bundleId = try SignedFields.id(data, "bundleId", path: dataPath)
-            info.status = try SignedFields.integer(data, "status", path: dataPath).map { Int($0) }
-            let notePath = SignedFields.name(nestedIn, "data")
+            reading.environment = try data.environment(path: dataPath)
+            reading.bundleId = try data.id("bundleId", path: dataPath)
+            info.status = try data.integer("status", path: dataPath).map { Int($0) }
+            let notePath = fieldName("data", in: nestedIn)
             evidence.nestedTransaction(
-                data["signedTransactionInfo"], field: "\(notePath).signedTransactionInfo", section: "notification")
-            evidence.nestedRenewalInfo(data["signedRenewalInfo"], field: "\(notePath).signedRenewalInfo")
+                data.field("signedTransactionInfo"), field: "\(notePath).signedTransactionInfo", section: "notification")
+            evidence.nestedRenewalInfo(data.field("signedRenewalInfo"), field: "\(notePath).signedRenewalInfo")
         }
-        if let summary = try SignedFields.object(p, "summary", path: "") {
+        if let summary = try p.object("summary") {
             let summaryPath = "summary"
             info.hasSummary = true
-            reading.environment = try reading.environment ?? SignedFields.environment(summary, path: summaryPath)
-            reading.bundleId = try reading.bundleId ?? SignedFields.id(summary, "bundleId", path: summaryPath)
+            reading.environment = try reading.environment ?? summary.environment(path: summaryPath)
+            reading.bundleId = try reading.bundleId ?? summary.id("bundleId", path: summaryPath)
         }
-        if let token = try SignedFields.object(p, "externalPurchaseToken", path: "") {
+        if let token = try p.object("externalPurchaseToken") {
             let tokenPath = "externalPurchaseToken"
-            reading.bundleId = try reading.bundleId ?? SignedFields.id(token, "bundleId", path: tokenPath)
-            if reading.environment == nil, let purchaseId = try SignedFields.text(token, "externalPurchaseId", path: tokenPath) {
+            reading.bundleId = try reading.bundleId ?? token.id("bundleId", path: tokenPath)
+            if reading.environment == nil, let purchaseId = try token.text("externalPurchaseId", path: tokenPath) {
                 reading.environment = purchaseId.hasPrefix("SANDBOX") ? "Sandbox" : "Production"
             }
         }
@@ -68,13 +68,13 @@ enum NotificationV2Payload {
 
     /// Reads a nested `signedPayload` (Get Notification History, Get Test Notification Status),
     /// checked at its own `signedDate`; nil with a note when it cannot be read.
-    static func nested(_ value: Any?, field: String, into evidence: inout SignedEvidence) -> Reading? {
+    static func nested(_ value: FieldValue?, field: String, into evidence: inout SignedEvidence) -> Reading? {
         guard let jws = evidence.nestedJWS(value, field: field) else { return nil }
         do {
             guard SignedPayloadKind.ofSigned(jws.payload) == .notification else {
                 throw IngestError.missingField("notificationType")
             }
-            _ = evidence.check(jws, atMs: try SignedFields.date(jws.payload, "signedDate", path: ""))
+            _ = evidence.check(jws, atMs: try jws.payload.date("signedDate"))
             return try read(jws.payload, nestedIn: field, into: &evidence)
         } catch {
             evidence.note(field, error)

@@ -8,17 +8,16 @@ import IAPAuditModel
 /// (renewal price, offers, Advanced Commerce…) are ignored.
 enum RenewalInfoPayload {
     /// - Throws: `IngestError.badField` for a field of the wrong type or a date outside 1900–2200.
-    static func pendingRenewal(_ payload: [String: Any], path: String) throws -> PendingRenewal {
+    static func pendingRenewal(_ payload: any RecordObject, path: String) throws -> PendingRenewal {
         let p = payload
         var info = PendingRenewal()
-        info.originalTransactionId = try SignedFields.id(p, "originalTransactionId", path: path)
-        info.productId = try SignedFields.id(p, "productId", path: path)
-        info.autoRenewProductId = try SignedFields.id(p, "autoRenewProductId", path: path)
-        info.autoRenewStatus = try SignedFields.integer(p, "autoRenewStatus", path: path).map { Int($0) }
-        info.expirationIntent = try SignedFields.integer(p, "expirationIntent", path: path).map { Int($0) }
-        info.isInBillingRetryPeriod = try JSONField.bool(
-            p["isInBillingRetryPeriod"], field: SignedFields.name(path, "isInBillingRetryPeriod"))
-        info.gracePeriodExpiresDateMs = try SignedFields.date(p, "gracePeriodExpiresDate", path: path)
+        info.originalTransactionId = try p.id("originalTransactionId", path: path)
+        info.productId = try p.id("productId", path: path)
+        info.autoRenewProductId = try p.id("autoRenewProductId", path: path)
+        info.autoRenewStatus = try p.integer("autoRenewStatus", path: path).map { Int($0) }
+        info.expirationIntent = try p.integer("expirationIntent", path: path).map { Int($0) }
+        info.isInBillingRetryPeriod = try p.bool("isInBillingRetryPeriod", path: path)
+        info.gracePeriodExpiresDateMs = try p.date("gracePeriodExpiresDate", path: path)
         return info
     }
 }

@@ -23,42 +23,42 @@ import IAPAuditModel
 enum ServerAPIResponseReader {
     /// - Throws: `IngestError` for a top-level field of the wrong type (`errorCode` not a number,
     ///   `signedTransactions` not an array…).
-    static func read(_ o: [String: Any], context: SignedRecordReader.Context, checker: any SignatureChecking) throws -> AppleRecord {
+    static func read(_ o: any RecordObject, context: SignedRecordReader.Context, checker: any SignatureChecking) throws -> AppleRecord {
         var evidence = SignedEvidence(checker: checker)
         var status = 0
         var errorMessage: String?
-        if let code = try SignedFields.integer(o, "errorCode", path: "") {
+        if let code = try o.integer("errorCode") {
             status = Int(code)
-            errorMessage = try SignedFields.text(o, "errorMessage", path: "")
+            errorMessage = try o.text("errorMessage")
         }
-        if let transactions = try SignedFields.array(o, "signedTransactions", path: "") {
+        if let transactions = try o.array("signedTransactions") {
             for (i, value) in transactions.enumerated() {
                 evidence.nestedTransaction(value, field: "signedTransactions[\(i)]", section: "server_api")
             }
-            if let orderStatus = try SignedFields.integer(o, "status", path: ""), orderStatus != 0 {
+            if let orderStatus = try o.integer("status"), orderStatus != 0 {
                 evidence.notes.append("status \(orderStatus): invalid order id (Look Up Order ID)")
             }
         }
-        evidence.nestedTransaction(o["signedTransactionInfo"], field: "signedTransactionInfo", section: "server_api")
+        evidence.nestedTransaction(o.field("signedTransactionInfo"), field: "signedTransactionInfo", section: "server_api")
         try readStatuses(o, into: &evidence)
-        if let history = try SignedFields.array(o, "notificationHistory", path: "") {
+        if let history = try o.array("notificationHistory") {
             for (i, entry) in history.enumerated() {
                 let field = "notificationHistory[\(i)]"
-                guard let entry = entry as? [String: Any] else {
+                guard case .object(let entry) = entry else {
                     evidence.note(field, IngestError.other("expected an object"))
                     continue
                 }
-                _ = NotificationV2Payload.nested(entry["signedPayload"], field: "\(field).signedPayload", into: &evidence)
+                _ = NotificationV2Payload.nested(entry.field("signedPayload"), field: "\(field).signedPayload", into: &evidence)
             }
         }
-        let test = NotificationV2Payload.nested(o["signedPayload"], field: "signedPayload", into: &evidence)
-        if let success = try JSONField.bool(o["success"], field: "success"), !success {
+        let test = NotificationV2Payload.nested(o.field("signedPayload"), field: "signedPayload", into: &evidence)
+        if let success = try o.bool("success"), !success {
             evidence.notes.append("success false: the renewal date was not extended (Extend a Subscription Renewal Date)")
         }
         var response = evidence.response(
             context, source: .serverAPI, status: status,
-            environment: try SignedFields.environment(o, path: "") ?? test?.environment,
-            bundleId: try SignedFields.id(o, "bundleId", path: "") ?? test?.bundleId, own: nil)
+            environment: try o.environment() ?? test?.environment,
+            bundleId: try o.id("bundleId") ?? test?.bundleId, own: nil)
         response.errorMessage = errorMessage
         response.notification = test?.info
         response.signedDateMs = test?.signedDateMs
@@ -67,28 +67,29 @@ enum ServerAPIResponseReader {
 
     /// Get All Subscription Statuses: `data[g].lastTransactions[t]` with `signedTransactionInfo` and
     /// `signedRenewalInfo`.
-    private static func readStatuses(_ o: [String: Any], into evidence: inout SignedEvidence) throws {
-        guard let groups = try SignedFields.array(o, "data", path: "") else { return }
+    private static func readStatuses(_ o: any RecordObject, into evidence: inout SignedEvidence) throws {
+        guard let groups = try o.array("data") else { return }
         for (g, group) in groups.enumerated() {
-            guard let group = group as? [String: Any] else {
+            guard case .object(let group) = group else {
                 evidence.note("data[\(g)]", IngestError.other("expected an object"))
                 continue
             }
-            let lastTransactions: [Any]
+            let lastTransactions: [FieldValue]
             do {
-                lastTransactions = try SignedFields.array(group, "lastTransactions", path: "data[\(g)]") ?? []
+                lastTransactions = try group.array("lastTransactions", path: "data[\(g)]") ?? []
             } catch {
                 evidence.notes.append("\(error)")
                 continue
             }
             for (t, last) in lastTransactions.enumerated() {
                 let field = "data[\(g)].lastTransactions[\(t)]"
-                guard let last = last as? [String: Any] else {
+                guard case .object(let last) = last else {
                     evidence.note(field, IngestError.other("expected an object"))
                     continue
                 }
-                evidence.nestedTransaction(last["signedTransactionInfo"], field: "\(field).signedTransactionInfo", section: "server_api")
-                evidence.nestedRenewalInfo(last["signedRenewalInfo"], field: "\(field).signedRenewalInfo")
+                evidence.nestedTransaction(
+                    last.field("signedTransactionInfo"), field: "\(field).signedTransactionInfo", section: "server_api")
+                evidence.nestedRenewalInfo(last.field("signedRenewalInfo"), field: "\(field).signedRenewalInfo")
             }
         }
     }

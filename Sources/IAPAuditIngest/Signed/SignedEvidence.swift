@@ -49,11 +49,11 @@ struct SignedEvidence {
 
     /// Decodes a nested compact JWS; nil without a note when the field is absent or null, nil with a
     /// note when it is not a compact JWS.
-    mutating func nestedJWS(_ value: Any?, field: String) -> CompactJWS? {
+    mutating func nestedJWS(_ value: FieldValue?, field: String) -> CompactJWS? {
         switch value {
-        case nil, is NSNull:
+        case nil, .null?:
             return nil
-        case let text as String:
+        case .string(let text)?:
             do {
                 return try CompactJWS.parse(text)
             } catch {
@@ -61,14 +61,14 @@ struct SignedEvidence {
                 return nil
             }
         case let other?:
-            note(field, IngestError.other("expected a compact JWS string, found \(JSONField.typeName(other))"))
+            note(field, IngestError.other("expected a compact JWS string, found \(other.typeName)"))
             return nil
         }
     }
 
     /// Reads a nested `signedTransactionInfo`: its item (signature = its own JWS, checked at its own
     /// `signedDate`) is added under `section`; a note instead when it cannot be read.
-    mutating func nestedTransaction(_ value: Any?, field: String, section: String) {
+    mutating func nestedTransaction(_ value: FieldValue?, field: String, section: String) {
         guard let jws = nestedJWS(value, field: field) else { return }
         do {
             var item = try TransactionPayload.item(jws.payload, section: section, path: "")
@@ -81,11 +81,11 @@ struct SignedEvidence {
 
     /// Reads a nested `signedRenewalInfo` (checked at its own `signedDate`) into `pendingRenewals`;
     /// a note instead when it cannot be read.
-    mutating func nestedRenewalInfo(_ value: Any?, field: String) {
+    mutating func nestedRenewalInfo(_ value: FieldValue?, field: String) {
         guard let jws = nestedJWS(value, field: field) else { return }
         do {
             let renewal = try RenewalInfoPayload.pendingRenewal(jws.payload, path: "")
-            _ = check(jws, atMs: try SignedFields.date(jws.payload, "signedDate", path: ""))
+            _ = check(jws, atMs: try jws.payload.date("signedDate"))
             pendingRenewals.append(renewal)
         } catch {
             note(field, error)

@@ -28,23 +28,23 @@ enum SignedPayloadKind: Equatable {
     /// The kind of a signed payload, trusting Apple's signature for what it is; nil when it has none
     /// of the telling fields (Apple's `transactionInfo` sample carries only `environment`, `bundleId`,
     /// `signedDate`).
-    static func ofSigned(_ payload: [String: Any]) -> SignedPayloadKind? {
-        if payload["notificationType"] is String { return .notification }
-        if payload["transactionId"] != nil { return .transaction }
-        if renewalKeys.contains(where: { payload[$0] != nil }) { return .renewalInfo }
-        if payload["receiptType"] != nil || payload["appTransactionId"] != nil { return .appTransaction }
+    static func ofSigned(_ payload: any RecordObject) -> SignedPayloadKind? {
+        if payload.string("notificationType") != nil { return .notification }
+        if payload.has("transactionId") { return .transaction }
+        if renewalKeys.contains(where: { payload.has($0) }) { return .renewalInfo }
+        if payload.has("receiptType") || payload.has("appTransactionId") { return .appTransaction }
         return nil
     }
 
     /// The kind of an unsigned JSON object taken for a decoded payload, stricter than `ofSigned`:
     /// it must also have a field that goes with the telling one, and none of our log or verifyReceipt keys.
-    static func ofDecoded(_ o: [String: Any]) -> SignedPayloadKind? {
-        if foreignKeys.contains(where: { o[$0] != nil }) { return nil }
-        let hasAny = { (keys: [String]) in keys.contains { o[$0] != nil } }
-        if o["notificationType"] is String { return .notification }
-        if o["transactionId"] != nil { return hasAny(transactionKeys) ? .transaction : nil }
+    static func ofDecoded(_ o: any RecordObject) -> SignedPayloadKind? {
+        if foreignKeys.contains(where: { o.has($0) }) { return nil }
+        let hasAny = { (keys: [String]) in keys.contains { o.has($0) } }
+        if o.string("notificationType") != nil { return .notification }
+        if o.has("transactionId") { return hasAny(transactionKeys) ? .transaction : nil }
         if hasAny(renewalKeys) { return hasAny(renewalContextKeys) ? .renewalInfo : nil }
-        if o["receiptType"] != nil || (o["appTransactionId"] != nil && hasAny(appTransactionKeys)) { return .appTransaction }
+        if o.has("receiptType") || (o.has("appTransactionId") && hasAny(appTransactionKeys)) { return .appTransaction }
         return nil
     }
 }

@@ -41,7 +41,7 @@ enum SignedRecordReader {
     ///   is not one, a decoded transaction without `transactionId`, or a field of the wrong type.
     ///   Nested values that cannot be read become `notes`, never errors.
     static func read(
-        object o: [String: Any], at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String,
+        object o: any RecordObject, at location: SourceLocation, requestId: String?, receivedAtMs: Int64?, raw: String,
         checker: any SignatureChecking
     ) throws -> AppleRecord {
         let context = Context(location: location, requestId: requestId, receivedAtMs: receivedAtMs, raw: raw)
@@ -50,8 +50,8 @@ enum SignedRecordReader {
             return try NotificationV1Reader.read(o, context: context)
         case .serverAPIResponse:
             return try ServerAPIResponseReader.read(o, context: context, checker: checker)
-        case .notificationV2 where o["signedPayload"] != nil:
-            guard let text = o["signedPayload"] as? String else {
+        case .notificationV2 where o.has("signedPayload"):
+            guard let text = o.string("signedPayload") else {
                 throw IngestError.badField("signedPayload", "expected a compact JWS string")
             }
             let jws: CompactJWS
@@ -68,7 +68,7 @@ enum SignedRecordReader {
         default:
             break
         }
-        let keys = o.keys.sorted().prefix(8).joined(separator: ", ")
+        let keys = o.fieldNames.sorted().prefix(8).joined(separator: ", ")
         throw IngestError.other("not an App Store signed transaction, Server API response or server notification (keys: \(keys))")
     }
 
@@ -82,15 +82,16 @@ enum SignedRecordReader {
     /// - `signedTransaction`: decoded transaction, renewal info or app transaction JSON
     ///   (`SignedPayloadKind.ofDecoded`).
     /// Never an object with `request_id` (a server-log line), nor a verifyReceipt body.
-    static func kind(of o: [String: Any]) -> SourceKind? {
-        let has = { (key: String) in o[key] != nil && !(o[key] is NSNull) }
+    static func kind(of o: any RecordObject) -> SourceKind? {
+        // Present and not null.
+        let has = { (key: String) in o.hasValue(key) }
         if has("request_id") { return nil }
-        if o["notification_type"] is String { return .notificationV1 }
+        if o.string("notification_type") != nil { return .notificationV1 }
         if has("signedPayload") { return has("sendAttempts") ? .serverAPIResponse : .notificationV2 }
-        if o["notificationType"] is String { return .notificationV2 }
+        if o.string("notificationType") != nil { return .notificationV2 }
         if has("errorCode") && !has("receipt") { return .serverAPIResponse }
         if has("signedTransactions") || has("signedTransactionInfo") || has("notificationHistory") { return .serverAPIResponse }
-        if o["data"] is [Any] && (has("appAppleId") || has("bundleId") || has("environment")) { return .serverAPIResponse }
+        if case .array? = o.field("data"), has("appAppleId") || has("bundleId") || has("environment") { return .serverAPIResponse }
         if has("success") && has("originalTransactionId") { return .serverAPIResponse }
         if let payload = SignedPayloadKind.ofDecoded(o) { return payload == .notification ? .notificationV2 : .signedTransaction }
         return nil
@@ -103,17 +104,17 @@ enum SignedRecordReader {
         _ jws: CompactJWS, context: Context, checker: any SignatureChecking, source: EvidenceSource?
     ) throws -> AppleRecord {
         guard let kind = SignedPayloadKind.ofSigned(jws.payload) else {
-            if ["originalTransactionId", "productId", "purchaseDate", "webOrderLineItemId"].contains(where: { jws.payload[$0] != nil }) {
+            if ["originalTransactionId", "productId", "purchaseDate", "webOrderLineItemId"].contains(where: { jws.payload.has($0) }) {
                 throw IngestError.missingField("transactionId")
             }
             // Signed by someone, but says nothing of a purchase (Apple's `transactionInfo` sample holds only
             // environment, bundleId, signedDate): imported with its signature state and no transaction.
             var evidence = SignedEvidence(checker: checker)
-            let signedMs = try SignedFields.date(jws.payload, "signedDate", path: "")
+            let signedMs = try jws.payload.date("signedDate")
             let own = evidence.check(jws, atMs: signedMs)
             var response = evidence.response(
-                context, source: .signedTransaction, environment: try SignedFields.environment(jws.payload, path: ""),
-                bundleId: try SignedFields.id(jws.payload, "bundleId", path: ""), own: own)
+                context, source: .signedTransaction, environment: try jws.payload.environment(),
+                bundleId: try jws.payload.id("bundleId"), own: own)
             response.signedDateMs = signedMs
             let keys = jws.payload.keys.sorted().prefix(8).joined(separator: ", ")
             response.notes.append("payload names no transaction, renewal, app transaction or notification (keys: \(keys))")
@@ -129,16 +130,16 @@ enum SignedRecordReader {
 
     /// The time a payload's chain must be valid at: `signedDate`, or an AppTransaction's
     /// `receiptCreationDate` (its signing date in Apple's library); ms since 1970 UTC.
-    private static func signedDate(_ payload: [String: Any], kind: SignedPayloadKind) throws -> Int64? {
-        let signed = try SignedFields.date(payload, "signedDate", path: "")
+    private static func signedDate(_ payload: any RecordObject, kind: SignedPayloadKind) throws -> Int64? {
+        let signed = try payload.date("signedDate")
         guard kind == .appTransaction else { return signed }
-        return try signed ?? SignedFields.date(payload, "receiptCreationDate", path: "")
+        return try signed ?? payload.date("receiptCreationDate")
     }
 
     /// One record from a payload (decoded from a JWS whose status is `own`, or given as JSON with
     /// `own` = `notChecked`).
     private static func record(
-        _ payload: [String: Any], kind: SignedPayloadKind, context: Context, evidence: inout SignedEvidence, own: SignatureStatus
+        _ payload: any RecordObject, kind: SignedPayloadKind, context: Context, evidence: inout SignedEvidence, own: SignatureStatus
     ) throws -> AppleRecord {
         switch kind {
         case .transaction:
@@ -152,14 +153,14 @@ enum SignedRecordReader {
         case .renewalInfo:
             evidence.pendingRenewals.append(try RenewalInfoPayload.pendingRenewal(payload, path: ""))
             var response = evidence.response(
-                context, source: .signedRenewalInfo, environment: try SignedFields.environment(payload, path: ""),
-                bundleId: try SignedFields.id(payload, "bundleId", path: ""), own: own)
-            response.signedDateMs = try SignedFields.date(payload, "signedDate", path: "")
+                context, source: .signedRenewalInfo, environment: try payload.environment(),
+                bundleId: try payload.id("bundleId"), own: own)
+            response.signedDateMs = try payload.date("signedDate")
             return response
         case .appTransaction:
             var response = evidence.response(
-                context, source: .appTransaction, environment: try SignedFields.environment(payload, "receiptType", path: ""),
-                bundleId: try SignedFields.id(payload, "bundleId", path: ""), own: own)
+                context, source: .appTransaction, environment: try payload.environment("receiptType"),
+                bundleId: try payload.id("bundleId"), own: own)
             response.signedDateMs = try signedDate(payload, kind: .appTransaction)
             return response
         case .notification:

@@ -14,41 +14,38 @@ enum TransactionPayload {
     ///   - path: the payload's field path for error messages (empty at the top level).
     /// - Throws: `IngestError.missingField("transactionId")` when the payload has no transaction id,
     ///   `IngestError.badField` for a field of the wrong type or a date outside 1900–2200.
-    static func item(_ payload: [String: Any], section: String, path: String) throws -> AppleTransaction {
+    static func item(_ payload: any RecordObject, section: String, path: String) throws -> AppleTransaction {
         let p = payload
-        guard let id = try SignedFields.id(p, "transactionId", path: path) else {
-            throw IngestError.missingField(SignedFields.name(path, "transactionId"))
-        }
-        var item = AppleTransaction(transactionId: id, sections: [section])
-        item.originalTransactionId = try SignedFields.id(p, "originalTransactionId", path: path)
-        item.webOrderLineItemId = try SignedFields.id(p, "webOrderLineItemId", path: path)
-        item.productId = try SignedFields.id(p, "productId", path: path)
-        item.quantity = try SignedFields.integer(p, "quantity", path: path).map { Int($0) }
-        item.purchaseDateMs = try SignedFields.date(p, "purchaseDate", path: path)
-        item.originalPurchaseDateMs = try SignedFields.date(p, "originalPurchaseDate", path: path)
-        item.expiresDateMs = try SignedFields.date(p, "expiresDate", path: path)
-        item.cancellationDateMs = try SignedFields.date(p, "revocationDate", path: path)
-        item.cancellationReason = try SignedFields.text(p, "revocationReason", path: path)
-        item.revocationType = try SignedFields.text(p, "revocationType", path: path)
-        item.revocationPercentage = try SignedFields.integer(p, "revocationPercentage", path: path).map { Int($0) }
-        item.inAppOwnershipType = try SignedFields.text(p, "inAppOwnershipType", path: path)
-        item.type = try SignedFields.text(p, "type", path: path)
-        item.bundleId = try SignedFields.id(p, "bundleId", path: path)
-        item.environment = try SignedFields.environment(p, path: path)
-        item.priceMilliunits = try SignedFields.integer(p, "price", path: path)
-        item.currency = try SignedFields.text(p, "currency", path: path)
-        item.storefront = try SignedFields.text(p, "storefront", path: path)
-        item.appAccountToken = try SignedFields.text(p, "appAccountToken", path: path)
-        item.transactionReason = try SignedFields.text(p, "transactionReason", path: path)
-        item.signedDateMs = try SignedFields.date(p, "signedDate", path: path)
+        var item = AppleTransaction(transactionId: try p.requiredId("transactionId", path: path), sections: [section])
+        item.originalTransactionId = try p.id("originalTransactionId", path: path)
+        item.webOrderLineItemId = try p.id("webOrderLineItemId", path: path)
+        item.productId = try p.id("productId", path: path)
+        item.quantity = try p.integer("quantity", path: path).map { Int($0) }
+        item.purchaseDateMs = try p.date("purchaseDate", path: path)
+        item.originalPurchaseDateMs = try p.date("originalPurchaseDate", path: path)
+        item.expiresDateMs = try p.date("expiresDate", path: path)
+        item.cancellationDateMs = try p.date("revocationDate", path: path)
+        item.cancellationReason = try p.text("revocationReason", path: path)
+        item.revocationType = try p.text("revocationType", path: path)
+        item.revocationPercentage = try p.integer("revocationPercentage", path: path).map { Int($0) }
+        item.inAppOwnershipType = try p.text("inAppOwnershipType", path: path)
+        item.type = try p.text("type", path: path)
+        item.bundleId = try p.id("bundleId", path: path)
+        item.environment = try p.environment(path: path)
+        item.priceMilliunits = try p.integer("price", path: path)
+        item.currency = try p.text("currency", path: path)
+        item.storefront = try p.text("storefront", path: path)
+        item.appAccountToken = try p.text("appAccountToken", path: path)
+        item.transactionReason = try p.text("transactionReason", path: path)
+        item.signedDateMs = try p.date("signedDate", path: path)
         // Offers (`offerType` 1 = introductory offer; `offerDiscountType` FREE_TRIAL, PAY_AS_YOU_GO,
         // PAY_UP_FRONT). Apple omits both when no offer applies. Unreadable values leave them unknown.
-        let offerType = try? SignedFields.integer(p, "offerType", path: path)
-        let discount = try? SignedFields.text(p, "offerDiscountType", path: path)
+        let offerType = try? p.integer("offerType", path: path)
+        let discount = try? p.text("offerDiscountType", path: path)
         if let offerType {
             item.isInIntroOfferPeriod = offerType == 1
             if let discount { item.isTrialPeriod = discount == "FREE_TRIAL" }
-        } else if p["offerType"] == nil {
+        } else if !p.has("offerType") {
             item.isInIntroOfferPeriod = false
             item.isTrialPeriod = false
         }

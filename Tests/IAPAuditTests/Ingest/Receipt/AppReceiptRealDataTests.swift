@@ -19,7 +19,7 @@ final class AppReceiptRealDataTests: XCTestCase {
         let receipt = try ReceiptFixtures.read("RevenueCat__purchases-ios/base64encodedreceiptsample1.txt", checker: checker)
         let answerPath = "RevenueCat__purchases-ios/verifyReceiptSample1.txt"
         let answer = try VerifyResponseParser.parse(
-            try ReceiptFixtures.json(answerPath), at: ReceiptFixtures.location(answerPath), requestId: nil, receivedAtMs: nil, raw: "")
+            try ReceiptFixtures.record(answerPath), at: ReceiptFixtures.location(answerPath), requestId: nil, receivedAtMs: nil, raw: "")
         let answerInApp = answer.items.filter { $0.sections.contains("in_app") }
         XCTAssertEqual(answerInApp.count, 9)
 

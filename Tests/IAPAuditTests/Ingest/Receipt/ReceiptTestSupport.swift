@@ -37,9 +37,13 @@ enum ReceiptFixtures {
         try Data(contentsOf: URL(fileURLWithPath: TestPaths.realData(relative)))
     }
 
+    /// A real JSON file as Foundation objects, to change before it is read (`RecordFixture.object`).
     static func json(_ relative: String) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: data(relative)) as? [String: Any])
     }
+
+    /// A real JSON file as the importer reads it (the strict tape).
+    static func record(_ relative: String) throws -> JSONRef { try JSONField.parseObject(data(relative)) }
 
     static func location(_ relative: String) -> SourceLocation { SourceLocation(file: relative, line: 1) }
 

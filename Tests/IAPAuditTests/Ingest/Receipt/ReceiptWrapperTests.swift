@@ -15,7 +15,7 @@ import XCTest
 final class ReceiptWrapperTests: XCTestCase {
     func testLaravelPurchaseObjectEmbedsA61PurchaseReceipt() throws {
         let path = "imdhemy__laravel-in-app-purchases/product-receipt.json"
-        let wrapper = try ReceiptFixtures.json(path)
+        let wrapper = try ReceiptFixtures.record(path)
         XCTAssertTrue(AppReceiptReader.isWrapper(wrapper))
         let checker = StubReceiptChecker(.invalid("certificate_expired"))
         let receipt = try AppReceiptReader.readWrapped(wrapper, at: ReceiptFixtures.location(path), checker: checker)
@@ -51,7 +51,7 @@ final class ReceiptWrapperTests: XCTestCase {
     func testLaravelReceiptReissuesTheNotificationPeriodsUnderNewIds() throws {
         let path = "imdhemy__laravel-in-app-purchases/product-receipt.json"
         let receipt = try AppReceiptReader.readWrapped(
-            try ReceiptFixtures.json(path), at: ReceiptFixtures.location(path), checker: StubReceiptChecker())
+            try ReceiptFixtures.record(path), at: ReceiptFixtures.location(path), checker: StubReceiptChecker())
         let notification = try ReceiptFixtures.json("imdhemy__appstore-iap/server-notification.json")
         let rows = try XCTUnwrap((notification["unified_receipt"] as? [String: Any])?["latest_receipt_info"] as? [[String: Any]])
         XCTAssertEqual(rows.count, 54)
@@ -72,8 +72,9 @@ final class ReceiptWrapperTests: XCTestCase {
     func testOurWrapperLinksTheReceiptToARequest() throws {
         let base64 = String(decoding: try ReceiptFixtures.data("tikhop__TPInAppReceipt/receipt-production"), as: UTF8.self)
         let wrapper: [String: Any] = ["request_id": "req-42", "received_at": "2024-02-23T17:30:00Z", "receipt_data": base64]
-        XCTAssertTrue(AppReceiptReader.isWrapper(wrapper))
-        let receipt = try AppReceiptReader.readWrapped(wrapper, at: SourceLocation(file: "w.jsonl", line: 7), checker: StubReceiptChecker())
+        XCTAssertTrue(AppReceiptReader.isWrapper(RecordFixture.object(wrapper)))
+        let receipt = try AppReceiptReader.readWrapped(
+            RecordFixture.object(wrapper), at: SourceLocation(file: "w.jsonl", line: 7), checker: StubReceiptChecker())
         XCTAssertEqual(receipt.requestId, "req-42")
         XCTAssertEqual(receipt.receivedAtMs, 1_708_709_400_000)
         XCTAssertEqual(receipt.location, SourceLocation(file: "w.jsonl", line: 7))
@@ -83,7 +84,9 @@ final class ReceiptWrapperTests: XCTestCase {
         var epoch = wrapper
         epoch["received_at"] = NSNumber(value: 1_708_709_400_000 as Int64)
         XCTAssertEqual(
-            try AppReceiptReader.readWrapped(epoch, at: SourceLocation(file: "w", line: 1), checker: StubReceiptChecker()).receivedAtMs,
+            try AppReceiptReader.readWrapped(
+                RecordFixture.object(epoch), at: SourceLocation(file: "w", line: 1), checker: StubReceiptChecker()
+            ).receivedAtMs,
             1_708_709_400_000)
     }
 
@@ -91,33 +94,39 @@ final class ReceiptWrapperTests: XCTestCase {
         let at = SourceLocation(file: "w", line: 1)
         let checker = StubReceiptChecker()
         XCTAssertThrowsError(
-            try AppReceiptReader.readWrapped(["received_at": "2024-01-01T00:00:00Z", "receipt_data": "eA=="], at: at, checker: checker)
+            try AppReceiptReader.readWrapped(
+                RecordFixture.object(["received_at": "2024-01-01T00:00:00Z", "receipt_data": "eA=="]), at: at, checker: checker)
         ) {
             XCTAssertEqual("\($0)", "missing required field 'request_id'")
         }
-        XCTAssertThrowsError(try AppReceiptReader.readWrapped(["request_id": "r", "receipt_data": "eA=="], at: at, checker: checker)) {
+        XCTAssertThrowsError(
+            try AppReceiptReader.readWrapped(RecordFixture.object(["request_id": "r", "receipt_data": "eA=="]), at: at, checker: checker)
+        ) {
             XCTAssertEqual("\($0)", "missing required field 'received_at'")
         }
         XCTAssertThrowsError(
             try AppReceiptReader.readWrapped(
-                ["request_id": "r", "received_at": 1_700_000_000_000, "receipt_data": "NOT A RECEIPT"], at: at, checker: checker)
+                RecordFixture.object(["request_id": "r", "received_at": 1_700_000_000_000, "receipt_data": "NOT A RECEIPT"]), at: at,
+                checker: checker)
         ) {
             XCTAssertEqual(
                 "\($0)",
                 #"field 'receipt_data': not a receipt: found the text "NOT A RECEIPT" (expected base64 or DER of a PKCS#7 app receipt or an iOS 6 transaction receipt)"#
             )
         }
-        XCTAssertThrowsError(try AppReceiptReader.readWrapped(["transactionReceipt": 42], at: at, checker: checker)) {
+        XCTAssertThrowsError(try AppReceiptReader.readWrapped(RecordFixture.object(["transactionReceipt": 42]), at: at, checker: checker)) {
             XCTAssertEqual("\($0)", "field 'transactionReceipt': expected base64 receipt text, found a number")
         }
-        XCTAssertThrowsError(try AppReceiptReader.readWrapped(["transactionReceipt": "aGVsbG8gd29ybGQ="], at: at, checker: checker)) {
+        XCTAssertThrowsError(
+            try AppReceiptReader.readWrapped(RecordFixture.object(["transactionReceipt": "aGVsbG8gd29ybGQ="]), at: at, checker: checker)
+        ) {
             XCTAssertEqual(
                 "\($0)",
                 #"field 'transactionReceipt': not a receipt: base64 text decoding to the text "hello world" (expected base64 or DER of a PKCS#7 app receipt or an iOS 6 transaction receipt)"#
             )
         }
-        XCTAssertFalse(AppReceiptReader.isWrapper(["status": 0, "receipt": [:] as [String: Any]]))
-        XCTAssertThrowsError(try AppReceiptReader.readWrapped(["status": 0], at: at, checker: checker)) {
+        XCTAssertFalse(AppReceiptReader.isWrapper(RecordFixture.object(["status": 0, "receipt": [:] as [String: Any]])))
+        XCTAssertThrowsError(try AppReceiptReader.readWrapped(RecordFixture.object(["status": 0]), at: at, checker: checker)) {
             XCTAssertEqual("\($0)", "not a receipt wrapper: expected receipt_data, Store/Payload or transactionReceipt")
         }
     }
@@ -125,7 +134,8 @@ final class ReceiptWrapperTests: XCTestCase {
     func testClientPurchaseWhoseIdIsNotInTheReceiptIsNoted() throws {
         var wrapper = try ReceiptFixtures.json("imdhemy__laravel-in-app-purchases/product-receipt.json")
         wrapper["transactionId"] = "1000000747778009"
-        let receipt = try AppReceiptReader.readWrapped(wrapper, at: SourceLocation(file: "p", line: 1), checker: StubReceiptChecker())
+        let receipt = try AppReceiptReader.readWrapped(
+            RecordFixture.object(wrapper), at: SourceLocation(file: "p", line: 1), checker: StubReceiptChecker())
         XCTAssertEqual(receipt.notes, ["client purchase transactionId 1000000747778009 is not among the receipt's purchases"])
     }
 }

@@ -47,7 +47,7 @@ final class TransactionReceiptTests: XCTestCase {
 
     func testUnityWrapperHoldsTheSameReceipt() throws {
         let path = "voltrue2__in-app-purchase/unity_apple"
-        let wrapper = try ReceiptFixtures.json(path)
+        let wrapper = try ReceiptFixtures.record(path)
         XCTAssertTrue(AppReceiptReader.isWrapper(wrapper))
         let receipt = try AppReceiptReader.readWrapped(wrapper, at: ReceiptFixtures.location(path), checker: StubReceiptChecker())
         let bare = try ReceiptFixtures.read("voltrue2__in-app-purchase/apple")
@@ -63,7 +63,8 @@ final class TransactionReceiptTests: XCTestCase {
     func testUnityTransactionIDNotInTheReceiptIsNoted() throws {
         var wrapper = try ReceiptFixtures.json("voltrue2__in-app-purchase/unity_apple")
         wrapper["TransactionID"] = "1000000046178818"
-        let receipt = try AppReceiptReader.readWrapped(wrapper, at: SourceLocation(file: "u", line: 3), checker: StubReceiptChecker())
+        let receipt = try AppReceiptReader.readWrapped(
+            RecordFixture.object(wrapper), at: SourceLocation(file: "u", line: 3), checker: StubReceiptChecker())
         XCTAssertEqual(
             receipt.notes,
             [
@@ -72,10 +73,13 @@ final class TransactionReceiptTests: XCTestCase {
             ])
         wrapper["TransactionID"] = "1000000046178817"
         XCTAssertEqual(
-            try AppReceiptReader.readWrapped(wrapper, at: SourceLocation(file: "u", line: 3), checker: StubReceiptChecker()).notes.count, 1)
+            try AppReceiptReader.readWrapped(
+                RecordFixture.object(wrapper), at: SourceLocation(file: "u", line: 3), checker: StubReceiptChecker()
+            ).notes.count, 1)
         wrapper["Store"] = "GooglePlay"
         XCTAssertThrowsError(
-            try AppReceiptReader.readWrapped(wrapper, at: SourceLocation(file: "u", line: 3), checker: StubReceiptChecker())
+            try AppReceiptReader.readWrapped(
+                RecordFixture.object(wrapper), at: SourceLocation(file: "u", line: 3), checker: StubReceiptChecker())
         ) {
             XCTAssertEqual("\($0)", #"field 'Store': a Unity receipt of store "GooglePlay", not AppleAppStore"#)
         }

@@ -20,12 +20,12 @@ final class CompactJWSTests: XCTestCase {
         let jws = try CompactJWS.parse(text)
         XCTAssertEqual(jws.algorithm, "ES256")
         XCTAssertNil(jws.keyId)
-        XCTAssertEqual(jws.header["typ"] as? String, "JWT")
+        XCTAssertEqual(jws.header.string("typ"), "JWT")
         XCTAssertEqual(jws.certificateChain?.count, 3)
         XCTAssertEqual(jws.certificateChain?.allSatisfy { $0.first == 0x30 }, true, "DER SEQUENCE")
         XCTAssertEqual(jws.signature.count, 64)
-        XCTAssertEqual(jws.payload["environment"] as? String, "Sandbox")
-        XCTAssertEqual(jws.payload["bundleId"] as? String, "com.example")
+        XCTAssertEqual(jws.payload.string("environment"), "Sandbox")
+        XCTAssertEqual(jws.payload.string("bundleId"), "com.example")
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
         XCTAssertEqual(jws.signingInput, Data("\(parts[0]).\(parts[1])".utf8))
     }
@@ -35,20 +35,20 @@ final class CompactJWSTests: XCTestCase {
         XCTAssertEqual(jws.keyId, "Apple_Xcode_Key")
         XCTAssertEqual(jws.algorithm, "ES256")
         XCTAssertEqual(jws.certificateChain?.count, 1)
-        XCTAssertEqual(jws.payload["transactionId"] as? String, "0")
+        XCTAssertEqual(jws.payload.string("transactionId"), "0")
     }
 
     func testMissingX5CHeaderGivesNilChain() throws {
         let jws = try CompactJWS.parse(try JWSFixture.realText(apple + "missingX5CHeaderClaim"))
         XCTAssertNil(jws.certificateChain)
         XCTAssertNotNil(jws.header["x5cwrong"])
-        XCTAssertEqual(jws.payload["notificationType"] as? String, "TEST")
+        XCTAssertEqual(jws.payload.string("notificationType"), "TEST")
     }
 
     func testSurroundingWhitespaceIsTrimmed() throws {
         let text = JWSFixture.make(["transactionId": "1"])
         let jws = try CompactJWS.parse("  \n" + text + "\r\n")
-        XCTAssertEqual(jws.payload["transactionId"] as? String, "1")
+        XCTAssertEqual(jws.payload.string("transactionId"), "1")
         XCTAssertEqual(jws.signature, JWSFixture.signature)
         XCTAssertEqual(jws.certificateChain, [Data([0x30, 0x01, 0x01]), Data([0x30, 0x01, 0x02])])
     }

@@ -72,8 +72,8 @@ enum JWSFixture {
         try String(contentsOfFile: TestPaths.realData(relative), encoding: .utf8)
     }
 
-    /// A real JSON document and its text.
-    static func realObject(_ relative: String) throws -> (object: [String: Any], raw: String) {
+    /// A real JSON document (parsed by the strict tape) and its text.
+    static func realObject(_ relative: String) throws -> (object: JSONRef, raw: String) {
         let raw = try realText(relative)
         return (try JSONField.parseObject(Data(raw.utf8)), raw)
     }

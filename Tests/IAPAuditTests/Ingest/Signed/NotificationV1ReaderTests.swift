@@ -76,7 +76,7 @@ final class NotificationV1ReaderTests: XCTestCase {
             ],
         ]
         let r = try SignedRecordReader.read(
-            object: body, at: SourceLocation(file: "v1.jsonl", line: 7), requestId: nil, receivedAtMs: nil, raw: "{}",
+            object: RecordFixture.object(body), at: SourceLocation(file: "v1.jsonl", line: 7), requestId: nil, receivedAtMs: nil, raw: "{}",
             checker: StubSignatureChecker())
         XCTAssertEqual(r.items.map(\.transactionId), ["9"])
         XCTAssertEqual(r.items.first?.cancellationDateMs, 1_521_757_701_000)
@@ -84,7 +84,8 @@ final class NotificationV1ReaderTests: XCTestCase {
         XCTAssertEqual(r.environment, "Production")
         XCTAssertEqual(r.bundleId, "com.old", "bid of the older top-level latest_expired_receipt_info")
         let unmatched = try SignedRecordReader.read(
-            object: body.merging(["web_order_line_item_id": "6"]) { $1 }, at: SourceLocation(file: "v1.jsonl", line: 8),
+            object: RecordFixture.object(body.merging(["web_order_line_item_id": "6"]) { $1 }),
+            at: SourceLocation(file: "v1.jsonl", line: 8),
             requestId: nil, receivedAtMs: nil, raw: "{}", checker: StubSignatureChecker())
         XCTAssertNil(unmatched.items.first?.cancellationDateMs)
         XCTAssertEqual(unmatched.notes, ["cancellation_date: no listed purchase to apply it to (web_order_line_item_id 6)"])
@@ -153,7 +154,8 @@ final class NotificationV1ReaderTests: XCTestCase {
         ]
         XCTAssertThrowsError(
             try SignedRecordReader.read(
-                object: body, at: SourceLocation(file: "v1.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
+                object: RecordFixture.object(body), at: SourceLocation(file: "v1.json", line: 1), requestId: nil, receivedAtMs: nil,
+                raw: "{}",
                 checker: StubSignatureChecker())
         ) {
             XCTAssertEqual("\($0)", "missing required field 'unified_receipt.latest_receipt_info[0].transaction_id'")

@@ -18,7 +18,8 @@ final class ServerAPIResponseReaderTests: XCTestCase {
 
     private func read(_ o: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> AppleRecord {
         try SignedRecordReader.read(
-            object: o, at: SourceLocation(file: "api.jsonl", line: 2), requestId: nil, receivedAtMs: nil, raw: "{…}", checker: checker)
+            object: RecordFixture.object(o), at: SourceLocation(file: "api.jsonl", line: 2), requestId: nil, receivedAtMs: nil, raw: "{…}",
+            checker: checker)
     }
 
     func testTransactionHistoryWithPlaceholders() throws {

@@ -167,10 +167,10 @@ final class SignedDecodedPayloadTests: XCTestCase {
 
     func testDecodedTransactionWithoutTransactionIdIsNotRecognized() {
         let o: [String: Any] = ["productId": "p", "bundleId": "b", "environment": "Sandbox"]
-        XCTAssertNil(SignedRecordReader.kind(of: o))
+        XCTAssertNil(SignedRecordReader.kind(of: RecordFixture.object(o)))
         XCTAssertThrowsError(
             try SignedRecordReader.read(
-                object: o, at: SourceLocation(file: "x.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
+                object: RecordFixture.object(o), at: SourceLocation(file: "x.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
                 checker: StubSignatureChecker())
         ) {
             XCTAssertEqual(
@@ -183,7 +183,7 @@ final class SignedDecodedPayloadTests: XCTestCase {
         let o = JWSFixture.transaction("1", ["purchaseDate": "yesterday"])
         XCTAssertThrowsError(
             try SignedRecordReader.read(
-                object: o, at: SourceLocation(file: "x.json", line: 3), requestId: "r1", receivedAtMs: nil, raw: "{}",
+                object: RecordFixture.object(o), at: SourceLocation(file: "x.json", line: 3), requestId: "r1", receivedAtMs: nil, raw: "{}",
                 checker: StubSignatureChecker())
         ) {
             XCTAssertEqual("\($0)", "field 'purchaseDate': expected an integer, found \"yesterday\"")

@@ -161,7 +161,8 @@ final class SignedJWSRealDataTests: XCTestCase {
     func testPlaceholderSignedPayloadIsRejected() {
         XCTAssertThrowsError(
             try SignedRecordReader.read(
-                object: ["signedPayload": "signed_payload"], at: SourceLocation(file: "n.json", line: 1), requestId: nil,
+                object: RecordFixture.object(["signedPayload": "signed_payload"]), at: SourceLocation(file: "n.json", line: 1),
+                requestId: nil,
                 receivedAtMs: nil, raw: "", checker: StubSignatureChecker())
         ) {
             XCTAssertEqual("\($0)", "field 'signedPayload': not a compact JWS (\"signed_payload\")")

@@ -20,9 +20,9 @@ final class SignedNotificationFixtureTests: XCTestCase {
     /// `{"signedPayload": JWS(payload)}` read as a Notification V2 body.
     private func read(_ payload: [String: Any], checker: StubSignatureChecker = StubSignatureChecker()) throws -> AppleRecord {
         let body: [String: Any] = ["signedPayload": JWSFixture.make(payload)]
-        XCTAssertEqual(SignedRecordReader.kind(of: body), .notificationV2)
+        XCTAssertEqual(SignedRecordReader.kind(of: RecordFixture.object(body)), .notificationV2)
         return try SignedRecordReader.read(
-            object: body, at: SourceLocation(file: "notifications.jsonl", line: 3), requestId: nil, receivedAtMs: nil,
+            object: RecordFixture.object(body), at: SourceLocation(file: "notifications.jsonl", line: 3), requestId: nil, receivedAtMs: nil,
             raw: "{\"signedPayload\":\"…\"}", checker: checker)
     }
 
@@ -161,7 +161,8 @@ final class SignedNotificationFixtureTests: XCTestCase {
 
         let decodedChecker = StubSignatureChecker()
         let decoded = try SignedRecordReader.read(
-            object: payload, at: SourceLocation(file: "n.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
+            object: RecordFixture.object(payload), at: SourceLocation(file: "n.json", line: 1), requestId: nil, receivedAtMs: nil,
+            raw: "{}",
             checker: decodedChecker)
         XCTAssertEqual(decoded.source, .notificationV2)
         XCTAssertEqual(decoded.signature, .notChecked, "decoded payload JSON; its nested JWS was verified")
@@ -185,7 +186,8 @@ final class SignedNotificationFixtureTests: XCTestCase {
             ],
         ]
         let r = try SignedRecordReader.read(
-            object: body, at: SourceLocation(file: "h.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}", checker: checker)
+            object: RecordFixture.object(body), at: SourceLocation(file: "h.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
+            checker: checker)
         XCTAssertEqual(r.source, .serverAPI)
         XCTAssertEqual(r.items.map(\.transactionId), ["2000000601", "2000000602"])
         XCTAssertEqual(r.items.map(\.sections), [["notification"], ["notification"]])
@@ -204,7 +206,7 @@ final class SignedNotificationFixtureTests: XCTestCase {
             "signedPayload": JWSFixture.make(payload), "sendAttempts": [["attemptDate": 1, "sendAttemptResult": "SUCCESS"]],
         ]
         let r = try SignedRecordReader.read(
-            object: body, at: SourceLocation(file: "t.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
+            object: RecordFixture.object(body), at: SourceLocation(file: "t.json", line: 1), requestId: nil, receivedAtMs: nil, raw: "{}",
             checker: StubSignatureChecker())
         XCTAssertEqual(r.source, .serverAPI)
         XCTAssertEqual(r.notification?.notificationType, "TEST")

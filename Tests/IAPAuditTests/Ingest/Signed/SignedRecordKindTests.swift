@@ -13,7 +13,8 @@ import XCTest
 
 /// `SignedRecordReader.kind(of:)`: which JSON objects the signed-format reader takes, and which it leaves alone.
 final class SignedRecordKindTests: XCTestCase {
-    private func kind(_ o: [String: Any]) -> SourceKind? { SignedRecordReader.kind(of: o) }
+    private func kind(_ o: [String: Any]) -> SourceKind? { SignedRecordReader.kind(of: RecordFixture.object(o)) }
+    private func kind(_ o: JSONRef) -> SourceKind? { SignedRecordReader.kind(of: o) }
 
     func testRealFilesByKind() throws {
         let apple = "apple__app-store-server-library-swift/"
