@@ -52,6 +52,8 @@ enum VerifyResponseParser {
             isRetryable: try (body.field("is-retryable") ?? body.field("is_retryable"))?.bool(named: "is-retryable"),
             bundleId: try (receipt?.field("bundle_id") ?? receipt?.field("bid"))?.text(named: "receipt.bundle_id"),
             receiptType: try receipt?.text("receipt_type", path: "receipt"),
+            receiptCreationDateMs: try receipt.flatMap { try date($0, "receipt_creation_date", "receipt") },
+            requestDateMs: try receipt.flatMap { try date($0, "request_date", "receipt") },
             items: items, rawJSON: raw)
         if let pending = body.field("pending_renewal_info") {
             response.pendingRenewals = try objects(pending, field: "pending_renewal_info").enumerated().map {

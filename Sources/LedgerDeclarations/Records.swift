@@ -100,6 +100,13 @@ let appleRecord = RecordDeclaration(
             "receipt.receipt_type", "receiptType", .text(required: false), column: "receipt_type",
             doc: ["`receipt.receipt_type`: `Production`, `ProductionSandbox`, `Sandbox`, `ProductionVPP`…"]),
         FieldDeclaration(
+            "receipt.receipt_creation_date", "receiptCreationDateMs", .integer(swift: "Int64", required: false),
+            column: "receipt_creation_date_ms",
+            doc: ["`receipt.receipt_creation_date(_ms)`: when the App Store made the receipt, ms since 1970 UTC."]),
+        FieldDeclaration(
+            "receipt.request_date", "requestDateMs", .integer(swift: "Int64", required: false), column: "request_date_ms",
+            doc: ["`receipt.request_date(_ms)`: when the verifyReceipt request was answered, ms since 1970 UTC."]),
+        FieldDeclaration(
             "items", "items", .parts(type: "AppleTransaction"), default: "[]",
             doc: ["The transactions it lists, de-duplicated by `transaction_id` (first occurrence order)."]),
         FieldDeclaration(

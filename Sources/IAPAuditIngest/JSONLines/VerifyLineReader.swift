@@ -22,7 +22,11 @@ enum VerifyLineReader {
     }
 
     enum Receipt {
-        static let keys = KeyTable(["bundle_id", "bid", "receipt_type", "in_app", "transaction_id"])
+        static let keys = KeyTable([
+            "bundle_id", "bid", "receipt_type", "in_app", "transaction_id", "receipt_creation_date_ms", "receipt_creation_date",
+            "receipt_creation_date_pst", "request_date_ms", "request_date", "request_date_pst",
+        ])
+        static let (receiptCreationDate, requestDate) = (5, 8)
     }
 
     enum Item {
@@ -85,12 +89,16 @@ enum VerifyLineReader {
         let sections = (s[Body.latest], s[Body.latestExpired], s[Body.pending])
         var bundleId: UnsafeBufferPointer<UInt8>? = nil
         var receiptType: UnsafeBufferPointer<UInt8>? = nil
+        var receiptCreatedMs: Int64? = nil
+        var requestDateMs: Int64? = nil
         var items = ItemList(first: batch.appleTransactions.count)
         let r = s + 16
         if receipt >= 0 {
             v.members(of: receipt, Receipt.keys, r)
             bundleId = try v.text(r[0] >= 0 ? r[0] : r[1])
             receiptType = try v.text(r[2])
+            receiptCreatedMs = try date(v, r, Receipt.receiptCreationDate)
+            requestDateMs = try date(v, r, Receipt.requestDate)
             if r[3] >= 0 {
                 let inApp = r[3]
                 try objects(v, inApp) { (o: Int32) throws(Unsure) in try item(v, o, section: 1, &items, &batch, slots: s + 32) }
@@ -114,7 +122,8 @@ enum VerifyLineReader {
         batch.appleRecords.append(
             AppleRecordRow(
                 line: line, requestId: texts.0, receivedAtMs: receivedAtMs, status: status, environment: texts.1,
-                isRetryable: isRetryable, bundleId: texts.2, receiptType: texts.3,
+                isRetryable: isRetryable, bundleId: texts.2, receiptType: texts.3, receiptCreationDateMs: receiptCreatedMs,
+                requestDateMs: requestDateMs,
                 items: Int32(items.first)..<Int32(batch.appleTransactions.count),
                 pendingRenewals: renewalStart..<Int32(batch.pendingRenewals.count), rawJSON: TextRef(start: 0, count: 0),
                 source: .verifyReceipt, signature: batch.arena.append(SignatureStatus.notChecked.text), notes: batch.arena.append("[]")))

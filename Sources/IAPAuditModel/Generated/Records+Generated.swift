@@ -225,6 +225,10 @@ public struct AppleRecord: Hashable, Sendable {
     public var bundleId: String?
     /// `receipt.receipt_type`: `Production`, `ProductionSandbox`, `Sandbox`, `ProductionVPP`…
     public var receiptType: String?
+    /// `receipt.receipt_creation_date(_ms)`: when the App Store made the receipt, ms since 1970 UTC.
+    public var receiptCreationDateMs: Int64?
+    /// `receipt.request_date(_ms)`: when the verifyReceipt request was answered, ms since 1970 UTC.
+    public var requestDateMs: Int64?
     /// The transactions it lists, de-duplicated by `transaction_id` (first occurrence order).
     public var items: [AppleTransaction] = []
     /// `pending_renewal_info` entries, or a JWS renewal info (auto-renewable subscriptions only).
@@ -255,6 +259,8 @@ public struct AppleRecord: Hashable, Sendable {
         isRetryable: Bool? = nil,
         bundleId: String? = nil,
         receiptType: String? = nil,
+        receiptCreationDateMs: Int64? = nil,
+        requestDateMs: Int64? = nil,
         items: [AppleTransaction] = [],
         pendingRenewals: [PendingRenewal] = [],
         rawJSON: String = "",
@@ -273,6 +279,8 @@ public struct AppleRecord: Hashable, Sendable {
         self.isRetryable = isRetryable
         self.bundleId = bundleId
         self.receiptType = receiptType
+        self.receiptCreationDateMs = receiptCreationDateMs
+        self.requestDateMs = requestDateMs
         self.items = items
         self.pendingRenewals = pendingRenewals
         self.rawJSON = rawJSON
@@ -331,6 +339,8 @@ package struct AppleRecordRow: Sendable {
     package var isRetryable: Bool?
     package var bundleId: TextRef
     package var receiptType: TextRef
+    package var receiptCreationDateMs: Int64?
+    package var requestDateMs: Int64?
     package var items: Range<Int32>
     package var pendingRenewals: Range<Int32>
     package var rawJSON: TextRef
@@ -354,6 +364,8 @@ package struct AppleRecordRow: Sendable {
         isRetryable: Bool? = nil,
         bundleId: TextRef = .null,
         receiptType: TextRef = .null,
+        receiptCreationDateMs: Int64? = nil,
+        requestDateMs: Int64? = nil,
         items: Range<Int32> = 0..<0,
         pendingRenewals: Range<Int32> = 0..<0,
         rawJSON: TextRef = .null,
@@ -376,6 +388,8 @@ package struct AppleRecordRow: Sendable {
         self.isRetryable = isRetryable
         self.bundleId = bundleId
         self.receiptType = receiptType
+        self.receiptCreationDateMs = receiptCreationDateMs
+        self.requestDateMs = requestDateMs
         self.items = items
         self.pendingRenewals = pendingRenewals
         self.rawJSON = rawJSON
@@ -790,6 +804,8 @@ extension RecordBatch {
             isRetryable: r.isRetryable,
             bundleId: arena.append(r.bundleId),
             receiptType: arena.append(r.receiptType),
+            receiptCreationDateMs: r.receiptCreationDateMs,
+            requestDateMs: r.requestDateMs,
             items: itemsStart..<Int32(appleTransactions.count),
             pendingRenewals: pendingRenewalsStart..<Int32(pendingRenewals.count),
             rawJSON: arena.append(keepRaw ? r.rawJSON : ""),

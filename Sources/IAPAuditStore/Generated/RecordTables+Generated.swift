@@ -49,6 +49,8 @@ enum RecordTables {
             is_retryable INTEGER,
             bundle_id TEXT,
             receipt_type TEXT,
+            receipt_creation_date_ms INTEGER,
+            request_date_ms INTEGER,
             raw_json TEXT NOT NULL,
             source TEXT NOT NULL,
             signature TEXT NOT NULL DEFAULT 'not_checked',
@@ -189,6 +191,8 @@ final class RecordInserts {
                 appleRecord.bind(AppleRecordColumn.isRetryable, r.isRetryable)
                 appleRecord.bind(AppleRecordColumn.bundleId, text: r.bundleId, in: base)
                 appleRecord.bind(AppleRecordColumn.receiptType, text: r.receiptType, in: base)
+                appleRecord.bind(AppleRecordColumn.receiptCreationDateMs, r.receiptCreationDateMs)
+                appleRecord.bind(AppleRecordColumn.requestDateMs, r.requestDateMs)
                 appleRecord.bind(AppleRecordColumn.rawJSON, text: r.rawJSON, in: base)
                 appleRecord.bind(AppleRecordColumn.source, constant: r.source.rawValue)
                 appleRecord.bind(AppleRecordColumn.signature, text: r.signature, in: base)
@@ -313,6 +317,8 @@ private enum AppleRecordColumn: Int32 {
     case isRetryable
     case bundleId
     case receiptType
+    case receiptCreationDateMs
+    case requestDateMs
     case rawJSON
     case source
     case signature
@@ -327,9 +333,10 @@ private enum AppleRecordColumn: Int32 {
 
     static let insert = """
         INSERT INTO apple_record (record_id, file_id, line, request_id, received_at_ms, status, environment, is_retryable,
-            bundle_id, receipt_type, raw_json, source, signature, signed_date_ms, notification_uuid, notification_type,
-            notification_subtype, notification_version, notification_status, error_message, notes)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+            bundle_id, receipt_type, receipt_creation_date_ms, request_date_ms, raw_json, source, signature, signed_date_ms,
+            notification_uuid, notification_type, notification_subtype, notification_version, notification_status,
+            error_message, notes)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
         """
 }
 

@@ -64,6 +64,8 @@ extension RecordBatch {
             isRetryable: r.isRetryable,
             bundleId: text(r.bundleId),
             receiptType: text(r.receiptType),
+            receiptCreationDateMs: r.receiptCreationDateMs,
+            requestDateMs: r.requestDateMs,
             items: r.items.map { appleTransaction(appleTransactions[Int($0)]) },
             pendingRenewals: r.pendingRenewals.map { pendingRenewal(pendingRenewals[Int($0)]) },
             rawJSON: text(r.rawJSON) ?? "",
@@ -244,19 +246,20 @@ extension AuditStore {
         let appleRecordQuery = try database.prepare(
             """
             SELECT t.record_id, f.path, t.line, t.request_id, t.received_at_ms, t.status, t.environment, t.is_retryable,
-                t.bundle_id, t.receipt_type, t.raw_json, t.source, t.signature, t.signed_date_ms, t.notification_uuid,
-                t.notification_type, t.notification_subtype, t.notification_version, t.notification_status, t.error_message, t.notes
+                t.bundle_id, t.receipt_type, t.receipt_creation_date_ms, t.request_date_ms, t.raw_json, t.source, t.signature,
+                t.signed_date_ms, t.notification_uuid, t.notification_type, t.notification_subtype, t.notification_version,
+                t.notification_status, t.error_message, t.notes
             FROM apple_record t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
             """)
         while try appleRecordQuery.step() {
             var notification: NotificationInfo? = nil
-            if !appleRecordQuery.isNull(15) {
+            if !appleRecordQuery.isNull(17) {
                 notification = NotificationInfo(
-                    notificationUUID: appleRecordQuery.optionalText(14),
-                    notificationType: appleRecordQuery.text(15),
-                    subtype: appleRecordQuery.optionalText(16),
-                    version: appleRecordQuery.optionalText(17),
-                    status: appleRecordQuery.optionalInt64(18).map { Int($0) }
+                    notificationUUID: appleRecordQuery.optionalText(16),
+                    notificationType: appleRecordQuery.text(17),
+                    subtype: appleRecordQuery.optionalText(18),
+                    version: appleRecordQuery.optionalText(19),
+                    status: appleRecordQuery.optionalInt64(20).map { Int($0) }
                 )
             }
             let value = AppleRecord(
@@ -268,15 +271,17 @@ extension AuditStore {
                 isRetryable: appleRecordQuery.optionalInt64(7).map { $0 != 0 },
                 bundleId: appleRecordQuery.optionalText(8),
                 receiptType: appleRecordQuery.optionalText(9),
+                receiptCreationDateMs: appleRecordQuery.optionalInt64(10),
+                requestDateMs: appleRecordQuery.optionalInt64(11),
                 items: appleTransactions[appleRecordQuery.int64(0)] ?? [],
                 pendingRenewals: pendingRenewals[appleRecordQuery.int64(0)] ?? [],
-                rawJSON: appleRecordQuery.text(10),
-                source: EvidenceSource(rawValue: appleRecordQuery.text(11))!,
-                signature: SignatureStatus(text: appleRecordQuery.text(12)) ?? .notChecked,
-                signedDateMs: appleRecordQuery.optionalInt64(13),
+                rawJSON: appleRecordQuery.text(12),
+                source: EvidenceSource(rawValue: appleRecordQuery.text(13))!,
+                signature: SignatureStatus(text: appleRecordQuery.text(14)) ?? .notChecked,
+                signedDateMs: appleRecordQuery.optionalInt64(15),
                 notification: notification,
-                errorMessage: appleRecordQuery.optionalText(19),
-                notes: IdList.decode(appleRecordQuery.text(20))
+                errorMessage: appleRecordQuery.optionalText(21),
+                notes: IdList.decode(appleRecordQuery.text(22))
             )
             ledger.appleRecords.append(value)
         }

@@ -51,6 +51,39 @@ final class RealDataTests: XCTestCase {
         XCTAssertEqual(rejection.reason, "invalid JSON: trailing comma at line 4, column 1")
     }
 
+    /// The receipt's `receipt_creation_date(_ms)` and `request_date(_ms)` (ms fields first, else the
+    /// `Etc/GMT` text) are stored on each verifyReceipt answer, exactly.
+    func testReceiptCreationAndRequestDatesAreStored() throws {
+        _ = try audit()
+        let rows =
+            try PythonReader.run(
+                """
+                import json, os, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                rows = db.execute('''SELECT f.path, r.receipt_creation_date_ms, r.request_date_ms FROM apple_record r
+                                     JOIN source_file f USING (file_id)
+                                     WHERE r.receipt_creation_date_ms IS NOT NULL OR r.request_date_ms IS NOT NULL''').fetchall()
+                print(json.dumps({os.path.relpath(os.path.realpath(p), os.path.realpath(sys.argv[2])): [c, q] for p, c, q in rows}))
+                """, args: [RealDataTests.out + "/audit.sqlite", TestPaths.realData]) as! [String: [Any]]
+        let expected: [String: [Int64?]] = [
+            "RevenueCat__purchases-ios/verifyReceiptSample1.txt": [1_595_439_548_000, 1_595_440_486_402],
+            // The creation date only as text: "2013-08-01 07:00:00 Etc/GMT".
+            "aporat__store-receipt-validator/inAppPurchaseResponse.json": [1_375_340_400_000, 1_432_485_078_143],
+            "crashoverride777__swifty-receipt-validator/ReceiptResponseSandbox.json": [1_565_903_154_000, 1_565_903_212_899],
+            "crashoverride777__swifty-receipt-validator/ReceiptResponseSubscriptionExpired.json": [1_565_903_154_000, 1_565_903_212_899],
+            "crashoverride777__swifty-receipt-validator/ReceiptResponseValidSubscription.json": [1_565_903_154_000, 1_565_903_212_899],
+            "gabrielgarza__monza/cancellation_response.json": [1_466_128_466_000, 1_466_184_881_174],
+            "gabrielgarza__monza/response.json": [1_466_128_466_000, 1_466_184_881_174],
+            // A receipt without a creation date: only the request date.
+            "nov__itunes-receipt/array_of_latest_receipt_info.json": [nil, 1_415_805_930_053],
+            "nov__itunes-receipt/valid_application.json": [nil, 1_385_477_349_878],
+        ]
+        XCTAssertEqual(Set(rows.keys), Set(expected.keys))
+        for (file, dates) in expected {
+            XCTAssertEqual(rows[file]?.map { ($0 as? NSNumber)?.int64Value }, dates, file)
+        }
+    }
+
     func testExactReceiptTransactionsPerFile() throws {
         let expected: [String: [String]] = [
             "RevenueCat__purchases-ios/verifyReceiptSample1.txt": [
