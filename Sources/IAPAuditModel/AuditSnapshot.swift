@@ -17,16 +17,10 @@ public struct FileSummary: Sendable, Equatable {
         path: String, sha256: String, bytes: Int64, kind: String, format: String, status: String, note: String, recordsIn: Int64,
         recordsImported: Int64, recordsRejected: Int64
     ) {
-        self.path = path
-        self.sha256 = sha256
-        self.bytes = bytes
-        self.kind = kind
-        self.format = format
-        self.status = status
-        self.note = note
-        self.recordsIn = recordsIn
-        self.recordsImported = recordsImported
-        self.recordsRejected = recordsRejected
+        (
+            self.path, self.sha256, self.bytes, self.kind, self.format, self.status, self.note, self.recordsIn, self.recordsImported,
+            self.recordsRejected
+        ) = (path, sha256, bytes, kind, format, status, note, recordsIn, recordsImported, recordsRejected)
     }
 }
 
@@ -37,9 +31,7 @@ public struct StatusCount: Sendable, Equatable {
     public var responses: Int64
 
     package init(status: Int, meaning: String, responses: Int64) {
-        self.status = status
-        self.meaning = meaning
-        self.responses = responses
+        (self.status, self.meaning, self.responses) = (status, meaning, responses)
     }
 }
 
@@ -98,13 +90,9 @@ public struct AuditSnapshot: Sendable {
         files: [FileSummary], rejections: RecordStream<Rejection>, findings: FindingStream, statuses: [StatusCount],
         latency: LatencySummary, recordCounts: [String: Int64], parameters: [String: String]
     ) {
-        self.files = files
-        self.rejections = rejections
-        self.findings = findings
-        self.statuses = statuses
-        self.latency = latency
-        self.recordCounts = recordCounts
-        self.parameters = parameters
+        (self.files, self.rejections, self.findings, self.statuses, self.latency, self.recordCounts, self.parameters) = (
+            files, rejections, findings, statuses, latency, recordCounts, parameters
+        )
     }
 }
 
@@ -135,17 +123,12 @@ public struct AppleRecordSummary: Sendable, Equatable {
         notification: String? = nil, notificationUUID: String? = nil, signedDateMs: Int64? = nil, requestId: String? = nil, status: Int,
         transactionIds: String, notes: String
     ) {
-        self.location = location
-        self.source = source
-        self.signature = signature
-        self.environment = environment
-        self.bundleId = bundleId
-        self.notification = notification
-        self.notificationUUID = notificationUUID
-        self.signedDateMs = signedDateMs
-        self.requestId = requestId
-        self.status = status
-        self.transactionIds = transactionIds
-        self.notes = notes
+        (
+            self.location, self.source, self.signature, self.environment, self.bundleId, self.notification, self.notificationUUID,
+            self.signedDateMs, self.requestId, self.status, self.transactionIds, self.notes
+        ) = (
+            location, source, signature, environment, bundleId, notification, notificationUUID, signedDateMs, requestId, status,
+            transactionIds, notes
+        )
     }
 }

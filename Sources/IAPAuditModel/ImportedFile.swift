@@ -64,14 +64,9 @@ public struct ImportedFile: Sendable {
         path: String, sha256: String, bytes: Int, kind: SourceKind, format: SourceFormat, status: ImportStatus, note: String,
         recordsIn: Int = 0
     ) {
-        self.path = path
-        self.sha256 = sha256
-        self.bytes = bytes
-        self.kind = kind
-        self.format = format
-        self.status = status
-        self.note = note
-        self.recordsIn = recordsIn
+        (self.path, self.sha256, self.bytes, self.kind, self.format, self.status, self.note, self.recordsIn) = (
+            path, sha256, bytes, kind, format, status, note, recordsIn
+        )
     }
 
     /// Counts a batch's records and rejections (as it goes to the store).

@@ -40,9 +40,7 @@ public struct FindingCount: Sendable, Equatable {
     public var count: Int
 
     package init(kind: FindingKind, reason: String, count: Int) {
-        self.kind = kind
-        self.reason = reason
-        self.count = count
+        (self.kind, self.reason, self.count) = (kind, reason, count)
     }
 }
 
@@ -60,9 +58,7 @@ public struct FindingStream: Sendable {
         counts: [FindingCount], problemsPerDay: [(dayMs: Int64, findings: Int)],
         produce: @escaping @Sendable (_ kinds: Set<FindingKind>, _ limit: Int, _ body: (Finding) throws -> Void) throws -> Void
     ) {
-        self.counts = counts
-        self.problemsPerDay = problemsPerDay
-        self.produce = produce
+        (self.counts, self.problemsPerDay, self.produce) = (counts, problemsPerDay, produce)
     }
 
     /// Findings held in memory, in the order given.

@@ -20,11 +20,7 @@ public struct AuditOptions: Sendable {
         paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
         graceMs: Int64 = 24 * 3_600_000
     ) {
-        self.paths = paths
-        self.outputDirectory = outputDirectory
-        self.config = config
-        self.asOfMs = asOfMs
-        self.graceMs = graceMs
+        (self.paths, self.outputDirectory, self.config, self.asOfMs, self.graceMs) = (paths, outputDirectory, config, asOfMs, graceMs)
     }
 }
 

@@ -8,14 +8,14 @@ enum InvalidCreditRule {
         var findings: [Finding] = []
         for t in c.transactions {
             let unproven = c.grants(t).filter { !$0.isProven }
-            guard let code = unproven.map(\.fact.unproven).min() else { continue }
+            guard let strongest = unproven.map(\.proof).min(by: { $0.rawValue < $1.rawValue }) else { continue }
             let trail = c.trail(t, unproven)
             let detail =
                 "granted without proof by "
-                + unproven.map { "\(c.requestId($0)) (\(Grant.reasons[Int($0.fact.unproven)]))" }.joined(separator: ", ")
+                + unproven.map { "\(c.requestId($0)) (\($0.proof.reason))" }.joined(separator: ", ")
             findings.append(
                 c.finding(
-                    .invalidCredit, Grant.reasons[Int(code)], t, users: c.users(unproven), environment: c.environments(unproven),
+                    .invalidCredit, strongest.reason, t, users: c.users(unproven), environment: c.environments(unproven),
                     firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail))
         }
         return findings

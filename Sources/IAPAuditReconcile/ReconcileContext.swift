@@ -17,12 +17,7 @@ final class ReconcileContext {
     private var verificationCache: [VerificationState??]
 
     init(facts: TransactionFacts, config: AuditConfig, asOfMs: Int64, graceMs: Int64, ranks: FileRanks, billing: BillingEvents) {
-        self.facts = facts
-        self.config = config
-        self.asOfMs = asOfMs
-        self.graceMs = graceMs
-        self.ranks = ranks
-        self.billing = billing
+        (self.facts, self.config, self.asOfMs, self.graceMs, self.ranks, self.billing) = (facts, config, asOfMs, graceMs, ranks, billing)
         verificationCache = Array(repeating: nil, count: facts.count)
     }
 

@@ -70,19 +70,19 @@ struct RequestAnswer {
 
     func finalContains(_ id: FactId) -> Bool { finalItems.contains { bytes.same($0.id, id) } }
 
-    /// Rules 7 and 13: why the grant of `id` has no proof (a `Grant.reasons` index), 0 when proven.
+    /// Rules 7 and 13: why the grant of `id` has no proof; `.proven` when it has.
     /// A final answer listing T under a failed signature (T's own JWS or receipt) is no proof; the
     /// bundle check reads the receipt's bundle id, else T's JWS `bundleId`.
-    func unproven(_ id: FactId, bundleIds: Set<String>) -> UInt8 {
-        guard let final else { return Grant.noVerifyResponse }
+    func unproven(_ id: FactId, bundleIds: Set<String>) -> Grant {
+        guard let final else { return .noVerifyResponse }
         let item = finalItems.first { bytes.same($0.id, id) }
-        if item.map(\.signatureFailed) ?? final.fact.signatureFailed { return Grant.signatureInvalid }
+        if item.map(\.signatureFailed) ?? final.fact.signatureFailed { return .signatureInvalid }
         if !bundleIds.isEmpty, let bundle = final.fact.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
-            return Grant.bundleMismatch
+            return .bundleMismatch
         }
-        if final.fact.status != 0 { return Grant.nonzeroStatus }
-        if !finalContains(id) { return Grant.notInReceipt }
-        return Grant.proven
+        if final.fact.status != 0 { return .nonzeroStatus }
+        if !finalContains(id) { return .notInReceipt }
+        return .proven
     }
 
     /// One carrier fact per transaction carried or granted, for the partition of that transaction.
@@ -96,7 +96,7 @@ struct RequestAnswer {
         var environment = self.environment
         for id in targets {
             let granted = grantSet.contains(where: { bytes.same($0, id) })
-            let unprovenCode = granted ? unproven(id, bundleIds: c.bundleIds) : Grant.proven
+            let unprovenCode = granted ? unproven(id, bundleIds: c.bundleIds) : .proven
             try out.write(to: bytes.partition(id)) { w in
                 withOptionalUTF8(&environment) { environment in
                     CarrierFact.write(
@@ -105,7 +105,7 @@ struct RequestAnswer {
                         status: status, environment: environment, isAnswered: isAnswered, isSandboxAnswer: isSandboxAnswer,
                         isProductionSuccess: isProductionSuccess, finalContains: finalContains(id), restore: request.restore,
                         isCarried: carried.contains(where: { bytes.same($0, id) }), isGrant: granted, unresolved: unresolved,
-                        unproven: unprovenCode, evidenceCount: request.lines.count + answers.count
+                        unproven: unprovenCode.rawValue, evidenceCount: request.lines.count + answers.count
                     ) { w in
                         for line in request.lines { CarrierFact.Evidence.write(&w, fileId: line.fact.fileId, line: line.fact.line) }
                         for answer in answers { CarrierFact.Evidence.write(&w, fileId: answer.fact.fileId, line: answer.fact.line) }
@@ -116,15 +116,20 @@ struct RequestAnswer {
     }
 }
 
-/// The `invalid_credit` reasons of an unproven grant (SEMANTICS rule 13), strongest first.
-enum Grant {
-    static let proven: UInt8 = 0
-    static let signatureInvalid: UInt8 = 1
-    static let bundleMismatch: UInt8 = 2
-    static let nonzeroStatus: UInt8 = 3
-    static let notInReceipt: UInt8 = 4
-    static let noVerifyResponse: UInt8 = 5
+/// Why a grant has no proof: the `invalid_credit` reasons (SEMANTICS rule 13), strongest first
+/// (precedence is raw-value order; a carrier fact stores the raw value).
+enum Grant: UInt8, CaseIterable {
+    case proven = 0, signatureInvalid, bundleMismatch, nonzeroStatus, notInReceipt, noVerifyResponse
 
-    /// Names by code; precedence is code order.
-    static let reasons = ["", "signature_invalid", "bundle_mismatch", "nonzero_status", "not_in_receipt", "no_verify_response"]
+    /// The finding's reason.
+    var reason: String {
+        switch self {
+        case .proven: return ""
+        case .signatureInvalid: return "signature_invalid"
+        case .bundleMismatch: return "bundle_mismatch"
+        case .nonzeroStatus: return "nonzero_status"
+        case .notInReceipt: return "not_in_receipt"
+        case .noVerifyResponse: return "no_verify_response"
+        }
+    }
 }

@@ -21,13 +21,9 @@ struct RequestGroup {
             bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [LinkedResponseFact.Item], ids: [FactId],
             ranks: FileRanks, bundleIds: Set<String>
         ) {
-            self.bytes = bytes
-            self.lines = lines
-            self.responses = responses
-            self.items = items
-            self.ids = ids
-            self.ranks = ranks
-            self.bundleIds = bundleIds
+            (self.bytes, self.lines, self.responses, self.items, self.ids, self.ranks, self.bundleIds) = (
+                bytes, lines, responses, items, ids, ranks, bundleIds
+            )
         }
     }
 

@@ -24,7 +24,9 @@ final class TransactionFacts {
         var order: UInt64
         var fact: CarrierFact
 
-        var isProven: Bool { fact.unproven == Grant.proven }
+        var isProven: Bool { fact.unproven == Grant.proven.rawValue }
+        /// Why its grant has no proof (rule 13).
+        var proof: Grant { Grant(rawValue: fact.unproven) ?? .noVerifyResponse }
     }
 
     /// One transaction as one Apple record lists it.

@@ -19,12 +19,7 @@ public struct XLSXError: Error, CustomStringConvertible, Sendable, Equatable {
         operation: String, message: String, path: String,
         sheet: String? = nil, cell: String? = nil, code: Int? = nil
     ) {
-        self.operation = operation
-        self.message = message
-        self.path = path
-        self.sheet = sheet
-        self.cell = cell
-        self.code = code
+        (self.operation, self.message, self.path, self.sheet, self.cell, self.code) = (operation, message, path, sheet, cell, code)
     }
 
     public var description: String {

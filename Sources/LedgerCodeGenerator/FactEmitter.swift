@@ -4,9 +4,23 @@ import LedgerDeclarations
 /// rules read it), its reader and its writer, plus `FactLayout`, the fingerprint of every layout.
 struct FactEmitter {
     let facts: [FactDeclaration]
+    let streams: [(name: String, doc: String)]
 
     func emit() -> String {
         var s = SwiftSource(header: generatedHeader(imports: []))
+        s.doc([
+            "The streams of reconciliation facts: compact records of just what the rules read, written beside",
+            "every imported file (table `fact_chunk`, column `stream`) and read back one partition at a time, so",
+            "reconciliation never holds the whole ledger in memory. Every fact starts with its `FactKind` byte;",
+            "locations are (file id, line), file id 0 meaning the file the chunk belongs to.",
+        ])
+        s.block("package enum FactStream: Int, CaseIterable") { s in
+            for (number, stream) in streams.enumerated() {
+                s.doc([stream.doc])
+                s.line("case \(stream.name) = \(number)")
+            }
+        }
+        s.line()
         s.doc(["The kinds of facts: the byte that starts each (the layout is the fields of its type, in order)."])
         s.block("package enum FactKind: UInt8, CaseIterable") { s in
             for f in facts {
@@ -76,24 +90,16 @@ struct FactEmitter {
         }
     }
 
-    /// The writer's parameters of a field: (label, type).
+    /// The writer's parameters of a field: (label, type). Numbers, flags and cases are written as they are read.
     static func writerParameters(_ f: FactField) -> [(label: String, type: String)] {
         switch f.type {
-        case .u8: return [(f.name, "UInt8")]
-        case .u32, .file: return [(f.name, "UInt32")]
-        case .i64, .zigzag: return [(f.name, "Int64")]
-        case .optionalInt: return [(f.name, "Int64?")]
-        case .optionalBool: return [(f.name, "Bool?")]
         case .text, .signature: return [(f.name, "UnsafeBufferPointer<UInt8>?")]
         case .requiredText: return [(f.name, "UnsafeBufferPointer<UInt8>")]
         case .id, .requiredId: return [(f.name, "FactIdInput")]
         case .environment: return [(f.name, "(EnvironmentCode, UnsafeBufferPointer<UInt8>?)")]
-        case .flags(let names): return names.map { ($0, "Bool") }
-        case .caseIndex(let type): return [(f.name, type)]
         case .list(.value, let optional): return [(f.name, optional ? "[FactIdInput]?" : "[FactIdInput]")]
         case .list(.record, _): return [(f.name + "Count", "Int"), (f.name, "(inout FactWriter) -> Void")]
-        case .histogram: return [(f.name, "[Int64: Int64]")]
-        case .newest: return [(f.name, "(ms: Int64, line: UInt32)?")]
+        default: return properties(f, in: "").map { (label: $0.name, type: $0.type) }
         }
     }
 
@@ -111,6 +117,7 @@ struct FactEmitter {
     }
 
     private func factType(_ f: FactDeclaration, _ s: inout SwiftSource) {
+        precondition(streams.contains { $0.name == f.stream }, "\(f.type): no stream \(f.stream)")
         s.doc(f.doc + ["", "Stream `\(f.stream)`; kind byte \(f.code)."])
         structBody(name: f.type, fields: f.fields, kind: f.kind, outer: f.type, &s)
     }

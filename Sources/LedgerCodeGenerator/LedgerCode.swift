@@ -6,7 +6,7 @@ public enum LedgerCode {
     public static func files() -> [(path: String, contents: String)] {
         [
             ("Sources/IAPAuditModel/Generated/Records+Generated.swift", RecordEmitter(records: recordDeclarations).emit()),
-            ("Sources/IAPAuditModel/Generated/Facts+Generated.swift", FactEmitter(facts: factDeclarations).emit()),
+            ("Sources/IAPAuditModel/Generated/Facts+Generated.swift", FactEmitter(facts: factDeclarations, streams: factStreams).emit()),
             ("Sources/IAPAuditStore/Generated/RecordTables+Generated.swift", TableEmitter(records: recordDeclarations).emit()),
             (
                 "Tests/IAPAuditTests/Generated/LedgerValues+Generated.swift",

@@ -1,6 +1,15 @@
 // The reconciliation facts, each kind declared once (see Records.swift for how to regenerate).
 // The layouts are stored in `fact_chunk`: change one only with a `Schema.readerVersion` bump.
 
+/// The streams facts are written to (`fact_chunk.stream`), in stored-number order: what keys each.
+public let factStreams: [(name: String, doc: String)] = [
+    ("summary", "One `FileFacts` summary per file (partition 0)."),
+    ("requests", "Keyed by `request_id`: server-log lines (verify and revoke) and the Apple records that name a request."),
+    ("transactions", "Keyed by transaction id: client reports, revokes, and listings of Apple records linked to no request."),
+    ("notifications", "Keyed by `notificationUUID`: which deliveries of a notification there are."),
+    ("billing", "Keyed by `original_transaction_id`: listings with a `web_order_line_item_id` (re-issued ids)."),
+]
+
 /// Every fact kind, in kind-byte order.
 public let factDeclarations: [FactDeclaration] = [
     requestLineFact, linkedResponseFact, clientFact, revokeFact, listingFact, carrierFact, notificationFact, billingFact,

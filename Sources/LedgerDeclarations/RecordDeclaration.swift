@@ -58,13 +58,9 @@ public struct FieldDeclaration: Sendable {
         _ name: String, _ property: String, _ type: FieldType, column: String? = nil, default defaultValue: String? = nil,
         stored: Bool = true, doc: [String] = []
     ) {
-        self.name = name
-        self.property = property
-        self.type = type
-        self.column = column
-        self.defaultValue = defaultValue
-        self.stored = stored
-        self.doc = doc
+        (self.name, self.property, self.type, self.column, self.defaultValue, self.stored, self.doc) = (
+            name, property, type, column, defaultValue, stored, doc
+        )
     }
 
     public var columnName: String { column ?? name }

@@ -10,19 +10,14 @@ import IAPAuditModel
 /// (`… at line 1, column C`); so this scanner decides speed, never correctness. Strings are checked 8
 /// bytes at a time (a quote, backslash, control byte or non-ASCII byte stops the fast loop).
 struct LineTape: ~Copyable {
-    enum Kind {
-        static let object: UInt8 = 0
-        static let array: UInt8 = 1
-        static let string: UInt8 = 2
-        static let number: UInt8 = 3
-        static let falseValue: UInt8 = 4
-        static let trueValue: UInt8 = 5
-        static let null: UInt8 = 6
+    /// What a token is (one byte); `absent` is what a reader's slot holds for a member not there.
+    enum Kind: UInt8 {
+        case object, array, string, number, falseValue, trueValue, null, absent = 255
     }
 
     /// One value. Strings cover their content without the quotes; containers their whole text.
     struct Token {
-        var kind: UInt8
+        var kind: Kind
         /// A string holding a backslash escape.
         var escaped: Bool
         var start: UInt32
@@ -65,7 +60,7 @@ struct LineTape: ~Copyable {
 
     // MARK: Scanning
 
-    @inline(__always) private mutating func push(_ kind: UInt8, _ start: Int, _ stop: Int, escaped: Bool = false) {
+    @inline(__always) private mutating func push(_ kind: Kind, _ start: Int, _ stop: Int, escaped: Bool = false) {
         if count == capacity { grow() }
         tokens[count] = Token(kind: kind, escaped: escaped, start: UInt32(start), end: UInt32(stop), next: UInt32(count + 1))
         count += 1
@@ -103,7 +98,7 @@ struct LineTape: ~Copyable {
     }
 
     /// `word`: the literal's first four bytes, little-endian.
-    @inline(__always) private mutating func literal(_ word: UInt32, length: Int, _ kind: UInt8) -> Bool {
+    @inline(__always) private mutating func literal(_ word: UInt32, length: Int, _ kind: Kind) -> Bool {
         guard i + length <= end, UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self) == word else { return false }
         push(kind, i, i + length)
         i += length

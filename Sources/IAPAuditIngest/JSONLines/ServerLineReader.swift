@@ -47,7 +47,7 @@ enum ServerLineReader {
         -> (range: Range<Int32>, json: TextRef)?
     {
         switch v.kind(index) {
-        case UInt8.max, LineTape.Kind.null: return nil
+        case .absent, .null: return nil
         case LineTape.Kind.array: break
         default: throw Unsure()  // a scalar or `;`-separated text: the strict reader's rules
         }

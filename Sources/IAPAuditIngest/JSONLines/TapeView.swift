@@ -21,7 +21,7 @@ struct TapeView {
 
     @inline(__always) func token(_ index: Int32) -> LineTape.Token { tokens[Int(index)] }
 
-    @inline(__always) func kind(_ index: Int32) -> UInt8 { index < 0 ? UInt8.max : tokens[Int(index)].kind }
+    @inline(__always) func kind(_ index: Int32) -> LineTape.Kind { index < 0 ? .absent : tokens[Int(index)].kind }
 
     /// Fills `slots[k]` with the value token of member `keys.names[k]` of the object at `object`
     /// (-1 when absent). Members not in `keys` are skipped.

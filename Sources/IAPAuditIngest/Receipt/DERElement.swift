@@ -11,14 +11,23 @@ struct DERElement: Equatable {
         case universal = 0, application = 1, contextSpecific = 2, privateUse = 3
     }
 
-    static let integerTag: UInt64 = 2
-    static let octetStringTag: UInt64 = 4
-    static let nullTag: UInt64 = 5
-    static let objectIdentifierTag: UInt64 = 6
-    static let utf8StringTag: UInt64 = 12
-    static let sequenceTag: UInt64 = 16
-    static let setTag: UInt64 = 17
-    static let ia5StringTag: UInt64 = 22
+    /// The universal tag numbers a receipt uses (X.680), each with its name for messages.
+    enum Universal: UInt64 {
+        case integer = 2, octetString = 4, null = 5, objectIdentifier = 6, utf8String = 12, sequence = 16, set = 17, ia5String = 22
+
+        var name: String {
+            switch self {
+            case .integer: return "INTEGER"
+            case .octetString: return "OCTET STRING"
+            case .null: return "NULL"
+            case .objectIdentifier: return "OBJECT IDENTIFIER"
+            case .utf8String: return "UTF8String"
+            case .sequence: return "SEQUENCE"
+            case .set: return "SET"
+            case .ia5String: return "IA5String"
+            }
+        }
+    }
 
     var tagClass: TagClass
     var tagNumber: UInt64
@@ -30,31 +39,23 @@ struct DERElement: Equatable {
     /// True for a BER indefinite length (`0x80`), ended by `00 00`.
     var isIndefiniteLength: Bool
 
-    func isUniversal(_ number: UInt64) -> Bool { tagClass == .universal && tagNumber == number }
+    func isUniversal(_ tag: Universal) -> Bool { tagClass == .universal && tagNumber == tag.rawValue }
     func isContextSpecific(_ number: UInt64) -> Bool { tagClass == .contextSpecific && tagNumber == number }
 
     /// A short name of the tag for error messages, e.g. `SEQUENCE`, `[0]`, `universal 30`.
     var tagName: String {
         switch (tagClass, tagNumber) {
-        case (.universal, Self.integerTag): return "INTEGER"
-        case (.universal, Self.octetStringTag): return "OCTET STRING"
-        case (.universal, Self.nullTag): return "NULL"
-        case (.universal, Self.objectIdentifierTag): return "OBJECT IDENTIFIER"
-        case (.universal, Self.utf8StringTag): return "UTF8String"
-        case (.universal, Self.sequenceTag): return "SEQUENCE"
-        case (.universal, Self.setTag): return "SET"
-        case (.universal, Self.ia5StringTag): return "IA5String"
-        case (.universal, _): return "universal \(tagNumber)"
+        case (.universal, _): return Universal(rawValue: tagNumber)?.name ?? "universal \(tagNumber)"
         case (.contextSpecific, _): return "[\(tagNumber)]"
         case (.application, _): return "application \(tagNumber)"
         case (.privateUse, _): return "private \(tagNumber)"
         }
     }
 
-    /// Throws unless the element is the universal primitive type `number`.
-    func expectPrimitive(_ number: UInt64, _ name: String) throws {
-        guard isUniversal(number) else { throw ReceiptDecodingError.der("expected \(name), found \(tagName)", at: offset) }
-        guard !isConstructed else { throw ReceiptDecodingError.der("\(name) must be primitive", at: offset) }
+    /// Throws unless the element is the universal primitive type `tag`.
+    func expectPrimitive(_ tag: Universal) throws {
+        guard isUniversal(tag) else { throw ReceiptDecodingError.der("expected \(tag.name), found \(tagName)", at: offset) }
+        guard !isConstructed else { throw ReceiptDecodingError.der("\(tag.name) must be primitive", at: offset) }
     }
 
     /// An INTEGER (two's complement, minimal encoding) that fits in 64 bits.
@@ -99,7 +100,7 @@ struct DERElement: Equatable {
     }
 
     private func integerContent(in bytes: [UInt8]) throws -> ArraySlice<UInt8> {
-        try expectPrimitive(Self.integerTag, "INTEGER")
+        try expectPrimitive(.integer)
         let content = bytes[contentRange]
         guard let first = content.first else { throw ReceiptDecodingError.der("empty INTEGER", at: offset) }
         if content.count > 1 {
@@ -113,7 +114,7 @@ struct DERElement: Equatable {
 
     /// A UTF8String's text. Throws when it is another type or holds invalid UTF-8.
     func utf8String(in bytes: [UInt8]) throws -> String {
-        try expectPrimitive(Self.utf8StringTag, "UTF8String")
+        try expectPrimitive(.utf8String)
         guard let text = String(validating: bytes[contentRange], as: UTF8.self) else {
             throw ReceiptDecodingError.der("UTF8String is not valid UTF-8", at: offset)
         }
@@ -122,7 +123,7 @@ struct DERElement: Equatable {
 
     /// An IA5String's text. Throws when it is another type or holds a byte above 0x7F.
     func ia5String(in bytes: [UInt8]) throws -> String {
-        try expectPrimitive(Self.ia5StringTag, "IA5String")
+        try expectPrimitive(.ia5String)
         let content = bytes[contentRange]
         guard content.allSatisfy({ $0 < 0x80 }) else { throw ReceiptDecodingError.der("IA5String holds a non-ASCII byte", at: offset) }
         return String(decoding: content, as: UTF8.self)
@@ -131,7 +132,7 @@ struct DERElement: Equatable {
     /// An OBJECT IDENTIFIER in dotted form, e.g. `1.2.840.113549.1.7.2`.
     /// - Throws: when empty, truncated, not minimally encoded, or an arc exceeds 64 bits.
     func objectIdentifier(in bytes: [UInt8]) throws -> String {
-        try expectPrimitive(Self.objectIdentifierTag, "OBJECT IDENTIFIER")
+        try expectPrimitive(.objectIdentifier)
         let content = bytes[contentRange]
         guard !content.isEmpty else { throw ReceiptDecodingError.der("empty OBJECT IDENTIFIER", at: offset) }
         var arcs: [UInt64] = []

@@ -72,7 +72,7 @@ struct DERReader {
 
     /// An OCTET STRING's bytes; in `.ber` mode a constructed OCTET STRING's chunks are joined.
     func octetString(_ element: DERElement) throws -> [UInt8] {
-        guard element.isUniversal(DERElement.octetStringTag) else {
+        guard element.isUniversal(.octetString) else {
             throw ReceiptDecodingError.der("expected OCTET STRING, found \(element.tagName)", at: element.offset)
         }
         if !element.isConstructed { return Array(bytes[element.contentRange]) }

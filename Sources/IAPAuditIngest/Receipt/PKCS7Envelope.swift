@@ -28,11 +28,11 @@ struct PKCS7Envelope {
     ///   or bytes left after the ContentInfo.
     init(der: [UInt8]) throws {
         var top = DERReader(der, mode: .ber)
-        let contentInfo = try Self.structure(top.next(), "ContentInfo SEQUENCE", universal: DERElement.sequenceTag)
+        let contentInfo = try Self.structure(top.next(), "ContentInfo SEQUENCE", universal: .sequence)
         try top.expectEnd("the PKCS#7 ContentInfo")
         var info = try top.children(of: contentInfo)
         let typeElement = try info.required("ContentInfo contentType")
-        guard typeElement.isUniversal(DERElement.objectIdentifierTag) else {
+        guard typeElement.isUniversal(.objectIdentifier) else {
             throw ReceiptDecodingError("not a PKCS#7 signed-data receipt: ContentInfo starts with \(typeElement.tagName), not an OID")
         }
         let contentType = try typeElement.objectIdentifier(in: der)
@@ -44,14 +44,14 @@ struct PKCS7Envelope {
             throw ReceiptDecodingError.der("expected [0] content, found \(explicit.tagName)", at: explicit.offset)
         }
         var explicitReader = try info.children(of: explicit)
-        let signedData = try Self.structure(explicitReader.next(), "SignedData SEQUENCE", universal: DERElement.sequenceTag)
+        let signedData = try Self.structure(explicitReader.next(), "SignedData SEQUENCE", universal: .sequence)
         var fields = try explicitReader.children(of: signedData)
         version = try fields.required("SignedData version").int64(in: der)
         let digests = try fields.required("SignedData digestAlgorithms")
-        guard digests.isUniversal(DERElement.setTag) else {
+        guard digests.isUniversal(.set) else {
             throw ReceiptDecodingError.der("expected digestAlgorithms SET, found \(digests.tagName)", at: digests.offset)
         }
-        let encap = try Self.structure(fields.next(), "encapContentInfo SEQUENCE", universal: DERElement.sequenceTag)
+        let encap = try Self.structure(fields.next(), "encapContentInfo SEQUENCE", universal: .sequence)
         var encapFields = try fields.children(of: encap)
         let eContentType = try encapFields.required("eContentType").objectIdentifier(in: der)
         guard eContentType == Self.dataOID else {
@@ -69,7 +69,7 @@ struct PKCS7Envelope {
         try octets.expectEnd("eContent")
     }
 
-    private static func structure(_ element: DERElement?, _ what: String, universal tag: UInt64) throws -> DERElement {
+    private static func structure(_ element: DERElement?, _ what: String, universal tag: DERElement.Universal) throws -> DERElement {
         guard let element else { throw ReceiptDecodingError("not a PKCS#7 signed-data receipt: missing \(what)") }
         guard element.isUniversal(tag), element.isConstructed else {
             throw ReceiptDecodingError(

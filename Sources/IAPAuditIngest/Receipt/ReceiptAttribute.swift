@@ -21,14 +21,14 @@ struct ReceiptAttribute {
     static func set(in der: [UInt8], what: String) throws -> [ReceiptAttribute] {
         var top = DERReader(der, mode: .der)
         guard let set = try top.next() else { throw ReceiptDecodingError("\(what) is empty") }
-        guard set.isUniversal(DERElement.setTag), set.isConstructed else {
+        guard set.isUniversal(.set), set.isConstructed else {
             throw ReceiptDecodingError("\(what) is not an ASN.1 SET of receipt fields (found \(set.tagName))")
         }
         try top.expectEnd(what)
         var entries = try top.children(of: set)
         var attributes: [ReceiptAttribute] = []
         while let entry = try entries.next() {
-            guard entry.isUniversal(DERElement.sequenceTag), entry.isConstructed else {
+            guard entry.isUniversal(.sequence), entry.isConstructed else {
                 throw ReceiptDecodingError.der("expected a receipt field SEQUENCE, found \(entry.tagName)", at: entry.offset)
             }
             var fields = try entries.children(of: entry)
