@@ -23,8 +23,8 @@ enum HelpText {
         """
 
     static let run = """
-        USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE]
-                             [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
+        USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
+                             [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -53,6 +53,10 @@ enum HelpText {
           --json                Print the summary as one JSON object instead of text.
           --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms
                                 (default: the newest timestamp in the input).
+          --from WHEN           The audit window (both inclusive): a date (2026-10-01: its whole UTC
+          --to WHEN             day), ISO 8601 or epoch ms. A purchase dated outside it is info
+                                outside_window, never a dropped order. Default: from the earliest
+                                client or server log ts, for purchases only Apple lists; no end.
           --grace HOURS         How long a request may wait for Apple before it is a verification
                                 backlog (default: 24).
           --config FILE         JSON: {"bundle_ids": [...], "sandbox_allowlist": [...],

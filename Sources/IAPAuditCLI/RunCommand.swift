@@ -6,7 +6,8 @@ import IAPAuditSample
 /// `iap-audit run`.
 enum RunCommand {
     static let usage =
-        "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--grace HOURS] [--config FILE] [--jws-root FILE] "
+        "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
+        + "[--config FILE] [--jws-root FILE] "
         + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME]"
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
@@ -15,7 +16,8 @@ enum RunCommand {
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments, valued: ["--out", "--as-of", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at"],
+            arguments,
+            valued: ["--out", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at"],
             flags: ["--json", "-h", "--help"], command: "run", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.run)
@@ -29,6 +31,13 @@ enum RunCommand {
             outputDirectory: args.value("--out") ?? defaultOutput)
         if let text = args.value("--as-of") {
             options.asOfMs = try Self.asOf(text)
+        }
+        if let text = args.value("--from") { options.fromMs = try Self.bound(text, "--from", endOfDay: false) }
+        if let text = args.value("--to") { options.toMs = try Self.bound(text, "--to", endOfDay: true) }
+        if let from = options.fromMs, let to = options.toMs, from > to {
+            throw UsageError(
+                message: "--from \(Timestamp.iso(from)) is after --to \(Timestamp.iso(to)): the audit window is empty", usage: usage,
+                command: "run")
         }
         if let text = args.value("--grace") {
             // Decimal digits only: Swift's Double also reads "0x10" (hex), "1e2" and "inf".
@@ -66,6 +75,24 @@ enum RunCommand {
         }
         out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
         return 0
+    }
+
+    /// `--from` / `--to` (SEMANTICS rule 17): an instant (ISO 8601 or epoch milliseconds), or a date
+    /// (`2026-10-31`), which means its whole UTC day — its first millisecond for `--from`, its last for
+    /// `--to` (both bounds inclusive).
+    static func bound(_ text: String, _ option: String, endOfDay: Bool) throws -> Int64 {
+        if text.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil,
+            let start = Timestamp.parseMs(text + "T00:00:00Z")
+        {
+            return endOfDay ? start + 86_400_000 - 1 : start
+        }
+        guard let ms = Timestamp.parseMs(text), !(ms >= 0 && ms < Timestamp.earliestLogEpochMs && Int64(text) != nil) else {
+            throw UsageError(
+                message:
+                    "\(option): not a date or time: expected 2026-10-01, ISO 8601 (2026-10-01T08:00:00Z) or epoch milliseconds: '\(text)'",
+                usage: usage, command: "run")
+        }
+        return ms
     }
 
     /// `--as-of`: an instant (ISO 8601 or epoch milliseconds, 1900–2200). A date alone is refused (the

@@ -14,7 +14,10 @@ enum RunSummary {
 
     static func text(_ result: AuditResult) -> String {
         let s = result.snapshot
-        var lines = ["iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h", ""]
+        var lines = [
+            "iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h",
+            "audit window: \(s.parameters["audit_window"] ?? "")", "",
+        ]
         lines.append("Inputs (\(plural(s.files.count, "file"))):")
         let width = min(60, s.files.map { printable($0.path).count }.max() ?? 0)
         for f in s.files {
@@ -31,6 +34,12 @@ enum RunSummary {
         let problems = s.findings.problems
         lines.append("")
         lines.append("Findings: \(plural(problems, "problem")), \(s.findings.total - problems) info")
+        let dropped = s.findings.count([.droppedOrder])
+        if dropped > 0 {
+            lines.append(
+                "  dropped orders: \(s.findings.confirmedDroppedOrders) Apple confirms, \(s.findings.claimedDroppedOrders) the client claims only"
+            )
+        }
         for (kind, reasons) in byKind(s.findings) {
             for (reason, count) in reasons {
                 lines.append(
@@ -52,7 +61,7 @@ enum RunSummary {
         }
         let problems = s.findings.problems
         let object: [String: Any] = [
-            "as_of": s.parameters["as_of"] ?? "",
+            "as_of": s.parameters["as_of"] ?? "", "audit_window": s.parameters["audit_window"] ?? "",
             "files": s.files.map {
                 [
                     "path": $0.path, "kind": $0.kind, "format": $0.format, "status": $0.status, "note": $0.note,
@@ -60,7 +69,12 @@ enum RunSummary {
                 ] as [String: Any]
             },
             "records": ["in": total, "imported": imported, "rejected": rejected],
-            "findings": ["problems": problems, "info": s.findings.total - problems, "by_kind": kinds] as [String: Any],
+            "findings": [
+                "problems": problems, "info": s.findings.total - problems, "by_kind": kinds,
+                "dropped_orders": [
+                    "apple_confirmed": s.findings.confirmedDroppedOrders, "client_claimed": s.findings.claimedDroppedOrders,
+                ],
+            ] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
             "warnings": result.warnings,
         ]

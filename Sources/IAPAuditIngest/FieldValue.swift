@@ -17,6 +17,14 @@ enum FieldValue {
     case array([FieldValue])
     case object(any RecordObject)
 
+    /// An array or a boolean (neither a number, a text nor an object).
+    var isArrayOrBool: Bool {
+        switch self {
+        case .array, .bool: return true
+        default: return false
+        }
+    }
+
     /// For messages: "a string", "a number"…
     var typeName: String {
         switch self {

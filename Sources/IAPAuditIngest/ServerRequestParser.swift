@@ -13,6 +13,7 @@ enum ServerRequestParser {
         let granted = try o.bool("granted")
         if granted == nil && event == .verify { throw IngestError.missingField("granted") }
         let status = try o.integer("verify_status")
+        let credited = try o.ids("credited_transaction_ids")
         return ServerRequest(
             location: location,
             tsMs: try o.logTimestamp("ts"),
@@ -21,12 +22,34 @@ enum ServerRequestParser {
             userId: try o.id("user_id"),
             deviceId: try o.id("device_id"),
             transactionIds: ids,
-            creditedTransactionIds: try o.ids("credited_transaction_ids"),
+            creditedTransactionIds: credited,
+            creditedQuantities: try quantities(o, credited: credited ?? ids),
             restore: try o.bool("restore") ?? false,
             receiptSha256: try o.id("receipt_sha256"),
             verifyStatus: status.map { Int($0) },
             environment: try o.text("environment").flatMap { $0.isEmpty ? nil : $0 },
             granted: granted ?? false,
             latencyMs: try o.nonNegative("latency_ms"))
+    }
+
+    /// `credited_quantity` (SEMANTICS rule 20): a whole number applies to every id the record credits
+    /// (`credited`); an object `{"T": n}` gives each id its own. nil when absent or null.
+    private static func quantities(_ o: any RecordObject, credited: [String]) throws -> [String: Int]? {
+        let field = "credited_quantity"
+        switch o.field(field) {
+        case nil, .null?: return nil
+        case .object(let byId)?:
+            var result: [String: Int] = [:]
+            for id in byId.fieldNames {
+                guard let n = try byId.nonNegative(id, path: field) else { continue }
+                result[id] = Int(n)
+            }
+            return result
+        case let other? where other.isArrayOrBool:
+            throw IngestError.badField(field, "expected a whole number or an object {\"<transaction_id>\": n}, found \(other.typeName)")
+        default: break
+        }
+        guard let n = try o.nonNegative(field) else { return nil }
+        return Dictionary(credited.map { ($0, Int(n)) }, uniquingKeysWith: { a, _ in a })
     }
 }

@@ -14,13 +14,17 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     /// Apple re-issued one purchase under new transaction ids (same `originalTransactionId` and
     /// `webOrderLineItemId`): one billing event, never a duplicate or a second dropped order.
     case idReissued = "id_reissued"
+    /// SEMANTICS rule 17: a purchase dated outside the audit window: these logs cannot judge it.
+    case outsideWindow = "outside_window"
+    /// SEMANTICS rule 23: a refunded purchase whose user holds a later, unrefunded purchase of the product.
+    case refundSuperseded = "refund_superseded"
 
     public static let problems: [FindingKind] = [
         .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted, .invalidCredit,
         .verificationBacklog,
     ]
     public static let infos: [FindingKind] = [
-        .sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted, .idReissued,
+        .sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted, .idReissued, .outsideWindow, .refundSuperseded,
     ]
 
     public var isInfo: Bool { FindingKind.infos.contains(self) }
@@ -44,6 +48,15 @@ public enum Severity: String, Sendable {
     case error, warning, info
 }
 
+/// SEMANTICS rule 22: whether Apple confirms the payment of a dropped order.
+public enum AppleConfirmation: String, Sendable, Hashable {
+    /// A production Apple record that proves payment (status 0, or 21006 listing it; a verified JWS,
+    /// notification or receipt) lists the transaction unrefunded; that record is in the evidence.
+    case confirmed
+    /// Only the client (or the server's logs) say it was paid.
+    case claimed
+}
+
 /// One reconciliation result: a problem or an info observation about one transaction.
 public struct Finding: Hashable, Sendable {
     public var kind: FindingKind
@@ -59,13 +72,16 @@ public struct Finding: Hashable, Sendable {
     /// file:line of every record involved, sorted.
     public var evidence: [SourceLocation]
     public var detail: String
+    /// `dropped_order` only (rule 22): confirmed by Apple, or claimed by the client alone; nil otherwise.
+    public var appleConfirmation: AppleConfirmation?
 
     public var severity: Severity { kind.severity }
 
     public init(
         kind: FindingKind, reason: String, transactionId: String, originalTransactionId: String? = nil,
         productId: String? = nil, userIds: [String] = [], environment: String? = nil,
-        firstSeenMs: Int64? = nil, evidence: [SourceLocation] = [], detail: String = ""
+        firstSeenMs: Int64? = nil, evidence: [SourceLocation] = [], detail: String = "",
+        appleConfirmation: AppleConfirmation? = nil
     ) {
         self.kind = kind
         self.reason = reason
@@ -77,6 +93,7 @@ public struct Finding: Hashable, Sendable {
         self.firstSeenMs = firstSeenMs
         self.evidence = Array(Set(evidence)).sorted()
         self.detail = detail
+        self.appleConfirmation = appleConfirmation
     }
 }
 

@@ -26,3 +26,21 @@ package enum IdList {
         return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
     }
 }
+
+/// Quantities by id stored as a JSON object with sorted keys (`{"1000000001":3,"1000000002":1}`).
+package enum QuantityList {
+    /// The pairs in the stored order: ids by their bytes.
+    package static func sorted(_ values: [String: Int]) -> [(id: String, quantity: Int)] {
+        values.map { (id: $0.key, quantity: $0.value) }.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+    }
+
+    package static func encode(_ values: [String: Int]) -> String {
+        let pairs = sorted(values).map { IdList.encode([$0.id]).dropFirst().dropLast() + ":\($0.quantity)" }
+        return "{" + pairs.joined(separator: ",") + "}"
+    }
+
+    package static func decode(_ text: String) -> [String: Int] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return [:] }
+        return object.compactMapValues { ($0 as? NSNumber)?.intValue }
+    }
+}

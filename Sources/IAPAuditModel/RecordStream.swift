@@ -38,9 +38,11 @@ public struct FindingCount: Sendable, Equatable {
     public var kind: FindingKind
     public var reason: String
     public var count: Int
+    /// Of these, the dropped orders Apple confirms (rule 22); the others are claimed by the client alone.
+    public var confirmed: Int
 
-    package init(kind: FindingKind, reason: String, count: Int) {
-        (self.kind, self.reason, self.count) = (kind, reason, count)
+    package init(kind: FindingKind, reason: String, count: Int, confirmed: Int = 0) {
+        (self.kind, self.reason, self.count, self.confirmed) = (kind, reason, count, confirmed)
     }
 }
 
@@ -63,15 +65,18 @@ public struct FindingStream: Sendable {
 
     /// Findings held in memory, in the order given.
     public init(_ findings: [Finding]) {
-        var counts: [FindingKind: [String: Int]] = [:]
+        var counts: [FindingKind: [String: (count: Int, confirmed: Int)]] = [:]
         var perDay: [Int64: Int] = [:]
         for f in findings {
-            counts[f.kind, default: [:]][f.reason, default: 0] += 1
+            counts[f.kind, default: [:]][f.reason, default: (0, 0)].count += 1
+            if f.appleConfirmation == .confirmed { counts[f.kind, default: [:]][f.reason, default: (0, 0)].confirmed += 1 }
             if !f.kind.isInfo, let ms = f.firstSeenMs { perDay[Self.day(ms), default: 0] += 1 }
         }
         self.init(
             counts: FindingKind.allCases.flatMap { kind in
-                (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map { FindingCount(kind: kind, reason: $0.key, count: $0.value) }
+                (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map {
+                    FindingCount(kind: kind, reason: $0.key, count: $0.value.count, confirmed: $0.value.confirmed)
+                }
             },
             problemsPerDay: perDay.sorted { $0.key < $1.key }.map { (dayMs: $0.key, findings: $0.value) },
             produce: { kinds, limit, body in
@@ -84,6 +89,12 @@ public struct FindingStream: Sendable {
 
     public var total: Int { counts.reduce(0) { $0 + $1.count } }
     public var problems: Int { counts.filter { !$0.kind.isInfo }.reduce(0) { $0 + $1.count } }
+
+    /// Dropped orders Apple confirms (rule 22).
+    public var confirmedDroppedOrders: Int { counts.filter { $0.kind == .droppedOrder }.reduce(0) { $0 + $1.confirmed } }
+
+    /// Dropped orders only the client claims (rule 22).
+    public var claimedDroppedOrders: Int { count([.droppedOrder]) - confirmedDroppedOrders }
 
     public func count(_ kinds: Set<FindingKind>) -> Int { counts.filter { kinds.contains($0.kind) }.reduce(0) { $0 + $1.count } }
 

@@ -15,6 +15,9 @@ public struct AuditOptions: Sendable {
     public var asOfMs: Int64?
     /// Grace before an unanswered request is a backlog, milliseconds (default 24 h).
     public var graceMs: Int64
+    /// `--from` / `--to`: the audit window's bounds, UTC ms, inclusive (SEMANTICS rule 17); nil = not given.
+    public var fromMs: Int64?
+    public var toMs: Int64?
 
     public init(
         paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
@@ -78,7 +81,7 @@ public enum AuditPipeline {
         do {
             outcome = try Reconciler.run(
                 try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
-                spillDirectory: output.spillPath, lap: timer.lap)
+                fromMs: options.fromMs, toMs: options.toMs, spillDirectory: output.spillPath, lap: timer.lap)
         } catch {
             try? indexing.wait()  // the store is the index builder's until it is done
             throw error
@@ -89,6 +92,7 @@ public enum AuditPipeline {
         var parameters = [
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
+            "audit_window": outcome.window.description,
             "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
             "tool_version": ToolVersion.current, "signature_settings": signatures.fingerprint,
             "jws_trust_anchors": signatures.jwsAnchorPaths.joined(separator: ", "),

@@ -51,6 +51,18 @@ enum RunChecks {
                 "\(first.location): \(outcome.unlinked.count) verify response(s) name a request_id that is not in the server log "
                     + "(first: \(first.requestId)); they prove nothing for any grant")
         }
+        // Rule 24: records whose environment signals disagree prove no production payment; answers naming no
+        // environment anywhere are read as production.
+        for file in outcome.environmentCounts where file.conflicts > 0 {
+            warnings.append(
+                "\(file.file): \(file.conflicts) Apple record(s) say Production but their receipt_type or subscription periods "
+                    + "(an hour or less) are the sandbox's: read as sandbox (no production payment, no dropped order)")
+        }
+        for file in outcome.environmentCounts where file.unknown > 0 {
+            warnings.append(
+                "\(file.file): \(file.unknown) Apple answer(s) name no environment (no environment, receipt_type or transaction "
+                    + "environment): read as production (environment unknown)")
+        }
         return warnings
     }
 }

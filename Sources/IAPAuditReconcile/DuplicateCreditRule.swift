@@ -1,25 +1,46 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 10: a transaction granted more than once (grants with or without proof).
+/// SEMANTICS rules 10 and 18: a purchase granted more than once (grants with or without proof, of any
+/// of its ids). One row per purchase, keyed by its earliest granted id, listing every id and user.
 ///
-/// Two or more users → `cross_account`; one user → by product type: non-consumables and
-/// subscriptions are info `regranted`; a consumable re-granted (after its first grant) by a `restore`
-/// request is `restore_credited_as_purchase`; other consumables and unknown types are `same_user`.
+/// Two or more users → `cross_account` (a receipt or account-sharing replay). One user granted two
+/// different ids of one subscription period or non-renewing purchase → `reissued_id_credited` (a
+/// second period for one payment); of one non-consumable → info `regranted` (a restore). One user, one
+/// id, by product type: non-consumables and subscriptions are info `regranted`; a consumable re-granted
+/// (after its first grant) by a `restore` request is `restore_credited_as_purchase`; other consumables
+/// and unknown types are `same_user`.
 enum DuplicateCreditRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         for t in c.transactions {
-            let grants = c.grants(t)
+            let ids = c.purchase(t)
+            let grantsById = ids.map { c.grants($0) }
+            // The earliest granted id keys the row: the others are skipped.
+            let first = zip(ids, grantsById).filter { !$0.1.isEmpty }.min { a, b in
+                (a.1[0].fact.tsMs, a.1[0].order) < (b.1[0].fact.tsMs, b.1[0].order)
+            }
+            guard first?.0 == t else { continue }
+            let grants = grantsById.joined().sorted { $0.order < $1.order }  // log order
             guard grants.count >= 2 else { continue }
             let users = ExactText.distinctSorted(grants.compactMap { c.text($0.fact.userId) })
-            let trail = c.trail(t, grants)
-            let requestList = grants.map { "\(c.requestId($0)) (\(c.text($0.fact.userId) ?? "no user"))" }.joined(separator: ", ")
-            let detail = "granted \(grants.count) times: \(requestList)"
+            let grantedIds = zip(ids, grantsById).filter { !$0.1.isEmpty }.map(\.0)
+            let trail = c.trail(ids, Array(grants))
+            let several = grantedIds.count > 1
+            let requestList = grants.map { grant in
+                "\(c.requestId(grant)) (\(c.text(grant.fact.userId) ?? "no user")\(several ? ", " + c.id(grant.t) : ""))"
+            }.joined(separator: ", ")
+            var detail = "granted \(grants.count) times: \(requestList)"
+            if several { detail += "; one purchase under ids \(grantedIds.map(c.id).joined(separator: ", "))" }
             let kind: FindingKind
             let reason: String
             let type = c.productId(t).flatMap { c.config.products[$0] }
             if users.count >= 2 {
                 (kind, reason) = (.duplicateCredit, "cross_account")
+            } else if several {
+                switch c.purchases.kind(of: c.facts.ids[Int(t)]) {
+                case .nonConsumable?: (kind, reason) = (.regranted, ProductType.nonConsumable.rawValue)
+                case .period?, .nonRenewing?, nil: (kind, reason) = (.duplicateCredit, "reissued_id_credited")
+                }
             } else if let type, type != .consumable {
                 (kind, reason) = (.regranted, type.rawValue)
             } else if type == .consumable && grants.sorted(by: { $0.fact.tsMs < $1.fact.tsMs }).dropFirst().contains(where: \.fact.restore)
@@ -30,7 +51,7 @@ enum DuplicateCreditRule {
             }
             findings.append(
                 c.finding(
-                    kind, reason, t, users: users, environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
+                    kind, reason, t, users: users, environment: c.environments(Array(grants)), firstSeenMs: trail.firstSeenMs,
                     evidence: trail.evidence, detail: detail))
         }
         return findings

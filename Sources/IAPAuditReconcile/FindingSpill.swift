@@ -11,6 +11,8 @@ package final class FindingSpill: Sendable {
         var kind: UInt8
         var reason: Int32
         var firstSeenMs: Int64?
+        /// A dropped order Apple confirms (rule 22).
+        var confirmed: Bool
         var offset: Int
         var count: Int32
         var sortStart: Int32
@@ -82,7 +84,8 @@ package final class FindingSpill: Sendable {
             for (e, f) in zip(entries, findings) {
                 state.keys.append(
                     Key(
-                        kind: e.kind, reason: state.reason(f.reason), firstSeenMs: f.firstSeenMs, offset: base + e.offset,
+                        kind: e.kind, reason: state.reason(f.reason), firstSeenMs: f.firstSeenMs,
+                        confirmed: f.appleConfirmation == .confirmed, offset: base + e.offset,
                         count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount)))
             }
             state.sortBytes.append(contentsOf: sort.bytes)
@@ -147,17 +150,20 @@ package final class FindingSpill: Sendable {
     /// The findings for the reports: counts and problems per day from the keys, findings read back
     /// in table order.
     package func stream() throws -> FindingStream {
-        var counts: [Int: [String: Int]] = [:]
+        var counts: [Int: [String: (count: Int, confirmed: Int)]] = [:]
         var perDay: [Int64: Int] = [:]
         let keys = try sortedKeys()
         let reasons = state.withLock { $0.reasons }
         for key in keys {
-            counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: 0] += 1
+            counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0)].count += 1
+            if key.confirmed { counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0)].confirmed += 1 }
             if !FindingKind.allCases[Int(key.kind)].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }
         }
         return FindingStream(
             counts: FindingKind.allCases.enumerated().flatMap { kind, name in
-                (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map { FindingCount(kind: name, reason: $0.key, count: $0.value) }
+                (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map {
+                    FindingCount(kind: name, reason: $0.key, count: $0.value.count, confirmed: $0.value.confirmed)
+                }
             },
             problemsPerDay: perDay.sorted { $0.key < $1.key }.map { (dayMs: $0.key, findings: $0.value) },
             produce: { [self] kinds, limit, body in
@@ -190,6 +196,7 @@ package final class FindingSpill: Sendable {
             w.varint(e.line)
         }
         w.text(f.detail)
+        w.u8(f.appleConfirmation == nil ? 0 : f.appleConfirmation == .confirmed ? 1 : 2)
     }
 
     private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> Finding {
@@ -208,9 +215,12 @@ package final class FindingSpill: Sendable {
         let environment = string()
         let firstSeen = r.optionalInt()
         let evidence = (0..<r.varint()).map { _ in SourceLocation(file: string()!, line: r.varint()) }
+        let detail = string()!
+        let confirmation: [AppleConfirmation?] = [nil, .confirmed, .claimed]
         return Finding(
             kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
-            environment: environment, firstSeenMs: firstSeen, evidence: evidence, detail: string()!)
+            environment: environment, firstSeenMs: firstSeen, evidence: evidence, detail: detail,
+            appleConfirmation: confirmation[Int(r.u8())])
     }
 }
 

@@ -1,14 +1,15 @@
 import IAPAuditModel
 
-/// Info `id_reissued`: Apple lists one purchase under several transaction ids (same
+/// Info `id_reissued`: Apple lists one subscription period under several transaction ids (same
 /// `original_transaction_id` + `web_order_line_item_id`, e.g. a restored or re-synced receipt).
-/// It is one billing event: the other rules never count it twice (no second dropped order).
-/// One row per event, keyed by its first id (shortest, then smallest).
+/// It is one purchase (rule 18): the other rules never count it twice (no second dropped order).
+/// One row per period, keyed by its first id (shortest, then smallest).
 enum IdReissuedRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         var done = Set<GlobalId>()
-        for (id, ids) in c.billing.siblings where id == ids[0] && done.insert(id).inserted {
+        for (id, ids) in c.purchases.siblings
+        where id == ids[0] && c.purchases.kind(of: id) == .period && done.insert(id).inserted {
             guard let first = c.facts.local(of: id) else { continue }  // reconciled in another partition
             let locals = ids.compactMap { c.facts.local(of: $0) }
             let listings = locals.flatMap { c.facts.listings($0) }

@@ -5,58 +5,70 @@ import IAPAuditModel
 ///
 /// Apple's data: a status-0 verifyReceipt response, Notification V1 or Server API page, or a JWS
 /// transaction, Notification V2 or app receipt whose signature is `verified`.
-/// An id Apple re-issued for a purchase someone was granted or reported (`id_reissued`) is no new
-/// dropped order.
+/// Another id of a purchase someone was granted or reported (rule 18: a re-issued id, a restore) is no
+/// new dropped order. A purchase dated before the audit window (`--from`, else the logs' earliest `ts`)
+/// or after `--to` is info `outside_window` (rule 17). A subscription period that no request links to a
+/// user is attributed to the users granted that subscription (`CrossPartition`).
 enum InReceiptNeverCreditedRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var qualifyingById: [Int32: [ReconcileContext.Listing]] = [:]
         for t in c.transactions where !c.facts.listings(t).isEmpty {
-            if c.isReported(billingEventOf: t) || c.isGranted(billingEventOf: t) || c.isPending(t) { continue }
+            if c.isReported(purchaseOf: t) || c.isGranted(purchaseOf: t) || c.isPending(t) { continue }
             let qualifying = c.facts.listings(t).filter { qualifies($0, c) }
             if !qualifying.isEmpty { qualifyingById[t] = qualifying }
         }
         var findings: [Finding] = []
         for (t, qualifying) in qualifyingById {
-            // One billing event is one dropped order, under its first qualifying id.
-            if c.billingEvent(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
+            // One purchase is one dropped order, under its first qualifying id.
+            if c.purchase(t).first(where: { qualifyingById[$0] != nil }) != t { continue }
             let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
-            let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
-            // A record without `environment` (old verifyReceipt answers) is not Sandbox, but not labelled
-            // Production either: say which.
-            let unlabelled = qualifying.contains { $0.fact.environmentName(c.facts.bytes) == nil }
-            let records = unlabelled ? "record(s) not marked Sandbox (no environment given)" : "production record(s)"
-            // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
-            let cancelled = qualifying.compactMap(\.fact.cancellationDateMs).min().map {
-                "; Apple shows it cancelled (refunded) at \(Timestamp.iso($0))"
+            let finding: Finding
+            if let outside = c.outsideWindow(
+                t, dateMs: c.purchase(t).compactMap(c.applePurchaseDateMs).min(), appleOnly: true, users: linkedUsers,
+                evidence: qualifying.map(c.location), what: "purchase only Apple lists")
+            {
+                finding = outside
+            } else {
+                finding = make(t, qualifying, linkedUsers, c)
             }
-            findings.append(
-                c.finding(
-                    .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
-                    environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
-                    firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
-                    detail:
-                        "in \(qualifying.count) \(records) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
-                        + (cancelled ?? "")
-                ))
+            // A renewal no request links to anyone: the users granted its subscription (another partition's).
+            if linkedUsers.allSatisfy({ $0 == nil }), c.productType(t) == .autoRenewable || c.isSubscriptionLike(t) {
+                c.wait(.owners(finding, original: GlobalId(c.originalTransactionId(t) ?? c.id(t))))
+            } else {
+                findings.append(finding)
+            }
         }
         return findings
+    }
+
+    private static func make(_ t: Int32, _ qualifying: [ReconcileContext.Listing], _ linkedUsers: [String?], _ c: ReconcileContext)
+        -> Finding
+    {
+        let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
+        // A record without `environment` (old verifyReceipt answers) is not Sandbox, but not labelled
+        // Production either: say which.
+        let unlabelled = qualifying.contains { $0.fact.environmentName(c.facts.bytes) == nil }
+        let records = unlabelled ? "record(s) not marked Sandbox (no environment given)" : "production record(s)"
+        // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
+        let cancelled = qualifying.compactMap(\.fact.cancellationDateMs).min().map {
+            "; Apple shows it cancelled (refunded) at \(Timestamp.iso($0))"
+        }
+        return
+            c.finding(
+                .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
+                environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
+                firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
+                detail:
+                    "in \(qualifying.count) \(records) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
+                    + (cancelled ?? "")
+            )
     }
 
     /// A production, status-0 listing of ours that Apple stands behind: an unsigned Apple answer
     /// (verifyReceipt, Notification V1, Server API JSON) or a signed record whose signature was `verified`
     /// (an unchecked decoded payload or iOS 6 receipt, which anyone could write, proves no payment).
-    static func qualifies(_ l: ReconcileContext.Listing, _ c: ReconcileContext) -> Bool {
-        let f = l.fact
-        if f.status != 0 || f.environment.isSandbox { return false }
-        // The listing's own signature: each nested JWS of a page or notification is checked on its own.
-        if f.source.isSigned ? f.itemSignature != .verified : f.itemSignature.failed { return false }
-        if f.itemEnvironment != .none && f.itemEnvironment != .production { return false }
-        if f.familyShared { return false }
-        if !c.config.bundleIds.isEmpty, let bundle = f.bundleId ?? f.itemBundleId, !c.config.bundleIds.contains(c.text(bundle)!) {
-            return false
-        }
-        return true
-    }
+    /// Environment signals that disagree prove no production payment (rule 24).
+    static func qualifies(_ l: ReconcileContext.Listing, _ c: ReconcileContext) -> Bool { l.fact.status == 0 && c.provesPayment(l) }
 
     /// The distinct sources with their signature state, e.g. `verify_receipt, signed_transaction verified`.
     static func sources(_ listings: [ReconcileContext.Listing], _ c: ReconcileContext) -> String {

@@ -1,7 +1,7 @@
 import Foundation
 import IAPAuditModel
 
-/// What every rule reads about the transactions of one partition (SEMANTICS rules 8–14), over the
+/// What every rule reads about the transactions of one partition (SEMANTICS rules 8–24), over the
 /// partition's facts (`TransactionFacts`). Transactions are local indexes of `facts`.
 final class ReconcileContext {
     typealias Carrier = TransactionFacts.Carrier
@@ -13,13 +13,24 @@ final class ReconcileContext {
     let asOfMs: Int64
     let graceMs: Int64
     let ranks: FileRanks
-    let billing: BillingEvents
+    let purchases: Purchases
+    let window: AuditWindow
+    /// Findings that wait for another partition's facts (`CrossPartition`).
+    private(set) var waiting: [CrossPartition.Waiting] = []
     private var verificationCache: [VerificationState??]
 
-    init(facts: TransactionFacts, config: AuditConfig, asOfMs: Int64, graceMs: Int64, ranks: FileRanks, billing: BillingEvents) {
-        (self.facts, self.config, self.asOfMs, self.graceMs, self.ranks, self.billing) = (facts, config, asOfMs, graceMs, ranks, billing)
+    init(
+        facts: TransactionFacts, config: AuditConfig, asOfMs: Int64, graceMs: Int64, ranks: FileRanks, purchases: Purchases,
+        window: AuditWindow
+    ) {
+        (self.facts, self.config, self.asOfMs, self.graceMs, self.ranks, self.purchases, self.window) = (
+            facts, config, asOfMs, graceMs, ranks, purchases, window
+        )
         verificationCache = Array(repeating: nil, count: facts.count)
     }
+
+    /// Sets a finding aside until another partition's facts settle it.
+    func wait(_ waiting: CrossPartition.Waiting) { self.waiting.append(waiting) }
 
     var transactions: Range<Int32> { 0..<Int32(facts.count) }
 
@@ -34,18 +45,53 @@ final class ReconcileContext {
     /// Requests that carried T, in log order.
     func carriedBy(_ t: Int32) -> [Carrier] { facts.carriers(t).filter(\.fact.isCarried) }
 
-    /// T and the other ids Apple issued for the same purchase, in billing-event order.
-    func billingEvent(_ t: Int32) -> [Int32] {
-        guard !billing.isEmpty else { return [t] }
-        let ids = billing.ids(of: facts.ids[Int(t)])
+    /// T and the other ids of its purchase (rule 18), in `Purchases` order (shortest, then smallest).
+    func purchase(_ t: Int32) -> [Int32] {
+        guard !purchases.isEmpty else { return [t] }
+        let ids = purchases.ids(of: facts.ids[Int(t)])
         return ids.count == 1 ? [t] : ids.compactMap { facts.local(of: $0) }
     }
 
-    /// True when T, or another id Apple re-issued for the same purchase, was granted.
-    func isGranted(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { facts.carriers($0).contains(where: \.fact.isGrant) } }
+    /// True when T, or another id of its purchase, was granted.
+    func isGranted(purchaseOf t: Int32) -> Bool { purchase(t).contains { facts.carriers($0).contains(where: \.fact.isGrant) } }
 
-    /// True when the client reported T, or another id Apple re-issued for the same purchase.
-    func isReported(billingEventOf t: Int32) -> Bool { billingEvent(t).contains { !facts.clients($0).isEmpty } }
+    /// True when the client reported T, or another id of its purchase.
+    func isReported(purchaseOf t: Int32) -> Bool { purchase(t).contains { !facts.clients($0).isEmpty } }
+
+    /// Rule 17: the client's earliest `purchased` ts of T's purchase, else Apple's earliest purchase date.
+    func purchaseDateMs(_ t: Int32) -> Int64? {
+        let ids = purchase(t)
+        let reported = ids.flatMap { facts.clients($0) }.filter { $0.fact.state == .purchased }.map(\.fact.tsMs).min()
+        return reported ?? ids.flatMap { facts.listings($0) }.compactMap(\.fact.purchaseDateMs).min()
+    }
+
+    /// An Apple record that proves T was paid (rule 22): a production status-0 or 21006 answer, or a
+    /// verified JWS, notification or receipt, whose environment signals agree, of our bundle, not a
+    /// family member's own transaction.
+    func provesPayment(_ l: Listing) -> Bool {
+        let f = l.fact
+        if (f.status != 0 && f.status != 21006) || f.environment.isSandbox || f.environmentConflict { return false }
+        // The listing's own signature: each nested JWS of a page or notification is checked on its own.
+        if f.source.isSigned ? f.itemSignature != .verified : f.itemSignature.failed { return false }
+        if f.itemEnvironment != .none && f.itemEnvironment != .production { return false }
+        if f.familyShared { return false }
+        if !config.bundleIds.isEmpty, let bundle = f.bundleId ?? f.itemBundleId, !config.bundleIds.contains(text(bundle)!) {
+            return false
+        }
+        return true
+    }
+
+    /// A listing Apple stands behind for a revocation: an unsigned Apple answer, or a verified signed record
+    /// (an unchecked decoded payload, which anyone could write, proves nothing).
+    func isTrusted(_ l: Listing) -> Bool { l.fact.source.isSigned ? l.fact.itemSignature == .verified : !l.fact.itemSignature.failed }
+
+    /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
+    /// shows it unrefunded, while no trusted record shows it refunded; nil when only the client claims it.
+    func confirmation(_ t: Int32) -> Listing? {
+        let listings = purchase(t).flatMap { facts.listings($0) }
+        if listings.contains(where: { $0.fact.cancellationDateMs != nil && isTrusted($0) }) { return nil }
+        return listings.first { provesPayment($0) }
+    }
 
     /// Rule 14 for T; nil when nothing is unresolved.
     func verification(_ t: Int32) -> VerificationState? {
@@ -64,6 +110,20 @@ final class ReconcileContext {
         text(facts.listings(t).lazy.compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.fact.productId).first)
     }
 
+    /// T's product type: the config's `products`, else the JWS `type` Apple gives; nil when unknown.
+    func productType(_ t: Int32) -> ProductType? {
+        if let product = productId(t), let type = config.products[product] { return type }
+        return facts.listings(t).lazy.compactMap { $0.fact.type.flatMap { self.text($0) }.flatMap(ProductType.init(jwsType:)) }.first
+    }
+
+    /// Apple lists T as a subscription period: with a `web_order_line_item_id` or an expiry date.
+    func isSubscriptionLike(_ t: Int32) -> Bool {
+        facts.listings(t).contains { $0.fact.webOrderLineItemId != nil || $0.fact.expiresDateMs != nil }
+    }
+
+    /// Apple's earliest purchase date of T, UTC ms.
+    func applePurchaseDateMs(_ t: Int32) -> Int64? { facts.listings(t).compactMap(\.fact.purchaseDateMs).min() }
+
     func originalTransactionId(_ t: Int32) -> String? {
         if let id = facts.listings(t).lazy.compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
         return text(facts.clients(t).lazy.compactMap(\.fact.originalId).first)
@@ -73,20 +133,47 @@ final class ReconcileContext {
 
     func location(_ l: Listing) -> SourceLocation { location(l.fact.fileId, l.fact.line) }
 
-    /// A finding about T with product and original id filled in from what is known of T.
+    /// A finding about T with product and original id filled in from what is known of T. A dropped order
+    /// says whether Apple confirms the payment (rule 22), the confirming record among its evidence.
     func finding(
         _ kind: FindingKind, _ reason: String, _ t: Int32, users: [String?] = [], environment: String? = nil,
         firstSeenMs: Int64?, evidence: [SourceLocation], detail: String
     ) -> Finding {
-        Finding(
+        var evidence = evidence
+        var confirmation: AppleConfirmation? = nil
+        if kind == .droppedOrder {
+            let confirmed = self.confirmation(t)
+            if let confirmed { evidence.append(location(confirmed)) }
+            confirmation = confirmed == nil ? .claimed : .confirmed
+        }
+        return Finding(
             kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),
             productId: productId(t), userIds: users.compactMap { $0 }, environment: environment, firstSeenMs: firstSeenMs,
-            evidence: evidence, detail: detail)
+            evidence: evidence, detail: detail, appleConfirmation: confirmation)
+    }
+
+    /// Rule 17 for a payment judgment about T dated `ms`: an info `outside_window` finding when the date
+    /// falls outside the window (`appleOnly`: a purchase only Apple lists, also judged from the logs' start).
+    func outsideWindow(
+        _ t: Int32, dateMs: Int64?, appleOnly: Bool, users: [String?], evidence: [SourceLocation], what: String
+    ) -> Finding? {
+        guard let side = appleOnly ? window.outsideForAppleOnly(dateMs) : window.outside(dateMs), let dateMs else { return nil }
+        let bound =
+            side == .afterWindow
+            ? "after --to \(Timestamp.iso(window.toMs!))"
+            : window.fromMs.map { "before --from \(Timestamp.iso($0))" }
+                ?? "before the earliest log ts \(Timestamp.iso(window.logStartMs!)): these logs cannot show whether it was credited"
+        return finding(
+            .outsideWindow, side.rawValue, t, users: users, firstSeenMs: dateMs, evidence: evidence,
+            detail: "\(what) dated \(Timestamp.iso(dateMs)), \(bound)")
     }
 
     /// Evidence and first-seen time of T's client reports and the given requests.
-    func trail(_ t: Int32, _ requests: [Carrier]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) {
-        let reports = facts.clients(t)
+    func trail(_ t: Int32, _ requests: [Carrier]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) { trail([t], requests) }
+
+    /// Evidence and first-seen time of the client reports of `ids` and the given requests.
+    func trail(_ ids: [Int32], _ requests: [Carrier]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) {
+        let reports = ids.flatMap { facts.clients($0) }
         var evidence = reports.map { location($0.fact.fileId, $0.fact.line) }
         for c in requests { evidence += facts.evidence(c).map { location($0.fileId, $0.line) } }
         let times = reports.map(\.fact.tsMs) + requests.map(\.fact.firstSeenMs)
@@ -100,6 +187,22 @@ final class ReconcileContext {
             if let environment = text(c.fact.environment), !seen.contains(environment) { seen.append(environment) }
         }
         return seen.isEmpty ? nil : seen.joined(separator: ", ")
+    }
+
+    /// Users (nil: a grant without a user) still holding after the revokes up to `ms`: their last grant is
+    /// followed by no revoke for them (or for nobody in particular). Users are exact text (rule 1).
+    func holders(_ grants: [Carrier], _ revokes: some Collection<TransactionFacts.Revoke>, at ms: Int64 = Int64.max) -> [String?] {
+        var lastGrant: [ExactText?: Int64] = [:]
+        for grant in grants {
+            let user = text(grant.fact.userId).map(ExactText.init)
+            lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.fact.tsMs)
+        }
+        return lastGrant.filter { user, grantedAt in
+            !revokes.contains {
+                $0.fact.tsMs <= ms && $0.fact.tsMs >= grantedAt
+                    && ($0.fact.userId == nil || text($0.fact.userId).map(ExactText.init) == user)
+            }
+        }.keys.map { $0?.text }
     }
 
     /// Users of records, as text.
@@ -122,8 +225,11 @@ struct VerificationState {
     init(carriers: [TransactionFacts.Carrier], asOfMs: Int64, graceMs: Int64) {
         self.asOfMs = asOfMs
         self.graceMs = graceMs
-        // A request is cleared by any later status-0 request: compare with the latest one (linear).
-        let lastSuccessMs = carriers.filter { $0.fact.status == 0 }.map(\.fact.tsMs).max() ?? Int64.min
+        // A request is cleared by any later status-0 request, or 21006 listing T (rule 7): compare with the
+        // latest one (linear).
+        let lastSuccessMs =
+            carriers.filter { $0.fact.status == 0 || ($0.fact.status == 21006 && $0.fact.finalContains) }.map(\.fact.tsMs).max()
+            ?? Int64.min
         uncleared = carriers.filter { $0.fact.unresolved != 0 && lastSuccessMs <= $0.fact.tsMs }.sorted {
             ($0.fact.tsMs, $0.order) < ($1.fact.tsMs, $1.order)
         }

@@ -4,17 +4,18 @@ import IAPAuditModel
 /// Runs every reconciliation rule over the ledger's facts, one partition at a time (memory is one
 /// partition per core, whatever the ledger's size):
 ///
-/// 1. re-delivered notifications and re-issued ids (billing events), each from its own stream;
+/// 1. re-delivered notifications and the purchases of several ids (rule 18), each from its own stream;
 /// 2. the request stage (`RequestStage`): per `request_id`, Apple's final answer and what each
 ///    request carried and granted, handed on by transaction;
-/// 3. per transaction partition, the rules (SEMANTICS rules 8–14); the ids of one billing event are
-///    reconciled together in one extra partition.
+/// 3. per transaction partition, the rules (SEMANTICS rules 8–24); the ids of one purchase are
+///    reconciled together in one extra partition;
+/// 4. the findings that need another partition's facts (`CrossPartition`: rules 9 and 23).
 public enum Reconciler {
     /// The rules, one unit each.
     static let rules: [@Sendable (ReconcileContext) -> [Finding]] = [
         DroppedOrderRule.findings, InReceiptNeverCreditedRule.findings, DuplicateCreditRule.findings,
         SandboxLeakRule.findings, RefundStillGrantedRule.findings, InvalidCreditRule.findings,
-        VerificationBacklogRule.findings,
+        VerificationBacklogRule.findings, RevokedWhilePaidRule.findings, UnderCreditedRule.findings,
     ]
 
     /// What a reconciliation found, and what the run should say about its input.
@@ -25,6 +26,10 @@ public enum Reconciler {
         package var asOfMs: Int64?
         /// The record that set the default as-of.
         package var newestRecord: (ms: Int64, location: SourceLocation)?
+        /// The audit window used (rule 17).
+        package var window: AuditWindow
+        /// Per file, Apple records whose environment signals disagree, and answers naming no environment (rule 24).
+        package var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)]
         package var unlinked: RequestStage.Unlinked
         package var recordCount: Int64
         var clientReportCount: Int64
@@ -36,19 +41,22 @@ public enum Reconciler {
     /// - Parameters:
     ///   - asOfMs: the audit instant, ms since 1970 UTC; nil = the newest record timestamp (rule 15).
     ///   - graceMs: how long an unanswered request may wait before it is a backlog (default 24 h).
+    ///   - fromMs, toMs: `--from`/`--to`, UTC ms, inclusive (rule 17); nil = not given.
     ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
     ///   - spillBudget: bytes of facts held in memory between the stages before they go to `spillDirectory`.
     ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     package static func run(
-        _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, spillDirectory: String? = nil,
+        _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, fromMs: Int64? = nil, toMs: Int64? = nil,
+        spillDirectory: String? = nil,
         spillBudget: Int = 64 << 20, lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
         let asOf = asOfMs ?? summary.newest?.ms
+        let window = AuditWindow(fromMs: fromMs, toMs: toMs, logStartMs: summary.oldestLogMs)
         let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
-        let billing = try BillingEvents(source, ranks: ranks, redeliveries: redeliveries)
+        let purchases = try Purchases(source, ranks: ranks, redeliveries: redeliveries, products: config.products)
         lap("reconcile_prepare")
         let spill = PartitionSpill(directory: spillDirectory, budget: spillBudget)
         defer { spill.removeAll() }
@@ -58,12 +66,16 @@ public enum Reconciler {
         lap("reconcile_requests")
         // Without any timestamped record there is no request to age: any instant will do.
         let findings = try FindingSpill(directory: spillDirectory)
+        let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
+        defer { cross.removeAll() }
         try TransactionStage(
-            source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, billing: billing, config: config,
-            asOfMs: asOf ?? 0, graceMs: graceMs, findings: findings
+            source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, purchases: purchases, config: config,
+            asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross, findings: findings
         ).run()
+        try cross.settle(into: findings)
         return Outcome(
-            findings: findings, asOfMs: asOf, newestRecord: summary.newest, unlinked: unlinked,
+            findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window,
+            environmentCounts: summary.environmentCounts, unlinked: unlinked,
             recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
     }
@@ -73,6 +85,9 @@ public enum Reconciler {
     /// before a server record before an Apple record, then ledger order).
     struct Summary {
         var newest: (ms: Int64, location: SourceLocation)?
+        /// The earliest client-report or server-log `ts` (rule 17).
+        var oldestLogMs: Int64?
+        var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)] = []
         var records: Int64 = 0
         var clientReports: Int64 = 0
         var serverRecords: Int64 = 0
@@ -93,6 +108,13 @@ public enum Reconciler {
                 serverRecords += file.facts.serverRecords
                 appleRecords += file.facts.appleRecords
                 signedRecords += file.facts.signedAppleRecords
+                for oldest in [file.facts.oldestClient, file.facts.oldestServer].compactMap({ $0 }) {
+                    oldestLogMs = min(oldestLogMs ?? oldest.ms, oldest.ms)
+                }
+                if file.facts.environmentConflicts > 0 || file.facts.environmentUnknown > 0 {
+                    environmentCounts.append(
+                        (ranks.location(file.fileId, 0).file, file.facts.environmentConflicts, file.facts.environmentUnknown))
+                }
                 for (k, newest) in [file.facts.newestClient, file.facts.newestServer, file.facts.newestReceived].enumerated() {
                     guard let newest, kinds[k] == nil || newest.ms > kinds[k]!.ms else { continue }
                     kinds[k] = (newest.ms, ranks.location(file.fileId, newest.line))

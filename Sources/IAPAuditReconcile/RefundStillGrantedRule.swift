@@ -8,6 +8,10 @@ import IAPAuditModel
 /// `revocationDate` (signed transaction, REFUND/REVOKE notification, Server API page); listings whose
 /// signature failed prove nothing. A REFUND_REVERSED notification signed after the newest revocation
 /// clears it: Apple took the refund back.
+///
+/// Rule 23: of a non-consumable, auto-renewable or non-renewing product, a holder who holds a later
+/// credited, unrefunded purchase of the product is info `refund_superseded/later_purchase` instead —
+/// settled by `CrossPartition`, where the holdings of every partition meet.
 enum RefundStillGrantedRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
@@ -15,7 +19,7 @@ enum RefundStillGrantedRule {
             let all = c.facts.listings(t)
             // A revocation counts from Apple's unsigned answers or a verified signed listing (never from an
             // unchecked decoded payload, which anyone could write).
-            let listings = all.filter { $0.fact.source.isSigned ? $0.fact.itemSignature == .verified : !$0.fact.itemSignature.failed }
+            let listings = all.filter(c.isTrusted)
             guard let cancelledMs = listings.compactMap(\.fact.cancellationDateMs).min(),
                 let newestRevocationMs = listings.compactMap(\.fact.cancellationDateMs).max()
             else { continue }
@@ -24,18 +28,8 @@ enum RefundStillGrantedRule {
             let reversals = all.filter { $0.fact.refundReversed && !$0.fact.signature.failed }
                 .map { $0.fact.signedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
             if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
-            // Users are exact text (SEMANTICS rule 1): compared by their bytes.
-            var lastGrant: [ExactText?: Int64] = [:]
-            for grant in grants {
-                let user = c.text(grant.fact.userId).map(ExactText.init)
-                lastGrant[user] = max(lastGrant[user] ?? Int64.min, grant.fact.tsMs)
-            }
             let revokes = c.facts.revokes(t)
-            let holders = lastGrant.filter { user, grantedAt in
-                !revokes.contains {
-                    ($0.fact.userId == nil || c.text($0.fact.userId).map(ExactText.init) == user) && $0.fact.tsMs >= grantedAt
-                }
-            }.keys.map { $0?.text }
+            let holders = c.holders(grants, revokes)
             if holders.isEmpty { continue }
             let trail = c.trail(t, grants)
             var reason = listings.compactMap(\.fact.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""
@@ -43,14 +37,21 @@ enum RefundStillGrantedRule {
             if let share = listings.compactMap(\.fact.revocationPercentage).first {
                 reason += ", revocationPercentage \(share) (\(Self.percent(Int(share))) refunded)"
             }
-            findings.append(
-                c.finding(
-                    .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
-                    firstSeenMs: trail.firstSeenMs,
-                    evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fact.fileId, $0.fact.line) },
-                    detail:
-                        "cancelled at \(Timestamp.iso(cancelledMs))\(reason); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))"
-                ))
+            let head = "cancelled at \(Timestamp.iso(cancelledMs))\(reason)"
+            let finding = c.finding(
+                .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
+                firstSeenMs: trail.firstSeenMs,
+                evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fact.fileId, $0.fact.line) },
+                detail: "\(head); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))")
+            if let type = c.productType(t), type != .consumable, let product = c.productId(t), holders.contains(where: { $0 != nil }) {
+                c.wait(
+                    .laterPurchase(
+                        finding, holders: holders, productId: product,
+                        purchaseMs: c.applePurchaseDateMs(t) ?? grants.map(\.fact.tsMs).min()!,
+                        ids: c.purchase(t).map { c.facts.ids[Int($0)] }, detail: head))
+            } else {
+                findings.append(finding)
+            }
         }
         return findings
     }

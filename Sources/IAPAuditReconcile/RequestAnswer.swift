@@ -54,12 +54,29 @@ struct RequestAnswer {
 
     var isAnswered: Bool { status != nil }
 
-    var isSandboxAnswer: Bool { isAnswered && (environment.map { $0 != "Production" } ?? false) }
+    /// The final answer's environment signals disagree (rule 24): it proves no production payment.
+    var isEnvironmentConflict: Bool { final?.fact.environmentConflict ?? false }
 
-    /// A final response with status 0 that is not from the sandbox.
-    var isProductionSuccess: Bool {
-        guard let final else { return false }
-        return final.fact.status == 0 && !final.fact.environment.isSandbox
+    /// Apple answered from the sandbox, or with signals that disagree (rule 24).
+    var isSandboxAnswer: Bool { isAnswered && (isEnvironmentConflict || (environment.map { $0 != "Production" } ?? false)) }
+
+    /// A production final response that shows `id` paid, or (status 0) shows the receipt Apple holds:
+    /// status 0, or 21006 listing `id` (rule 7); never one whose environment signals disagree.
+    func isProductionSuccess(_ id: FactId) -> Bool {
+        guard let final, !final.fact.environment.isSandbox, !isEnvironmentConflict else { return false }
+        return isProof(status: final.fact.status, for: id)
+    }
+
+    /// Rule 7: status 0, or 21006 (valid receipt, subscription expired) whose receipt lists `id`.
+    func isProof(status: Int64?, for id: FactId) -> Bool { status == 0 || (status == 21006 && finalContains(id)) }
+
+    /// Units the request credited of `id` (`credited_quantity`, as logged for `id` or the id it was posted as).
+    func creditedQuantity(_ id: FactId) -> Int64? {
+        for (posted, quantity) in request.creditedQuantities
+        where bytes.same(posted, id) || bytes.same(Self.resolve(posted, finalItems, bytes), id) {
+            return quantity
+        }
+        return nil
     }
 
     /// Rule 14: 1 `no_verify_response`, 2 `retryable_status`, 0 resolved.
@@ -80,7 +97,7 @@ struct RequestAnswer {
         if !bundleIds.isEmpty, let bundle = final.fact.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
             return .bundleMismatch
         }
-        if final.fact.status != 0 { return .nonzeroStatus }
+        if !isProof(status: final.fact.status, for: id) { return .nonzeroStatus }
         if !finalContains(id) { return .notInReceipt }
         return .proven
     }
@@ -103,9 +120,11 @@ struct RequestAnswer {
                         &w, id: bytes.input(id), fileId: first.fileId, line: first.line, requestId: bytes.bytes(first.requestId),
                         userId: request.userId.map { bytes.bytes($0) }, tsMs: request.tsMs, latestMs: latestMs, firstSeenMs: firstSeenMs,
                         status: status, environment: environment, isAnswered: isAnswered, isSandboxAnswer: isSandboxAnswer,
-                        isProductionSuccess: isProductionSuccess, finalContains: finalContains(id), restore: request.restore,
-                        isCarried: carried.contains(where: { bytes.same($0, id) }), isGrant: granted, unresolved: unresolved,
-                        unproven: unprovenCode.rawValue, evidenceCount: request.lines.count + answers.count
+                        isProductionSuccess: isProductionSuccess(id), finalContains: finalContains(id), restore: request.restore,
+                        isCarried: carried.contains(where: { bytes.same($0, id) }), isGrant: granted,
+                        environmentConflict: isEnvironmentConflict, unresolved: unresolved, unproven: unprovenCode.rawValue,
+                        creditedQuantity: granted ? creditedQuantity(id) : nil,
+                        finalReceiptCreatedMs: final?.fact.receiptCreationDateMs, evidenceCount: request.lines.count + answers.count
                     ) { w in
                         for line in request.lines { CarrierFact.Evidence.write(&w, fileId: line.fact.fileId, line: line.fact.line) }
                         for answer in answers { CarrierFact.Evidence.write(&w, fileId: answer.fact.fileId, line: answer.fact.line) }

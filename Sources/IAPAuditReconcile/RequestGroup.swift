@@ -14,15 +14,17 @@ struct RequestGroup {
         let responses: [LinkedResponse]
         let items: [LinkedResponseFact.Item]
         let ids: [FactId]
+        /// `credited_quantity` of the lines (ranges of it).
+        let quantities: [RequestLineFact.Quantity]
         let ranks: FileRanks
         let bundleIds: Set<String>
 
         init(
             bytes: PartitionBytes, lines: [RequestLine], responses: [LinkedResponse], items: [LinkedResponseFact.Item], ids: [FactId],
-            ranks: FileRanks, bundleIds: Set<String>
+            quantities: [RequestLineFact.Quantity], ranks: FileRanks, bundleIds: Set<String>
         ) {
-            (self.bytes, self.lines, self.responses, self.items, self.ids, self.ranks, self.bundleIds) = (
-                bytes, lines, responses, items, ids, ranks, bundleIds
+            (self.bytes, self.lines, self.responses, self.items, self.ids, self.quantities, self.ranks, self.bundleIds) = (
+                bytes, lines, responses, items, ids, quantities, ranks, bundleIds
             )
         }
     }
@@ -41,7 +43,7 @@ struct RequestGroup {
         // Answers to a request the log has no verification line for are linked to nobody: their listings
         // (written by the importer) stand alone.
         guard !verify.isEmpty else { return }
-        let request = MergedRequest(verify.map { c.lines[$0] }, ids: c.ids, bytes: c.bytes)
+        let request = MergedRequest(verify.map { c.lines[$0] }, ids: c.ids, quantities: c.quantities, bytes: c.bytes)
         let view = RequestAnswer(request: request, answers: answers, c)
         for answer in answers { try links(of: answer, user: request.userId, c, &out) }
         try view.emitCarriers(c, &out)
@@ -72,10 +74,12 @@ struct MergedRequest {
     var verifyStatus: Int64?
     var environment: FactText?
     var granted: Bool
+    /// `credited_quantity` by id as logged: the largest of the lines (rule 20).
+    var creditedQuantities: [(id: FactId, quantity: Int64)]
     /// Every verification line, in ledger order.
     var lines: [RequestLine]
 
-    init(_ lines: [RequestLine], ids: [FactId], bytes: PartitionBytes) {
+    init(_ lines: [RequestLine], ids: [FactId], quantities: [RequestLineFact.Quantity], bytes: PartitionBytes) {
         let first = lines[0]
         self.first = first
         self.lines = lines
@@ -87,6 +91,16 @@ struct MergedRequest {
         verifyStatus = first.fact.verifyStatus
         environment = first.fact.environment
         granted = first.fact.granted
+        creditedQuantities = []
+        for line in lines {
+            for q in quantities[line.fact.creditedQuantities ?? 0..<0] {
+                if let k = creditedQuantities.firstIndex(where: { bytes.same($0.id, q.id) }) {
+                    creditedQuantities[k].quantity = max(creditedQuantities[k].quantity, q.quantity)
+                } else {
+                    creditedQuantities.append((q.id, q.quantity))
+                }
+            }
+        }
         func union(_ a: [FactId], _ b: [FactId]) -> [FactId] { a + b.filter { x in !a.contains { bytes.same($0, x) } } }
         for line in lines.dropFirst().map(\.fact) {
             tsMs = min(tsMs, line.tsMs)

@@ -37,10 +37,11 @@ package struct RequestStage {
         var responses: [LinkedResponse] = []
         var items: [LinkedResponseFact.Item] = []
         var ids: [FactId] = []
+        var quantities: [RequestLineFact.Quantity] = []
         bytes.forEachFact { r, chunkFile in
             switch FactKind(rawValue: r.u8()) {
             case .requestLine?:
-                let fact = RequestLineFact.read(&r, chunkFile: chunkFile, ids: &ids)
+                let fact = RequestLineFact.read(&r, chunkFile: chunkFile, ids: &ids, creditedQuantities: &quantities)
                 lines.append(RequestLine(fact: fact, order: ranks.order(fact.fileId, fact.line)))
             case .linkedResponse?:
                 let fact = LinkedResponseFact.read(&r, chunkFile: chunkFile, items: &items)
@@ -65,7 +66,8 @@ package struct RequestStage {
         }
         var out = Output(spill: spill)
         let context = RequestGroup.Context(
-            bytes: bytes, lines: lines, responses: responses, items: items, ids: ids, ranks: ranks, bundleIds: bundleIds)
+            bytes: bytes, lines: lines, responses: responses, items: items, ids: ids, quantities: quantities, ranks: ranks,
+            bundleIds: bundleIds)
         for (_, group) in groups { try group.emit(context, &out) }
         try out.flush()
         return unlinked

@@ -1,7 +1,8 @@
 import IAPAuditModel
 
 /// SEMANTICS rule 11: a credited grant (with proof) on a sandbox answer. To a user in the config's
-/// `sandbox_allowlist` (App Review, testers) it is info `sandbox_allowlisted` instead.
+/// `sandbox_allowlist` (App Review, testers) it is info `sandbox_allowlisted` instead. On an answer
+/// whose environment signals disagree (rule 24) the reason is `environment_conflict`.
 enum SandboxLeakRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
@@ -14,13 +15,17 @@ enum SandboxLeakRule {
             }
             let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
             for (group, kind, reason) in [
-                (notAllowed, FindingKind.sandboxLeak, "sandbox_credited"), (allowed, .sandboxAllowlisted, "allowlisted_user"),
+                (notAllowed.filter { !$0.fact.environmentConflict }, FindingKind.sandboxLeak, "sandbox_credited"),
+                (notAllowed.filter(\.fact.environmentConflict), .sandboxLeak, "environment_conflict"),
+                (allowed, .sandboxAllowlisted, "allowlisted_user"),
             ] where !group.isEmpty {
                 let trail = c.trail(t, group)
                 let environment = c.environments(group) ?? "Sandbox"
-                let detail =
-                    "credited in production on a \(environment) answer (not production) by request(s) "
-                    + group.map(c.requestId).joined(separator: ", ")
+                let answer =
+                    reason == "environment_conflict"
+                    ? "an answer labelled \(environment) whose receipt or subscription periods are the sandbox's"
+                    : "a \(environment) answer (not production)"
+                let detail = "credited in production on \(answer) by request(s) " + group.map(c.requestId).joined(separator: ", ")
                 findings.append(
                     c.finding(
                         kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,

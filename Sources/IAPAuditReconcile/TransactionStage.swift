@@ -2,22 +2,25 @@ import Foundation
 import IAPAuditModel
 
 /// Stage 2 of reconciliation: per transaction partition (the importer's facts and the request stage's),
-/// every rule. The ids of a billing event with several ids are set aside as they are read and
+/// every rule. The ids of a purchase with several ids (rule 18) are set aside as they are read and
 /// reconciled together at the end.
 struct TransactionStage {
     let source: FactSource
     let spill: PartitionSpill
     let ranks: FileRanks
     let redeliveries: Set<UInt64>
-    let billing: BillingEvents
+    let purchases: Purchases
     let config: AuditConfig
     let asOfMs: Int64
     let graceMs: Int64
+    let window: AuditWindow
+    /// What the partitions tell each other, and the findings that wait for it.
+    let cross: CrossPartition
     /// Where the findings go as each partition is done.
     let findings: FindingSpill
 
     func run() throws {
-        // Each partition sets aside the facts of billing-event ids it meets (in its own list); they are
+        // Each partition sets aside the facts of the ids of purchases it meets (in its own list); they are
         // reconciled together at the end, in partition order.
         let diverted = try Parallel.map(FactKey.partitions) { part -> [(fileId: UInt32, fact: [UInt8])] in
             let bytes = PartitionBytes()
@@ -25,26 +28,28 @@ struct TransactionStage {
             try spill.read(part, into: bytes)
             var aside: [(fileId: UInt32, fact: [UInt8])] = []
             let divert: TransactionFacts.Divert? =
-                billing.isEmpty
+                purchases.isEmpty
                 ? nil
                 : TransactionFacts.Divert(
-                    test: { [billing] id, bytes in billing.siblings[GlobalId(id, in: bytes)] != nil },
+                    test: { [purchases] id, bytes in purchases.siblings[GlobalId(id, in: bytes)] != nil },
                     take: { fact, file in aside.append((file, Array(fact))) })
-            try findings.add(reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert)))
+            try reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
             return aside
         }
-        if !billing.isEmpty {
+        if !purchases.isEmpty {
             let siblings = PartitionBytes()
             for (fileId, fact) in diverted.joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
-            try findings.add(reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), billingEvents: true))
+            try reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true)
         }
     }
 
-    /// - Parameter billingEvents: the partition of the ids Apple re-issued (`IdReissuedRule` runs there).
-    private func reconcile(_ facts: TransactionFacts, billingEvents: Bool = false) -> [Finding] {
-        let context = ReconcileContext(facts: facts, config: config, asOfMs: asOfMs, graceMs: graceMs, ranks: ranks, billing: billing)
-        var findings = Reconciler.rules.flatMap { $0(context) }
-        if billingEvents { findings += IdReissuedRule.findings(context) }
-        return findings
+    /// - Parameter ofPurchases: the partition of the purchases of several ids (`IdReissuedRule` runs there).
+    private func reconcile(_ facts: TransactionFacts, ofPurchases: Bool = false) throws {
+        let context = ReconcileContext(
+            facts: facts, config: config, asOfMs: asOfMs, graceMs: graceMs, ranks: ranks, purchases: purchases, window: window)
+        var found = Reconciler.rules.flatMap { $0(context) }
+        if ofPurchases { found += IdReissuedRule.findings(context) }
+        try findings.add(found)
+        try cross.take(context)
     }
 }

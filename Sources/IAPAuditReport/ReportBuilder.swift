@@ -4,7 +4,7 @@ import IAPAuditModel
 /// problem kind, an Info sheet, Verify Status and Rejected.
 public enum ReportBuilder {
     public static let findingHeader = [
-        "kind", "reason", "severity", "transaction_id", "original_transaction_id", "product_id", "user_ids",
+        "kind", "reason", "severity", "apple_confirmation", "transaction_id", "original_transaction_id", "product_id", "user_ids",
         "environment", "first_seen (UTC)", "evidence", "detail",
     ]
 
@@ -42,7 +42,8 @@ public enum ReportBuilder {
 
     static func findingRow(_ f: Finding) -> [ReportCell] {
         [
-            .text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue), .text(f.transactionId),
+            .text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue), optional(f.appleConfirmation?.rawValue),
+            .text(f.transactionId),
             optional(f.originalTransactionId), optional(f.productId), .text(f.userIds.joined(separator: ", ")),
             optional(f.environment), f.firstSeenMs.map(ReportCell.dateTime) ?? .empty,
             .text(f.evidence.map(\.description).joined(separator: "; ")), .text(f.detail),

@@ -35,13 +35,24 @@ enum SummarySheet {
             title: "Inputs (records in = imported + rejected)",
             header: ["file", "kind", "status", "taken for / reason", "records in", "imported", "rejected"],
             rows: fileRows)
+        // Dropped orders split by Apple's confirmation (rule 22): confirmed by a production Apple record, or
+        // claimed by the client alone.
         var byKind: [[ReportCell]] = snapshot.findings.counts.map {
-            [.text($0.kind.rawValue), .text($0.reason), .text($0.kind.severity.rawValue), .integer(Int64($0.count))]
+            let split: [ReportCell] =
+                $0.kind == .droppedOrder ? [.integer(Int64($0.confirmed)), .integer(Int64($0.count - $0.confirmed))] : [.empty, .empty]
+            return [.text($0.kind.rawValue), .text($0.reason), .text($0.kind.severity.rawValue), .integer(Int64($0.count))] + split
         }
         let problems = snapshot.findings.problems
-        byKind.append([.text("Total problems"), .empty, .empty, .integer(Int64(problems))])
-        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.total - problems))])
-        let findings = ReportTable(title: "Findings by kind and reason", header: ["kind", "reason", "severity", "findings"], rows: byKind)
+        byKind.append([.text("Total problems"), .empty, .empty, .integer(Int64(problems)), .empty, .empty])
+        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.total - problems)), .empty, .empty])
+        byKind.append([
+            .text("Dropped orders"), .empty, .empty, .integer(Int64(snapshot.findings.count([.droppedOrder]))),
+            .integer(Int64(snapshot.findings.confirmedDroppedOrders)), .integer(Int64(snapshot.findings.claimedDroppedOrders)),
+        ])
+        let findings = ReportTable(
+            title: "Findings by kind and reason",
+            header: ["kind", "reason", "severity", "findings", "Apple confirms", "client claims only"],
+            rows: byKind)
         let days = ReportTable(
             title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
             rows: snapshot.findings.problemsPerDay.map { [.date($0.dayMs), .integer(Int64($0.findings))] })

@@ -8,6 +8,8 @@ struct AnswerKey {
         var kind: String
         var reason: String
         var transactionId: String
+        /// `dropped_order` only: `confirmed` or `claimed` (SEMANTICS rule 22).
+        var appleConfirmation: String?
 
         static func < (a: Entry, b: Entry) -> Bool {
             (a.kind, a.reason, a.transactionId) < (b.kind, b.reason, b.transactionId)
@@ -29,9 +31,11 @@ struct AnswerKey {
     private(set) var entries: Set<Entry> = []
 
     /// Records one expected finding; the same (kind, reason, transaction) twice is a planting bug.
-    mutating func expect(_ kind: FindingKind, _ reason: String, _ transactionId: String) {
-        let entry = Entry(kind: kind.rawValue, reason: reason, transactionId: transactionId)
-        precondition(!entries.contains(entry), "planted twice: \(entry.label) \(transactionId)")
+    mutating func expect(_ kind: FindingKind, _ reason: String, _ transactionId: String, confirmation: AppleConfirmation? = nil) {
+        let entry = Entry(kind: kind.rawValue, reason: reason, transactionId: transactionId, appleConfirmation: confirmation?.rawValue)
+        precondition(
+            !entries.contains { ($0.label, $0.transactionId) == (entry.label, transactionId) },
+            "planted twice: \(entry.label) \(transactionId)")
         entries.insert(entry)
     }
 
@@ -62,10 +66,12 @@ struct AnswerKey {
         ]
         let findings = sorted.map { entry in
             "    "
-                + SampleJSON.object([
-                    ("kind", .string(entry.kind)), ("reason", .string(entry.reason)),
-                    ("transaction_id", .string(entry.transactionId)),
-                ]).rendered
+                + SampleJSON.object(
+                    [
+                        ("kind", .string(entry.kind)), ("reason", .string(entry.reason)),
+                        ("transaction_id", .string(entry.transactionId)),
+                    ] + (entry.appleConfirmation.map { [("apple_confirmation", SampleJSON.string($0))] } ?? [])
+                ).rendered
         }
         var out = "{\n"
         out += "  \"seed\": \(seed),\n"

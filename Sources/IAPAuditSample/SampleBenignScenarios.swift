@@ -50,9 +50,10 @@ extension SampleBuilder {
     }
 
     /// A non-consumable restored on a new device: a new `transaction_id` whose
-    /// `original_transaction_id` is the purchase credited days before.
+    /// `original_transaction_id` is the purchase credited days before. One purchase (rule 18): the
+    /// restore credited to the same user is info `regranted/non_consumable`, never a dropped order.
     func plantRestoreNewId(_ rep: Int) {
-        planted("benign: restore with a new transaction_id")
+        planted("regranted/non_consumable: restore with a new transaction_id")
         let (user, device) = newUser()
         let product = SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count]
         let bought = newTransaction(product, at: slot(length: 6 * SampleClock.day))
@@ -64,6 +65,7 @@ extension SampleBuilder {
         report(restored, user, newDevice, "restored", at: restored.purchasedAt + 1)
         let at = restored.purchasedAt + 3
         verifyProduction(at: at, user, newDevice, [restored], restore: true)
+        expect(.regranted, "non_consumable", bought)
     }
 
     /// A failed verification (retryable status or a timeout) followed by a successful retry: a new
@@ -128,13 +130,16 @@ extension SampleBuilder {
         grantedPurchase(tx, user, device, style: ReceiptStyle(statusAsText: rep % 2 == 0, latest: rep % 2 == 0 ? .array : .object))
     }
 
-    /// An iOS 6 style answer (flat `receipt` with `bid`, `bvrs`, `item_id`) proving the purchase.
+    /// An iOS 6 style answer (flat `receipt` with `bid`, `bvrs`, `item_id`) proving the purchase: status 0,
+    /// or (odd variants) 21006, a valid receipt of an expired subscription, which proves what it lists
+    /// (rule 7).
     func plantIOS6Receipt(_ rep: Int) {
-        planted("benign: iOS 6 style receipt")
+        let status = rep % 2 == 0 ? 0 : 21006
+        planted("benign: iOS 6 style receipt, status \(status)")
         let (tx, user, device) = reportedPurchase()
         verify(
             at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-            answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 0)], status: 0,
+            answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: status)], status: status,
             environment: "Production", granted: true)
     }
 }

@@ -110,9 +110,10 @@ final class SampleBuilder {
         scenarioCounts[scenario, default: 0] += 1
     }
 
-    /// Records an expected finding.
-    func expect(_ kind: FindingKind, _ reason: String, _ tx: SampleTransaction) {
-        key.expect(kind, reason, tx.id)
+    /// Records an expected finding; a dropped order says whether Apple confirms it (rule 22).
+    func expect(_ kind: FindingKind, _ reason: String, _ tx: SampleTransaction, confirmed: Bool? = nil) {
+        precondition((kind == .droppedOrder) == (confirmed != nil), "a dropped order, and only one, says whether Apple confirms it")
+        key.expect(kind, reason, tx.id, confirmation: confirmed.map { $0 ? .confirmed : .claimed })
     }
 
     // MARK: Records
@@ -136,8 +137,11 @@ final class SampleBuilder {
                 quantity: quantity))
     }
 
-    /// A status-0 answer listing `items` in the receipt of `user`'s device, made at `at`.
-    func ok(_ user: String, _ items: [SampleTransaction], at: Int64, _ style: ReceiptStyle = .production) -> SampleJSON {
+    /// A status-0 answer listing `items` in the receipt of `user`'s device, made at `at` (or at
+    /// `createdAt`: a stale copy of the receipt).
+    func ok(
+        _ user: String, _ items: [SampleTransaction], at: Int64, _ style: ReceiptStyle = .production, createdAt: Int64? = nil
+    ) -> SampleJSON {
         let install: (installedAt: Int64, downloadId: Int64)
         if let known = installs[user] {
             install = known
@@ -150,7 +154,7 @@ final class SampleBuilder {
         }
         return SampleApple.receiptResponse(
             items: items, installedAt: install.installedAt, downloadId: install.downloadId,
-            createdAt: at, style: style)
+            createdAt: createdAt ?? at, style: style)
     }
 
     /// A request Apple answered in production with status 0 and a receipt listing `transactions`.
@@ -171,7 +175,7 @@ final class SampleBuilder {
     func verify(
         at: Int64, _ user: String, _ device: String, ids: [String], answers: [SampleJSON], status: Int?,
         environment: String?, granted: Bool, restore: Bool = false, credited: [String]? = nil, sha: String? = nil,
-        loggedTwice: Bool = false, textBooleans: Bool = false, answerLater: Bool = false
+        loggedTwice: Bool = false, textBooleans: Bool = false, answerLater: Bool = false, creditedQuantity: SampleJSON? = nil
     ) -> String {
         let requestId = "r" + random.hex(16)
         var latency = answers.isEmpty ? (answerLater ? 5000 : 30_000) : 0
@@ -195,6 +199,7 @@ final class SampleBuilder {
         o.add("granted", textBooleans ? .string(granted ? "true" : "false") : .bool(granted))
         o.add("latency_ms", .int(Int64(latency)))
         o.add("credited_transaction_ids", ifPresent: credited.map { .array($0.map { .string($0) }) })
+        o.add("credited_quantity", ifPresent: creditedQuantity)
         log.addServer(at: at, o.json)
         if loggedTwice { log.addServer(at: at, o.json) }
         return requestId

@@ -76,8 +76,8 @@ extension SampleBuilder {
     }
 
     /// `invalid_credit/nonzero_status`: credited although Apple's final status was not 0. Variants:
-    /// the server logged the failure; the server logged 0 (never proof); a 21006 body that lists the
-    /// purchase (not proof); 21004.
+    /// the server logged the failure; the server logged 0 (never proof); a 21006 body that lists
+    /// another, expired purchase (21006 proves only what it lists, rule 7); 21004.
     func plantInvalidNonzero(_ rep: Int) {
         planted("invalid_credit/nonzero_status")
         let (tx, user, device) = reportedPurchase()
@@ -87,7 +87,9 @@ extension SampleBuilder {
         switch rep % 4 {
         case 0: (answer, logged) = (SampleApple.errorResponse(21003), 21003)
         case 1: (answer, logged, environment) = (SampleApple.errorResponse(21010), 0, "Production")
-        case 2: (answer, logged) = (SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: 21006), 21006)
+        case 2:
+            let expired = newTransaction(SampleCatalog.monthly, at: tx.purchasedAt - 45 * SampleClock.day)
+            (answer, logged) = (SampleApple.ios6Response(expired, bundleId: SampleCatalog.bundleId, status: 21006), 21006)
         default: (answer, logged) = (SampleApple.errorResponse(21004), 21004)
         }
         verify(

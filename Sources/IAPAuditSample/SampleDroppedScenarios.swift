@@ -11,7 +11,7 @@ extension SampleBuilder {
         let (user, device) = newUser()
         let tx = newTransaction(consumable(), at: slot())
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2, purchasingFirst: true)
-        expect(.droppedOrder, "never_sent", tx)
+        expect(.droppedOrder, "never_sent", tx, confirmed: false)
     }
 
     /// `dropped_order/no_verify_response` (refused) or `invalid_credit/no_verify_response` (credited
@@ -22,7 +22,7 @@ extension SampleBuilder {
             granted ? "invalid_credit/no_verify_response + verification_backlog/no_verify_response" : "dropped_order/no_verify_response")
         let (tx, user, device) = reportedPurchase()
         verify(at: tx.purchasedAt + 4, user, device, ids: [tx.id], answers: [], status: nil, environment: nil, granted: granted)
-        expect(granted ? .invalidCredit : .droppedOrder, "no_verify_response", tx)
+        expect(granted ? .invalidCredit : .droppedOrder, "no_verify_response", tx, confirmed: granted ? nil : false)
         expect(.verificationBacklog, "no_verify_response", tx)
     }
 
@@ -42,7 +42,7 @@ extension SampleBuilder {
             at: tx.purchasedAt + 4, user, device, ids: [tx.id],
             answers: [SampleApple.errorResponse(status, retryable: isRetryable)], status: status, environment: nil,
             granted: false)
-        expect(.droppedOrder, "verify_failed", tx)
+        expect(.droppedOrder, "verify_failed", tx, confirmed: false)
         if retryable { expect(.verificationBacklog, "retryable_status", tx) }
     }
 
@@ -60,7 +60,7 @@ extension SampleBuilder {
         verify(
             at: at, user, device, ids: [tx.id], answers: [ok(user, rep % 2 == 0 ? [earlier] : [], at: at)],
             status: 0, environment: "Production", granted: granted)
-        expect(granted ? .invalidCredit : .droppedOrder, "not_in_receipt", tx)
+        expect(granted ? .invalidCredit : .droppedOrder, "not_in_receipt", tx, confirmed: granted ? nil : false)
     }
 
     /// `dropped_order/not_credited`: in the verified production receipt, never granted. Either the
@@ -71,13 +71,13 @@ extension SampleBuilder {
         if rep % 2 == 0 {
             let at = tx.purchasedAt + 4
             verifyProduction(at: at, user, device, [tx], granted: false)
-            expect(.droppedOrder, "not_credited", tx)
+            expect(.droppedOrder, "not_credited", tx, confirmed: true)
         } else {
             let second = newTransaction(consumable(), at: tx.purchasedAt + random.seconds(5...20))
             report(second, user, device, "purchased", at: second.purchasedAt + 2)
             let at = second.purchasedAt + 4
             verifyProduction(at: at, user, device, [tx, second], credited: [tx.id])
-            expect(.droppedOrder, "not_credited", second)
+            expect(.droppedOrder, "not_credited", second, confirmed: true)
         }
     }
 
@@ -91,7 +91,7 @@ extension SampleBuilder {
         let hidden = newTransaction(consumable(), at: t - random.seconds(SampleClock.hour...SampleClock.day), big: rep == 0)
         let tx = newTransaction(consumable(), at: t)
         grantedPurchase(tx, user, device, extraItems: [hidden])
-        expect(.droppedOrder, "in_receipt_never_credited", hidden)
+        expect(.droppedOrder, "in_receipt_never_credited", hidden, confirmed: true)
     }
 
     /// `duplicate_credit/same_user`: the client retried after a timeout and the server credited the

@@ -76,6 +76,10 @@ public struct SampleGenerator: Sendable {
         { $0.plantRenewals }, { $0.plantSeedFlow }, { $0.plantRestoreNewId }, { $0.plantRetrySucceeded },
         { $0.plantPartialCredit }, { $0.plantLoggedTwice }, { $0.plantFamilyShared }, { $0.plantLatestReceiptInfo },
         { $0.plantIOS6Receipt }, { $0.plantReissuedId },
+        { $0.plantOlderHistory }, { $0.plantRestoredOntoAnotherAccount }, { $0.plantReissuedIdCredited },
+        { $0.plantRevokedWhilePaid }, { $0.plantRevokeAfterExpiry }, { $0.plantUnderCredited }, { $0.plantQuantityCredited },
+        { $0.plantStaleReceipt }, { $0.plantRefundSuperseded }, { b in { b.plantEnvironmentConflict($0, granted: true) } },
+        { b in { b.plantEnvironmentConflict($0, granted: false) } },
     ]
 }
 

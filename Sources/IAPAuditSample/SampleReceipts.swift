@@ -17,6 +17,8 @@ struct SampleTransaction {
     var cancellationReason: String? = nil
     /// `in_app_ownership_type` `FAMILY_SHARED` instead of `PURCHASED`.
     var familyShared = false
+    /// Units bought (`quantity`).
+    var quantity = 1
     /// Write `transaction_id` and `original_transaction_id` as JSON numbers, not strings.
     var idsAsNumbers = false
 
@@ -51,7 +53,7 @@ enum SampleApple {
     /// One `in_app` / `latest_receipt_info` item.
     static func item(_ tx: SampleTransaction) -> SampleJSON {
         var o = SampleObject()
-        o.add("quantity", .string("1"))
+        o.add("quantity", .string(String(tx.quantity)))
         o.add("product_id", .string(tx.productId))
         o.add("transaction_id", tx.idsAsNumbers ? .number(tx.id) : .string(tx.id))
         o.add("original_transaction_id", tx.idsAsNumbers ? .number(tx.originalId) : .string(tx.originalId))

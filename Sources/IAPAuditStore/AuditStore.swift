@@ -191,8 +191,8 @@ public final class AuditStore {
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
-                    environment, first_seen, first_seen_ms, evidence, detail)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """)
             try findings { f in
                 insert.resetForRow()
@@ -211,6 +211,7 @@ public final class AuditStore {
                 }
                 insert.bind(C.evidence, constant: IdList.encode(f.evidence.map(\.description)))
                 insert.bind(C.detail, constant: f.detail)
+                if let v = f.appleConfirmation { insert.bind(C.appleConfirmation, constant: v.rawValue) }
                 try insert.insertRow()
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
@@ -222,7 +223,7 @@ public final class AuditStore {
 /// The parameters of `finding`'s INSERT, by column.
 private enum FindingColumn: Int32 {
     case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
-        evidence, detail
+        evidence, detail, appleConfirmation
 }
 
 /// A file already in the ledger: its content hash and the note it was stored with.

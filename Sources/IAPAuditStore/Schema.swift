@@ -8,7 +8,7 @@ package enum Schema {
     package static let version = 4
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
-    package static let readerVersion = 7
+    package static let readerVersion = 8
 
     /// Older databases are upgraded by dropping everything they hold: version 4 names Apple's records
     /// `apple_record` / `apple_transaction` (3: `verify_response` / `receipt_transaction`), version 3 keys
@@ -87,7 +87,8 @@ package enum Schema {
             first_seen TEXT,
             first_seen_ms INTEGER,
             evidence TEXT NOT NULL,
-            detail TEXT NOT NULL
+            detail TEXT NOT NULL,
+            apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'claimed'))
         ) STRICT;
         CREATE TABLE IF NOT EXISTS run_parameter (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS ledger_schema (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;

@@ -118,11 +118,15 @@ extension AuditStore {
     /// The stored findings: counts by kind and reason and problems per day now, the findings
     /// themselves read in table order when asked for.
     static func findingStream(_ database: SQLiteDatabase, path: String) throws -> FindingStream {
-        var counts: [FindingKind: [(String, Int)]] = [:]
-        let c = try database.prepare("SELECT kind, reason, count(*) FROM finding GROUP BY kind, reason ORDER BY kind, reason")
+        var counts: [FindingKind: [(String, Int, Int)]] = [:]
+        let c = try database.prepare(
+            """
+            SELECT kind, reason, count(*), count(*) FILTER (WHERE apple_confirmation = 'confirmed') FROM finding
+            GROUP BY kind, reason ORDER BY kind, reason
+            """)
         while try c.step() {
             guard let kind = FindingKind(rawValue: c.text(0)) else { continue }
-            counts[kind, default: []].append((c.text(1), Int(c.int64(2))))
+            counts[kind, default: []].append((c.text(1), Int(c.int64(2)), Int(c.int64(3))))
         }
         var perDay: [(dayMs: Int64, findings: Int)] = []
         let problems = FindingKind.problems.map { "'\($0.rawValue)'" }.joined(separator: ", ")
@@ -133,7 +137,8 @@ extension AuditStore {
             """)
         while try d.step() { perDay.append((d.int64(0), Int(d.int64(1)))) }
         return FindingStream(
-            counts: FindingKind.allCases.flatMap { kind in (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1) }
+            counts: FindingKind.allCases.flatMap { kind in
+                (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1, confirmed: $0.2) }
             },
             problemsPerDay: perDay,
             produce: { kinds, limit, body in
@@ -141,7 +146,7 @@ extension AuditStore {
                 let q = try SQLiteDatabase(path: path, readOnly: true).prepare(
                     """
                     SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
-                           evidence, detail FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1
+                           evidence, detail, apple_confirmation FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1
                     """)
                 q.bind([Int64(limit)])
                 while try q.step() {
@@ -154,7 +159,8 @@ extension AuditStore {
                         Finding(
                             kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
                             productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
-                            firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9)))
+                            firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9),
+                            appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:))))
                 }
             })
     }

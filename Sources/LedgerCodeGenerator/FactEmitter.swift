@@ -86,7 +86,7 @@ struct FactEmitter {
         case .caseIndex(let type): return [(f.name, type)]
         case .list(_, let optional): return [(f.name, optional ? "Range<Int>?" : "Range<Int>")]
         case .histogram: return [(f.name, "[Int64: Int64]")]
-        case .newest: return [(f.name, "(ms: Int64, line: UInt32)?")]
+        case .instant: return [(f.name, "(ms: Int64, line: UInt32)?")]
         }
     }
 
@@ -98,7 +98,7 @@ struct FactEmitter {
         case .id, .requiredId: return [(f.name, "FactIdInput")]
         case .environment: return [(f.name, "(EnvironmentCode, UnsafeBufferPointer<UInt8>?)")]
         case .list(.value, let optional): return [(f.name, optional ? "[FactIdInput]?" : "[FactIdInput]")]
-        case .list(.record, _): return [(f.name + "Count", "Int"), (f.name, "(inout FactWriter) -> Void")]
+        case .list(.record, let optional): return [(f.name + "Count", optional ? "Int?" : "Int"), (f.name, "(inout FactWriter) -> Void")]
         default: return properties(f, in: "").map { (label: $0.name, type: $0.type) }
         }
     }
@@ -181,25 +181,27 @@ struct FactEmitter {
                     s.line("let \(f.name)Bits = r.u8()")
                     for (i, n) in names.enumerated() { s.line("let \(n) = \(f.name)Bits & \(1 << i) != 0") }
                 case .caseIndex(let type): s.line("let \(f.name) = \(type).allCases[Int(r.u8())]")
-                case .list(.value, let optional):
+                case .list(let element, let optional):
+                    // Elements go to the caller's array (`ids`, or one named after the field); the fact keeps their range.
+                    let (array, append): (String, String) =
+                        switch element {
+                        case .value: ("ids", "ids.append(r.id()!)")
+                        case .record(let type, _): (f.name, "\(f.name).append(\(type).read(&r))")
+                        }
                     if optional {
                         s.line("var \(f.name)Range: Range<Int>? = nil")
                         s.block("if r.u8() == 1") { s in
-                            s.line("let start = ids.count")
-                            s.line("for _ in 0..<r.varint() { ids.append(r.id()!) }")
-                            s.line("\(f.name)Range = start..<ids.count")
+                            s.line("let start = \(array).count")
+                            s.line("for _ in 0..<r.varint() { \(append) }")
+                            s.line("\(f.name)Range = start..<\(array).count")
                         }
                     } else {
-                        s.line("let \(f.name)Start = ids.count")
-                        s.line("for _ in 0..<r.varint() { ids.append(r.id()!) }")
-                        s.line("let \(f.name)Range = \(f.name)Start..<ids.count")
+                        s.line("let \(f.name)Start = \(array).count")
+                        s.line("for _ in 0..<r.varint() { \(append) }")
+                        s.line("let \(f.name)Range = \(f.name)Start..<\(array).count")
                     }
-                case .list(.record(let element, _), _):
-                    s.line("let \(f.name)Start = \(f.name).count")
-                    s.line("for _ in 0..<r.varint() { \(f.name).append(\(element).read(&r)) }")
-                    s.line("let \(f.name)Range = \(f.name)Start..<\(f.name).count")
                 case .histogram: s.line("let \(f.name) = r.histogram()")
-                case .newest: s.line("let \(f.name) = r.newest()")
+                case .instant: s.line("let \(f.name) = r.instant()")
                 }
             }
             let args = props.map { p -> String in
@@ -240,26 +242,24 @@ struct FactEmitter {
                         s.line("w.u8(\(f.name)Bits)")
                     }
                 case .caseIndex(let type): s.line("w.u8(UInt8(\(type).allCases.firstIndex(of: \(f.name))!))")
-                case .list(.value, let optional):
-                    if optional {
-                        s.line("if let \(f.name) {")
-                        s.indented { s in
-                            s.line("w.u8(1)")
-                            s.line("w.varint(\(f.name).count)")
-                            s.line("for id in \(f.name) { w.id(id) }")
+                case .list(let element, let optional):
+                    // A list: its count, then its elements; an optional one behind a presence byte.
+                    let (bound, body): (String, [String]) =
+                        switch element {
+                        case .value: (f.name, ["w.varint(\(f.name).count)", "for id in \(f.name) { w.id(id) }"])
+                        case .record: (f.name + "Count", ["w.varint(\(f.name)Count)", "\(f.name)(&w)"])
                         }
+                    if optional {
+                        s.line("if let \(bound) {")
+                        s.indented { s in for line in ["w.u8(1)"] + body { s.line(line) } }
                         s.line("} else {")
                         s.indented { s in s.line("w.u8(0)") }
                         s.line("}")
                     } else {
-                        s.line("w.varint(\(f.name).count)")
-                        s.line("for id in \(f.name) { w.id(id) }")
+                        for line in body { s.line(line) }
                     }
-                case .list(.record, _):
-                    s.line("w.varint(\(f.name)Count)")
-                    s.line("\(f.name)(&w)")
                 case .histogram: s.line("w.histogram(\(f.name))")
-                case .newest: s.line("w.newest(\(f.name))")
+                case .instant: s.line("w.instant(\(f.name))")
                 }
             }
         }

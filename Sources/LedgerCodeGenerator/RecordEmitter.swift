@@ -58,6 +58,7 @@ struct RecordEmitter {
         case .enumeration(let type, let required): return required ? type : type + "?"
         case .signature: return "SignatureStatus"
         case .idList(let required): return required ? "[String]" : "[String]?"
+        case .quantities: return "[String: Int]?"
         case .joinedList, .jsonList: return "[String]"
         case .rawText: return "String"
         case .group(let g): return g.type + "?"
@@ -95,6 +96,7 @@ struct RecordEmitter {
         case .enumeration(let type, let required): return [(name, required ? type : type + "?", required ? nil : "nil")]
         case .idList(let required):
             return [(name, required ? "Range<Int32>" : "Range<Int32>?", required ? nil : "nil"), (name + "JSON", "TextRef", ".null")]
+        case .quantities: return [(name, "Range<Int32>?", "nil"), (name + "JSON", "TextRef", ".null")]
         case .group(let g): return g.fields.flatMap { rowProperties($0, group: g) }
         case .parts: return [(name, "Range<Int32>", "0..<0")]
         }
@@ -180,6 +182,8 @@ struct RecordEmitter {
             for d in records { s.line("package var \(d.batchProperty): [\(d.row)] = []") }
             s.doc(["The ids of id lists (`ServerRow.transactionIds`…): rows hold ranges of it."])
             s.line("package var ids: [TextRef] = []")
+            s.doc(["The (id, quantity) pairs of quantity fields (`ServerRow.creditedQuantities`…), ids sorted: rows hold ranges of it."])
+            s.line("package var quantities: [(id: TextRef, quantity: Int64)] = []")
             s.line("package var rejections: [Rejection] = []")
             s.doc(["The reconciliation facts of these rows, once encoded (`FactEncoder`); nil until then."])
             s.line("package var facts: FactSet? = nil")
@@ -198,6 +202,14 @@ struct RecordEmitter {
                 first = false
                 append(d, &s)
             }
+            s.line()
+            s.line("private mutating func appendQuantities(_ values: [String: Int]) -> Range<Int32> {")
+            s.indented { s in
+                s.line("let start = Int32(quantities.count)")
+                s.line("for (id, n) in QuantityList.sorted(values) { quantities.append((arena.append(id), Int64(n))) }")
+                s.line("return start..<Int32(quantities.count)")
+            }
+            s.line("}")
             s.line()
             s.line("private mutating func appendIds(_ values: [String]) -> Range<Int32> {")
             s.indented { s in
@@ -228,6 +240,9 @@ struct RecordEmitter {
                     s.line("let \(f.property)Start = Int32(\(part.batchProperty).count)")
                     s.line("for p in r.\(f.property) { append(p) }")
                     args.append("\(f.property): \(f.property)Start..<Int32(\(part.batchProperty).count)")
+                case .quantities:
+                    args.append("\(f.property): r.\(f.property).map { appendQuantities($0) }")
+                    args.append("\(f.property)JSON: arena.append(r.\(f.property).map(QuantityList.encode))")
                 case .idList(let required):
                     if required {
                         args.append("\(f.property): appendIds(r.\(f.property))")
@@ -263,7 +278,7 @@ struct RecordEmitter {
         case .joinedList(let separator): return "arena.append(\(path).joined(separator: \"\(separator)\"))"
         case .jsonList: return "arena.append(IdList.encode(\(path)))"
         case .rawText: return "arena.append(keepRaw ? \(path) : \"\")"
-        case .idList, .group, .parts: fatalError("handled by the caller")
+        case .idList, .quantities, .group, .parts: fatalError("handled by the caller")
         }
     }
 }

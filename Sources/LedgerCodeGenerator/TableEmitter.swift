@@ -44,6 +44,7 @@ struct TableEmitter {
         let notNull = inGroup ? "" : " NOT NULL"
         switch t {
         case .text(let required), .idList(let required): return "TEXT" + (required ? notNull : "")
+        case .quantities: return "TEXT"
         case .enumeration(_, let required): return "TEXT" + (required ? notNull : "")
         case .integer(_, let required), .bool(let required): return "INTEGER" + (required ? notNull : "")
         case .signature: return "TEXT NOT NULL DEFAULT 'not_checked'"
@@ -87,7 +88,7 @@ struct TableEmitter {
             let bind: String
             switch c.field.type {
             case .text, .signature, .joinedList, .jsonList, .rawText: bind = "text:\(property)"
-            case .idList: bind = "text:\(property)JSON"
+            case .idList, .quantities: bind = "text:\(property)JSON"
             case .enumeration(_, let required): bind = (required ? "enum:" : "enum?:") + property
             case .integer, .bool: bind = "value:\(property)"
             case .group, .parts: continue

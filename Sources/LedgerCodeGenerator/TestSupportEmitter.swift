@@ -47,6 +47,12 @@ struct TestSupportEmitter {
             }
             s.line()
             s.line("private func idList(_ range: Range<Int32>) -> [String] { range.map { text(ids[Int($0)]) ?? \"\" } }")
+            s.line()
+            s.line("private func quantityMap(_ range: Range<Int32>) -> [String: Int] {")
+            s.line(
+                "    Dictionary(uniqueKeysWithValues: range.map { (text(quantities[Int($0)].id) ?? \"\", Int(quantities[Int($0)].quantity)) })"
+            )
+            s.line("}")
         }
     }
 
@@ -74,6 +80,7 @@ struct TestSupportEmitter {
         case .bool, .enumeration: return p
         case .signature: return "text(\(p)).flatMap(SignatureStatus.init(text:)) ?? .notChecked"
         case .idList(let required): return required ? "idList(\(p))" : "\(p).map(idList)"
+        case .quantities: return "\(p).map(quantityMap)"
         case .joinedList(let separator): return "(text(\(p)) ?? \"\").split(separator: \"\(separator)\").map(String.init)"
         case .jsonList: return "text(\(p)).map(IdList.decode) ?? []"
         case .rawText: return "text(\(p)) ?? \"\""
@@ -178,6 +185,7 @@ struct TestSupportEmitter {
             return required ? "\(type)(rawValue: \(q).text(\(i)))!" : "\(q).optionalText(\(i)).flatMap(\(type).init(rawValue:))"
         case .signature: return "SignatureStatus(text: \(q).text(\(i))) ?? .notChecked"
         case .idList(let required): return required ? "IdList.decode(\(q).text(\(i)))" : "\(q).optionalText(\(i)).map(IdList.decode)"
+        case .quantities: return "\(q).optionalText(\(i)).map(QuantityList.decode)"
         case .joinedList(let separator): return "\(q).text(\(i)).split(separator: \"\(separator)\").map(String.init)"
         case .jsonList: return "IdList.decode(\(q).text(\(i)))"
         case .rawText: return "\(q).text(\(i))"
@@ -241,7 +249,7 @@ struct TestSupportEmitter {
                 args.append("\(f.name)Count: 2")
                 args.append("\(f.name): \(fact)\(f.name.capitalizedFirst)")
             case .histogram: args.append("\(f.name): [\(n): 2, -\(n): 3, 0: \(n)]")
-            case .newest: args.append("\(f.name): " + (n % 2 == 0 ? "nil" : "(ms: \(Int64(n) * 1_790_000_000_000), line: \(n))"))
+            case .instant: args.append("\(f.name): " + (n % 2 == 0 ? "nil" : "(ms: \(Int64(n) * 1_790_000_000_000), line: \(n))"))
             }
         }
         return args

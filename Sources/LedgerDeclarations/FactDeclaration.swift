@@ -67,8 +67,8 @@ public indirect enum FactFieldType: Sendable {
     case list(FactListElement, optional: Bool)
     /// A varint count, then (i64 value, i64 count) pairs in value order: `[Int64: Int64]`.
     case histogram
-    /// A present byte, then i64 ms and u32 line: `(ms: Int64, line: UInt32)?`.
-    case newest
+    /// A present byte, then i64 ms and u32 line: `(ms: Int64, line: UInt32)?` (an instant and the line it is from).
+    case instant
 }
 
 /// The elements of a `FactFieldType.list`.

@@ -7,13 +7,13 @@ public let factStreams: [(name: String, doc: String)] = [
     ("requests", "Keyed by `request_id`: server-log lines (verify and revoke) and the Apple records that name a request."),
     ("transactions", "Keyed by transaction id: client reports, revokes, and listings of Apple records linked to no request."),
     ("notifications", "Keyed by `notificationUUID`: which deliveries of a notification there are."),
-    ("billing", "Keyed by `original_transaction_id`: listings with a `web_order_line_item_id` (re-issued ids)."),
+    ("purchases", "Keyed by `original_transaction_id`: the ids Apple lists under one original id (one purchase, many ids)."),
 ]
 
 /// Every fact kind, in kind-byte order.
 public let factDeclarations: [FactDeclaration] = [
-    requestLineFact, linkedResponseFact, clientFact, revokeFact, listingFact, carrierFact, notificationFact, billingFact,
-    summaryFact, linkFact,
+    requestLineFact, linkedResponseFact, clientFact, revokeFact, listingFact, carrierFact, notificationFact, purchaseFact,
+    summaryFact, linkFact, holdingFact, ownerFact,
 ]
 
 let requestLineFact = FactDeclaration(
@@ -27,6 +27,10 @@ let requestLineFact = FactDeclaration(
         FactField("requestId", .requiredText), FactField("userId", .text), FactField("environment", .text, "as the server logged it"),
         FactField("posted", .list(.value(.requiredId), optional: false), "`transaction_ids`, as posted"),
         FactField("credited", .list(.value(.requiredId), optional: true), "`credited_transaction_ids`, when logged"),
+        FactField(
+            "creditedQuantities",
+            .list(.record(type: "Quantity", fields: [FactField("id", .requiredId), FactField("quantity", .i64)]), optional: true),
+            "`credited_quantity` by id, when logged"),
     ])
 
 let linkedResponseFact = FactDeclaration(
@@ -40,7 +44,11 @@ let linkedResponseFact = FactDeclaration(
         FactField("receivedAtMs", .optionalInt), FactField("status", .zigzag),
         FactField("environment", .environment, "effective (SEMANTICS rule 2)"),
         FactField("isRetryable", .optionalBool), FactField("bundleId", .text),
-        FactField("signature", .flags(["signatureFailed"]), "the record's signature was checked and failed"),
+        FactField(
+            "flags", .flags(["signatureFailed", "environmentConflict"]),
+            "its signature was checked and failed; its environment signals disagree (rule 24)"),
+        FactField(
+            "receiptCreationDateMs", .optionalInt, "`receipt.receipt_creation_date`: a receipt made before a purchase cannot list it"),
         FactField(
             "items",
             .list(
@@ -58,7 +66,7 @@ let clientFact = FactDeclaration(
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64), FactField("id", .requiredId),
         FactField("state", .caseIndex("ClientState")), FactField("userId", .text), FactField("productId", .text),
-        FactField("originalId", .text),
+        FactField("originalId", .text), FactField("quantity", .optionalInt, "the quantity the client reported"),
     ])
 
 let revokeFact = FactDeclaration(
@@ -77,12 +85,16 @@ let listingFact = FactDeclaration(
         FactField("status", .zigzag), FactField("environment", .environment, "the record's, effective (SEMANTICS rule 2)"),
         FactField("bundleId", .text, "the record's"), FactField("source", .caseIndex("EvidenceSource")),
         FactField("signature", .signature, "the record's"), FactField("signedDateMs", .optionalInt, "the record's"),
-        FactField("flags", .flags(["refundReversed", "familyShared"]), "a REFUND_REVERSED notification; a FAMILY_SHARED transaction"),
+        FactField(
+            "flags", .flags(["refundReversed", "familyShared", "environmentConflict"]),
+            "a REFUND_REVERSED notification; a FAMILY_SHARED transaction; the record's environment signals disagree (rule 24)"),
         FactField("productId", .text), FactField("originalId", .id), FactField("purchaseDateMs", .optionalInt),
         FactField("cancellationDateMs", .optionalInt), FactField("cancellationReason", .text), FactField("revocationType", .text),
         FactField("revocationPercentage", .optionalInt),
         FactField("itemEnvironment", .environment, "the transaction's own (JWS), normalized"),
         FactField("itemBundleId", .text), FactField("itemSignature", .signature), FactField("itemSignedDateMs", .optionalInt),
+        FactField("quantity", .optionalInt, "units Apple says were bought"), FactField("expiresDateMs", .optionalInt),
+        FactField("webOrderLineItemId", .text), FactField("type", .text, "JWS `type`: the product type Apple names"),
     ])
 
 let carrierFact = FactDeclaration(
@@ -96,9 +108,14 @@ let carrierFact = FactDeclaration(
         FactField("environment", .text, "Apple's word, else the log's"),
         FactField(
             "flags",
-            .flags(["isAnswered", "isSandboxAnswer", "isProductionSuccess", "finalContains", "restore", "isCarried", "isGrant"])),
+            .flags([
+                "isAnswered", "isSandboxAnswer", "isProductionSuccess", "finalContains", "restore", "isCarried", "isGrant",
+                "environmentConflict",
+            ])),
         FactField("unresolved", .u8, "rule 14: 0 resolved, 1 no_verify_response, 2 retryable_status"),
         FactField("unproven", .u8, "rule 13: a `Grant` reason code, 0 proven"),
+        FactField("creditedQuantity", .optionalInt, "units this request credited of the transaction (`credited_quantity`), when logged"),
+        FactField("finalReceiptCreatedMs", .optionalInt, "when the receipt of the final answer was made (rule 21)"),
         FactField(
             "evidence", .list(.record(type: "Evidence", fields: [FactField("fileId", .u32), FactField("line", .u32)]), optional: false),
             "the request's lines, then its answers"),
@@ -112,12 +129,15 @@ let notificationFact = FactDeclaration(
         FactField("signature", .flags(["signatureFailed"])),
     ])
 
-let billingFact = FactDeclaration(
-    kind: "billing", code: 8, type: "BillingFact", stream: "billing",
-    doc: ["A listing with a `web_order_line_item_id`, keyed by `original_transaction_id` (re-issued ids)."],
+let purchaseFact = FactDeclaration(
+    kind: "purchase", code: 8, type: "PurchaseFact", stream: "purchases",
+    doc: [
+        "A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase",
+        "(SEMANTICS rule 18: a subscription period by its web order line item, a non-consumable by its original id).",
+    ],
     fields: [
-        FactField("fileId", .file), FactField("line", .u32), FactField("originalId", .id), FactField("lineItem", .requiredText),
-        FactField("id", .id),
+        FactField("fileId", .file), FactField("line", .u32), FactField("originalId", .id), FactField("lineItem", .text),
+        FactField("id", .id), FactField("productId", .text), FactField("type", .text, "JWS `type`"),
     ])
 
 let summaryFact = FactDeclaration(
@@ -126,8 +146,12 @@ let summaryFact = FactDeclaration(
     fields: [
         FactField("clientReports", .i64), FactField("serverRecords", .i64), FactField("appleRecords", .i64),
         FactField("signedAppleRecords", .i64), FactField("appleItems", .i64, "transactions listed by the Apple records"),
-        FactField("newestClient", .newest, "the newest client `ts` and its first line"),
-        FactField("newestServer", .newest, "the newest server `ts`"), FactField("newestReceived", .newest, "the newest `received_at`"),
+        FactField("environmentConflicts", .i64, "Apple records whose environment signals disagree (rule 24)"),
+        FactField("environmentUnknown", .i64, "Apple answers naming no environment anywhere: read as production (rule 24)"),
+        FactField("newestClient", .instant, "the newest client `ts` and its first line"),
+        FactField("newestServer", .instant, "the newest server `ts`"), FactField("newestReceived", .instant, "the newest `received_at`"),
+        FactField("oldestClient", .instant, "the oldest client `ts` (the audit window's default start, rule 17)"),
+        FactField("oldestServer", .instant, "the oldest server `ts`"),
         FactField("statusCounts", .histogram, "verifyReceipt responses by `status`"),
         FactField("latencyCounts", .histogram, "verification requests by `latency_ms`"),
     ])
@@ -136,3 +160,22 @@ let linkFact = FactDeclaration(
     kind: "link", code: 10, type: "LinkFact", stream: "transactions",
     doc: ["(Made during reconciliation.) The Apple record at (file, line) listing `id` names a verification request of `userId`."],
     fields: [FactField("id", .requiredId), FactField("fileId", .u32), FactField("line", .u32), FactField("userId", .text)])
+
+let holdingFact = FactDeclaration(
+    kind: "holding", code: 11, type: "HoldingFact", stream: "transactions",
+    doc: [
+        "(Made during reconciliation, spilled by user and product.) A user holds a credited, unrefunded purchase of a",
+        "product (rule 23: a refunded purchase superseded by a later one is no refund still granted).",
+    ],
+    fields: [
+        FactField("userId", .requiredText), FactField("productId", .requiredText), FactField("id", .requiredId),
+        FactField("purchaseMs", .i64, "Apple's purchase date, else the grant's `ts`"),
+    ])
+
+let ownerFact = FactDeclaration(
+    kind: "owner", code: 12, type: "OwnerFact", stream: "transactions",
+    doc: [
+        "(Made during reconciliation, spilled by original id.) A user was granted a period of the subscription",
+        "`originalId` (rule 9: a renewal only Apple lists is attributed to that user).",
+    ],
+    fields: [FactField("originalId", .requiredId), FactField("userId", .requiredText)])

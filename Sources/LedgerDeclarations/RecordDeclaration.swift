@@ -90,6 +90,9 @@ public indirect enum FieldType: Sendable {
     /// Ids in an array (`[String]`): the row keeps them in `RecordBatch.ids` and their JSON text; SQL:
     /// a JSON array of strings.
     case idList(required: Bool)
+    /// Quantities by id (`[String: Int]`, nil when not logged): the row keeps (id, quantity) pairs in
+    /// `RecordBatch.quantities` and their JSON text; SQL: a JSON object `{"id": n}` with sorted keys.
+    case quantities
     /// `[String]` stored as one text joined by `separator`.
     case joinedList(separator: String)
     /// `[String]` stored as a JSON array of strings.
@@ -108,7 +111,7 @@ public indirect enum FieldType: Sendable {
         case .text(let required), .integer(_, let required), .bool(let required), .enumeration(_, let required),
             .idList(let required):
             return !required
-        case .group: return true
+        case .group, .quantities: return true
         default: return false
         }
     }

@@ -51,6 +51,12 @@ let serverRequest = RecordDeclaration(
         FieldDeclaration(
             "credited_transaction_ids", "creditedTransactionIds", .idList(required: false),
             doc: ["What the server actually credited, when it logs it."]),
+        FieldDeclaration(
+            "credited_quantity", "creditedQuantities", .quantities,
+            doc: [
+                "`credited_quantity`: how many units the server credited, by id: a number in the log applies to every",
+                "id the record credits, an object `{\"T\": n}` gives each id its own (SEMANTICS rule 20); nil when not logged.",
+            ]),
         FieldDeclaration("restore", "restore", .bool(required: true)),
         FieldDeclaration("receipt_sha256", "receiptSha256", .text(required: false)),
         FieldDeclaration(

@@ -25,10 +25,11 @@ final class FixtureCaseTests: XCTestCase {
 
     /// Keys `expected.json` may hold, and those of each finding.
     static let expectedKeys: Set<String> = [
-        "description", "as_of", "grace_hours", "findings", "records_in", "imported", "rejected", "rejections",
+        "description", "as_of", "from", "to", "grace_hours", "findings", "records_in", "imported", "rejected", "rejections",
     ]
     static let findingKeys: Set<String> = [
         "kind", "reason", "transaction_id", "user_ids", "severity", "environment", "first_seen", "evidence", "detail",
+        "apple_confirmation",
     ]
 
     struct CaseError: Error, CustomStringConvertible {
@@ -90,6 +91,12 @@ final class FixtureCaseTests: XCTestCase {
         if let asOf = expected["as_of"] {
             guard let text = asOf as? String else { throw CaseError(description: "expected.json: as_of must be text") }
             options.asOfMs = try RunCommand.asOf(text)
+        }
+        for (key, endOfDay) in [("from", false), ("to", true)] {
+            guard let value = expected[key] else { continue }
+            guard let text = value as? String else { throw CaseError(description: "expected.json: \(key) must be text") }
+            let ms = try RunCommand.bound(text, "--" + key, endOfDay: endOfDay)
+            if endOfDay { options.toMs = ms } else { options.fromMs = ms }
         }
         if let grace = expected["grace_hours"] {
             guard let hours = grace as? Double else { throw CaseError(description: "expected.json: grace_hours must be a number") }
@@ -178,6 +185,7 @@ final class FixtureCaseTests: XCTestCase {
                 "severity": finding.severity.rawValue, "environment": finding.environment ?? NSNull(),
                 "first_seen": finding.firstSeenMs.map(Timestamp.iso) ?? NSNull(),
                 "evidence": finding.evidence.map { "\(relative($0.file)):\($0.line)" }, "detail": finding.detail,
+                "apple_confirmation": finding.appleConfirmation?.rawValue ?? NSNull(),
             ]
             actual = actual.filter { want[$0.key] != nil }
             let wanted = want.filter { actual[$0.key] != nil }

@@ -5,12 +5,14 @@ import IAPAuditModel
 enum ServerLineReader {
     static let keys = KeyTable([
         "ts", "request_id", "event", "user_id", "device_id", "transaction_ids", "credited_transaction_ids", "restore",
-        "receipt_sha256", "verify_status", "environment", "granted", "latency_ms",
+        "receipt_sha256", "verify_status", "environment", "granted", "latency_ms", "credited_quantity",
     ])
 
     static func read(_ v: TapeView, line: UInt32, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>) throws(Unsure) {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
         v.members(of: 0, keys, s)
+        // `credited_quantity` (a number or an object of ids) is the strict reader's.
+        if v.kind(s[13]) != .absent && v.kind(s[13]) != .null { throw Unsure() }
         let event: ServerEvent
         switch try v.text(s[2]) {
         case nil: event = .verify

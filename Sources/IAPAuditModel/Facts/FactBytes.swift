@@ -90,8 +90,8 @@ package struct FactWriter {
         }
     }
 
-    /// A newest timestamp: u8 present, then i64 ms and u32 line.
-    package mutating func newest(_ v: (ms: Int64, line: UInt32)?) {
+    /// An instant and its line: u8 present, then i64 ms and u32 line.
+    package mutating func instant(_ v: (ms: Int64, line: UInt32)?) {
         guard let v else { return u8(0) }
         u8(1)
         i64(v.ms)
@@ -171,7 +171,7 @@ package struct FactReader {
         return h
     }
 
-    package mutating func newest() -> (ms: Int64, line: UInt32)? {
+    package mutating func instant() -> (ms: Int64, line: UInt32)? {
         guard u8() == 1 else { return nil }
         let ms = i64()
         return (ms, u32())

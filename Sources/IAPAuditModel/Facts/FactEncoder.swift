@@ -25,17 +25,19 @@ package enum FactEncoder {
         func client(_ r: ClientRow, _ set: inout FactSet) {
             set.summary.clientReports += 1
             set.summary.newestClient = FileFacts.newer(set.summary.newestClient, (r.tsMs, r.line))
+            set.summary.oldestClient = FileFacts.older(set.summary.oldestClient, (r.tsMs, r.line))
             guard let id = bytes(r.transactionId) else { return }  // failed, deferred: nothing to reconcile (rule 1)
             var w = FactWriter()
             ClientFact.write(
                 &w, fileId: 0, line: r.line, tsMs: r.tsMs, id: .bytes(id), state: r.state, userId: bytes(r.userId),
-                productId: bytes(r.productId), originalId: bytes(r.originalTransactionId))
+                productId: bytes(r.productId), originalId: bytes(r.originalTransactionId), quantity: r.quantity)
             set.append(.transactions, FactKey.partition(id: id), w)
         }
 
         func server(_ r: ServerRow, _ batch: RecordBatch, _ set: inout FactSet) {
             set.summary.serverRecords += 1
             set.summary.newestServer = FileFacts.newer(set.summary.newestServer, (r.tsMs, r.line))
+            set.summary.oldestServer = FileFacts.older(set.summary.oldestServer, (r.tsMs, r.line))
             if r.event == .verify, let latency = r.latencyMs { set.summary.latencyCounts[latency, default: 0] += 1 }
             let ids = r.transactionIds.map { bytes(batch.ids[Int($0)])! }
             let requestId = bytes(r.requestId)!
@@ -43,7 +45,14 @@ package enum FactEncoder {
             RequestLineFact.write(
                 &w, fileId: 0, line: r.line, tsMs: r.tsMs, isRevoke: r.event == .revoke, restore: r.restore, granted: r.granted,
                 verifyStatus: r.verifyStatus, requestId: requestId, userId: bytes(r.userId), environment: bytes(r.environment),
-                posted: ids.map { .bytes($0) }, credited: r.creditedTransactionIds.map { $0.map { .of(bytes(batch.ids[Int($0)])) } })
+                posted: ids.map { .bytes($0) }, credited: r.creditedTransactionIds.map { $0.map { .of(bytes(batch.ids[Int($0)])) } },
+                creditedQuantitiesCount: r.creditedQuantities?.count
+            ) { w in
+                for k in r.creditedQuantities ?? 0..<0 {
+                    let q = batch.quantities[Int(k)]
+                    RequestLineFact.Quantity.write(&w, id: .of(bytes(q.id)), quantity: q.quantity)
+                }
+            }
             set.append(.requests, FactKey.partition(text: requestId), w)
             guard r.event == .revoke else { return }
             // A revoke ends entitlements of each transaction it names (rule 12), once per transaction.
@@ -72,17 +81,31 @@ package enum FactEncoder {
             let environment = EnvironmentCode.effective(
                 status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
             let refundReversed = bytes(r.notificationType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
+            let conflict = environmentConflict(r, batch, environment: environment.0)
+            if conflict { set.summary.environmentConflicts += 1 }
+            // An answer that names no environment anywhere (no environment, receipt_type, or transaction's) is
+            // read as production: counted, so the run can say so (rule 24).
+            if !conflict, environment.0 == .none, r.status == 0 || r.status == 21006, !r.items.isEmpty,
+                r.items.allSatisfy({ batch.appleTransactions[Int($0)].environment.isNull })
+            {
+                set.summary.environmentUnknown += 1
+            }
             for i in r.items {
                 let item = batch.appleTransactions[Int(i)]
                 let id = bytes(item.transactionId)!
                 let familyShared = bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false
                 let itemSignature = bytes(item.signature)
-                if let original = bytes(item.originalTransactionId), let line = bytes(item.webOrderLineItemId),
-                    !line.elementsEqual("0".utf8), !familyShared, !(itemSignature.map { SignatureCode($0).failed } ?? false)
+                let lineItem = bytes(item.webOrderLineItemId).flatMap { $0.elementsEqual("0".utf8) ? nil : $0 }
+                // One purchase under several ids (rule 18): a line item's period, or a second id of an original
+                // (a restore, a renewal). A family member's own transaction and a failed signature join nothing.
+                if let original = bytes(item.originalTransactionId), lineItem != nil || !original.elementsEqual(id), !familyShared,
+                    !(itemSignature.map { SignatureCode($0).failed } ?? false)
                 {
                     var w = FactWriter()
-                    BillingFact.write(&w, fileId: 0, line: r.line, originalId: .bytes(original), lineItem: line, id: .bytes(id))
-                    set.append(.billing, FactKey.partition(id: original), w)
+                    PurchaseFact.write(
+                        &w, fileId: 0, line: r.line, originalId: .bytes(original), lineItem: lineItem, id: .bytes(id),
+                        productId: bytes(item.productId), type: bytes(item.type))
+                    set.append(.purchases, FactKey.partition(id: original), w)
                 }
                 let itemEnvironment = bytes(item.environment).map { e -> (EnvironmentCode, UnsafeBufferPointer<UInt8>?) in
                     let code = EnvironmentCode.normalizing(e)
@@ -92,19 +115,22 @@ package enum FactEncoder {
                 ListingFact.write(
                     &w, id: .bytes(id), fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
                     bundleId: bytes(r.bundleId), source: r.source, signature: signature, signedDateMs: r.signedDateMs,
-                    refundReversed: refundReversed, familyShared: familyShared, productId: bytes(item.productId),
+                    refundReversed: refundReversed, familyShared: familyShared, environmentConflict: conflict,
+                    productId: bytes(item.productId),
                     originalId: .of(bytes(item.originalTransactionId)), purchaseDateMs: item.purchaseDateMs,
                     cancellationDateMs: item.cancellationDateMs, cancellationReason: bytes(item.cancellationReason),
                     revocationType: bytes(item.revocationType), revocationPercentage: item.revocationPercentage,
                     itemEnvironment: itemEnvironment ?? (.none, nil), itemBundleId: bytes(item.bundleId), itemSignature: itemSignature,
-                    itemSignedDateMs: item.signedDateMs)
+                    itemSignedDateMs: item.signedDateMs, quantity: item.quantity, expiresDateMs: item.expiresDateMs,
+                    webOrderLineItemId: lineItem, type: bytes(item.type))
                 set.append(.transactions, FactKey.partition(id: id), w)
             }
             guard let requestId = bytes(r.requestId) else { return }
             var w = FactWriter()
             LinkedResponseFact.write(
                 &w, requestId: requestId, fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
-                isRetryable: r.isRetryable, bundleId: bytes(r.bundleId), signatureFailed: failed, itemsCount: r.items.count
+                isRetryable: r.isRetryable, bundleId: bytes(r.bundleId), signatureFailed: failed, environmentConflict: conflict,
+                receiptCreationDateMs: r.receiptCreationDateMs, itemsCount: r.items.count
             ) { w in
                 for i in r.items {
                     let item = batch.appleTransactions[Int(i)]
@@ -116,6 +142,28 @@ package enum FactEncoder {
                 }
             }
             set.append(.requests, FactKey.partition(text: requestId), w)
+        }
+
+        /// SEMANTICS rule 24: Apple's signals on a record's environment disagree — `environment` Production
+        /// with a `receipt_type` ending in Sandbox, or a subscription period at sandbox speed (expires − purchase
+        /// at most an hour; no production subscription is shorter than a week) on a record labelled
+        /// Production or not labelled at all. Such a record proves no production payment.
+        func environmentConflict(_ r: AppleRecordRow, _ batch: RecordBatch, environment: EnvironmentCode) -> Bool {
+            if let e = bytes(r.environment), EnvironmentCode.normalizing(e) == .production, let t = bytes(r.receiptType),
+                t.count >= 7 && t[(t.count - 7)...].elementsEqual("Sandbox".utf8)
+            {
+                return true
+            }
+            guard environment == .production || environment == .none else { return false }
+            for i in r.items {
+                let item = batch.appleTransactions[Int(i)]
+                let own = bytes(item.environment).map { EnvironmentCode.normalizing($0) } ?? .none
+                guard own == .production || own == .none, let purchased = item.purchaseDateMs, let expires = item.expiresDateMs else {
+                    continue
+                }
+                if expires - purchased <= 3_600_000 { return true }
+            }
+            return false
         }
     }
 }

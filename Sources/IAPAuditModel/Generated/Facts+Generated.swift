@@ -14,8 +14,8 @@ package enum FactStream: Int, CaseIterable {
     case transactions = 2
     /// Keyed by `notificationUUID`: which deliveries of a notification there are.
     case notifications = 3
-    /// Keyed by `original_transaction_id`: listings with a `web_order_line_item_id` (re-issued ids).
-    case billing = 4
+    /// Keyed by `original_transaction_id`: the ids Apple lists under one original id (one purchase, many ids).
+    case purchases = 4
 }
 
 /// The kinds of facts: the byte that starts each (the layout is the fields of its type, in order).
@@ -42,21 +42,30 @@ package enum FactKind: UInt8, CaseIterable {
     /// One delivery of a notification, keyed by `notificationUUID`.
     /// `NotificationFact`.
     case notification = 7
-    /// A listing with a `web_order_line_item_id`, keyed by `original_transaction_id` (re-issued ids).
-    /// `BillingFact`.
-    case billing = 8
+    /// A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase
+    /// (SEMANTICS rule 18: a subscription period by its web order line item, a non-consumable by its original id).
+    /// `PurchaseFact`.
+    case purchase = 8
     /// What one file holds, for the audit's as-of (SEMANTICS rule 15) and the run's warnings.
     /// `FileFacts`.
     case summary = 9
     /// (Made during reconciliation.) The Apple record at (file, line) listing `id` names a verification request of `userId`.
     /// `LinkFact`.
     case link = 10
+    /// (Made during reconciliation, spilled by user and product.) A user holds a credited, unrefunded purchase of a
+    /// product (rule 23: a refunded purchase superseded by a later one is no refund still granted).
+    /// `HoldingFact`.
+    case holding = 11
+    /// (Made during reconciliation, spilled by original id.) A user was granted a period of the subscription
+    /// `originalId` (rule 9: a renewal only Apple lists is attributed to that user).
+    /// `OwnerFact`.
+    case owner = 12
 }
 
 /// Every fact layout in one text, and its FNV-1a hash: a test pins the hash to `Schema.readerVersion`, so a
 /// layout change without a version bump (which makes the next run read every file again) fails.
 package enum FactLayout {
-    package static let fingerprint: UInt64 = 0xCE39E1624DF1E374
+    package static let fingerprint: UInt64 = 0x521E748F9FBB5EEC
 }
 
 /// One server-log line (verify or revoke), keyed by `request_id`.
@@ -81,6 +90,33 @@ package struct RequestLineFact {
     package var posted: Range<Int>
     /// `credited_transaction_ids`, when logged.
     package var credited: Range<Int>?
+    /// `credited_quantity` by id, when logged.
+    package var creditedQuantities: Range<Int>?
+
+    /// One element of `creditedQuantities`.
+    package struct Quantity {
+        package var id: FactId
+        package var quantity: Int64
+
+        package init(id: FactId, quantity: Int64) {
+            self.id = id
+            self.quantity = quantity
+        }
+
+        /// Reads the fact element.
+        @inline(__always)
+        package static func read(_ r: inout FactReader) -> Quantity {
+            let id = r.id()!
+            let quantity = r.i64()
+            return Quantity(id: id, quantity: quantity)
+        }
+
+        /// Writes the fact element.
+        package static func write(_ w: inout FactWriter, id: FactIdInput, quantity: Int64) {
+            w.id(id)
+            w.i64(quantity)
+        }
+    }
 
     package init(
         fileId: UInt32,
@@ -94,7 +130,8 @@ package struct RequestLineFact {
         userId: FactText?,
         environment: FactText?,
         posted: Range<Int>,
-        credited: Range<Int>?
+        credited: Range<Int>?,
+        creditedQuantities: Range<Int>?
     ) {
         self.fileId = fileId
         self.line = line
@@ -108,11 +145,17 @@ package struct RequestLineFact {
         self.environment = environment
         self.posted = posted
         self.credited = credited
+        self.creditedQuantities = creditedQuantities
     }
 
     /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
     @inline(__always)
-    package static func read(_ r: inout FactReader, chunkFile: UInt32, ids: inout [FactId]) -> RequestLineFact {
+    package static func read(
+        _ r: inout FactReader,
+        chunkFile: UInt32,
+        ids: inout [FactId],
+        creditedQuantities: inout [RequestLineFact.Quantity]
+    ) -> RequestLineFact {
         let fileIdStored = r.u32()
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
@@ -135,6 +178,12 @@ package struct RequestLineFact {
             for _ in 0..<r.varint() { ids.append(r.id()!) }
             creditedRange = start..<ids.count
         }
+        var creditedQuantitiesRange: Range<Int>? = nil
+        if r.u8() == 1 {
+            let start = creditedQuantities.count
+            for _ in 0..<r.varint() { creditedQuantities.append(Quantity.read(&r)) }
+            creditedQuantitiesRange = start..<creditedQuantities.count
+        }
         return RequestLineFact(
             fileId: fileId,
             line: line,
@@ -147,7 +196,8 @@ package struct RequestLineFact {
             userId: userId,
             environment: environment,
             posted: postedRange,
-            credited: creditedRange
+            credited: creditedRange,
+            creditedQuantities: creditedQuantitiesRange
         )
     }
 
@@ -165,7 +215,9 @@ package struct RequestLineFact {
         userId: UnsafeBufferPointer<UInt8>?,
         environment: UnsafeBufferPointer<UInt8>?,
         posted: [FactIdInput],
-        credited: [FactIdInput]?
+        credited: [FactIdInput]?,
+        creditedQuantitiesCount: Int?,
+        creditedQuantities: (inout FactWriter) -> Void
     ) {
         w.u8(FactKind.requestLine.rawValue)
         w.u32(fileId)
@@ -189,6 +241,13 @@ package struct RequestLineFact {
         } else {
             w.u8(0)
         }
+        if let creditedQuantitiesCount {
+            w.u8(1)
+            w.varint(creditedQuantitiesCount)
+            creditedQuantities(&w)
+        } else {
+            w.u8(0)
+        }
     }
 }
 
@@ -207,8 +266,11 @@ package struct LinkedResponseFact {
     package var environmentRaw: FactText?
     package var isRetryable: Bool?
     package var bundleId: FactText?
-    /// The record's signature was checked and failed.
+    /// Its signature was checked and failed; its environment signals disagree (rule 24).
     package var signatureFailed: Bool
+    package var environmentConflict: Bool
+    /// `receipt.receipt_creation_date`: a receipt made before a purchase cannot list it.
+    package var receiptCreationDateMs: Int64?
     package var items: Range<Int>
 
     /// One element of `items`.
@@ -273,6 +335,8 @@ package struct LinkedResponseFact {
         isRetryable: Bool?,
         bundleId: FactText?,
         signatureFailed: Bool,
+        environmentConflict: Bool,
+        receiptCreationDateMs: Int64?,
         items: Range<Int>
     ) {
         self.requestId = requestId
@@ -285,6 +349,8 @@ package struct LinkedResponseFact {
         self.isRetryable = isRetryable
         self.bundleId = bundleId
         self.signatureFailed = signatureFailed
+        self.environmentConflict = environmentConflict
+        self.receiptCreationDateMs = receiptCreationDateMs
         self.items = items
     }
 
@@ -300,8 +366,10 @@ package struct LinkedResponseFact {
         let (environment, environmentRaw) = r.environment()
         let isRetryable = r.optionalBool()
         let bundleId = r.text()
-        let signatureBits = r.u8()
-        let signatureFailed = signatureBits & 1 != 0
+        let flagsBits = r.u8()
+        let signatureFailed = flagsBits & 1 != 0
+        let environmentConflict = flagsBits & 2 != 0
+        let receiptCreationDateMs = r.optionalInt()
         let itemsStart = items.count
         for _ in 0..<r.varint() { items.append(Item.read(&r)) }
         let itemsRange = itemsStart..<items.count
@@ -316,6 +384,8 @@ package struct LinkedResponseFact {
             isRetryable: isRetryable,
             bundleId: bundleId,
             signatureFailed: signatureFailed,
+            environmentConflict: environmentConflict,
+            receiptCreationDateMs: receiptCreationDateMs,
             items: itemsRange
         )
     }
@@ -332,6 +402,8 @@ package struct LinkedResponseFact {
         isRetryable: Bool?,
         bundleId: UnsafeBufferPointer<UInt8>?,
         signatureFailed: Bool,
+        environmentConflict: Bool,
+        receiptCreationDateMs: Int64?,
         itemsCount: Int,
         items: (inout FactWriter) -> Void
     ) {
@@ -344,7 +416,11 @@ package struct LinkedResponseFact {
         w.environment(environment)
         w.optional(isRetryable)
         w.text(bundleId)
-        w.u8(signatureFailed ? 1 : 0)
+        var flagsBits: UInt8 = 0
+        if signatureFailed { flagsBits |= 1 }
+        if environmentConflict { flagsBits |= 2 }
+        w.u8(flagsBits)
+        w.optional(receiptCreationDateMs)
         w.varint(itemsCount)
         items(&w)
     }
@@ -362,6 +438,8 @@ package struct ClientFact {
     package var userId: FactText?
     package var productId: FactText?
     package var originalId: FactText?
+    /// The quantity the client reported.
+    package var quantity: Int64?
 
     package init(
         fileId: UInt32,
@@ -371,7 +449,8 @@ package struct ClientFact {
         state: ClientState,
         userId: FactText?,
         productId: FactText?,
-        originalId: FactText?
+        originalId: FactText?,
+        quantity: Int64?
     ) {
         self.fileId = fileId
         self.line = line
@@ -381,6 +460,7 @@ package struct ClientFact {
         self.userId = userId
         self.productId = productId
         self.originalId = originalId
+        self.quantity = quantity
     }
 
     /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
@@ -395,6 +475,7 @@ package struct ClientFact {
         let userId = r.text()
         let productId = r.text()
         let originalId = r.text()
+        let quantity = r.optionalInt()
         return ClientFact(
             fileId: fileId,
             line: line,
@@ -403,7 +484,8 @@ package struct ClientFact {
             state: state,
             userId: userId,
             productId: productId,
-            originalId: originalId
+            originalId: originalId,
+            quantity: quantity
         )
     }
 
@@ -417,7 +499,8 @@ package struct ClientFact {
         state: ClientState,
         userId: UnsafeBufferPointer<UInt8>?,
         productId: UnsafeBufferPointer<UInt8>?,
-        originalId: UnsafeBufferPointer<UInt8>?
+        originalId: UnsafeBufferPointer<UInt8>?,
+        quantity: Int64?
     ) {
         w.u8(FactKind.client.rawValue)
         w.u32(fileId)
@@ -428,6 +511,7 @@ package struct ClientFact {
         w.text(userId)
         w.text(productId)
         w.text(originalId)
+        w.optional(quantity)
     }
 }
 
@@ -499,9 +583,10 @@ package struct ListingFact {
     package var signatureReason: FactText?
     /// The record's.
     package var signedDateMs: Int64?
-    /// A REFUND_REVERSED notification; a FAMILY_SHARED transaction.
+    /// A REFUND_REVERSED notification; a FAMILY_SHARED transaction; the record's environment signals disagree (rule 24).
     package var refundReversed: Bool
     package var familyShared: Bool
+    package var environmentConflict: Bool
     package var productId: FactText?
     package var originalId: FactId?
     package var purchaseDateMs: Int64?
@@ -516,6 +601,12 @@ package struct ListingFact {
     package var itemSignature: SignatureCode
     package var itemSignatureReason: FactText?
     package var itemSignedDateMs: Int64?
+    /// Units Apple says were bought.
+    package var quantity: Int64?
+    package var expiresDateMs: Int64?
+    package var webOrderLineItemId: FactText?
+    /// JWS `type`: the product type Apple names.
+    package var type: FactText?
 
     package init(
         id: FactId,
@@ -532,6 +623,7 @@ package struct ListingFact {
         signedDateMs: Int64?,
         refundReversed: Bool,
         familyShared: Bool,
+        environmentConflict: Bool,
         productId: FactText?,
         originalId: FactId?,
         purchaseDateMs: Int64?,
@@ -544,7 +636,11 @@ package struct ListingFact {
         itemBundleId: FactText?,
         itemSignature: SignatureCode,
         itemSignatureReason: FactText?,
-        itemSignedDateMs: Int64?
+        itemSignedDateMs: Int64?,
+        quantity: Int64?,
+        expiresDateMs: Int64?,
+        webOrderLineItemId: FactText?,
+        type: FactText?
     ) {
         self.id = id
         self.fileId = fileId
@@ -560,6 +656,7 @@ package struct ListingFact {
         self.signedDateMs = signedDateMs
         self.refundReversed = refundReversed
         self.familyShared = familyShared
+        self.environmentConflict = environmentConflict
         self.productId = productId
         self.originalId = originalId
         self.purchaseDateMs = purchaseDateMs
@@ -573,6 +670,10 @@ package struct ListingFact {
         self.itemSignature = itemSignature
         self.itemSignatureReason = itemSignatureReason
         self.itemSignedDateMs = itemSignedDateMs
+        self.quantity = quantity
+        self.expiresDateMs = expiresDateMs
+        self.webOrderLineItemId = webOrderLineItemId
+        self.type = type
     }
 
     /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
@@ -592,6 +693,7 @@ package struct ListingFact {
         let flagsBits = r.u8()
         let refundReversed = flagsBits & 1 != 0
         let familyShared = flagsBits & 2 != 0
+        let environmentConflict = flagsBits & 4 != 0
         let productId = r.text()
         let originalId = r.id()
         let purchaseDateMs = r.optionalInt()
@@ -603,6 +705,10 @@ package struct ListingFact {
         let itemBundleId = r.text()
         let (itemSignature, itemSignatureReason) = r.signature()
         let itemSignedDateMs = r.optionalInt()
+        let quantity = r.optionalInt()
+        let expiresDateMs = r.optionalInt()
+        let webOrderLineItemId = r.text()
+        let type = r.text()
         return ListingFact(
             id: id,
             fileId: fileId,
@@ -618,6 +724,7 @@ package struct ListingFact {
             signedDateMs: signedDateMs,
             refundReversed: refundReversed,
             familyShared: familyShared,
+            environmentConflict: environmentConflict,
             productId: productId,
             originalId: originalId,
             purchaseDateMs: purchaseDateMs,
@@ -630,7 +737,11 @@ package struct ListingFact {
             itemBundleId: itemBundleId,
             itemSignature: itemSignature,
             itemSignatureReason: itemSignatureReason,
-            itemSignedDateMs: itemSignedDateMs
+            itemSignedDateMs: itemSignedDateMs,
+            quantity: quantity,
+            expiresDateMs: expiresDateMs,
+            webOrderLineItemId: webOrderLineItemId,
+            type: type
         )
     }
 
@@ -649,6 +760,7 @@ package struct ListingFact {
         signedDateMs: Int64?,
         refundReversed: Bool,
         familyShared: Bool,
+        environmentConflict: Bool,
         productId: UnsafeBufferPointer<UInt8>?,
         originalId: FactIdInput,
         purchaseDateMs: Int64?,
@@ -659,7 +771,11 @@ package struct ListingFact {
         itemEnvironment: (EnvironmentCode, UnsafeBufferPointer<UInt8>?),
         itemBundleId: UnsafeBufferPointer<UInt8>?,
         itemSignature: UnsafeBufferPointer<UInt8>?,
-        itemSignedDateMs: Int64?
+        itemSignedDateMs: Int64?,
+        quantity: Int64?,
+        expiresDateMs: Int64?,
+        webOrderLineItemId: UnsafeBufferPointer<UInt8>?,
+        type: UnsafeBufferPointer<UInt8>?
     ) {
         w.u8(FactKind.listing.rawValue)
         w.id(id)
@@ -675,6 +791,7 @@ package struct ListingFact {
         var flagsBits: UInt8 = 0
         if refundReversed { flagsBits |= 1 }
         if familyShared { flagsBits |= 2 }
+        if environmentConflict { flagsBits |= 4 }
         w.u8(flagsBits)
         w.text(productId)
         w.id(originalId)
@@ -687,6 +804,10 @@ package struct ListingFact {
         w.text(itemBundleId)
         w.signature(itemSignature)
         w.optional(itemSignedDateMs)
+        w.optional(quantity)
+        w.optional(expiresDateMs)
+        w.text(webOrderLineItemId)
+        w.text(type)
     }
 }
 
@@ -716,10 +837,15 @@ package struct CarrierFact {
     package var restore: Bool
     package var isCarried: Bool
     package var isGrant: Bool
+    package var environmentConflict: Bool
     /// Rule 14: 0 resolved, 1 no_verify_response, 2 retryable_status.
     package var unresolved: UInt8
     /// Rule 13: a `Grant` reason code, 0 proven.
     package var unproven: UInt8
+    /// Units this request credited of the transaction (`credited_quantity`), when logged.
+    package var creditedQuantity: Int64?
+    /// When the receipt of the final answer was made (rule 21).
+    package var finalReceiptCreatedMs: Int64?
     /// The request's lines, then its answers.
     package var evidence: Range<Int>
 
@@ -766,8 +892,11 @@ package struct CarrierFact {
         restore: Bool,
         isCarried: Bool,
         isGrant: Bool,
+        environmentConflict: Bool,
         unresolved: UInt8,
         unproven: UInt8,
+        creditedQuantity: Int64?,
+        finalReceiptCreatedMs: Int64?,
         evidence: Range<Int>
     ) {
         self.id = id
@@ -787,8 +916,11 @@ package struct CarrierFact {
         self.restore = restore
         self.isCarried = isCarried
         self.isGrant = isGrant
+        self.environmentConflict = environmentConflict
         self.unresolved = unresolved
         self.unproven = unproven
+        self.creditedQuantity = creditedQuantity
+        self.finalReceiptCreatedMs = finalReceiptCreatedMs
         self.evidence = evidence
     }
 
@@ -813,8 +945,11 @@ package struct CarrierFact {
         let restore = flagsBits & 16 != 0
         let isCarried = flagsBits & 32 != 0
         let isGrant = flagsBits & 64 != 0
+        let environmentConflict = flagsBits & 128 != 0
         let unresolved = r.u8()
         let unproven = r.u8()
+        let creditedQuantity = r.optionalInt()
+        let finalReceiptCreatedMs = r.optionalInt()
         let evidenceStart = evidence.count
         for _ in 0..<r.varint() { evidence.append(Evidence.read(&r)) }
         let evidenceRange = evidenceStart..<evidence.count
@@ -836,8 +971,11 @@ package struct CarrierFact {
             restore: restore,
             isCarried: isCarried,
             isGrant: isGrant,
+            environmentConflict: environmentConflict,
             unresolved: unresolved,
             unproven: unproven,
+            creditedQuantity: creditedQuantity,
+            finalReceiptCreatedMs: finalReceiptCreatedMs,
             evidence: evidenceRange
         )
     }
@@ -862,8 +1000,11 @@ package struct CarrierFact {
         restore: Bool,
         isCarried: Bool,
         isGrant: Bool,
+        environmentConflict: Bool,
         unresolved: UInt8,
         unproven: UInt8,
+        creditedQuantity: Int64?,
+        finalReceiptCreatedMs: Int64?,
         evidenceCount: Int,
         evidence: (inout FactWriter) -> Void
     ) {
@@ -886,9 +1027,12 @@ package struct CarrierFact {
         if restore { flagsBits |= 16 }
         if isCarried { flagsBits |= 32 }
         if isGrant { flagsBits |= 64 }
+        if environmentConflict { flagsBits |= 128 }
         w.u8(flagsBits)
         w.u8(unresolved)
         w.u8(unproven)
+        w.optional(creditedQuantity)
+        w.optional(finalReceiptCreatedMs)
         w.varint(evidenceCount)
         evidence(&w)
     }
@@ -938,34 +1082,58 @@ package struct NotificationFact {
     }
 }
 
-/// A listing with a `web_order_line_item_id`, keyed by `original_transaction_id` (re-issued ids).
+/// A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase
+/// (SEMANTICS rule 18: a subscription period by its web order line item, a non-consumable by its original id).
 ///
-/// Stream `billing`; kind byte 8.
-package struct BillingFact {
+/// Stream `purchases`; kind byte 8.
+package struct PurchaseFact {
     package var fileId: UInt32
     package var line: UInt32
     package var originalId: FactId?
-    package var lineItem: FactText
+    package var lineItem: FactText?
     package var id: FactId?
+    package var productId: FactText?
+    /// JWS `type`.
+    package var type: FactText?
 
-    package init(fileId: UInt32, line: UInt32, originalId: FactId?, lineItem: FactText, id: FactId?) {
+    package init(
+        fileId: UInt32,
+        line: UInt32,
+        originalId: FactId?,
+        lineItem: FactText?,
+        id: FactId?,
+        productId: FactText?,
+        type: FactText?
+    ) {
         self.fileId = fileId
         self.line = line
         self.originalId = originalId
         self.lineItem = lineItem
         self.id = id
+        self.productId = productId
+        self.type = type
     }
 
     /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
     @inline(__always)
-    package static func read(_ r: inout FactReader, chunkFile: UInt32) -> BillingFact {
+    package static func read(_ r: inout FactReader, chunkFile: UInt32) -> PurchaseFact {
         let fileIdStored = r.u32()
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
         let originalId = r.id()
-        let lineItem = r.text()!
+        let lineItem = r.text()
         let id = r.id()
-        return BillingFact(fileId: fileId, line: line, originalId: originalId, lineItem: lineItem, id: id)
+        let productId = r.text()
+        let type = r.text()
+        return PurchaseFact(
+            fileId: fileId,
+            line: line,
+            originalId: originalId,
+            lineItem: lineItem,
+            id: id,
+            productId: productId,
+            type: type
+        )
     }
 
     /// Writes the fact, its kind byte first.
@@ -974,15 +1142,19 @@ package struct BillingFact {
         fileId: UInt32,
         line: UInt32,
         originalId: FactIdInput,
-        lineItem: UnsafeBufferPointer<UInt8>,
-        id: FactIdInput
+        lineItem: UnsafeBufferPointer<UInt8>?,
+        id: FactIdInput,
+        productId: UnsafeBufferPointer<UInt8>?,
+        type: UnsafeBufferPointer<UInt8>?
     ) {
-        w.u8(FactKind.billing.rawValue)
+        w.u8(FactKind.purchase.rawValue)
         w.u32(fileId)
         w.u32(line)
         w.id(originalId)
         w.text(lineItem)
         w.id(id)
+        w.text(productId)
+        w.text(type)
     }
 }
 
@@ -996,12 +1168,20 @@ package struct FileFacts {
     package var signedAppleRecords: Int64
     /// Transactions listed by the Apple records.
     package var appleItems: Int64
+    /// Apple records whose environment signals disagree (rule 24).
+    package var environmentConflicts: Int64
+    /// Apple answers naming no environment anywhere: read as production (rule 24).
+    package var environmentUnknown: Int64
     /// The newest client `ts` and its first line.
     package var newestClient: (ms: Int64, line: UInt32)?
     /// The newest server `ts`.
     package var newestServer: (ms: Int64, line: UInt32)?
     /// The newest `received_at`.
     package var newestReceived: (ms: Int64, line: UInt32)?
+    /// The oldest client `ts` (the audit window's default start, rule 17).
+    package var oldestClient: (ms: Int64, line: UInt32)?
+    /// The oldest server `ts`.
+    package var oldestServer: (ms: Int64, line: UInt32)?
     /// VerifyReceipt responses by `status`.
     package var statusCounts: [Int64: Int64]
     /// Verification requests by `latency_ms`.
@@ -1013,9 +1193,13 @@ package struct FileFacts {
         appleRecords: Int64,
         signedAppleRecords: Int64,
         appleItems: Int64,
+        environmentConflicts: Int64,
+        environmentUnknown: Int64,
         newestClient: (ms: Int64, line: UInt32)?,
         newestServer: (ms: Int64, line: UInt32)?,
         newestReceived: (ms: Int64, line: UInt32)?,
+        oldestClient: (ms: Int64, line: UInt32)?,
+        oldestServer: (ms: Int64, line: UInt32)?,
         statusCounts: [Int64: Int64],
         latencyCounts: [Int64: Int64]
     ) {
@@ -1024,9 +1208,13 @@ package struct FileFacts {
         self.appleRecords = appleRecords
         self.signedAppleRecords = signedAppleRecords
         self.appleItems = appleItems
+        self.environmentConflicts = environmentConflicts
+        self.environmentUnknown = environmentUnknown
         self.newestClient = newestClient
         self.newestServer = newestServer
         self.newestReceived = newestReceived
+        self.oldestClient = oldestClient
+        self.oldestServer = oldestServer
         self.statusCounts = statusCounts
         self.latencyCounts = latencyCounts
     }
@@ -1039,9 +1227,13 @@ package struct FileFacts {
         let appleRecords = r.i64()
         let signedAppleRecords = r.i64()
         let appleItems = r.i64()
-        let newestClient = r.newest()
-        let newestServer = r.newest()
-        let newestReceived = r.newest()
+        let environmentConflicts = r.i64()
+        let environmentUnknown = r.i64()
+        let newestClient = r.instant()
+        let newestServer = r.instant()
+        let newestReceived = r.instant()
+        let oldestClient = r.instant()
+        let oldestServer = r.instant()
         let statusCounts = r.histogram()
         let latencyCounts = r.histogram()
         return FileFacts(
@@ -1050,9 +1242,13 @@ package struct FileFacts {
             appleRecords: appleRecords,
             signedAppleRecords: signedAppleRecords,
             appleItems: appleItems,
+            environmentConflicts: environmentConflicts,
+            environmentUnknown: environmentUnknown,
             newestClient: newestClient,
             newestServer: newestServer,
             newestReceived: newestReceived,
+            oldestClient: oldestClient,
+            oldestServer: oldestServer,
             statusCounts: statusCounts,
             latencyCounts: latencyCounts
         )
@@ -1066,9 +1262,13 @@ package struct FileFacts {
         appleRecords: Int64,
         signedAppleRecords: Int64,
         appleItems: Int64,
+        environmentConflicts: Int64,
+        environmentUnknown: Int64,
         newestClient: (ms: Int64, line: UInt32)?,
         newestServer: (ms: Int64, line: UInt32)?,
         newestReceived: (ms: Int64, line: UInt32)?,
+        oldestClient: (ms: Int64, line: UInt32)?,
+        oldestServer: (ms: Int64, line: UInt32)?,
         statusCounts: [Int64: Int64],
         latencyCounts: [Int64: Int64]
     ) {
@@ -1078,9 +1278,13 @@ package struct FileFacts {
         w.i64(appleRecords)
         w.i64(signedAppleRecords)
         w.i64(appleItems)
-        w.newest(newestClient)
-        w.newest(newestServer)
-        w.newest(newestReceived)
+        w.i64(environmentConflicts)
+        w.i64(environmentUnknown)
+        w.instant(newestClient)
+        w.instant(newestServer)
+        w.instant(newestReceived)
+        w.instant(oldestClient)
+        w.instant(oldestServer)
         w.histogram(statusCounts)
         w.histogram(latencyCounts)
     }
@@ -1118,6 +1322,79 @@ package struct LinkFact {
         w.id(id)
         w.u32(fileId)
         w.u32(line)
+        w.text(userId)
+    }
+}
+
+/// (Made during reconciliation, spilled by user and product.) A user holds a credited, unrefunded purchase of a
+/// product (rule 23: a refunded purchase superseded by a later one is no refund still granted).
+///
+/// Stream `transactions`; kind byte 11.
+package struct HoldingFact {
+    package var userId: FactText
+    package var productId: FactText
+    package var id: FactId
+    /// Apple's purchase date, else the grant's `ts`.
+    package var purchaseMs: Int64
+
+    package init(userId: FactText, productId: FactText, id: FactId, purchaseMs: Int64) {
+        self.userId = userId
+        self.productId = productId
+        self.id = id
+        self.purchaseMs = purchaseMs
+    }
+
+    /// Reads the fact after its kind byte.
+    @inline(__always)
+    package static func read(_ r: inout FactReader) -> HoldingFact {
+        let userId = r.text()!
+        let productId = r.text()!
+        let id = r.id()!
+        let purchaseMs = r.i64()
+        return HoldingFact(userId: userId, productId: productId, id: id, purchaseMs: purchaseMs)
+    }
+
+    /// Writes the fact, its kind byte first.
+    package static func write(
+        _ w: inout FactWriter,
+        userId: UnsafeBufferPointer<UInt8>,
+        productId: UnsafeBufferPointer<UInt8>,
+        id: FactIdInput,
+        purchaseMs: Int64
+    ) {
+        w.u8(FactKind.holding.rawValue)
+        w.text(userId)
+        w.text(productId)
+        w.id(id)
+        w.i64(purchaseMs)
+    }
+}
+
+/// (Made during reconciliation, spilled by original id.) A user was granted a period of the subscription
+/// `originalId` (rule 9: a renewal only Apple lists is attributed to that user).
+///
+/// Stream `transactions`; kind byte 12.
+package struct OwnerFact {
+    package var originalId: FactId
+    package var userId: FactText
+
+    package init(originalId: FactId, userId: FactText) {
+        self.originalId = originalId
+        self.userId = userId
+    }
+
+    /// Reads the fact after its kind byte.
+    @inline(__always)
+    package static func read(_ r: inout FactReader) -> OwnerFact {
+        let originalId = r.id()!
+        let userId = r.text()!
+        return OwnerFact(originalId: originalId, userId: userId)
+    }
+
+    /// Writes the fact, its kind byte first.
+    package static func write(_ w: inout FactWriter, originalId: FactIdInput, userId: UnsafeBufferPointer<UInt8>) {
+        w.u8(FactKind.owner.rawValue)
+        w.id(originalId)
         w.text(userId)
     }
 }

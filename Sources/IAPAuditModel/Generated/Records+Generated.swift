@@ -101,6 +101,9 @@ public struct ServerRequest: Hashable, Sendable {
     public var transactionIds: [String]
     /// What the server actually credited, when it logs it.
     public var creditedTransactionIds: [String]?
+    /// `credited_quantity`: how many units the server credited, by id: a number in the log applies to every
+    /// id the record credits, an object `{"T": n}` gives each id its own (SEMANTICS rule 20); nil when not logged.
+    public var creditedQuantities: [String: Int]?
     public var restore: Bool
     public var receiptSha256: String?
     /// The status the server logged; never proof (SEMANTICS rule 3).
@@ -120,6 +123,7 @@ public struct ServerRequest: Hashable, Sendable {
         deviceId: String? = nil,
         transactionIds: [String],
         creditedTransactionIds: [String]? = nil,
+        creditedQuantities: [String: Int]? = nil,
         restore: Bool,
         receiptSha256: String? = nil,
         verifyStatus: Int? = nil,
@@ -135,6 +139,7 @@ public struct ServerRequest: Hashable, Sendable {
         self.deviceId = deviceId
         self.transactionIds = transactionIds
         self.creditedTransactionIds = creditedTransactionIds
+        self.creditedQuantities = creditedQuantities
         self.restore = restore
         self.receiptSha256 = receiptSha256
         self.verifyStatus = verifyStatus
@@ -156,6 +161,8 @@ package struct ServerRow: Sendable {
     package var transactionIdsJSON: TextRef
     package var creditedTransactionIds: Range<Int32>?
     package var creditedTransactionIdsJSON: TextRef
+    package var creditedQuantities: Range<Int32>?
+    package var creditedQuantitiesJSON: TextRef
     package var restore: Bool
     package var receiptSha256: TextRef
     package var verifyStatus: Int64?
@@ -174,6 +181,8 @@ package struct ServerRow: Sendable {
         transactionIdsJSON: TextRef = .null,
         creditedTransactionIds: Range<Int32>? = nil,
         creditedTransactionIdsJSON: TextRef = .null,
+        creditedQuantities: Range<Int32>? = nil,
+        creditedQuantitiesJSON: TextRef = .null,
         restore: Bool,
         receiptSha256: TextRef = .null,
         verifyStatus: Int64? = nil,
@@ -191,6 +200,8 @@ package struct ServerRow: Sendable {
         self.transactionIdsJSON = transactionIdsJSON
         self.creditedTransactionIds = creditedTransactionIds
         self.creditedTransactionIdsJSON = creditedTransactionIdsJSON
+        self.creditedQuantities = creditedQuantities
+        self.creditedQuantitiesJSON = creditedQuantitiesJSON
         self.restore = restore
         self.receiptSha256 = receiptSha256
         self.verifyStatus = verifyStatus
@@ -738,6 +749,8 @@ package struct RecordBatch: Sendable {
     package var pendingRenewals: [PendingRenewalRow] = []
     /// The ids of id lists (`ServerRow.transactionIds`…): rows hold ranges of it.
     package var ids: [TextRef] = []
+    /// The (id, quantity) pairs of quantity fields (`ServerRow.creditedQuantities`…), ids sorted: rows hold ranges of it.
+    package var quantities: [(id: TextRef, quantity: Int64)] = []
     package var rejections: [Rejection] = []
     /// The reconciliation facts of these rows, once encoded (`FactEncoder`); nil until then.
     package var facts: FactSet? = nil
@@ -779,6 +792,8 @@ extension RecordBatch {
             transactionIdsJSON: arena.append(IdList.encode(r.transactionIds)),
             creditedTransactionIds: r.creditedTransactionIds.map { appendIds($0) },
             creditedTransactionIdsJSON: arena.append(r.creditedTransactionIds.map(IdList.encode)),
+            creditedQuantities: r.creditedQuantities.map { appendQuantities($0) },
+            creditedQuantitiesJSON: arena.append(r.creditedQuantities.map(QuantityList.encode)),
             restore: r.restore,
             receiptSha256: arena.append(r.receiptSha256),
             verifyStatus: r.verifyStatus.map(Int64.init),
@@ -868,6 +883,12 @@ extension RecordBatch {
             gracePeriodExpiresDateMs: r.gracePeriodExpiresDateMs
         )
         pendingRenewals.append(row)
+    }
+
+    private mutating func appendQuantities(_ values: [String: Int]) -> Range<Int32> {
+        let start = Int32(quantities.count)
+        for (id, n) in QuantityList.sorted(values) { quantities.append((arena.append(id), Int64(n))) }
+        return start..<Int32(quantities.count)
     }
 
     private mutating func appendIds(_ values: [String]) -> Range<Int32> {

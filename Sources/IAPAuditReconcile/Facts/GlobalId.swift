@@ -12,6 +12,12 @@ enum GlobalId: Hashable, Comparable {
         }
     }
 
+    /// The id a text spells (a number when its digits are canonical, as the fact format keeps it).
+    init(_ text: String) {
+        var text = text
+        self = text.withUTF8 { FactKey.canonicalNumber($0) }.map { .number($0) } ?? .text(text)
+    }
+
     /// The id exactly as the input wrote it.
     var text: String {
         switch self {
@@ -20,7 +26,7 @@ enum GlobalId: Hashable, Comparable {
         }
     }
 
-    /// `BillingEvents` order: shortest first, then smallest text.
+    /// `Purchases` order: shortest first, then smallest text.
     static func < (a: GlobalId, b: GlobalId) -> Bool { (a.text.count, a.text) < (b.text.count, b.text) }
 
     var partition: Int {

@@ -31,6 +31,7 @@ enum RecordTables {
             device_id TEXT,
             transaction_ids TEXT NOT NULL,
             credited_transaction_ids TEXT,
+            credited_quantity TEXT,
             restore INTEGER NOT NULL,
             receipt_sha256 TEXT,
             verify_status INTEGER,
@@ -170,6 +171,7 @@ final class RecordInserts {
                 serverRequest.bind(ServerRequestColumn.deviceId, text: r.deviceId, in: base)
                 serverRequest.bind(ServerRequestColumn.transactionIds, text: r.transactionIdsJSON, in: base)
                 serverRequest.bind(ServerRequestColumn.creditedTransactionIds, text: r.creditedTransactionIdsJSON, in: base)
+                serverRequest.bind(ServerRequestColumn.creditedQuantities, text: r.creditedQuantitiesJSON, in: base)
                 serverRequest.bind(ServerRequestColumn.restore, r.restore)
                 serverRequest.bind(ServerRequestColumn.receiptSha256, text: r.receiptSha256, in: base)
                 serverRequest.bind(ServerRequestColumn.verifyStatus, r.verifyStatus)
@@ -291,6 +293,7 @@ private enum ServerRequestColumn: Int32 {
     case deviceId
     case transactionIds
     case creditedTransactionIds
+    case creditedQuantities
     case restore
     case receiptSha256
     case verifyStatus
@@ -300,8 +303,9 @@ private enum ServerRequestColumn: Int32 {
 
     static let insert = """
         INSERT INTO server_request (record_id, file_id, line, ts_ms, request_id, event, user_id, device_id, transaction_ids,
-            credited_transaction_ids, restore, receipt_sha256, verify_status, environment, granted, latency_ms)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            credited_transaction_ids, credited_quantity, restore, receipt_sha256, verify_status, environment, granted,
+            latency_ms)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
         """
 }
 

@@ -103,8 +103,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(
             run.out.components(separatedBy: "\n").last,
-            "Note: --transactions 1 was raised to 146: the planted scenarios alone need that many")
-        XCTAssertTrue(run.out.contains("(146 client transactions, 84 planted findings in answer-key.json)"), run.out)
+            "Note: --transactions 1 was raised to 196: the planted scenarios alone need that many")
+        XCTAssertTrue(run.out.contains("(196 client transactions, 119 planted findings in answer-key.json)"), run.out)
     }
 
     func testCouldNotCompleteExits1() {
@@ -167,7 +167,7 @@ final class CommandLineTests: XCTestCase {
                 """
                 import json, sys, openpyxl
                 ws = openpyxl.load_workbook(sys.argv[1])["dropped_order"]
-                print(json.dumps([[c.value, c.data_type] for c in ws["G"]]))
+                print(json.dumps([[c.value, c.data_type] for c in ws["H"]]))
                 """, args: [out + "/audit.xlsx"]) as! [[String]]
         XCTAssertEqual(cells, [["user_ids", "s"], ["u1", "s"], ["=HYPERLINK(\"x\", \"y\")", "s"]], "a comma inside a user id survives")
     }

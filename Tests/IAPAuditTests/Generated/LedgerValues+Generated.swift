@@ -34,6 +34,7 @@ extension RecordBatch {
             deviceId: text(r.deviceId),
             transactionIds: idList(r.transactionIds),
             creditedTransactionIds: r.creditedTransactionIds.map(idList),
+            creditedQuantities: r.creditedQuantities.map(quantityMap),
             restore: r.restore,
             receiptSha256: text(r.receiptSha256),
             verifyStatus: r.verifyStatus.map { Int($0) },
@@ -124,6 +125,10 @@ extension RecordBatch {
     }
 
     private func idList(_ range: Range<Int32>) -> [String] { range.map { text(ids[Int($0)]) ?? "" } }
+
+    private func quantityMap(_ range: Range<Int32>) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: range.map { (text(quantities[Int($0)].id) ?? "", Int(quantities[Int($0)].quantity)) })
+    }
 }
 
 /// Every record of a ledger as values, each kind in (path, line) order.
@@ -221,7 +226,8 @@ extension AuditStore {
         let serverRequestQuery = try database.prepare(
             """
             SELECT t.record_id, f.path, t.line, t.ts_ms, t.request_id, t.event, t.user_id, t.device_id, t.transaction_ids,
-                t.credited_transaction_ids, t.restore, t.receipt_sha256, t.verify_status, t.environment, t.granted, t.latency_ms
+                t.credited_transaction_ids, t.credited_quantity, t.restore, t.receipt_sha256, t.verify_status, t.environment,
+                t.granted, t.latency_ms
             FROM server_request t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
             """)
         while try serverRequestQuery.step() {
@@ -234,12 +240,13 @@ extension AuditStore {
                 deviceId: serverRequestQuery.optionalText(7),
                 transactionIds: IdList.decode(serverRequestQuery.text(8)),
                 creditedTransactionIds: serverRequestQuery.optionalText(9).map(IdList.decode),
-                restore: serverRequestQuery.int64(10) != 0,
-                receiptSha256: serverRequestQuery.optionalText(11),
-                verifyStatus: serverRequestQuery.optionalInt64(12).map { Int($0) },
-                environment: serverRequestQuery.optionalText(13),
-                granted: serverRequestQuery.int64(14) != 0,
-                latencyMs: serverRequestQuery.optionalInt64(15)
+                creditedQuantities: serverRequestQuery.optionalText(10).map(QuantityList.decode),
+                restore: serverRequestQuery.int64(11) != 0,
+                receiptSha256: serverRequestQuery.optionalText(12),
+                verifyStatus: serverRequestQuery.optionalInt64(13).map { Int($0) },
+                environment: serverRequestQuery.optionalText(14),
+                granted: serverRequestQuery.int64(15) != 0,
+                latencyMs: serverRequestQuery.optionalInt64(16)
             )
             ledger.serverRequests.append(value)
         }
@@ -294,6 +301,11 @@ extension AuditStore {
 enum FactSamples {
     static func all() -> [(kind: String, bytes: [UInt8])] {
         var result: [(kind: String, bytes: [UInt8])] = []
+        func requestLineCreditedQuantities(_ w: inout FactWriter) {
+            for _ in 0..<2 {
+                RequestLineFact.Quantity.write(&w, id: .bytes(text("id1")), quantity: 2000000014)
+            }
+        }
         var requestLine = FactWriter()
         RequestLineFact.write(
             &requestLine,
@@ -308,7 +320,9 @@ enum FactSamples {
             userId: text("t8-é"),
             environment: text("t9-é"),
             posted: [.number(10), .bytes(text("x-10")), .bytes(text("010"))],
-            credited: [.number(11), .bytes(text("x-11")), .bytes(text("011"))]
+            credited: [.number(11), .bytes(text("x-11")), .bytes(text("011"))],
+            creditedQuantitiesCount: 2,
+            creditedQuantities: requestLineCreditedQuantities
         )
         result.append(("requestLine", requestLine.bytes))
         func linkedResponseItems(_ w: inout FactWriter) {
@@ -335,6 +349,8 @@ enum FactSamples {
             isRetryable: false,
             bundleId: text("t8-é"),
             signatureFailed: true,
+            environmentConflict: false,
+            receiptCreationDateMs: nil,
             itemsCount: 2,
             items: linkedResponseItems
         )
@@ -349,7 +365,8 @@ enum FactSamples {
             state: ClientState.allCases.last!,
             userId: text("t6-é"),
             productId: text("t7-é"),
-            originalId: text("t8-é")
+            originalId: text("t8-é"),
+            quantity: 15300000000000
         )
         result.append(("client", client.bytes))
         var revoke = FactWriter()
@@ -370,6 +387,7 @@ enum FactSamples {
             signedDateMs: nil,
             refundReversed: true,
             familyShared: false,
+            environmentConflict: true,
             productId: text("t12-é"),
             originalId: .bytes(text("id13")),
             purchaseDateMs: nil,
@@ -380,7 +398,11 @@ enum FactSamples {
             itemEnvironment: (.other, text("Env19")),
             itemBundleId: text("t20-é"),
             itemSignature: text("invalid:reason21"),
-            itemSignedDateMs: nil
+            itemSignedDateMs: nil,
+            quantity: 39100000000000,
+            expiresDateMs: nil,
+            webOrderLineItemId: text("t25-é"),
+            type: text("t26-é")
         )
         result.append(("listing", listing.bytes))
         func carrierEvidence(_ w: inout FactWriter) {
@@ -408,8 +430,11 @@ enum FactSamples {
             restore: true,
             isCarried: false,
             isGrant: true,
+            environmentConflict: false,
             unresolved: 12,
             unproven: 13,
+            creditedQuantity: nil,
+            finalReceiptCreatedMs: 25500000000000,
             evidenceCount: 2,
             evidence: carrierEvidence
         )
@@ -417,16 +442,18 @@ enum FactSamples {
         var notification = FactWriter()
         NotificationFact.write(&notification, fileId: 1007, line: 2007, uuid: text("t3-é"), signatureFailed: true)
         result.append(("notification", notification.bytes))
-        var billing = FactWriter()
-        BillingFact.write(
-            &billing,
+        var purchase = FactWriter()
+        PurchaseFact.write(
+            &purchase,
             fileId: 1007,
             line: 2007,
             originalId: .bytes(text("id3")),
             lineItem: text("t4-é"),
-            id: .bytes(text("id5"))
+            id: .bytes(text("id5")),
+            productId: text("t6-é"),
+            type: text("t7-é")
         )
-        result.append(("billing", billing.bytes))
+        result.append(("purchase", purchase.bytes))
         var summary = FactWriter()
         FileFacts.write(
             &summary,
@@ -435,16 +462,26 @@ enum FactSamples {
             appleRecords: 3000000021,
             signedAppleRecords: 4000000028,
             appleItems: 5000000035,
+            environmentConflicts: 6000000042,
+            environmentUnknown: 7000000049,
             newestClient: nil,
-            newestServer: (ms: 12530000000000, line: 7),
+            newestServer: (ms: 16110000000000, line: 9),
             newestReceived: nil,
-            statusCounts: [9: 2, -9: 3, 0: 9],
-            latencyCounts: [10: 2, -10: 3, 0: 10]
+            oldestClient: (ms: 19690000000000, line: 11),
+            oldestServer: nil,
+            statusCounts: [13: 2, -13: 3, 0: 13],
+            latencyCounts: [14: 2, -14: 3, 0: 14]
         )
         result.append(("summary", summary.bytes))
         var link = FactWriter()
         LinkFact.write(&link, id: .bytes(text("id1")), fileId: 2007, line: 3007, userId: text("t4-é"))
         result.append(("link", link.bytes))
+        var holding = FactWriter()
+        HoldingFact.write(&holding, userId: text("t1-é"), productId: text("t2-é"), id: .bytes(text("id3")), purchaseMs: 4000000028)
+        result.append(("holding", holding.bytes))
+        var owner = FactWriter()
+        OwnerFact.write(&owner, originalId: .bytes(text("id1")), userId: text("t2-é"))
+        result.append(("owner", owner.bytes))
         return result
     }
 

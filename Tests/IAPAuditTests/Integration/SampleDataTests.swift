@@ -34,8 +34,11 @@ final class SampleDataTests: XCTestCase {
 
     func testFindingsEqualTheAnswerKey() throws {
         let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
-        let expected = key.map { "\($0["kind"]!)/\($0["reason"]!)/\($0["transaction_id"]!)" }.sorted()
-        let found = try audit().snapshot.findings.all().map { "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" }.sorted()
+        // A dropped order also says whether Apple confirms it (rule 22).
+        let expected = key.map { "\($0["kind"]!)/\($0["reason"]!)/\($0["transaction_id"]!)/\($0["apple_confirmation"] ?? "-")" }.sorted()
+        let found = try audit().snapshot.findings.all().map {
+            "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)/\($0.appleConfirmation?.rawValue ?? "-")"
+        }.sorted()
         let missing = Set(expected).subtracting(found).sorted()
         let extra = Set(found).subtracting(expected).sorted()
         XCTAssertEqual(missing, [], "planted but not found")
@@ -132,10 +135,11 @@ final class SampleDataTests: XCTestCase {
                     if row[0] == "Total": out["summary"]["inputs"] = list(row[4:7])
                     if row[0] == "Total problems": out["summary"]["problems"] = row[3]
                     if row[0] == "Total info": out["summary"]["info"] = row[3]
+                    if row[0] == "Dropped orders": out["summary"]["dropped"] = list(row[3:6])
                     if row[0] == "run_status": out["summary"]["run_status"] = row[1]
                 out["charts"] = len(s._charts)
                 ws = wb["dropped_order"]
-                out["first_seen_type"] = type(ws["I2"].value).__name__ if ws.max_row > 1 else None
+                out["first_seen_type"] = type(ws["J2"].value).__name__ if ws.max_row > 1 else None
                 print(json.dumps(out))
                 """, args: [Self.out + "/audit.xlsx"]) as! [String: Any]
         XCTAssertEqual(
@@ -159,11 +163,17 @@ final class SampleDataTests: XCTestCase {
         let summary = try XCTUnwrap(read["summary"] as? [String: Any])
         let counts = try XCTUnwrap(try answerKey()["counts"] as? [String: Int])
         let lines = counts["client_lines"]! + counts["server_lines"]! + counts["verify_lines"]!
-        XCTAssertEqual(lines, 6518)
+        XCTAssertEqual(lines, 6519)
         XCTAssertEqual(summary["inputs"] as? [Int], [lines, lines, 0], "records in = imported + rejected")
         XCTAssertEqual(summary["run_status"] as? String, "complete")
-        XCTAssertEqual(summary["problems"] as? Int, 84)
-        XCTAssertEqual(summary["info"] as? Int, 28)
+        XCTAssertEqual(summary["problems"] as? Int, 110)
+        XCTAssertEqual(summary["info"] as? Int, 50)
+        // Rule 22: the Summary splits dropped orders into confirmed by Apple and claimed by the client alone.
+        let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
+        let confirmed = key.filter { $0["apple_confirmation"] == "confirmed" }.count
+        let claimed = key.filter { $0["apple_confirmation"] == "claimed" }.count
+        XCTAssertEqual(summary["dropped"] as? [Int], [confirmed + claimed, confirmed, claimed])
+        XCTAssertEqual([confirmed, claimed], [16, 24])
         XCTAssertEqual(read["charts"] as? Int, 1)
         XCTAssertEqual(read["first_seen_type"] as? String, "datetime")
     }

@@ -82,9 +82,9 @@ final class PartitionedReconcileTests: XCTestCase {
             let first = String(3_000_000_000 + i)
             let second = String(4_000_000_000 + i * 7)
             if partition(first) != partition(second) { split += 1 }
-            var a = LedgerBuilder.item(first, original: "9\(i)", product: "sub", purchased: "09:00")
+            var a = LedgerBuilder.item(first, original: "9\(i)", product: "sub", purchased: "10:00")
             a.webOrderLineItemId = "77\(i)"
-            var c = LedgerBuilder.item(second, original: "9\(i)", product: "sub", purchased: "09:00")
+            var c = LedgerBuilder.item(second, original: "9\(i)", product: "sub", purchased: "10:00")
             c.webOrderLineItemId = "77\(i)"
             if i % 2 == 0 {
                 b.request("r\(i)", ids: [first], granted: true, at: "10:00")

@@ -93,7 +93,7 @@ final class ReconcileGrantProofTests: XCTestCase {
     func testPostedIdMatchingNothingStandsForItself() {
         let b = LedgerBuilder()
         b.request("r1", ids: ["O9"], granted: true, at: "10:00")
-        b.response(for: "r1", receipt: [LedgerBuilder.item("T1", original: "O1", purchased: "09:00")], at: "10:01")
+        b.response(for: "r1", receipt: [LedgerBuilder.item("T1", original: "O1", purchased: "10:00")], at: "10:01")
         XCTAssertEqual(b.findings(), ["dropped_order/in_receipt_never_credited/T1", "invalid_credit/not_in_receipt/O9"])
     }
 
@@ -138,11 +138,17 @@ final class ReconcileGrantProofTests: XCTestCase {
         XCTAssertEqual(b.findings(), [])
     }
 
-    func testStatus21006IsNotProof() {
+    /// Rule 7: 21006 (valid receipt, subscription expired) whose receipt lists T proves T was paid; one
+    /// that does not list T proves nothing for T.
+    func testStatus21006ListingTIsProof() {
         let b = LedgerBuilder()
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
         b.response(for: "r1", status: 21006, receipt: [LedgerBuilder.item("T1", sections: ["receipt"])], at: "10:01")
-        XCTAssertEqual(b.findings(), ["invalid_credit/nonzero_status/T1"])
+        XCTAssertEqual(b.findings(), [])
+        let other = LedgerBuilder()
+        other.request("r1", ids: ["T1"], granted: true, at: "10:00")
+        other.response(for: "r1", status: 21006, receipt: [LedgerBuilder.item("T2", sections: ["receipt"])], at: "10:01")
+        XCTAssertEqual(other.findings(), ["invalid_credit/nonzero_status/T1"])
     }
 
     func testParsedLatestReceiptInfoObjectIsProof() throws {
@@ -172,7 +178,7 @@ final class ReconcileGrantProofTests: XCTestCase {
         XCTAssertEqual(theirs.findings(), ["invalid_credit/bundle_mismatch/T1"])
     }
 
-    func testParsedIOS6Status21006IsNotProof() throws {
+    func testParsedIOS6Status21006ListingTIsProof() throws {
         let b = LedgerBuilder()
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
         try b.parsedResponse(
@@ -180,7 +186,7 @@ final class ReconcileGrantProofTests: XCTestCase {
             json: """
                 {"status": 21006, "receipt": {"bid": "com.ours", "transaction_id": "T1", "product_id": "p.c"}}
                 """, at: "10:01")
-        XCTAssertEqual(b.findings(), ["invalid_credit/nonzero_status/T1"])
+        XCTAssertEqual(b.findings(), [])
     }
 
     func testParsedSameTransactionInInAppAndLatestReceiptInfoIsOneItem() throws {

@@ -95,11 +95,13 @@ final class ReconcileInputRulesTests: XCTestCase {
         XCTAssertEqual(b.findings(), [])
     }
 
-    func testApplesEnvironmentFieldBeatsTheReceiptType() {
+    /// Rule 24: `environment` Production with a `receipt_type` ending in Sandbox is a record whose signals
+    /// disagree: it proves no production payment, and a credit resting on it is a sandbox leak.
+    func testProductionWithASandboxReceiptTypeIsAnEnvironmentConflict() {
         let b = LedgerBuilder()
         b.request("r1", ids: ["T1"], granted: true, at: "10:00")
         b.response(for: "r1", env: "Production", receiptType: "ProductionSandbox", items: ["T1"], at: "10:01")
-        XCTAssertEqual(b.findings(), [])
+        XCTAssertEqual(b.findings(), ["sandbox_leak/environment_conflict/T1"])
     }
 
     func testApplesSandboxBeatsTheServerLoggedProduction() {

@@ -50,9 +50,10 @@ final class ReconcileRefundStillGrantedTests: XCTestCase {
 
     func testRevokeAtTheLastGrantInstantClears() {
         let b = LedgerBuilder()
-        Self.grant(b, "r1", user: "u1", at: "10:00")
+        // After the refund (15:00): the revoke is no lockout of a paying customer (rule 19).
+        Self.grant(b, "r1", user: "u1", at: "16:00")
         Self.cancel(b)
-        b.revoke("v1", ids: ["T1"], user: "u1", at: "10:00")
+        b.revoke("v1", ids: ["T1"], user: "u1", at: "16:00")
         XCTAssertEqual(b.findings(), [])
     }
 

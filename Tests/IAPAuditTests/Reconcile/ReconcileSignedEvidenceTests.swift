@@ -191,7 +191,7 @@ final class ReconcileSignedEvidenceTests: XCTestCase {
 /// unchecked payloads prove no refund.
 final class ReconcileSignedListingTests: XCTestCase {
     private static func listing(_ id: String, _ signature: SignatureStatus, revoked: String? = nil) -> AppleTransaction {
-        var item = LedgerBuilder.item(id, product: "gems.100", purchased: "09:00", sections: ["server_api"])
+        var item = LedgerBuilder.item(id, product: "gems.100", purchased: "10:00", sections: ["server_api"])
         item.signature = signature
         item.cancellationDateMs = revoked.map(LedgerBuilder.ms)
         return item
