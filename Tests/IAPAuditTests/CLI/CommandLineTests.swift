@@ -74,6 +74,48 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try RunCommand.asOf("2026-10-31T00:00:00Z"), 1_793_404_800_000)
     }
 
+    /// `--from` / `--to` (SEMANTICS rule 17): a date is its whole UTC day, both bounds inclusive; the
+    /// window is in the text summary, the JSON and run_parameter; purchases outside it are info.
+    func testAuditWindowFromTo() throws {
+        XCTAssertEqual(try RunCommand.bound("2026-10-31", "--to", endOfDay: true), 1_793_491_199_999)
+        XCTAssertEqual(try RunCommand.bound("2026-10-31", "--from", endOfDay: false), 1_793_404_800_000)
+        XCTAssertEqual(try RunCommand.bound("2026-10-31T12:00:00Z", "--to", endOfDay: true), 1_793_448_000_000)
+        let out = TestPaths.scratch()
+        // 100 at 00:00:00 is inside a window from 2026-10-01; 101 at 00:00:09 is after --to 00:00:05.
+        let run = CLIRun(["run", smallInput(), "--out", out, "--json", "--from", "2026-10-01", "--to", "2026-10-01T00:00:05Z"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["audit_window"] as? String, "from 2026-10-01T00:00:00.000Z to 2026-10-01T00:00:05.000Z")
+        let findings = try XCTUnwrap(summary["findings"] as? [String: Any])
+        XCTAssertEqual(
+            findings["by_kind"] as? [String: [String: Int]], ["dropped_order": ["never_sent": 1], "outside_window": ["after_window": 1]])
+        XCTAssertEqual(findings["dropped_orders"] as? [String: Int], ["apple_confirmed": 0, "client_claimed": 1])
+        let text = CLIRun(["run", smallInput(), "--out", TestPaths.scratch(), "--to", "2026-10-01T00:00:05Z"])
+        XCTAssertTrue(
+            text.out.contains("\naudit window: no start (no logs)") == false
+                && text.out.contains("audit window: from 2026-10-01T00:00:00.000Z (the earliest log ts) to 2026-10-01T00:00:05.000Z"),
+            text.out)
+        XCTAssertTrue(text.out.contains("  dropped orders: 0 Apple confirms, 1 the client claims only"), text.out)
+        for (arguments, message) in [
+            (
+                ["--from", "2026-10-02", "--to", "2026-10-01"],
+                "--from 2026-10-02T00:00:00.000Z is after --to 2026-10-01T23:59:59.999Z: the audit window is empty"
+            ),
+            (
+                ["--from", "yesterday"],
+                "--from: not a date or time: expected 2026-10-01, ISO 8601 (2026-10-01T08:00:00Z) or epoch milliseconds: 'yesterday'"
+            ),
+            (
+                ["--to", "1790812920"],
+                "--to: not a date or time: expected 2026-10-01, ISO 8601 (2026-10-01T08:00:00Z) or epoch milliseconds: '1790812920'"
+            ),
+        ] {
+            let bad = CLIRun(["run"] + arguments)
+            XCTAssertEqual(bad.status, 64)
+            XCTAssertEqual(bad.err.components(separatedBy: "\n").first, "Error: " + message)
+        }
+    }
+
     /// A source missing from the inputs (the server log not exported, Apple's answers left out) is
     /// warned about: otherwise thousands of findings look like money lost.
     func testAMissingServerLogOrAppleSourceIsWarnedAbout() throws {
