@@ -62,7 +62,9 @@ enum RunSummary {
             "records": ["in": total, "imported": imported, "rejected": rejected],
             "findings": ["problems": problems, "info": s.findings.total - problems, "by_kind": kinds] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
-            "warnings": result.warnings,
+            "warnings": result.warnings.map {
+                ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
+            },
         ]
         // Sorted keys: the same run prints the same bytes.
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()

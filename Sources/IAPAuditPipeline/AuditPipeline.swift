@@ -33,8 +33,9 @@ public struct AuditResult: Sendable {
     public var workbookPath: String
     /// Files parsed in this run (the others were unchanged since the last run into this folder).
     public var filesParsed: Int
-    /// Things the operator should know (printed to stderr as warnings).
-    public var warnings: [String] = []
+    /// What the operator should know: printed on stderr, listed in `--json`, stored in table
+    /// `run_warning` and shown on the Summary sheet (the same list as `snapshot.warnings`).
+    public var warnings: [RunWarning] = []
 }
 
 /// ingest → store → reconcile → report.
@@ -59,7 +60,7 @@ public enum AuditPipeline {
                 "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
                     + "\(output.databasePath) is kept as it is; to empty it, remove that file")
         }
-        var warnings = try RunChecks.beforeImport(store, options)
+        var warnings = try RunChecks.beforeImport(store, options, databasePath: output.databasePath)
         try store.setRunParameter("run_status", "incomplete")
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
@@ -105,10 +106,11 @@ public enum AuditPipeline {
         // indexes are built): both read the sorted findings at once.
         var reported = parameters
         reported["run_status"] = "complete"  // what the store says once the workbook exists
-        let report = try AuditStore.snapshot(path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported)
-        let storing = Background {
+        let report = try AuditStore.snapshot(
+            path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
+        let storing = Background { [warnings] in
             try indexing.wait()
-            try store.replaceFindings(outcome.findings.forEach, parameters: parameters)
+            try store.replaceFindings(outcome.findings.forEach, parameters: parameters, warnings: warnings)
         }
         do {
             try output.writeWorkbook(ReportBuilder.workbook(report))

@@ -144,6 +144,8 @@ struct SheetRenderer {
             row += 1
         }
 
+        // A title alone (a note: no header, no rows) is one row.
+        if width == 0 && table.title != nil && table.rows.count == 0 { return Placement(headerRow: row - 1, rowCount: 0, width: 0) }
         let headerRow = row
         for column in 0..<width {
             let text = column < table.header.count ? table.header[column] : ""
@@ -166,7 +168,16 @@ struct SheetRenderer {
         var current = row
         try table.rows.forEach { cells in
             if cells.count > lengths.count { lengths.append(contentsOf: repeatElement(0, count: cells.count - lengths.count)) }
+            if let wrapped = table.wrappedColumn, wrapped < cells.count, case .text(let text) = cells[wrapped] {
+                try fitRow(current, to: text, column: wrapped)
+            }
             for (column, cell) in cells.enumerated() {
+                if let wrapped = table.wrappedColumn, case .text(let text) = cell {
+                    let length = try writeText(
+                        text, row: current, column: column, format: column == wrapped ? formats.wrapped : formats.top)
+                    lengths[column] = max(lengths[column], column == wrapped ? min(length, ReportTable.wrapWidth) : length)
+                    continue
+                }
                 let length = try writeCell(cell, row: current, column: column)
                 lengths[column] = max(lengths[column], length)
             }
@@ -175,6 +186,20 @@ struct SheetRenderer {
         }
         row = current
         return Placement(headerRow: headerRow, rowCount: written, width: width)
+    }
+
+    /// Makes `row` tall enough for `text` wrapped in `column` (written before the row's cells: rows go to
+    /// disk as they are written), and that column at least `ReportTable.wrapWidth` characters wide, the
+    /// width the lines are counted at. Spreadsheets do not grow a row for wrapped text on their own.
+    mutating func fitRow(_ row: Int, to text: String, column: Int) throws {
+        lengths[column] = max(lengths[column], ReportTable.wrapWidth)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
+            $0 + max(1, ($1.count + ReportTable.wrapWidth - 1) / ReportTable.wrapWidth)
+        }
+        guard lines > 1 else { return }
+        try check(
+            worksheet_set_row(worksheet, lxw_row_t(row), XLSXWriter.lineHeight * Double(lines), nil), "worksheet_set_row",
+            row: row, column: column)
     }
 
     /// Writes one data cell; returns its displayed length (0 when nothing is written).
@@ -216,12 +241,12 @@ struct SheetRenderer {
     /// starts with). Empty text writes nothing.
     /// Text longer than Excel's cell limit (32,767 characters) is cut, with a note saying so:
     /// the full text stays in audit.sqlite.
-    func writeText(_ fullText: String, row: Int, column: Int) throws -> Int {
+    func writeText(_ fullText: String, row: Int, column: Int, format: UnsafeMutablePointer<lxw_format>? = nil) throws -> Int {
         if fullText.isEmpty { return 0 }
         let text = XLSXWriter.fittingExcel(fullText)
         // libxlsxwriter copies the text: no copy needs to outlive the call.
         try check(
-            text.withCString { worksheet_write_string(worksheet, lxw_row_t(row), lxw_col_t(column), $0, nil) },
+            text.withCString { worksheet_write_string(worksheet, lxw_row_t(row), lxw_col_t(column), $0, format) },
             "worksheet_write_string", row: row, column: column)
         return XLSXWriter.displayLength(of: text)
     }
@@ -262,6 +287,9 @@ struct SheetRenderer {
         if !chart.seriesName.isEmpty {
             chart_series_set_name(
                 series, try strings.make(XLSXWriter.literalChartText(chart.seriesName), path: path))
+        }
+        if let format = chart.categoryFormat {
+            chart_axis_set_num_format(lxwChart.pointee.x_axis, try strings.make(format, path: path))
         }
         if !chart.title.isEmpty {
             chart_title_set_name(lxwChart, try strings.make(XLSXWriter.literalChartText(chart.title), path: path))

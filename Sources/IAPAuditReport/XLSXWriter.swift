@@ -30,6 +30,8 @@ public enum XLSXWriter {
     /// Rows reserved per chart when several charts are stacked (a default chart is 288 px
     /// high, about 14.4 default rows).
     static let rowsPerChart = 16
+    /// Points per line of text in a row (Excel's default row is 15 points high).
+    static let lineHeight = 15.0
 
     /// Writes `workbook` to `path` (overwriting). Throws `XLSXError` (with the libxlsxwriter
     /// error text and the sheet/cell) on failure, e.g. an unwritable path.

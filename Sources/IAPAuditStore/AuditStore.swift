@@ -73,12 +73,15 @@ public final class AuditStore {
 
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
-        let statement = try database.prepare("SELECT path, sha256, note, reader_version, status, bytes FROM source_file")
+        let statement = try database.prepare(
+            "SELECT path, sha256, note, reader_version, status, bytes, records_imported, records_rejected FROM source_file")
         var result: [String: StoredFile] = [:]
         while try statement.step() {
-            result[statement.text(0)] = StoredFile(
+            var file = StoredFile(
                 sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
                 isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)))
+            (file.recordsImported, file.recordsRejected) = (statement.int64(6), statement.int64(7))
+            result[statement.text(0)] = file
         }
         return result
     }
@@ -184,10 +187,13 @@ public final class AuditStore {
         }
     }
 
-    /// Replaces the findings (given one by one, in table order) and run parameters in one transaction.
-    package func replaceFindings(_ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String]) throws {
+    /// Replaces the findings (given one by one, in table order), the run parameters and the run's warnings
+    /// (table `run_warning`, in the order given) in one transaction.
+    package func replaceFindings(
+        _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = []
+    ) throws {
         try database.transaction {
-            try database.execute("DELETE FROM finding; DELETE FROM run_parameter;")
+            try database.execute("DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning;")
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
@@ -215,6 +221,8 @@ public final class AuditStore {
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
+            let warning = try database.prepare("INSERT INTO run_warning (code, message, file) VALUES (?1, ?2, ?3)")
+            for w in warnings { try warning.run([w.code.rawValue, w.message, w.file]) }
         }
     }
 }
@@ -235,6 +243,10 @@ public struct StoredFile: Equatable, Sendable {
     public var isCurrentReader: Bool = true
     /// Size in bytes (a file of another size has changed).
     public var bytes: Int = 0
+    /// Records imported from it, and rejected (`source_file.records_imported`, `records_rejected`): what
+    /// leaves the ledger with it.
+    public var recordsImported: Int64 = 0
+    public var recordsRejected: Int64 = 0
 
     package init(sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0) {
         self.sha256 = sha256
