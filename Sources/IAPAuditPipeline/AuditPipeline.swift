@@ -64,11 +64,12 @@ public enum AuditPipeline {
         try store.setRunParameter("run_status", "incomplete")
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
-        let (parsed, bulk) = try LedgerImporter(
+        let (parsed, bulk, vanished) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics
         )
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
+        warnings += vanished
         timer.lap("import")
         ImportProgress.phase("reconciling")
         defer { ImportProgress.phase(nil) }

@@ -77,11 +77,10 @@ public final class AuditStore {
             "SELECT path, sha256, note, reader_version, status, bytes, records_imported, records_rejected FROM source_file")
         var result: [String: StoredFile] = [:]
         while try statement.step() {
-            var file = StoredFile(
+            result[statement.text(0)] = StoredFile(
                 sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
-                isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)))
-            (file.recordsImported, file.recordsRejected) = (statement.int64(6), statement.int64(7))
-            result[statement.text(0)] = file
+                isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)),
+                recordsImported: statement.int64(6), recordsRejected: statement.int64(7))
         }
         return result
     }
@@ -248,12 +247,12 @@ public struct StoredFile: Equatable, Sendable {
     public var recordsImported: Int64 = 0
     public var recordsRejected: Int64 = 0
 
-    package init(sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0) {
-        self.sha256 = sha256
-        self.note = note
-        self.status = status
-        self.isCurrentReader = isCurrentReader
-        self.bytes = bytes
+    package init(
+        sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0, recordsImported: Int64 = 0,
+        recordsRejected: Int64 = 0
+    ) {
+        (self.sha256, self.note, self.status, self.isCurrentReader, self.bytes) = (sha256, note, status, isCurrentReader, bytes)
+        (self.recordsImported, self.recordsRejected) = (recordsImported, recordsRejected)
     }
 
     public static func == (a: StoredFile, b: StoredFile) -> Bool {

@@ -83,6 +83,59 @@ final class RunWarningOutputTests: XCTestCase {
         XCTAssertEqual(count, 0)
     }
 
+    /// A file the last run into `--out` imported and this run was not given: its records leave the ledger,
+    /// and the warning says which file and how many (the findings change by thousands: it must not be silent).
+    func testAVanishedInputIsNamedWithTheRecordsItTookAway() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        for name in ["client.jsonl", "server.jsonl", "verify.jsonl"] {
+            try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + name, toPath: input + "/" + name)
+        }
+        let config = ["--config", TestPaths.repoRoot + "/sample-data/config.json"]
+        let first = CLIRun(["run", input, "--out", out, "--json"] + config)
+        XCTAssertEqual(first.status, 0, first.err)
+        XCTAssertEqual(first.err, "")
+        try FileManager.default.removeItem(atPath: input + "/server.jsonl")
+        let second = CLIRun(["run", input, "--out", out, "--json"] + config)
+        XCTAssertEqual(second.status, 0, second.err)
+        let message =
+            "\(input)/server.jsonl: not given this run: its 1,915 records were removed from the ledger "
+            + "(it was imported on the last run into this folder)"
+        XCTAssertEqual(
+            second.err.components(separatedBy: "\n"), ["iap-audit: warning: " + message, "iap-audit: warning: " + Self.noServerLog])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any])
+        let warning = try XCTUnwrap((json["warnings"] as? [[String: Any]])?.first)
+        XCTAssertEqual(warning["code"] as? String, "input_vanished")
+        XCTAssertEqual(warning["file"] as? String, input + "/server.jsonl")
+        XCTAssertEqual(warning["message"] as? String, message)
+        let stored =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                print(json.dumps(sqlite3.connect(sys.argv[1]).execute("SELECT code, message, file FROM run_warning").fetchall()))
+                """, args: [out + "/audit.sqlite"]) as! [[Any]]
+        XCTAssertEqual(
+            stored.map { $0.map { $0 as? String } },
+            [["input_vanished", message, input + "/server.jsonl"], ["no_server_log", Self.noServerLog, nil]])
+        XCTAssertEqual(try Self.summaryTop(out + "/audit.xlsx", rows: 3)[2], [message, "input_vanished", input + "/server.jsonl"])
+        let third = CLIRun(["run", input, "--out", out] + config)
+        XCTAssertEqual(third.err, "iap-audit: warning: " + Self.noServerLog, "said once: the ledger now mirrors the inputs")
+    }
+
+    /// The sentence, by what left the ledger; a file that held no record (skipped, empty) leaves nothing behind.
+    func testTheVanishedWarningCountsWhatLeft() {
+        func message(_ imported: Int64, _ rejected: Int64, status: String = "imported") -> String? {
+            LedgerImporter.vanished(
+                "f.jsonl", StoredFile(sha256: "", note: "", status: status, recordsImported: imported, recordsRejected: rejected))?.message
+        }
+        let tail = "removed from the ledger (it was imported on the last run into this folder)"
+        XCTAssertEqual(message(1, 0), "f.jsonl: not given this run: its 1 record was " + tail)
+        XCTAssertEqual(message(5254, 3), "f.jsonl: not given this run: its 5,254 records (and 3 rejected) were " + tail)
+        XCTAssertEqual(message(0, 2, status: "rejected"), "f.jsonl: not given this run: its 2 rejected records were " + tail)
+        XCTAssertNil(message(0, 0, status: "skipped"))
+        XCTAssertEqual(CountText.grouped(1_000_000), "1,000,000")
+        XCTAssertEqual(CountText.grouped(999), "999")
+    }
+
     /// The first `rows` rows of the Summary sheet, columns A to C, as openpyxl reads them.
     static func summaryTop(_ workbook: String, rows: Int) throws -> [[String?]] {
         let values =
