@@ -71,6 +71,13 @@ enum RunSummary {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A failed command as one JSON object: `{"error": "<message>", "exit": <status>}`.
+    static func failure(_ message: String, exit status: Int32) -> String {
+        let object: [String: Any] = ["error": message, "exit": Int(status)]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     static func totals(_ s: AuditSnapshot) -> (Int64, Int64, Int64) {
