@@ -31,13 +31,12 @@ public final class AuditStore {
                 code: 0, message: "another program's SQLite database (not iap-audit's); it is left as it is: choose another --out",
                 sql: nil)
         }
-        try database.transaction {
+        let upgraded = try database.transaction {
             // An older version, or this version's tables declared otherwise since (a field added to a
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
-            if version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint) {
-                try Schema.upgradeFromOlder(database)
-            }
+            let upgrading = version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint)
+            if upgrading { try Schema.upgradeFromOlder(database) }
             try database.execute(Schema.tables)
             try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
             try database.execute(Schema.indexes)
@@ -46,7 +45,12 @@ public final class AuditStore {
             try database.execute("PRAGMA user_version = \(Schema.version)")
             let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")
             for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
+            return upgrading
         }
+        // The dropped ledger's free pages could keep its text (older versions stored the app's shared secret
+        // verbatim) where SQLite is built without SECURE_DELETE (Debian's has it): the file is rewritten
+        // without them, and shrinks.
+        if upgraded { try database.execute("VACUUM") }
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws; inside

@@ -188,6 +188,18 @@ final class SQLiteStatement {
         checkBind(sqlite3_bind_text(handle, column.rawValue, p, Int32(ref.count), nil), column)
     }
 
+    /// Binds a record's own text (`raw_json`) with the app's shared secret redacted (`SecretRedaction`): in
+    /// place when it holds none (the usual case), else a redacted copy.
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, redactingSecretsIn ref: TextRef, in base: UnsafePointer<UInt8>)
+    where C.RawValue == Int32 {
+        guard !ref.isNull else { return }
+        if let redacted = SecretRedaction.stored(UnsafeBufferPointer(start: base + Int(ref.start), count: Int(ref.count))) {
+            bind(column, constant: redacted)
+        } else {
+            bind(column, text: ref, in: base)
+        }
+    }
+
     /// Binds a text SQLite copies (SQLITE_TRANSIENT): an enum's raw value, a constant.
     @inline(__always) func bind<C: RawRepresentable>(_ column: C, constant text: String) where C.RawValue == Int32 {
         var text = text
