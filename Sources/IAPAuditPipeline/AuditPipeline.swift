@@ -46,11 +46,25 @@ public struct AuditResult: Sendable {
 public enum AuditPipeline {
     /// Throws `AuditError` (unreadable input, unwritable or busy output) or `SQLiteError`.
     /// Inputs are checked before the output folder is touched.
+    ///
+    /// A full disk under `--out` is said as such (`DiskFull`), and leaves a database that says
+    /// `run_status = incomplete` and no workbook.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
         let timer = PhaseTimer()
         let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory)
+        do {
+            return try run(options, entries, signatures, output, timer)
+        } catch {
+            throw DiskFull.reported(
+                error, databasePath: output.databasePath, workbookPath: output.workbookPath, folder: output.path)
+        }
+    }
+
+    private static func run(
+        _ options: AuditOptions, _ entries: [InputEntry], _ signatures: SignatureSettings, _ output: OutputFolder, _ timer: PhaseTimer
+    ) throws -> AuditResult {
         let store = try output.openStore()
         // No file at all under the paths (an empty folder: a failed mount, a log export that did not
         // run) would empty a ledger the last run filled: stop instead.
@@ -119,10 +133,18 @@ public enum AuditPipeline {
             try? storing.wait()
             throw error
         }
-        try storing.wait()
-        try? FileManager.default.removeItem(atPath: output.spillPath)
-        try store.setRunParameter("run_status", "complete")
-        try store.endConcurrentReads()
+        // The workbook goes in place only beside a database that holds its findings and says complete:
+        // a failure until then (a full disk) leaves no workbook and a database that says incomplete.
+        do {
+            try storing.wait()
+            try? FileManager.default.removeItem(atPath: output.spillPath)
+            try store.endConcurrentReads()
+            try output.publishWorkbook()
+            try store.setRunParameter("run_status", "complete")
+        } catch {
+            output.discardWorkbook()
+            throw error
+        }
         timer.lap("report")
         let snapshot = try store.snapshot()
         timer.write()

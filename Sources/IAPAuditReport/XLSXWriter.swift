@@ -1,4 +1,5 @@
 import CXLSXWriter
+import Foundation
 import IAPAuditModel
 
 #if canImport(Glibc)
@@ -34,8 +35,28 @@ public enum XLSXWriter {
     static let lineHeight = 15.0
 
     /// Writes `workbook` to `path` (overwriting). Throws `XLSXError` (with the libxlsxwriter
-    /// error text and the sheet/cell) on failure, e.g. an unwritable path.
+    /// error text and the sheet/cell) on failure, e.g. an unwritable path or a full disk.
+    ///
+    /// What libxlsxwriter prints on stderr meanwhile (`[ERROR] …`) is captured: it becomes the error's
+    /// `diagnostics` and never reaches the user raw.
     public static func write(_ workbook: ReportWorkbook, to path: String) throws {
+        let capture = StandardErrorCapture()
+        do {
+            try render(workbook, to: path)
+        } catch var error as XLSXError {
+            error.diagnostics = capture.stop()
+            throw error
+        } catch {
+            _ = capture.stop()
+            throw error
+        }
+        // Written, yet libxlsxwriter had something to say (not expected): passed on, marked as ours.
+        for line in capture.stop() {
+            FileHandle.standardError.write(Data("iap-audit: note: libxlsxwriter: \(XLSXError.withoutLevel(line))\n".utf8))
+        }
+    }
+
+    private static func render(_ workbook: ReportWorkbook, to path: String) throws {
         // Every C string handed to libxlsxwriter stays alive until after workbook_close.
         let strings = CStringPool()
         defer { strings.freeAll() }
@@ -79,8 +100,9 @@ public enum XLSXWriter {
             if status == LXW_ERROR_CREATING_XLSX_FILE, systemError != 0, let text = strerror(systemError) {
                 message += ": " + String(cString: text)
             }
-            throw XLSXError(
-                operation: "workbook_close", message: message, path: path, code: Int(status.rawValue))
+            var error = XLSXError(operation: "workbook_close", message: message, path: path, code: Int(status.rawValue))
+            error.systemError = systemError == 0 ? nil : systemError
+            throw error
         }
     }
 

@@ -7,6 +7,17 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public var code: Int32
     public var message: String
     public var sql: String?
+    /// The operating system's error (`errno`) behind it, when SQLite met one (`sqlite3_system_errno`):
+    /// `ENOSPC` says the disk is full whatever code SQLite gave (`SQLITE_FULL`, or an I/O error growing
+    /// the WAL index).
+    public var systemError: Int32?
+
+    public init(code: Int32, message: String, sql: String?, systemError: Int32? = nil) {
+        (self.code, self.message, self.sql, self.systemError) = (code, message, sql, systemError)
+    }
+
+    /// The disk (or quota) is full: SQLITE_FULL, or any failure whose system error is ENOSPC / EDQUOT.
+    public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || systemError == ENOSPC || systemError == EDQUOT }
 
     public var description: String {
         // Code 0: iap-audit's own finding about the database (another program's, a newer schema).
@@ -69,7 +80,7 @@ final class SQLiteDatabase {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? lastMessage
             sqlite3_free(error)
-            throw SQLiteError(code: rc, message: message, sql: sql)
+            throw SQLiteError(code: rc, message: message, sql: sql, systemError: systemError)
         }
     }
 
@@ -100,6 +111,9 @@ final class SQLiteDatabase {
     }
 
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection" }
+
+    /// The `errno` of the last failed system call SQLite made, or nil.
+    var systemError: Int32? { handle.map { sqlite3_system_errno($0) }.flatMap { $0 == 0 ? nil : $0 } }
 }
 
 /// A prepared statement; finalized when released.
@@ -112,7 +126,7 @@ final class SQLiteStatement {
         self.database = database
         self.sql = sql
         let rc = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
-        if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+        if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql, systemError: database.systemError) }
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -145,7 +159,7 @@ final class SQLiteStatement {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        throw SQLiteError(code: rc, message: database.lastMessage, sql: sql)
+        throw SQLiteError(code: rc, message: database.lastMessage, sql: sql, systemError: database.systemError)
     }
 
     /// Ends the statement's read (its locks released) until it is bound again.
@@ -228,7 +242,7 @@ final class SQLiteStatement {
     /// Runs the bound row; throws `SQLiteError` unless the statement completes.
     @inline(__always) func insertRow() throws {
         let rc = sqlite3_step(handle)
-        if rc != SQLITE_DONE { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+        if rc != SQLITE_DONE { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql, systemError: database.systemError) }
     }
 
     /// The bytes of a BLOB (or TEXT) column of the current row, valid until the next step.
