@@ -193,9 +193,7 @@ struct SheetRenderer {
     /// width the lines are counted at. Spreadsheets do not grow a row for wrapped text on their own.
     mutating func fitRow(_ row: Int, to text: String, column: Int) throws {
         lengths[column] = max(lengths[column], ReportTable.wrapWidth)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
-            $0 + max(1, ($1.count + ReportTable.wrapWidth - 1) / ReportTable.wrapWidth)
-        }
+        let lines = XLSXWriter.wrappedLines(text)
         guard lines > 1 else { return }
         try check(
             worksheet_set_row(worksheet, lxw_row_t(row), XLSXWriter.lineHeight * Double(lines), nil), "worksheet_set_row",

@@ -150,6 +150,14 @@ public enum XLSXWriter {
         return max(longest, current)
     }
 
+    /// The lines `text` takes wrapped at `ReportTable.wrapWidth` characters. The column is at least that
+    /// many widths of `0` wide and most letters are narrower, which leaves room for breaks between words.
+    static func wrappedLines(_ text: String) -> Int {
+        text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
+            $0 + max(1, ($1.count + ReportTable.wrapWidth - 1) / ReportTable.wrapWidth)
+        }
+    }
+
     /// The displayed length of a number in Excel's General format (approximately).
     static func displayLength(of number: Double) -> Int {
         if number.isFinite, number == number.rounded(), abs(number) < 1e15 {
