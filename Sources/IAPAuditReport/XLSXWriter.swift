@@ -12,8 +12,8 @@ import IAPAuditModel
 
 /// Renders a `ReportWorkbook` (plain data) into an .xlsx file with libxlsxwriter.
 ///
-/// This file, `XLSXSheetRenderer.swift` and `XLSXResources.swift` are the only code that talks to
-/// libxlsxwriter.
+/// This file, `XLSXSheetRenderer.swift`, `XLSXChartRenderer.swift` and `XLSXResources.swift` are the only
+/// code that talks to libxlsxwriter.
 ///
 /// Layout of each sheet: tables one below the other from row 0, one blank row between them;
 /// a table with a title gets a bold title row above its bold, bordered, filled header row.
