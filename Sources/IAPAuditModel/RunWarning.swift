@@ -12,6 +12,7 @@ public struct RunWarning: Sendable, Hashable {
     /// The file the warning is about (an input file, the file of a record, the ledger), or nil.
     public var file: String?
 
+    /// A warning of kind `code`, saying `message`, about `file` (nil: about no one file).
     public init(_ code: Code, _ message: String, file: String? = nil) {
         (self.code, self.message, self.file) = (code, message, file)
     }
@@ -21,8 +22,10 @@ public struct RunWarning: Sendable, Hashable {
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
 
+        /// The code spelled `rawValue` (one of the constants below, or one another version gave).
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// The snake_case text.
         public var description: String { rawValue }
 
         /// The last run into the output folder was killed or failed: this run completes it.

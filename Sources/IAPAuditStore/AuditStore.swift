@@ -246,9 +246,9 @@ public struct StoredFile: Equatable, Sendable {
     public var isCurrentReader: Bool = true
     /// Size in bytes (a file of another size has changed).
     public var bytes: Int = 0
-    /// Records imported from it, and rejected (`source_file.records_imported`, `records_rejected`): what
-    /// leaves the ledger with it.
+    /// Records imported from it (`source_file.records_imported`): what leaves the ledger with it.
     public var recordsImported: Int64 = 0
+    /// Records rejected from it (`source_file.records_rejected`), whose rejections leave with it.
     public var recordsRejected: Int64 = 0
 
     package init(

@@ -12,6 +12,7 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// the WAL index).
     public var systemError: Int32?
 
+    /// A failure with SQLite's result `code` and `message`, the `sql` involved, and the system error behind it.
     public init(code: Int32, message: String, sql: String?, systemError: Int32? = nil) {
         (self.code, self.message, self.sql, self.systemError) = (code, message, sql, systemError)
     }
