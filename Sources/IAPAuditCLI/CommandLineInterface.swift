@@ -8,8 +8,11 @@ import IAPAuditSample
 public enum CommandLineInterface {
     public static let version = ToolVersion.current
 
-    /// Runs one command line; `out` and `err` receive standard output and error text.
+    /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails
+    /// says why on stderr; asked for `--json`, it also prints `{"error": "<why>", "exit": 1}` (64 for a usage
+    /// error) on stdout, so a scheduler reading stdout sees the failure.
     public static func main(arguments: [String], out: (String) -> Void = Console.out, err: (String) -> Void = Console.err) -> Int32 {
+        let json = arguments.contains("--json")
         do {
             guard let command = arguments.first else {
                 out(HelpText.main)
@@ -34,9 +37,11 @@ public enum CommandLineInterface {
             err("Error: \(RunSummary.printable(usage.message))")
             err("Usage: \(usage.usage)")
             err("  See 'iap-audit \(usage.command.isEmpty ? "" : usage.command + " ")--help'.")
+            if json { out(RunSummary.failure(usage.message, exit: 64)) }
             return 64
         } catch {
             err("iap-audit: \(RunSummary.printable("\(error)"))")
+            if json { out(RunSummary.failure("\(error)", exit: 1)) }
             return 1
         }
     }

@@ -50,7 +50,8 @@ enum HelpText {
           --out DIR             Output folder (default: reports/). Writes DIR/audit.sqlite and
                                 DIR/audit.xlsx. The database mirrors the inputs of the last run into
                                 DIR: unchanged files are not read again; re-running changes nothing.
-          --json                Print the summary as one JSON object instead of text.
+          --json                Print the summary as one JSON object instead of text (warnings as
+                                {"code", "message", "file"}); on failure {"error": "...", "exit": N}.
           --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms
                                 (default: the newest timestamp in the input).
           --from WHEN           The audit window (both inclusive): a date (2026-10-01: its whole UTC

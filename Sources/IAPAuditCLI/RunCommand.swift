@@ -65,7 +65,7 @@ enum RunCommand {
             }
         }
         let result = try AuditPipeline.run(options)
-        for warning in result.warnings { err("iap-audit: warning: \(RunSummary.printable(warning))") }
+        for warning in result.warnings { err("iap-audit: warning: \(RunSummary.printable(warning.message))") }
         let rejections = result.snapshot.rejections
         for rejection in try rejections.prefix(printedRejections) {
             err(RunSummary.printable("\(rejection.location): error: \(rejection.reason)"))

@@ -76,9 +76,18 @@ enum RunSummary {
                 ],
             ] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
-            "warnings": result.warnings,
+            "warnings": result.warnings.map {
+                ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
+            },
         ]
         // Sorted keys: the same run prints the same bytes.
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A failed command as one JSON object: `{"error": "<message>", "exit": <status>}`.
+    static func failure(_ message: String, exit status: Int32) -> String {
+        let object: [String: Any] = ["error": message, "exit": Int(status)]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

@@ -85,6 +85,8 @@ public struct AuditSnapshot: Sendable {
     /// Every record that is not a verifyReceipt response (signed transactions, notifications, Server API
     /// pages, receipts), with its signature state, in (file, line) order.
     public var appleRecords: RecordStream<AppleRecordSummary> = RecordStream([])
+    /// The run's warnings (table `run_warning`), in the order the run gave them.
+    public var warnings: [RunWarning] = []
 
     public init(
         files: [FileSummary], rejections: RecordStream<Rejection>, findings: FindingStream, statuses: [StatusCount],

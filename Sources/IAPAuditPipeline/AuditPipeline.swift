@@ -36,8 +36,9 @@ public struct AuditResult: Sendable {
     public var workbookPath: String
     /// Files parsed in this run (the others were unchanged since the last run into this folder).
     public var filesParsed: Int
-    /// Things the operator should know (printed to stderr as warnings).
-    public var warnings: [String] = []
+    /// What the operator should know: printed on stderr, listed in `--json`, stored in table
+    /// `run_warning` and shown on the Summary sheet (the same list as `snapshot.warnings`).
+    public var warnings: [RunWarning] = []
 }
 
 /// ingest → store → reconcile → report.
@@ -48,11 +49,25 @@ public struct AuditResult: Sendable {
 public enum AuditPipeline {
     /// Throws `AuditError` (unreadable input, unwritable or busy output) or `SQLiteError`.
     /// Inputs are checked before the output folder is touched.
+    ///
+    /// A full disk under `--out` is said as such (`DiskFull`), and leaves a database that says
+    /// `run_status = incomplete` and no workbook.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
         let timer = PhaseTimer()
         let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory)
+        do {
+            return try run(options, entries, signatures, output, timer)
+        } catch {
+            throw DiskFull.reported(
+                error, databasePath: output.databasePath, workbookPath: output.workbookPath, folder: output.path)
+        }
+    }
+
+    private static func run(
+        _ options: AuditOptions, _ entries: [InputEntry], _ signatures: SignatureSettings, _ output: OutputFolder, _ timer: PhaseTimer
+    ) throws -> AuditResult {
         let store = try output.openStore()
         // No file at all under the paths (an empty folder: a failed mount, a log export that did not
         // run) would empty a ledger the last run filled: stop instead.
@@ -62,15 +77,16 @@ public enum AuditPipeline {
                 "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
                     + "\(output.databasePath) is kept as it is; to empty it, remove that file")
         }
-        var warnings = try RunChecks.beforeImport(store, options)
+        var warnings = try RunChecks.beforeImport(store, options, databasePath: output.databasePath)
         try store.setRunParameter("run_status", "incomplete")
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
-        let (parsed, bulk) = try LedgerImporter(
+        let (parsed, bulk, vanished) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics
         )
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
+        warnings += vanished
         timer.lap("import")
         ImportProgress.phase("reconciling")
         defer { ImportProgress.phase(nil) }
@@ -109,10 +125,11 @@ public enum AuditPipeline {
         // indexes are built): both read the sorted findings at once.
         var reported = parameters
         reported["run_status"] = "complete"  // what the store says once the workbook exists
-        let report = try AuditStore.snapshot(path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported)
-        let storing = Background {
+        let report = try AuditStore.snapshot(
+            path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
+        let storing = Background { [warnings] in
             try indexing.wait()
-            try store.replaceFindings(outcome.findings.forEach, parameters: parameters)
+            try store.replaceFindings(outcome.findings.forEach, parameters: parameters, warnings: warnings)
         }
         do {
             try output.writeWorkbook(ReportBuilder.workbook(report))
@@ -120,10 +137,18 @@ public enum AuditPipeline {
             try? storing.wait()
             throw error
         }
-        try storing.wait()
-        try? FileManager.default.removeItem(atPath: output.spillPath)
-        try store.setRunParameter("run_status", "complete")
-        try store.endConcurrentReads()
+        // The workbook goes in place only beside a database that holds its findings and says complete:
+        // a failure until then (a full disk) leaves no workbook and a database that says incomplete.
+        do {
+            try storing.wait()
+            try? FileManager.default.removeItem(atPath: output.spillPath)
+            try store.endConcurrentReads()
+            try output.publishWorkbook()
+            try store.setRunParameter("run_status", "complete")
+        } catch {
+            output.discardWorkbook()
+            throw error
+        }
         timer.lap("report")
         let snapshot = try store.snapshot()
         timer.write()

@@ -26,7 +26,10 @@ struct LedgerImporter {
     /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
     /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
     /// ledger's bytes (rebuilding the indexes costs the whole ledger).
-    func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool) {
+    ///
+    /// `vanished`: a warning for each file the ledger held records of that is not among the entries (its
+    /// records, and rejections, are removed with it).
+    func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool, vanished: [RunWarning]) {
         let stored = try store.storedFiles()
         // Which files may be unchanged (same path, size and reader): hashed now. The others are read
         // anyway: hashed on another thread while the files before them are imported.
@@ -113,7 +116,22 @@ struct LedgerImporter {
                 for path in gone[start..<min(gone.count, start + ImportGroups.maxFiles)] { try store.removeFile(path: path) }
             }
         }
-        return (parsed, bulk)
+        return (parsed, bulk, gone.compactMap { Self.vanished($0, stored[$0]!) })
+    }
+
+    /// The warning for a file of the last run that is not given this run, when records leave the ledger with
+    /// it (a skipped or empty file leaves nothing behind: no warning).
+    static func vanished(_ path: String, _ file: StoredFile) -> RunWarning? {
+        let (imported, rejected) = (file.recordsImported, file.recordsRejected)
+        guard imported + rejected > 0 else { return nil }
+        let removed =
+            imported > 0
+            ? "its \(CountText.counted(imported, "record"))\(rejected > 0 ? " (and \(CountText.grouped(rejected)) rejected)" : "")"
+            : "its \(CountText.counted(rejected, "rejected record"))"
+        return RunWarning(
+            .inputVanished,
+            "\(path): not given this run: \(removed) \(imported + rejected == 1 ? "was" : "were") removed from the ledger "
+                + "(it was imported on the last run into this folder)", file: path)
     }
 
     private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }

@@ -47,7 +47,11 @@ final class OutputFolder {
     deinit { close(lockDescriptor) }
 
     func openStore() throws -> AuditStore {
-        do { return try AuditStore(path: databasePath) } catch { throw AuditError.output(databasePath, "\(error)") }
+        do { return try AuditStore(path: databasePath) } catch let error as SQLiteError where error.isDiskFull {
+            throw error  // the disk is full: said as such (DiskFull)
+        } catch {
+            throw AuditError.output(databasePath, "\(error)")
+        }
     }
 
     /// Removes the last run's workbook (and a killed run's `.partial`) as this run starts changing the
@@ -61,20 +65,35 @@ final class OutputFolder {
         }
     }
 
-    /// Writes to a temporary file and renames it over the old one (atomic), so a killed run never
-    /// leaves half a workbook.
+    /// Where the workbook is written before `publishWorkbook` renames it into place.
+    var partialWorkbookPath: String { workbookPath + ".partial" }
+
+    /// Writes the workbook beside its final name (`audit.xlsx.partial`), so a killed run never leaves half
+    /// a workbook; `publishWorkbook` puts it in place once the database holds its findings. Throws
+    /// `XLSXError` when the disk is full (said as such by `DiskFull`), else `AuditError.output`.
     func writeWorkbook(_ workbook: ReportWorkbook) throws {
-        let temporary = workbookPath + ".partial"
         do {
-            try XLSXWriter.write(workbook, to: temporary)
+            try XLSXWriter.write(workbook, to: partialWorkbookPath)
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
+            try? FileManager.default.removeItem(atPath: partialWorkbookPath)
+            if let error = error as? XLSXError, error.isDiskFull { throw error }
             throw AuditError.output(workbookPath, "\(error)")
         }
-        if rename(temporary, workbookPath) != 0 {
+    }
+
+    /// Renames the written workbook over the old one (atomic).
+    func publishWorkbook() throws {
+        if rename(partialWorkbookPath, workbookPath) != 0 {
             let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
+            discardWorkbook()
             throw AuditError.output(workbookPath, reason)
         }
+    }
+
+    /// Removes this run's workbook, written or published: the run did not complete, and a workbook beside
+    /// a database that says `incomplete` would look like a finished audit.
+    func discardWorkbook() {
+        try? FileManager.default.removeItem(atPath: partialWorkbookPath)
+        try? FileManager.default.removeItem(atPath: workbookPath)
     }
 }

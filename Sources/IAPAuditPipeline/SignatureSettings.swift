@@ -23,7 +23,7 @@ struct SignatureSettings {
     /// The anchor files used, for `run_parameter` (`jws_trust_anchors`, `receipt_trust_anchors`).
     let jwsAnchorPaths: [String]
     let receiptAnchorPaths: [String]
-    let warnings: [String]
+    let warnings: [RunWarning]
 
     /// Throws `AuditError.trustAnchor` when a certificate file cannot be read or decoded.
     init(_ config: AuditConfig) throws {
@@ -46,16 +46,20 @@ struct SignatureSettings {
         fingerprint = Digest.sha256Hex(bytes)
         jwsAnchorPaths = jwsPaths
         receiptAnchorPaths = receiptPaths
-        var warnings: [String] = []
+        var warnings: [RunWarning] = []
         if jwsPaths.isEmpty {
             warnings.append(
-                "no JWS trust anchor: every signed transaction and notification is untrusted_root; put Apple Root CA - G3 at "
-                    + "\(Self.defaultJWSAnchor) or name it in jws_trust_anchors (README: Trust anchors)")
+                RunWarning(
+                    .noTrustAnchor,
+                    "no JWS trust anchor: every signed transaction and notification is untrusted_root; put Apple Root CA - G3 at "
+                        + "\(Self.defaultJWSAnchor) or name it in jws_trust_anchors (README: Trust anchors)"))
         }
         if receiptPaths.isEmpty {
             warnings.append(
-                "no receipt trust anchor: every PKCS#7 app receipt is untrusted_root; put the Apple Inc. Root Certificate at "
-                    + "\(Self.defaultReceiptAnchor) or name it in receipt_trust_anchors (README: Trust anchors)")
+                RunWarning(
+                    .noTrustAnchor,
+                    "no receipt trust anchor: every PKCS#7 app receipt is untrusted_root; put the Apple Inc. Root Certificate at "
+                        + "\(Self.defaultReceiptAnchor) or name it in receipt_trust_anchors (README: Trust anchors)"))
         }
         self.warnings = warnings
     }

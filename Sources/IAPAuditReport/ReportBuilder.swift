@@ -114,7 +114,7 @@ public enum ReportBuilder {
             try rejections.forEach(limit: min(limit, rejectedRowLimit)) {
                 try body([
                     .text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason),
-                    .text(Rejection.cut($0.rawText, to: rejectedSheetCharacters)),
+                    .text(Rejection.cut(SecretRedaction.shown($0.rawText), to: rejectedSheetCharacters)),
                 ])
             }
         }

@@ -36,16 +36,23 @@ public struct ReportTable: Sendable {
     public var rows: ReportRows
     /// Freeze the header row and put an autofilter over the table (for a sheet's main table).
     public var isPrimary: Bool
+    /// A column of sentences (zero-based): its text cells wrap, widening the column to at most
+    /// `ReportTable.wrapWidth` characters, and their rows grow taller (the row's cells aligned at the top).
+    public var wrappedColumn: Int?
 
-    public init(title: String? = nil, header: [String], rows: [[ReportCell]], isPrimary: Bool = false) {
-        self.init(title: title, header: header, rows: ReportRows(rows), isPrimary: isPrimary)
+    /// Characters a wrapped column widens its column to, at most.
+    public static let wrapWidth = 70
+
+    public init(title: String? = nil, header: [String], rows: [[ReportCell]], isPrimary: Bool = false, wrappedColumn: Int? = nil) {
+        self.init(title: title, header: header, rows: ReportRows(rows), isPrimary: isPrimary, wrappedColumn: wrappedColumn)
     }
 
-    public init(title: String? = nil, header: [String], rows: ReportRows, isPrimary: Bool = false) {
+    public init(title: String? = nil, header: [String], rows: ReportRows, isPrimary: Bool = false, wrappedColumn: Int? = nil) {
         self.title = title
         self.header = header
         self.rows = rows
         self.isPrimary = isPrimary
+        self.wrappedColumn = wrappedColumn
     }
 }
 
@@ -76,12 +83,15 @@ public struct ReportChart: Sendable {
     public var categoryColumn: Int
     public var valueColumn: Int
     public var seriesName: String
+    /// The number format of the category axis labels (`yyyy-mm-dd` for days), or nil for General.
+    public var categoryFormat: String?
 
-    public init(title: String, tableIndex: Int, categoryColumn: Int, valueColumn: Int, seriesName: String) {
+    public init(title: String, tableIndex: Int, categoryColumn: Int, valueColumn: Int, seriesName: String, categoryFormat: String? = nil) {
         self.title = title
         self.tableIndex = tableIndex
         self.categoryColumn = categoryColumn
         self.valueColumn = valueColumn
         self.seriesName = seriesName
+        self.categoryFormat = categoryFormat
     }
 }

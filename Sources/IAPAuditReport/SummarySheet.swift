@@ -1,7 +1,7 @@
 import IAPAuditModel
 
-/// The Summary sheet: the run's parameters, findings by kind and reason, findings per day with a
-/// chart, and the inputs with records in = imported + rejected.
+/// The Summary sheet: the run's warnings first, then its parameters, findings by kind and reason, findings
+/// per day with a chart, and the inputs with records in = imported + rejected.
 enum SummarySheet {
     /// Parameter values longer than this (the config) are shortened on the sheet; the whole value
     /// is in table `run_parameter`.
@@ -9,6 +9,18 @@ enum SummarySheet {
 
     static func shortened(_ value: String) -> String {
         value.count <= longestParameter ? value : value.prefix(longestParameter - 24) + "… (see run_parameter)"
+    }
+
+    /// The warnings block, at the top: every warning of the run, or one line saying there was none.
+    static func warnings(_ warnings: [RunWarning]) -> ReportTable {
+        guard !warnings.isEmpty else {
+            return ReportTable(title: "Warnings: none (nothing qualifies the numbers below)", header: [], rows: [])
+        }
+        return ReportTable(
+            title: "Warnings: \(warnings.count), read them first: they qualify the numbers below",
+            header: ["warning", "code", "file"],
+            rows: warnings.map { [.text($0.message), .text($0.code.rawValue), $0.file.map(ReportCell.text) ?? .empty] },
+            wrappedColumn: 0)
     }
 
     static func build(_ snapshot: AuditSnapshot) -> ReportSheet {
@@ -57,11 +69,11 @@ enum SummarySheet {
             title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],
             rows: snapshot.findings.problemsPerDay.map { [.date($0.dayMs), .integer(Int64($0.findings))] })
         return ReportSheet(
-            name: "Summary", tables: [parameters, findings, days, inputs],
+            name: "Summary", tables: [warnings(snapshot.warnings), parameters, findings, days, inputs],
             charts: [
                 ReportChart(
-                    title: "Problem findings per day", tableIndex: 2, categoryColumn: 0,
-                    valueColumn: 1, seriesName: "findings")
+                    title: "Problem findings per day", tableIndex: 3, categoryColumn: 0,
+                    valueColumn: 1, seriesName: "findings", categoryFormat: "yyyy-mm-dd")
             ])
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import IAPAuditModel
 
 /// A failure while rendering a `ReportWorkbook` to an .xlsx file with `XLSXWriter`.
@@ -14,6 +15,26 @@ public struct XLSXError: Error, CustomStringConvertible, Sendable, Equatable {
     public var cell: String?
     /// The libxlsxwriter error code (`lxw_error`), if the failure came from libxlsxwriter.
     public var code: Int?
+    /// `errno` after the failed call when it set one (`ENOSPC`: the disk is full).
+    public var systemError: Int32?
+    /// What libxlsxwriter printed on stderr while the workbook was written (its `[ERROR] …` lines),
+    /// captured so that it reaches the user inside this error.
+    public var diagnostics: [String] = []
+
+    /// The error is the disk (or its quota) being full.
+    public var isDiskFull: Bool {
+        systemError == ENOSPC || systemError == EDQUOT
+            || diagnostics.contains { $0.contains("No space left on device") || $0.contains("quota exceeded") }
+    }
+
+    /// A libxlsxwriter line without its marks: `[ERROR]` or `[WARNING]`, then the source place it may
+    /// name (`[./src/packager.c:1541]:`).
+    package static func withoutLevel(_ line: String) -> String {
+        var text = Substring(line)
+        for mark in ["[ERROR]", "[WARNING]"] where text.hasPrefix(mark) { text = text.dropFirst(mark.count) }
+        if text.hasPrefix("["), let end = text.range(of: "]:") { text = text[end.upperBound...] }
+        return String(text.drop { $0 == " " })
+    }
 
     public init(
         operation: String, message: String, path: String,
@@ -28,6 +49,7 @@ public struct XLSXError: Error, CustomStringConvertible, Sendable, Equatable {
         if let cell { where_ += (where_.isEmpty ? " cell " : ", cell ") + cell }
         let location = where_.isEmpty ? "" : " (at\(where_))"
         let codeText = code.map { " [lxw_error \($0)]" } ?? ""
-        return "cannot write XLSX file '\(path)': \(operation): \(message)\(codeText)\(location)"
+        let said = diagnostics.isEmpty ? "" : "; libxlsxwriter: " + diagnostics.map(Self.withoutLevel).joined(separator: "; ")
+        return "cannot write XLSX file '\(path)': \(operation): \(message)\(codeText)\(location)\(said)"
     }
 }

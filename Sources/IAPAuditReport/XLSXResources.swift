@@ -31,6 +31,9 @@ struct Formats {
     let header: UnsafeMutablePointer<lxw_format>
     let dateTime: UnsafeMutablePointer<lxw_format>
     let date: UnsafeMutablePointer<lxw_format>
+    /// A sentence wrapped in its cell, at the top; and the other cells of its row, at the top too.
+    let wrapped: UnsafeMutablePointer<lxw_format>
+    let top: UnsafeMutablePointer<lxw_format>
 
     init(book: UnsafeMutablePointer<lxw_workbook>, strings: CStringPool, path: String) throws {
         func add() throws -> UnsafeMutablePointer<lxw_format> {
@@ -56,5 +59,12 @@ struct Formats {
 
         date = try add()
         format_set_num_format(date, try strings.make("yyyy-mm-dd", path: path))
+
+        wrapped = try add()
+        format_set_text_wrap(wrapped)
+        format_set_align(wrapped, UInt8(LXW_ALIGN_VERTICAL_TOP.rawValue))
+
+        top = try add()
+        format_set_align(top, UInt8(LXW_ALIGN_VERTICAL_TOP.rawValue))
     }
 }

@@ -144,6 +144,8 @@ struct SheetRenderer {
             row += 1
         }
 
+        // A title alone (a note: no header, no rows) is one row.
+        if width == 0 && table.title != nil && table.rows.count == 0 { return Placement(headerRow: row - 1, rowCount: 0, width: 0) }
         let headerRow = row
         for column in 0..<width {
             let text = column < table.header.count ? table.header[column] : ""
@@ -166,7 +168,16 @@ struct SheetRenderer {
         var current = row
         try table.rows.forEach { cells in
             if cells.count > lengths.count { lengths.append(contentsOf: repeatElement(0, count: cells.count - lengths.count)) }
+            if let wrapped = table.wrappedColumn, wrapped < cells.count, case .text(let text) = cells[wrapped] {
+                try fitRow(current, to: text, column: wrapped)
+            }
             for (column, cell) in cells.enumerated() {
+                if let wrapped = table.wrappedColumn, case .text(let text) = cell {
+                    let length = try writeText(
+                        text, row: current, column: column, format: column == wrapped ? formats.wrapped : formats.top)
+                    lengths[column] = max(lengths[column], column == wrapped ? min(length, ReportTable.wrapWidth) : length)
+                    continue
+                }
                 let length = try writeCell(cell, row: current, column: column)
                 lengths[column] = max(lengths[column], length)
             }
@@ -175,6 +186,18 @@ struct SheetRenderer {
         }
         row = current
         return Placement(headerRow: headerRow, rowCount: written, width: width)
+    }
+
+    /// Makes `row` tall enough for `text` wrapped in `column` (written before the row's cells: rows go to
+    /// disk as they are written), and that column at least `ReportTable.wrapWidth` characters wide, the
+    /// width the lines are counted at. Spreadsheets do not grow a row for wrapped text on their own.
+    mutating func fitRow(_ row: Int, to text: String, column: Int) throws {
+        lengths[column] = max(lengths[column], ReportTable.wrapWidth)
+        let lines = XLSXWriter.wrappedLines(text)
+        guard lines > 1 else { return }
+        try check(
+            worksheet_set_row(worksheet, lxw_row_t(row), XLSXWriter.lineHeight * Double(lines), nil), "worksheet_set_row",
+            row: row, column: column)
     }
 
     /// Writes one data cell; returns its displayed length (0 when nothing is written).
@@ -216,59 +239,13 @@ struct SheetRenderer {
     /// starts with). Empty text writes nothing.
     /// Text longer than Excel's cell limit (32,767 characters) is cut, with a note saying so:
     /// the full text stays in audit.sqlite.
-    func writeText(_ fullText: String, row: Int, column: Int) throws -> Int {
+    func writeText(_ fullText: String, row: Int, column: Int, format: UnsafeMutablePointer<lxw_format>? = nil) throws -> Int {
         if fullText.isEmpty { return 0 }
         let text = XLSXWriter.fittingExcel(fullText)
         // libxlsxwriter copies the text: no copy needs to outlive the call.
         try check(
-            text.withCString { worksheet_write_string(worksheet, lxw_row_t(row), lxw_col_t(column), $0, nil) },
+            text.withCString { worksheet_write_string(worksheet, lxw_row_t(row), lxw_col_t(column), $0, format) },
             "worksheet_write_string", row: row, column: column)
         return XLSXWriter.displayLength(of: text)
-    }
-
-    /// Adds a column chart; returns false when it was skipped (its table has no data rows).
-    func addChart(_ chart: ReportChart, placements: [Placement], row: Int, column: Int) throws -> Bool {
-        guard placements.indices.contains(chart.tableIndex) else {
-            throw invalid("chart '\(chart.title)' refers to table \(chart.tableIndex), but the sheet has \(placements.count) tables")
-        }
-        let placement = placements[chart.tableIndex]
-        for (role, index) in [("category", chart.categoryColumn), ("value", chart.valueColumn)] {
-            guard index >= 0, index < placement.width else {
-                throw invalid(
-                    "chart '\(chart.title)': \(role) column \(index) is outside table \(chart.tableIndex) (\(placement.width) columns)")
-            }
-        }
-        if placement.rowCount == 0 { return false }
-
-        guard let lxwChart = workbook_add_chart(book, UInt8(LXW_CHART_COLUMN.rawValue)) else {
-            throw XLSXError(
-                operation: "workbook_add_chart", message: "could not create the chart (out of memory?)",
-                path: path, sheet: sheet.name)
-        }
-        guard let series = chart_add_series(lxwChart, nil, nil) else {
-            throw XLSXError(
-                operation: "chart_add_series", message: "could not add the chart series (out of memory?)",
-                path: path, sheet: sheet.name)
-        }
-        // With the raw sheet name, libxlsxwriter builds the range formula itself and quotes
-        // the name as needed (e.g. ='My ''Data'''!$A$2:$A$9).
-        let sheetName = try strings.make(sheet.name, path: path)
-        let firstRow = lxw_row_t(placement.firstDataRow)
-        let lastRow = lxw_row_t(placement.firstDataRow + placement.rowCount - 1)
-        chart_series_set_categories(
-            series, sheetName, firstRow, lxw_col_t(chart.categoryColumn), lastRow, lxw_col_t(chart.categoryColumn))
-        chart_series_set_values(
-            series, sheetName, firstRow, lxw_col_t(chart.valueColumn), lastRow, lxw_col_t(chart.valueColumn))
-        if !chart.seriesName.isEmpty {
-            chart_series_set_name(
-                series, try strings.make(XLSXWriter.literalChartText(chart.seriesName), path: path))
-        }
-        if !chart.title.isEmpty {
-            chart_title_set_name(lxwChart, try strings.make(XLSXWriter.literalChartText(chart.title), path: path))
-        }
-        try check(
-            worksheet_insert_chart(worksheet, lxw_row_t(row), lxw_col_t(column), lxwChart),
-            "worksheet_insert_chart", row: row, column: column)
-        return true
     }
 }

@@ -1,4 +1,5 @@
 import CXLSXWriter
+import Foundation
 import IAPAuditModel
 
 #if canImport(Glibc)
@@ -11,8 +12,8 @@ import IAPAuditModel
 
 /// Renders a `ReportWorkbook` (plain data) into an .xlsx file with libxlsxwriter.
 ///
-/// This file, `XLSXSheetRenderer.swift` and `XLSXResources.swift` are the only code that talks to
-/// libxlsxwriter.
+/// This file, `XLSXSheetRenderer.swift`, `XLSXChartRenderer.swift` and `XLSXResources.swift` are the only
+/// code that talks to libxlsxwriter.
 ///
 /// Layout of each sheet: tables one below the other from row 0, one blank row between them;
 /// a table with a title gets a bold title row above its bold, bordered, filled header row.
@@ -30,10 +31,32 @@ public enum XLSXWriter {
     /// Rows reserved per chart when several charts are stacked (a default chart is 288 px
     /// high, about 14.4 default rows).
     static let rowsPerChart = 16
+    /// Points per line of text in a row (Excel's default row is 15 points high).
+    static let lineHeight = 15.0
 
     /// Writes `workbook` to `path` (overwriting). Throws `XLSXError` (with the libxlsxwriter
-    /// error text and the sheet/cell) on failure, e.g. an unwritable path.
+    /// error text and the sheet/cell) on failure, e.g. an unwritable path or a full disk.
+    ///
+    /// What libxlsxwriter prints on stderr meanwhile (`[ERROR] …`) is captured: it becomes the error's
+    /// `diagnostics` and never reaches the user raw.
     public static func write(_ workbook: ReportWorkbook, to path: String) throws {
+        let capture = StandardErrorCapture()
+        do {
+            try render(workbook, to: path)
+        } catch var error as XLSXError {
+            error.diagnostics = capture.stop()
+            throw error
+        } catch {
+            _ = capture.stop()
+            throw error
+        }
+        // Written, yet libxlsxwriter had something to say (not expected): passed on, marked as ours.
+        for line in capture.stop() {
+            FileHandle.standardError.write(Data("iap-audit: note: libxlsxwriter: \(XLSXError.withoutLevel(line))\n".utf8))
+        }
+    }
+
+    private static func render(_ workbook: ReportWorkbook, to path: String) throws {
         // Every C string handed to libxlsxwriter stays alive until after workbook_close.
         let strings = CStringPool()
         defer { strings.freeAll() }
@@ -77,8 +100,9 @@ public enum XLSXWriter {
             if status == LXW_ERROR_CREATING_XLSX_FILE, systemError != 0, let text = strerror(systemError) {
                 message += ": " + String(cString: text)
             }
-            throw XLSXError(
-                operation: "workbook_close", message: message, path: path, code: Int(status.rawValue))
+            var error = XLSXError(operation: "workbook_close", message: message, path: path, code: Int(status.rawValue))
+            error.systemError = systemError == 0 ? nil : systemError
+            throw error
         }
     }
 
@@ -124,6 +148,14 @@ public enum XLSXWriter {
             }
         }
         return max(longest, current)
+    }
+
+    /// The lines `text` takes wrapped at `ReportTable.wrapWidth` characters. The column is at least that
+    /// many widths of `0` wide and most letters are narrower, which leaves room for breaks between words.
+    static func wrappedLines(_ text: String) -> Int {
+        text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
+            $0 + max(1, ($1.count + ReportTable.wrapWidth - 1) / ReportTable.wrapWidth)
+        }
     }
 
     /// The displayed length of a number in Excel's General format (approximately).

@@ -31,13 +31,12 @@ public final class AuditStore {
                 code: 0, message: "another program's SQLite database (not iap-audit's); it is left as it is: choose another --out",
                 sql: nil)
         }
-        try database.transaction {
+        let upgraded = try database.transaction {
             // An older version, or this version's tables declared otherwise since (a field added to a
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
-            if version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint) {
-                try Schema.upgradeFromOlder(database)
-            }
+            let upgrading = version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint)
+            if upgrading { try Schema.upgradeFromOlder(database) }
             try database.execute(Schema.tables)
             try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
             try database.execute(Schema.indexes)
@@ -46,7 +45,12 @@ public final class AuditStore {
             try database.execute("PRAGMA user_version = \(Schema.version)")
             let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")
             for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
+            return upgrading
         }
+        // The dropped ledger's free pages could keep its text (older versions stored the app's shared secret
+        // verbatim) where SQLite is built without SECURE_DELETE (Debian's has it): the file is rewritten
+        // without them, and shrinks.
+        if upgraded { try database.execute("VACUUM") }
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws; inside
@@ -73,12 +77,14 @@ public final class AuditStore {
 
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
-        let statement = try database.prepare("SELECT path, sha256, note, reader_version, status, bytes FROM source_file")
+        let statement = try database.prepare(
+            "SELECT path, sha256, note, reader_version, status, bytes, records_imported, records_rejected FROM source_file")
         var result: [String: StoredFile] = [:]
         while try statement.step() {
             result[statement.text(0)] = StoredFile(
                 sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
-                isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)))
+                isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)),
+                recordsImported: statement.int64(6), recordsRejected: statement.int64(7))
         }
         return result
     }
@@ -184,10 +190,13 @@ public final class AuditStore {
         }
     }
 
-    /// Replaces the findings (given one by one, in table order) and run parameters in one transaction.
-    package func replaceFindings(_ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String]) throws {
+    /// Replaces the findings (given one by one, in table order), the run parameters and the run's warnings
+    /// (table `run_warning`, in the order given) in one transaction.
+    package func replaceFindings(
+        _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = []
+    ) throws {
         try database.transaction {
-            try database.execute("DELETE FROM finding; DELETE FROM run_parameter;")
+            try database.execute("DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning;")
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
@@ -216,6 +225,8 @@ public final class AuditStore {
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
+            let warning = try database.prepare("INSERT INTO run_warning (code, message, file) VALUES (?1, ?2, ?3)")
+            for w in warnings { try warning.run([w.code.rawValue, w.message, w.file]) }
         }
     }
 }
@@ -236,13 +247,17 @@ public struct StoredFile: Equatable, Sendable {
     public var isCurrentReader: Bool = true
     /// Size in bytes (a file of another size has changed).
     public var bytes: Int = 0
+    /// Records imported from it (`source_file.records_imported`): what leaves the ledger with it.
+    public var recordsImported: Int64 = 0
+    /// Records rejected from it (`source_file.records_rejected`), whose rejections leave with it.
+    public var recordsRejected: Int64 = 0
 
-    package init(sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0) {
-        self.sha256 = sha256
-        self.note = note
-        self.status = status
-        self.isCurrentReader = isCurrentReader
-        self.bytes = bytes
+    package init(
+        sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0, recordsImported: Int64 = 0,
+        recordsRejected: Int64 = 0
+    ) {
+        (self.sha256, self.note, self.status, self.isCurrentReader, self.bytes) = (sha256, note, status, isCurrentReader, bytes)
+        (self.recordsImported, self.recordsRejected) = (recordsImported, recordsRejected)
     }
 
     public static func == (a: StoredFile, b: StoredFile) -> Bool {

@@ -59,7 +59,7 @@ final class RecordWriter {
             rejection.bind(RejectionColumn.fileId, fileId)
             rejection.bind(RejectionColumn.line, Int64(r.location.line))
             rejection.bind(RejectionColumn.reason, constant: r.reason)
-            rejection.bind(RejectionColumn.rawText, constant: r.rawText)
+            rejection.bind(RejectionColumn.rawText, constant: SecretRedaction.stored(r.rawText))
             try rejection.insertRow()
         }
     }

@@ -7,6 +7,18 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public var code: Int32
     public var message: String
     public var sql: String?
+    /// The operating system's error (`errno`) behind it, when SQLite met one (`sqlite3_system_errno`):
+    /// `ENOSPC` says the disk is full whatever code SQLite gave (`SQLITE_FULL`, or an I/O error growing
+    /// the WAL index).
+    public var systemError: Int32?
+
+    /// A failure with SQLite's result `code` and `message`, the `sql` involved, and the system error behind it.
+    public init(code: Int32, message: String, sql: String?, systemError: Int32? = nil) {
+        (self.code, self.message, self.sql, self.systemError) = (code, message, sql, systemError)
+    }
+
+    /// The disk (or quota) is full: SQLITE_FULL, or any failure whose system error is ENOSPC / EDQUOT.
+    public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || systemError == ENOSPC || systemError == EDQUOT }
 
     public var description: String {
         // Code 0: iap-audit's own finding about the database (another program's, a newer schema).
@@ -69,7 +81,7 @@ final class SQLiteDatabase {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? lastMessage
             sqlite3_free(error)
-            throw SQLiteError(code: rc, message: message, sql: sql)
+            throw SQLiteError(code: rc, message: message, sql: sql, systemError: systemError)
         }
     }
 
@@ -100,6 +112,9 @@ final class SQLiteDatabase {
     }
 
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection" }
+
+    /// The `errno` of the last failed system call SQLite made, or nil.
+    var systemError: Int32? { handle.map { sqlite3_system_errno($0) }.flatMap { $0 == 0 ? nil : $0 } }
 }
 
 /// A prepared statement; finalized when released.
@@ -112,7 +127,7 @@ final class SQLiteStatement {
         self.database = database
         self.sql = sql
         let rc = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
-        if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+        if rc != SQLITE_OK { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql, systemError: database.systemError) }
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -145,7 +160,7 @@ final class SQLiteStatement {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        throw SQLiteError(code: rc, message: database.lastMessage, sql: sql)
+        throw SQLiteError(code: rc, message: database.lastMessage, sql: sql, systemError: database.systemError)
     }
 
     /// Ends the statement's read (its locks released) until it is bound again.
@@ -188,6 +203,18 @@ final class SQLiteStatement {
         checkBind(sqlite3_bind_text(handle, column.rawValue, p, Int32(ref.count), nil), column)
     }
 
+    /// Binds a record's own text (`raw_json`) with the app's shared secret redacted (`SecretRedaction`): in
+    /// place when it holds none (the usual case), else a redacted copy.
+    @inline(__always) func bind<C: RawRepresentable>(_ column: C, redactingSecretsIn ref: TextRef, in base: UnsafePointer<UInt8>)
+    where C.RawValue == Int32 {
+        guard !ref.isNull else { return }
+        if let redacted = SecretRedaction.stored(UnsafeBufferPointer(start: base + Int(ref.start), count: Int(ref.count))) {
+            bind(column, constant: redacted)
+        } else {
+            bind(column, text: ref, in: base)
+        }
+    }
+
     /// Binds a text SQLite copies (SQLITE_TRANSIENT): an enum's raw value, a constant.
     @inline(__always) func bind<C: RawRepresentable>(_ column: C, constant text: String) where C.RawValue == Int32 {
         var text = text
@@ -216,7 +243,7 @@ final class SQLiteStatement {
     /// Runs the bound row; throws `SQLiteError` unless the statement completes.
     @inline(__always) func insertRow() throws {
         let rc = sqlite3_step(handle)
-        if rc != SQLITE_DONE { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql) }
+        if rc != SQLITE_DONE { throw SQLiteError(code: rc, message: database.lastMessage, sql: sql, systemError: database.systemError) }
     }
 
     /// The bytes of a BLOB (or TEXT) column of the current row, valid until the next step.

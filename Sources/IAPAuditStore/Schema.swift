@@ -91,6 +91,7 @@ package enum Schema {
             apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'claimed'))
         ) STRICT;
         CREATE TABLE IF NOT EXISTS run_parameter (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+        CREATE TABLE IF NOT EXISTS run_warning (code TEXT NOT NULL, message TEXT NOT NULL, file TEXT) STRICT;
         CREATE TABLE IF NOT EXISTS ledger_schema (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
         """
@@ -165,6 +166,23 @@ package enum Schema {
                    || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
                    || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
             FROM server_request s JOIN source_file f USING (file_id), json_each(s.transaction_ids) j
+            UNION ALL
+            -- A request that carried the transaction's original id (a renewal credited through it), as an Apple
+            -- record of the transaction lists it; once per request line, and not when it carried the id itself.
+            -- The transaction's own listings come first (by index), then the requests holding the original id
+            -- (instr before json_each, so only those lines are parsed).
+            SELECT o.transaction_id, 'server_request', f.path, s.line,
+                   strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_ms / 1000.0, 'unixepoch'), s.user_id,
+                   s.event || ' ' || s.request_id || CASE s.granted WHEN 1 THEN ', granted' ELSE ', not granted' END
+                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
+                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+                   || ', carried its original id ' || o.original_transaction_id || ', not this transaction''s id'
+            FROM (SELECT DISTINCT transaction_id, original_transaction_id FROM apple_transaction
+                  WHERE original_transaction_id <> transaction_id) o
+                 CROSS JOIN server_request s JOIN source_file f ON f.file_id = s.file_id
+            WHERE instr(s.transaction_ids, '"' || o.original_transaction_id || '"') > 0
+              AND EXISTS (SELECT 1 FROM json_each(s.transaction_ids) j WHERE j.value = o.original_transaction_id)
+              AND NOT EXISTS (SELECT 1 FROM json_each(s.transaction_ids) j WHERE j.value = o.transaction_id)
             UNION ALL
             SELECT t.transaction_id, r.source, f.path, r.line,
                    strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(r.received_at_ms, r.signed_date_ms) / 1000.0, 'unixepoch'), NULL,

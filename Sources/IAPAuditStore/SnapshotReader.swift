@@ -10,10 +10,12 @@ extension AuditStore {
     /// - Parameters:
     ///   - findings: the findings to report, when not (yet) the stored ones.
     ///   - parameters: the run parameters, when not (yet) the stored ones.
+    ///   - warnings: the run's warnings, when not (yet) the stored ones.
     /// Reads on a read-only connection of its own (another connection may be writing meanwhile).
-    package static func snapshot(path: String, findings given: FindingStream? = nil, parameters givenParameters: [String: String]? = nil)
-        throws -> AuditSnapshot
-    {
+    package static func snapshot(
+        path: String, findings given: FindingStream? = nil, parameters givenParameters: [String: String]? = nil,
+        warnings givenWarnings: [RunWarning]? = nil
+    ) throws -> AuditSnapshot {
         let database = try SQLiteDatabase(path: path, readOnly: true)
         var files: [FileSummary] = []
         let f = try database.prepare(
@@ -66,9 +68,13 @@ extension AuditStore {
         let p = try database.prepare("SELECT name, value FROM run_parameter")
         while try p.step() { parameters[p.text(0)] = p.text(1) }
         if let givenParameters { parameters = givenParameters }
+        var warnings: [RunWarning] = []
+        let w = try database.prepare("SELECT code, message, file FROM run_warning ORDER BY rowid")
+        while try w.step() { warnings.append(RunWarning(RunWarning.Code(rawValue: w.text(0)), w.text(1), file: w.optionalText(2))) }
         var snapshot = AuditSnapshot(
             files: files, rejections: rejections, findings: try given ?? findingStream(database, path: path), statuses: statuses,
             latency: LatencySummary(summary.latencyCounts), recordCounts: counts, parameters: parameters)
+        snapshot.warnings = givenWarnings ?? warnings
         let appleCount = summary.appleRecords - summary.statusCounts.values.reduce(0, +)
         let signed = Set(signedFiles)
         snapshot.appleRecords = RecordStream(count: Int(appleCount)) { limit, body in

@@ -87,7 +87,9 @@ struct TableEmitter {
             let property = group.map { RecordEmitter.rowName(c.field, in: $0) } ?? c.field.property
             let bind: String
             switch c.field.type {
-            case .text, .signature, .joinedList, .jsonList, .rawText: bind = "text:\(property)"
+            case .text, .signature, .joinedList, .jsonList: bind = "text:\(property)"
+            // A record's own text is stored with the app's shared secret redacted (SecretRedaction).
+            case .rawText: bind = "redacted:\(property)"
             case .idList, .quantities: bind = "text:\(property)JSON"
             case .enumeration(_, let required): bind = (required ? "enum:" : "enum?:") + property
             case .integer, .bool: bind = "value:\(property)"
@@ -163,6 +165,7 @@ struct TableEmitter {
             case "line": s.line("\(st).bind(\(column).line, Int64(r.line))")
             case "position": s.line("\(st).bind(\(column).position, Int64(position))")
             case "text": s.line("\(st).bind(\(column).\(p.name), text: r.\(parts[1]), in: base)")
+            case "redacted": s.line("\(st).bind(\(column).\(p.name), redactingSecretsIn: r.\(parts[1]), in: base)")
             case "enum": s.line("\(st).bind(\(column).\(p.name), constant: r.\(parts[1]).rawValue)")
             case "enum?": s.line("if let v = r.\(parts[1]) { \(st).bind(\(column).\(p.name), constant: v.rawValue) }")
             default: s.line("\(st).bind(\(column).\(p.name), r.\(parts[1]))")

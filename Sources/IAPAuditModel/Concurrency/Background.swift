@@ -35,7 +35,13 @@ package final class Channel<Item: Sendable>: Sendable {
     /// Counts items; and, once closed, wakes a waiting receiver.
     private let filled = DispatchSemaphore(value: 0)
 
-    package init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+    package init(capacity: Int) {
+        // Made at 0 and raised to `capacity`: libdispatch traps when a semaphore is freed holding less than
+        // the value it was made with, which a channel dropped with items queued (a run that failed while
+        // files were prefetched) would.
+        free = DispatchSemaphore(value: 0)
+        for _ in 0..<capacity { free.signal() }
+    }
 
     /// Queues `item`; false (and the item dropped) when the channel is closed.
     @discardableResult

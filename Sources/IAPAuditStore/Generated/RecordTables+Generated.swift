@@ -195,7 +195,7 @@ final class RecordInserts {
                 appleRecord.bind(AppleRecordColumn.receiptType, text: r.receiptType, in: base)
                 appleRecord.bind(AppleRecordColumn.receiptCreationDateMs, r.receiptCreationDateMs)
                 appleRecord.bind(AppleRecordColumn.requestDateMs, r.requestDateMs)
-                appleRecord.bind(AppleRecordColumn.rawJSON, text: r.rawJSON, in: base)
+                appleRecord.bind(AppleRecordColumn.rawJSON, redactingSecretsIn: r.rawJSON, in: base)
                 appleRecord.bind(AppleRecordColumn.source, constant: r.source.rawValue)
                 appleRecord.bind(AppleRecordColumn.signature, text: r.signature, in: base)
                 appleRecord.bind(AppleRecordColumn.signedDateMs, r.signedDateMs)

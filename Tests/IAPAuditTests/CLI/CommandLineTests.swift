@@ -200,6 +200,23 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual((summary["outputs"] as? [String: String])?["sqlite"], out + "/audit.sqlite")
     }
 
+    /// With `--json`, a failure is an object on stdout too (a scheduler parsing stdout sees it), besides
+    /// the message on stderr; without it, stdout stays empty.
+    func testJSONFailuresAreObjectsOnStdout() throws {
+        let missing = CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch(), "--json"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.err, "iap-audit: /nonexistent/input: error: cannot read input: no such file or folder")
+        XCTAssertEqual(missing.out, #"{"error":"/nonexistent/input: error: cannot read input: no such file or folder","exit":1}"#)
+        let usage = CLIRun(["run", "--json", "--frobnicate"])
+        XCTAssertEqual(usage.status, 64)
+        XCTAssertTrue(usage.err.hasPrefix("Error: unknown option '--frobnicate'\nUsage: "), usage.err)
+        XCTAssertEqual(usage.out, #"{"error":"unknown option '--frobnicate'","exit":64}"#)
+        let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(usage.out.utf8)) as? [String: Any])
+        XCTAssertEqual(parsed["exit"] as? Int, 64)
+        XCTAssertEqual(CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch()]).out, "", "no JSON unless asked for")
+        XCTAssertEqual(CLIRun(["run", "--frobnicate"]).out, "")
+    }
+
     /// Text that looks like a formula is written as text in the XLSX (read back by openpyxl).
     func testFormulaLookingTextStaysText() throws {
         let out = TestPaths.scratch()

@@ -224,14 +224,12 @@ final class RealDataTests: XCTestCase {
         }
         XCTAssertEqual(
             byFile, ["serverNotificationRequest.json": 1, "cancel.json": 1, "valid.json": 1, "receipt-production": 4])
-        for file in ["imdhemy__appstore-iap/server-notification.json", "nov__itunes-receipt/autorenew_subscription.json"] {
-            XCTAssertEqual(
-                result.warnings.filter { $0.hasPrefix(TestPaths.realData(file) + ": 1 Apple record(s) say Production but") }.count, 1,
-                file)
-        }
-        let unknown = result.warnings.filter { $0.contains("name no environment") }.map {
-            URL(fileURLWithPath: String($0.prefix { $0 != ":" })).lastPathComponent
-        }
+        let conflicts = result.warnings.filter { $0.code == .environmentConflict }
+        XCTAssertEqual(
+            conflicts.map(\.file),
+            ["imdhemy__appstore-iap/server-notification.json", "nov__itunes-receipt/autorenew_subscription.json"].map(TestPaths.realData))
+        XCTAssertTrue(conflicts.allSatisfy { $0.message.hasPrefix($0.file! + ": 1 Apple record(s) say Production but") }, "\(conflicts)")
+        let unknown = result.warnings.filter { $0.code == .environmentUnknown }.map { URL(fileURLWithPath: $0.file!).lastPathComponent }
         XCTAssertEqual(unknown.sorted(), ["legacyTransaction", "receipt_expired_cancelled.json", "valid.json"])
         XCTAssertEqual(
             findings.filter { $0.kind == .droppedOrder && $0.evidence[0].file.hasSuffix("receipt-production") }.map(\.transactionId)

@@ -26,7 +26,7 @@ final class MigrationTests: XCTestCase {
             db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
             db.executescript(open(sys.argv[2]).read())
             db.execute("INSERT INTO source_file VALUES (1, ?, 'abc', 10, 'verify_response', 'json', 'imported', 'x', 2, 1, 1, 0)", (sys.argv[3],))
-            db.execute("INSERT INTO verify_response (response_id, file_id, line, status, environment, raw_json) VALUES (1, 1, 1, 0, 'Production', '{}')")
+            db.execute("INSERT INTO verify_response (response_id, file_id, line, status, environment, raw_json) VALUES (1, 1, 1, 0, 'Production', '{\\"password\\": \\"old-secret-9d2b\\"}')")
             db.execute("INSERT INTO receipt_transaction (response_id, transaction_id, sections) VALUES (1, '1000000000000001', 'in_app')")
             db.commit()
             print(json.dumps(db.execute("PRAGMA user_version").fetchone()[0]))
@@ -61,8 +61,11 @@ final class MigrationTests: XCTestCase {
             check["tables"] as? [String],
             [
                 "apple_record", "apple_transaction", "client_report", "fact_chunk", "finding", "ledger_schema", "pending_renewal",
-                "rejection", "run_parameter", "server_request", "source_file", "verify_status_code",
+                "rejection", "run_parameter", "run_warning", "server_request", "source_file", "verify_status_code",
             ], "version 1's verify_response and receipt_transaction are gone")
+        // Older versions stored the app's shared secret verbatim: no page of the dropped ledger keeps it.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/audit.sqlite"))
+        XCTAssertNil(bytes.range(of: Data("old-secret-9d2b".utf8)), "the dropped ledger's pages are wiped (SECURE_DELETE, VACUUM)")
     }
 
     func testNextRunReadsTheFilesAgainWithTheNewReaders() throws {

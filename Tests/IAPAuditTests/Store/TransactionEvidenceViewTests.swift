@@ -66,4 +66,60 @@ final class TransactionEvidenceViewTests: XCTestCase {
         XCTAssertEqual(
             try evidence("2000000400000002").last?[3], "answer to request rB: status 0, Production, does not list this transaction")
     }
+
+    /// A renewal credited through its original id: the request that posted the original id is among the
+    /// renewal's evidence (its answer lists the renewal under that original id), once, saying so; a request
+    /// that carried the renewal's own id too is listed once, as carrying it.
+    func testTheRequestThatPostedTheOriginalIdIsEvidenceOfTheRenewal() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        let (original, renewal) = ("2000000400000001", "2000000400000002")
+        TestPaths.write(
+            """
+            {"ts":"2026-09-01T09:01:00Z","request_id":"r1","user_id":"u1","transaction_ids":["\(original)"],"verify_status":0,"granted":true}
+            {"ts":"2026-10-01T09:01:00Z","request_id":"r2","user_id":"u1","transaction_ids":["\(original)"],"verify_status":0,"granted":true}
+            {"ts":"2026-10-02T09:01:00Z","request_id":"r3","user_id":"u1","transaction_ids":["\(original)","\(renewal)"],"granted":false}
+            {"ts":"2026-10-03T09:01:00Z","request_id":"r4","user_id":"u2","transaction_ids":["20000004000000011"],"granted":false}
+            """, to: input + "/server.jsonl")
+        func item(_ id: String, _ ms: String) -> String {
+            #"{"quantity":"1","product_id":"p","transaction_id":"\#(id)","original_transaction_id":"\#(original)","purchase_date_ms":"\#(ms)"}"#
+        }
+        TestPaths.write(
+            """
+            {"request_id":"r1","received_at":"2026-09-01T09:01:01Z","response":{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[\(item(original, "1788253200000"))]}}}
+            {"request_id":"r2","received_at":"2026-10-01T09:01:01Z","response":{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[\(item(original, "1788253200000")),\(item(renewal, "1790845200000"))]}}}
+            """, to: input + "/verify.jsonl")
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out, asOfMs: Timestamp.parseMs("2026-10-05T00:00:00Z")))
+        let rows =
+            try PythonReader.run(
+                """
+                import json, os, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                rows = db.execute("SELECT source, file, line, user_id, detail FROM transaction_evidence "
+                                  "WHERE transaction_id = ? AND source = 'server_request' ORDER BY time", (sys.argv[2],)).fetchall()
+                print(json.dumps([[os.path.basename(f) + ':' + str(l), u, d] for s, f, l, u, d in rows]))
+                """, args: [out + "/audit.sqlite", renewal]) as! [[String]]
+        XCTAssertEqual(
+            rows,
+            [
+                [
+                    "server.jsonl:1", "u1",
+                    "verify r1, granted, logged status 0, carried its original id \(original), not this transaction's id",
+                ],
+                [
+                    "server.jsonl:2", "u1",
+                    "verify r2, granted, logged status 0, carried its original id \(original), not this transaction's id",
+                ],
+                ["server.jsonl:3", "u1", "verify r3, not granted, no status logged"],
+            ], "every request that posted the original id (r1 credited the original purchase), never r4's look-alike id")
+        let originalRows =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([r[0] for r in db.execute(
+                    "SELECT detail FROM transaction_evidence WHERE transaction_id = ? AND source = 'server_request'", (sys.argv[2],))]))
+                """, args: [out + "/audit.sqlite", original]) as! [String]
+        XCTAssertEqual(originalRows.count, 3, "the original purchase's own requests, as carrying it: \(originalRows)")
+        XCTAssertFalse(originalRows.joined().contains("carried its original id"))
+    }
 }

@@ -1,0 +1,78 @@
+/// A condition that does not stop a run but makes its result doubtful (no server log among the inputs,
+/// no trust anchor, an input file that vanished since the last run…).
+///
+/// Every warning of a run is printed on stderr (`iap-audit: warning: <message>`), listed in `--json`
+/// (`{"code", "message", "file"}`), stored in table `run_warning` with the findings it qualifies, and
+/// shown at the top of the workbook's Summary sheet: what a run knows reaches every output.
+public struct RunWarning: Sendable, Hashable {
+    /// The kind of warning: a stable identifier a scheduler can act on.
+    public var code: Code
+    /// What happened and what to do about it, in one line.
+    public var message: String
+    /// The file the warning is about (an input file, the file of a record, the ledger), or nil.
+    public var file: String?
+
+    /// A warning of kind `code`, saying `message`, about `file` (nil: about no one file).
+    public init(_ code: Code, _ message: String, file: String? = nil) {
+        (self.code, self.message, self.file) = (code, message, file)
+    }
+
+    /// A warning kind, as snake_case text (`no_server_log`). Raw and typed: a code this version does not
+    /// know (read from a ledger another version wrote) is kept as its text.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        /// The code spelled `rawValue` (one of the constants below, or one another version gave).
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The snake_case text.
+        public var description: String { rawValue }
+
+        /// The last run into the output folder was killed or failed: this run completes it.
+        public static let previousRunIncomplete = Code(rawValue: "previous_run_incomplete")
+        /// No products, bundle ids or sandbox allowlist configured (`--config`).
+        public static let noConfig = Code(rawValue: "no_config")
+        /// No record was imported from the paths given: nothing was audited.
+        public static let nothingImported = Code(rawValue: "nothing_imported")
+        /// The as-of was set by a record dated more than a day after the clock of the machine.
+        public static let asOfInFuture = Code(rawValue: "as_of_in_future")
+        /// No server-log record among the inputs: every purchase shows as never credited.
+        public static let noServerLog = Code(rawValue: "no_server_log")
+        /// No Apple record among the inputs: no grant can be proven.
+        public static let noAppleRecord = Code(rawValue: "no_apple_record")
+        /// Verify responses name request ids the server log does not hold.
+        public static let unlinkedResponses = Code(rawValue: "unlinked_responses")
+        /// No JWS or no receipt trust anchor: the signed records of that kind are `untrusted_root`.
+        public static let noTrustAnchor = Code(rawValue: "no_trust_anchor")
+        /// A file imported by the last run into the output folder was not given this run: its records
+        /// were removed from the ledger.
+        public static let inputVanished = Code(rawValue: "input_vanished")
+        /// Apple records whose environment signals disagree (SEMANTICS rule 24): read as sandbox.
+        public static let environmentConflict = Code(rawValue: "environment_conflict")
+        /// Apple answers naming no environment anywhere (rule 24): read as production.
+        public static let environmentUnknown = Code(rawValue: "environment_unknown")
+
+        /// Every code this version gives, in the order a run may give them.
+        public static let all: [Code] = [
+            .previousRunIncomplete, .noConfig, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog, .noAppleRecord,
+            .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
+        ]
+    }
+}
+
+/// Whole numbers as a reader writes them in a sentence: `5,254`, `1,000,000`.
+public enum CountText {
+    /// `count` with a comma between each group of three digits.
+    public static func grouped(_ count: Int64) -> String {
+        let digits = String(count.magnitude)
+        var result = ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return count < 0 ? "-" + result : result
+    }
+
+    /// `1 record`, `5,254 records`.
+    public static func counted(_ count: Int64, _ noun: String) -> String { "\(grouped(count)) \(noun)\(count == 1 ? "" : "s")" }
+}

@@ -1,0 +1,87 @@
+/// Keeps the app's shared secret out of everything iap-audit stores and shows, and receipts out of the
+/// workbook: the one place raw input text is cleaned before it is kept or rendered.
+///
+/// - The shared secret: the value of every JSON key spelled `password`, `shared_secret`, `sharedSecret`
+///   or `shared-secret` (any case) becomes `"[redacted]"`, in a document and in JSON escaped inside a
+///   JSON string (`{\"password\":\"…\"}`). Notification V1 bodies and verifyReceipt request echoes carry it.
+/// - Receipts (`latest_receipt`, `latest_expired_receipt`, `receipt-data`, `receipt_data`, `receipt`,
+///   `transactionReceipt`, Unity's `Payload`; a text that is all base64): kept in the database, but a
+///   sheet shows `[receipt: N bytes of base64, SHA-256 <hex>]` in their place (the hash of the base64
+///   text, line breaks and JSON escapes left out).
+public enum SecretRedaction {
+    /// What a secret's value becomes.
+    public static let placeholder = "[redacted]"
+    /// Keys whose value is the shared secret, lowercase (compared case-insensitively).
+    static let secretKeys: [[UInt8]] = ["password", "shared_secret", "sharedsecret", "shared-secret"].map { Array($0.utf8) }
+    /// Keys whose string value is a receipt's base64, lowercase.
+    static let receiptKeys: [[UInt8]] = [
+        "latest_receipt", "latest_expired_receipt", "receipt-data", "receipt_data", "receiptdata", "receipt", "transactionreceipt",
+        "payload",
+    ].map { Array($0.utf8) }
+    /// A text of base64 alone counts as a receipt from this many characters (shorter: an id, a word).
+    static let shortestReceiptText = 64
+
+    /// `text` as the store keeps it (`apple_record.raw_json`, `rejection.raw_text`): every secret redacted.
+    public static func stored(_ text: String) -> String { rewritten(text, receipts: false) }
+
+    /// `text` as a sheet shows it: every secret redacted and every receipt summarized.
+    public static func shown(_ text: String) -> String { rewritten(text, receipts: true) }
+
+    /// The bytes of a text as the store keeps them: nil when they hold no secret (nothing to copy).
+    package static func stored(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        JSONKeyScanner(bytes: bytes, receipts: false).rewritten().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `[receipt: N bytes of base64, SHA-256 <hex>]`, or nil when `content` (a JSON string's content, or a
+    /// line) is not base64 of at least `shortest` characters. `\/`, `\n`, `\r` escapes and white space are
+    /// left out of the count and the hash.
+    static func receiptSummary(_ content: some Collection<UInt8>, shortest: Int = 8) -> String? {
+        var base64: [UInt8] = []
+        var afterBackslash = false
+        for c in content {
+            if afterBackslash {
+                afterBackslash = false
+                if c == UInt8(ascii: "n") || c == UInt8(ascii: "r") || c == UInt8(ascii: "t") || c == UInt8(ascii: "\\") { continue }
+            }
+            switch c {
+            case UInt8(ascii: "\\"): afterBackslash = true
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): continue
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+                base64.append(c)
+            default: return nil
+            }
+        }
+        guard base64.count >= shortest else { return nil }
+        return "[receipt: \(CountText.grouped(Int64(base64.count))) bytes of base64, SHA-256 \(SwiftSHA256.hex(base64))]"
+    }
+
+    /// The text with its cut note (` … [cut: …]`, added when a rejected line was shortened) set aside, so an
+    /// unterminated value is redacted up to the note and not through it.
+    private static func rewritten(_ text: String, receipts: Bool) -> String {
+        var body = Substring(text)
+        var note = Substring("")
+        if text.hasSuffix("; the whole line is at its file:line]"), let cut = text.range(of: " … [cut: ", options: .backwards) {
+            (body, note) = (text[..<cut.lowerBound], text[cut.lowerBound...])
+        }
+        if receipts {
+            let trimmed = body.trimmingWhiteSpace
+            let inner = trimmed.count >= 2 && trimmed.first == "\"" && trimmed.last == "\"" ? trimmed.dropFirst().dropLast() : trimmed
+            if let summary = receiptSummary(inner.utf8, shortest: shortestReceiptText) { return summary + note }
+        }
+        var utf8 = Array(body.utf8)
+        let result = utf8.withUnsafeMutableBufferPointer { JSONKeyScanner(bytes: UnsafeBufferPointer($0), receipts: receipts).rewritten() }
+        if let result { utf8 = result } else if note.isEmpty { return text }
+        return String(decoding: utf8, as: UTF8.self) + note
+    }
+}
+
+extension Substring {
+    /// Without white space (spaces, tabs, line breaks) at either end.
+    fileprivate var trimmingWhiteSpace: Substring {
+        var s = self
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditCrypto
+@testable import IAPAuditModel
+
+/// `SecretRedaction`: the shared secret never stored nor shown, receipts stored but never shown; and the
+/// Swift SHA-256 that names a receipt on the sheet agrees with OpenSSL's.
+final class SecretRedactionTests: XCTestCase {
+    func testTheSharedSecretIsRedactedWhateverItsKeyCaseOrValue() {
+        let cases: [(String, String)] = [
+            (#"{"password": "s3cret", "a": 1}"#, #"{"password": "[redacted]", "a": 1}"#),
+            (#"{"PassWord":"s3cret"}"#, #"{"PassWord":"[redacted]"}"#),
+            (
+                #"{"shared_secret" : "s3cret","sharedSecret":"s3cret","shared-secret":"s3cret"}"#,
+                #"{"shared_secret" : "[redacted]","sharedSecret":"[redacted]","shared-secret":"[redacted]"}"#
+            ),
+            (#"{"password": 123456, "b": true}"#, #"{"password": "[redacted]", "b": true}"#),
+            (#"{"password": "a\"b\\", "x": "y"}"#, #"{"password": "[redacted]", "x": "y"}"#),
+            // JSON escaped inside a JSON string (a request echo logged as text).
+            (#"{"body": "{\"password\":\"s3cret\",\"x\":1}"}"#, #"{"body": "{\"password\":\"[redacted]\",\"x\":1}"}"#),
+            (#"{"body": "{\"password\": 42}"}"#, #"{"body": "{\"password\": \"[redacted]\"}"}"#),
+            (#"{"a": {"password": "s3cret"}, "b": ["password"]}"#, #"{"a": {"password": "[redacted]"}, "b": ["password"]}"#),
+        ]
+        for (input, expected) in cases { XCTAssertEqual(SecretRedaction.stored(input), expected, input) }
+    }
+
+    func testWhatHoldsNoSecretIsLeftAsItIs() {
+        for text in [
+            #"{"note": "password", "password_hint": "x", "passwords": 1}"#, #"{"password": null}"#, #"{"password": {"a": 1}}"#, "password",
+            "", "plain text, no JSON", #"{"latest_receipt": "TUlJQg=="}"#,
+        ] {
+            XCTAssertEqual(SecretRedaction.stored(text), text, text)
+            var bytes = Array(text.utf8)
+            XCTAssertNil(bytes.withUnsafeMutableBufferPointer { SecretRedaction.stored(UnsafeBufferPointer($0)) }, "no copy: \(text)")
+        }
+    }
+
+    /// A rejected line cut inside the secret: redacted to the cut note, and the note kept.
+    func testACutLineIsRedactedUpToItsCutNote() {
+        let note = " … [cut: 5000 characters in all; the whole line is at its file:line]"
+        XCTAssertEqual(SecretRedaction.stored(#"{"a": 1, "password": "s3cr"# + note), #"{"a": 1, "password": "[redacted]"# + note)
+        XCTAssertEqual(SecretRedaction.shown(#"{"receipt_data": "TUlJQk"# + note).hasSuffix(note), true)
+    }
+
+    func testReceiptsAreStoredButShownAsTheirSizeAndHash() throws {
+        let receipt = "MIIT" + String(repeating: "QUJD", count: 30) + "+/8="
+        let hash = Digest.sha256Hex(Data(receipt.utf8))
+        let summary = "[receipt: \(receipt.count) bytes of base64, SHA-256 \(hash)]"
+        let line = #"{"request_id": "r1", "receipt-data": "\#(receipt)", "password": "s3cret"}"#
+        XCTAssertEqual(SecretRedaction.stored(line), #"{"request_id": "r1", "receipt-data": "\#(receipt)", "password": "[redacted]"}"#)
+        XCTAssertEqual(SecretRedaction.shown(line), #"{"request_id": "r1", "receipt-data": "\#(summary)", "password": "[redacted]"}"#)
+        // JSON's `\/` and `\n` are not part of the base64: the hash is the receipt's.
+        let escaped = receipt.replacingOccurrences(of: "/", with: "\\/").replacingOccurrences(of: "QUJD", with: "QUJD\\n")
+        XCTAssertEqual(SecretRedaction.shown(#"{"latest_receipt":"\#(escaped)"}"#), #"{"latest_receipt":"\#(summary)"}"#)
+        for key in ["transactionReceipt", "receipt_data", "Payload", "latest_expired_receipt", "receipt"] {
+            XCTAssertEqual(SecretRedaction.shown(#"{"\#(key)": "\#(receipt)"}"#), #"{"\#(key)": "\#(summary)"}"#, key)
+        }
+        // A line of base64 alone (a receipt file's line), bare or quoted.
+        XCTAssertEqual(SecretRedaction.shown(receipt), summary)
+        XCTAssertEqual(SecretRedaction.shown("  \"\(receipt)\"\n"), summary)
+        XCTAssertEqual(SecretRedaction.shown("x" + receipt + "!"), "x" + receipt + "!", "not base64 alone")
+        // Placeholders, ids and words are not receipts.
+        for text in [
+            #"{"latest_receipt": "<base 64>"}"#, #"{"receipt": {"in_app": []}}"#, "2000000400000001", "hello", #"{"receipt": "abc"}"#,
+        ] {
+            XCTAssertEqual(SecretRedaction.shown(text), text)
+        }
+        XCTAssertEqual(
+            SecretRedaction.shown(#"{"latest_receipt": "ZmFrZV9yZWNlaXB0"}"#),
+            #"{"latest_receipt": "[receipt: 16 bytes of base64, SHA-256 \#(Digest.sha256Hex(Data("ZmFrZV9yZWNlaXB0".utf8)))]"}"#)
+    }
+
+    func testSwiftSHA256AgreesWithOpenSSL() {
+        XCTAssertEqual(SwiftSHA256.hex([UInt8]()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(SwiftSHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        var random = SystemRandomNumberGenerator()
+        for length in [1, 55, 56, 63, 64, 65, 119, 120, 1000, 4096] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            XCTAssertEqual(SwiftSHA256.hex(bytes), Digest.sha256Hex(Data(bytes)), "\(length) bytes")
+        }
+    }
+}
