@@ -33,7 +33,8 @@ enum ServerRequestParser {
     }
 
     /// `credited_quantity` (SEMANTICS rule 20): a whole number applies to every id the record credits
-    /// (`credited`); an object `{"T": n}` gives each id its own. nil when absent or null.
+    /// (`credited`); an object `{"T": n}` gives each id its own, and may name only those ids. nil when
+    /// absent or null. A CSV cell holds the number form only.
     private static func quantities(_ o: any RecordObject, credited: [String]) throws -> [String: Int]? {
         let field = "credited_quantity"
         switch o.field(field) {
@@ -42,6 +43,11 @@ enum ServerRequestParser {
             var result: [String: Int] = [:]
             for id in byId.fieldNames {
                 guard let n = try byId.nonNegative(id, path: field) else { continue }
+                // A typo in an id would otherwise leave a real short credit uncompared.
+                guard credited.contains(where: { $0.utf8.elementsEqual(id.utf8) }) else {
+                    throw IngestError.badField(
+                        field, "names \(id), which this record does not credit (credited_transaction_ids, else transaction_ids)")
+                }
                 result[id] = Int(n)
             }
             return result

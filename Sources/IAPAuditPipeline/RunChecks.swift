@@ -71,8 +71,8 @@ enum RunChecks {
             warnings.append(
                 RunWarning(
                     .environmentConflict,
-                    "\(file.file): \(file.conflicts) Apple record(s) say Production but their receipt_type or subscription periods "
-                        + "(an hour or less) are the sandbox's: read as sandbox (no production payment, no dropped order)",
+                    "\(file.file): \(file.conflicts) Apple record(s) labelled Production or naming no environment have a sandbox "
+                        + "receipt_type or subscription periods of an hour or less: read as sandbox (no production payment, no dropped order)",
                     file: file.file))
         }
         for file in outcome.environmentCounts where file.unknown > 0 {

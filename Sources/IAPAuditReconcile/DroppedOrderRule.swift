@@ -85,8 +85,8 @@ enum DroppedOrderRule {
         if answered.contains(where: \.fact.environmentConflict) {
             return make(
                 .sandboxRefused, "environment_conflict",
-                "Apple's answer (\(requests)) says Production but its receipt or subscription periods are the sandbox's: "
-                    + "no production payment is proven; nothing was granted")
+                "Apple's answer (\(requests)) is labelled Production or names no environment, but its receipt_type or "
+                    + "subscription periods (an hour or less) are the sandbox's: no production payment is proven; nothing was granted")
         }
         if answered.contains(where: { $0.fact.status == 21007 }) {
             return make(

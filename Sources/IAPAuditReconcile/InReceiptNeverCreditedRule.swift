@@ -12,12 +12,34 @@ import IAPAuditModel
 enum InReceiptNeverCreditedRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var qualifyingById: [Int32: [ReconcileContext.Listing]] = [:]
+        var conflictingById: [Int32: [ReconcileContext.Listing]] = [:]
         for t in c.transactions where !c.facts.listings(t).isEmpty {
             if c.isReported(purchaseOf: t) || c.isGranted(purchaseOf: t) || c.isPending(t) { continue }
             let qualifying = c.facts.listings(t).filter { qualifies($0, c) }
-            if !qualifying.isEmpty { qualifyingById[t] = qualifying }
+            if !qualifying.isEmpty {
+                qualifyingById[t] = qualifying
+                continue
+            }
+            // Rule 24: listed only by records whose environment signals disagree — no production payment.
+            let conflicting = c.facts.listings(t).filter {
+                $0.fact.status == 0 && $0.fact.environmentConflict && c.provesPayment($0, ignoringConflict: true)
+            }
+            if !conflicting.isEmpty { conflictingById[t] = conflicting }
         }
         var findings: [Finding] = []
+        for (t, conflicting) in conflictingById {
+            let ids = c.purchase(t)
+            if ids.contains(where: { qualifyingById[$0] != nil }) || ids.first(where: { conflictingById[$0] != nil }) != t { continue }
+            findings.append(
+                c.finding(
+                    .sandboxRefused, "environment_conflict", t, users: conflicting.filter(\.linked).map { c.text($0.user) },
+                    environment: conflicting.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
+                    firstSeenMs: (conflicting.compactMap(\.fact.receivedAtMs) + conflicting.compactMap(\.fact.purchaseDateMs)).min(),
+                    evidence: conflicting.map(c.location),
+                    detail: "listed only by \(conflicting.count) Apple record(s) whose environment signals disagree (Production or "
+                        + "unlabelled, with a sandbox receipt_type or subscription periods of an hour or less): no production payment "
+                        + "is proven; never reported by the client, never granted"))
+        }
         for (t, qualifying) in qualifyingById {
             // One purchase is one dropped order, under its first qualifying id.
             if c.purchase(t).first(where: { qualifyingById[$0] != nil }) != t { continue }

@@ -67,10 +67,10 @@ final class ReconcileContext {
 
     /// An Apple record that proves T was paid (rule 22): a production status-0 or 21006 answer, or a
     /// verified JWS, notification or receipt, whose environment signals agree, of our bundle, not a
-    /// family member's own transaction.
-    func provesPayment(_ l: Listing) -> Bool {
+    /// family member's own transaction. `ignoringConflict`: as if its environment signals agreed (rule 24).
+    func provesPayment(_ l: Listing, ignoringConflict: Bool = false) -> Bool {
         let f = l.fact
-        if (f.status != 0 && f.status != 21006) || f.environment.isSandbox || f.environmentConflict { return false }
+        if (f.status != 0 && f.status != 21006) || f.environment.isSandbox || (f.environmentConflict && !ignoringConflict) { return false }
         // The listing's own signature: each nested JWS of a page or notification is checked on its own.
         if f.source.isSigned ? f.itemSignature != .verified : f.itemSignature.failed { return false }
         if f.itemEnvironment != .none && f.itemEnvironment != .production { return false }
@@ -86,11 +86,10 @@ final class ReconcileContext {
     func isTrusted(_ l: Listing) -> Bool { l.fact.source.isSigned ? l.fact.itemSignature == .verified : !l.fact.itemSignature.failed }
 
     /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
-    /// shows it unrefunded, while no trusted record shows it refunded; nil when only the client claims it.
+    /// lists it unrefunded (a refund Apple gave later does not unmake the payment); nil when only the
+    /// client claims it.
     func confirmation(_ t: Int32) -> Listing? {
-        let listings = purchase(t).flatMap { facts.listings($0) }
-        if listings.contains(where: { $0.fact.cancellationDateMs != nil && isTrusted($0) }) { return nil }
-        return listings.first { provesPayment($0) }
+        purchase(t).lazy.flatMap { self.facts.listings($0) }.first { self.provesPayment($0) && $0.fact.cancellationDateMs == nil }
     }
 
     /// Rule 14 for T; nil when nothing is unresolved.

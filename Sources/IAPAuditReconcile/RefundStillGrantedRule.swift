@@ -26,7 +26,7 @@ enum RefundStillGrantedRule {
             let grants = c.grants(t)
             guard grants.contains(where: \.isProven) else { continue }
             let reversals = all.filter { $0.fact.refundReversed && !$0.fact.signature.failed }
-                .map { $0.fact.signedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
+                .map { $0.fact.issuedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
             if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
             let revokes = c.facts.revokes(t)
             let holders = c.holders(grants, revokes)

@@ -7,8 +7,8 @@ import IAPAuditModel
 ///
 /// The customer paid: a grant of the purchase was credited on a production answer, or Apple confirms
 /// the payment (rule 22). A revoke of a replayed grant while the payer keeps it is correct (somebody
-/// still holds it); a refund dated after the revoke does not excuse it. With `--from`/`--to`, a revoke
-/// outside them is info `outside_window`.
+/// still holds it); a refund dated after the revoke does not excuse it. With `--from`/`--to`, a purchase
+/// dated outside them is info `outside_window` (rule 17: the revoke itself is never windowed).
 enum RevokedWhilePaidRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
@@ -32,31 +32,33 @@ enum RevokedWhilePaidRule {
             if let expires = latest?.fact.expiresDateMs, expires <= revokeMs { continue }
             let users = ExactText.distinctSorted(grants.compactMap { c.text($0.fact.userId) })
             let trail = c.trail(ids, grants)
+            let refunds = listings.filter { $0.fact.cancellationDateMs != nil }
             let evidence =
                 trail.evidence + revokes.map { c.location($0.fact.fileId, $0.fact.line) } + (latest.map { [c.location($0)] } ?? [])
-            if let side = c.window.outside(revokeMs) {
-                findings.append(
-                    c.finding(
-                        .outsideWindow, side.rawValue, t, users: users, firstSeenMs: revokeMs, evidence: evidence,
-                        detail: "revoke of a paid purchase at \(Timestamp.iso(revokeMs)), outside the audit window \(c.window.description)")
-                )
+                + refunds.map(c.location)
+            if let outside = c.outsideWindow(
+                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, what: "purchase revoked while paid")
+            {
+                findings.append(outside)
                 continue
             }
             let expiry = latest?.fact.expiresDateMs.map { "; the paid period runs to \(Timestamp.iso($0))" } ?? ""
-            let refund = listings.compactMap(\.fact.cancellationDateMs).min().map { "; Apple refunded it later, at \(Timestamp.iso($0))" }
+            let refund = refunds.compactMap(\.fact.cancellationDateMs).min().map {
+                "; Apple refunded it only after the revoke, at \(Timestamp.iso($0))"
+            }
             findings.append(
                 c.finding(
                     .droppedOrder, "revoked_while_paid", t, users: users, environment: c.environments(grants),
                     firstSeenMs: trail.firstSeenMs, evidence: evidence,
-                    detail:
-                        "revoked at \(Timestamp.iso(revokeMs)) (\(c.location(revoke.fact.fileId, revoke.fact.line))) after its last grant at "
-                        + "\(Timestamp.iso(lastGrantMs)); nobody holds it and Apple shows it paid, not refunded\(expiry)\(refund ?? "")"))
+                    detail: "revoked at \(Timestamp.iso(revokeMs)) after its last grant at \(Timestamp.iso(lastGrantMs)): nobody holds it, "
+                        + "and Apple shows it paid and not refunded at the revoke\(expiry)\(refund ?? "")"))
         }
         return findings
     }
 
-    /// When Apple issued the record: its signed date, else the transaction's, else when it was received.
+    /// When Apple issued the record: its signed date (a verifyReceipt answer's `request_date`), else the
+    /// transaction's, else when it was received.
     static func issued(_ l: ReconcileContext.Listing) -> Int64 {
-        l.fact.signedDateMs ?? l.fact.itemSignedDateMs ?? l.fact.receivedAtMs ?? Int64.min
+        l.fact.issuedDateMs ?? l.fact.itemSignedDateMs ?? l.fact.receivedAtMs ?? Int64.min
     }
 }

@@ -20,12 +20,19 @@ enum SandboxLeakRule {
                 (allowed, .sandboxAllowlisted, "allowlisted_user"),
             ] where !group.isEmpty {
                 let trail = c.trail(t, group)
-                let environment = c.environments(group) ?? "Sandbox"
-                let answer =
-                    reason == "environment_conflict"
-                    ? "an answer labelled \(environment) whose receipt or subscription periods are the sandbox's"
-                    : "a \(environment) answer (not production)"
-                let detail = "credited in production on \(answer) by request(s) " + group.map(c.requestId).joined(separator: ", ")
+                let requests = group.map(c.requestId).joined(separator: ", ")
+                let environment: String?
+                let detail: String
+                if reason == "environment_conflict" {
+                    // Whatever the answer was labelled (Production, or nothing): its signals are the sandbox's.
+                    environment = c.environments(group)
+                    detail =
+                        "credited on an answer \(environment.map { "labelled \($0)" } ?? "naming no environment") whose receipt_type or "
+                        + "subscription periods (an hour or less) are the sandbox's: no production payment is proven; request(s) \(requests)"
+                } else {
+                    environment = c.environments(group) ?? "Sandbox"
+                    detail = "credited on a \(environment!) answer, where no money is paid, by request(s) \(requests)"
+                }
                 findings.append(
                     c.finding(
                         kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,

@@ -84,7 +84,10 @@ let listingFact = FactDeclaration(
         FactField("id", .requiredId), FactField("fileId", .file), FactField("line", .u32), FactField("receivedAtMs", .optionalInt),
         FactField("status", .zigzag), FactField("environment", .environment, "the record's, effective (SEMANTICS rule 2)"),
         FactField("bundleId", .text, "the record's"), FactField("source", .caseIndex("EvidenceSource")),
-        FactField("signature", .signature, "the record's"), FactField("signedDateMs", .optionalInt, "the record's"),
+        FactField("signature", .signature, "the record's"),
+        FactField(
+            "issuedDateMs", .optionalInt,
+            "when Apple issued the record: its `signedDate`, a verifyReceipt answer's `receipt.request_date` (rule 19)"),
         FactField(
             "flags", .flags(["refundReversed", "familyShared", "environmentConflict"]),
             "a REFUND_REVERSED notification; a FAMILY_SHARED transaction; the record's environment signals disagree (rule 24)"),

@@ -65,7 +65,7 @@ package enum FactKind: UInt8, CaseIterable {
 /// Every fact layout in one text, and its FNV-1a hash: a test pins the hash to `Schema.readerVersion`, so a
 /// layout change without a version bump (which makes the next run read every file again) fails.
 package enum FactLayout {
-    package static let fingerprint: UInt64 = 0x521E748F9FBB5EEC
+    package static let fingerprint: UInt64 = 0x8CF44A55E568EC17
 }
 
 /// One server-log line (verify or revoke), keyed by `request_id`.
@@ -581,8 +581,8 @@ package struct ListingFact {
     /// The record's.
     package var signature: SignatureCode
     package var signatureReason: FactText?
-    /// The record's.
-    package var signedDateMs: Int64?
+    /// When Apple issued the record: its `signedDate`, a verifyReceipt answer's `receipt.request_date` (rule 19).
+    package var issuedDateMs: Int64?
     /// A REFUND_REVERSED notification; a FAMILY_SHARED transaction; the record's environment signals disagree (rule 24).
     package var refundReversed: Bool
     package var familyShared: Bool
@@ -620,7 +620,7 @@ package struct ListingFact {
         source: EvidenceSource,
         signature: SignatureCode,
         signatureReason: FactText?,
-        signedDateMs: Int64?,
+        issuedDateMs: Int64?,
         refundReversed: Bool,
         familyShared: Bool,
         environmentConflict: Bool,
@@ -653,7 +653,7 @@ package struct ListingFact {
         self.source = source
         self.signature = signature
         self.signatureReason = signatureReason
-        self.signedDateMs = signedDateMs
+        self.issuedDateMs = issuedDateMs
         self.refundReversed = refundReversed
         self.familyShared = familyShared
         self.environmentConflict = environmentConflict
@@ -689,7 +689,7 @@ package struct ListingFact {
         let bundleId = r.text()
         let source = EvidenceSource.allCases[Int(r.u8())]
         let (signature, signatureReason) = r.signature()
-        let signedDateMs = r.optionalInt()
+        let issuedDateMs = r.optionalInt()
         let flagsBits = r.u8()
         let refundReversed = flagsBits & 1 != 0
         let familyShared = flagsBits & 2 != 0
@@ -721,7 +721,7 @@ package struct ListingFact {
             source: source,
             signature: signature,
             signatureReason: signatureReason,
-            signedDateMs: signedDateMs,
+            issuedDateMs: issuedDateMs,
             refundReversed: refundReversed,
             familyShared: familyShared,
             environmentConflict: environmentConflict,
@@ -757,7 +757,7 @@ package struct ListingFact {
         bundleId: UnsafeBufferPointer<UInt8>?,
         source: EvidenceSource,
         signature: UnsafeBufferPointer<UInt8>?,
-        signedDateMs: Int64?,
+        issuedDateMs: Int64?,
         refundReversed: Bool,
         familyShared: Bool,
         environmentConflict: Bool,
@@ -787,7 +787,7 @@ package struct ListingFact {
         w.text(bundleId)
         w.u8(UInt8(EvidenceSource.allCases.firstIndex(of: source)!))
         w.signature(signature)
-        w.optional(signedDateMs)
+        w.optional(issuedDateMs)
         var flagsBits: UInt8 = 0
         if refundReversed { flagsBits |= 1 }
         if familyShared { flagsBits |= 2 }

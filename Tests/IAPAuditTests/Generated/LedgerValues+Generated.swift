@@ -384,7 +384,7 @@ enum FactSamples {
             bundleId: text("t7-é"),
             source: EvidenceSource.allCases.last!,
             signature: text("invalid:reason9"),
-            signedDateMs: nil,
+            issuedDateMs: nil,
             refundReversed: true,
             familyShared: false,
             environmentConflict: true,
