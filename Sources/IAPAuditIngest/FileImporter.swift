@@ -126,7 +126,7 @@ package enum FileImporter {
             var batch = RecordBatch()
             for line in lines {
                 let reason =
-                    (try? JSONField.parseObject(Array(line.text.utf8))).map {
+                    (try? JSONField.parseLine(Array(line.text.utf8))).map {
                         "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
                     } ?? "\(parseError(line.text))"
                 batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
@@ -160,7 +160,7 @@ package enum FileImporter {
 
     private static func parseError(_ line: String) -> Error {
         do {
-            _ = try JSONField.parseObject(Array(line.utf8))
+            _ = try JSONField.parseLine(Array(line.utf8))
             return IngestError.other("not a JSON object")
         } catch {
             return error

@@ -60,7 +60,7 @@ final class LineRecordReader {
         let location = file.location(line.number)
         do {
             // The bytes as they are (decoding them would replace invalid UTF-8 with U+FFFD and hide it).
-            let record = try JSONField.parseObject(Array(raw))
+            let record = try JSONField.parseLine(Array(raw))
             RecordDispatcher.add(record, shape: shape, raw: text, at: location, checker, keepRaw: false, into: &batch)
         } catch {
             batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: text))
