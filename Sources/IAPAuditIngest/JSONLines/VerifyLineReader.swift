@@ -37,9 +37,9 @@ enum VerifyLineReader {
             "original_purchase_date_ms", "original_purchase_date", "original_purchase_date_pst",
             "expires_date_ms", "expires_date", "expires_date_pst",
             "expires_date_formatted_ms", "expires_date_formatted", "expires_date_formatted_pst",
-            "cancellation_date_ms", "cancellation_date", "cancellation_date_pst",
+            "cancellation_date_ms", "cancellation_date", "cancellation_date_pst", "is_in_intro_offer_period",
         ])
-        static let (purchase, originalPurchase, expires, expiresFormatted, cancellation) = (8, 11, 14, 17, 20)
+        static let (purchase, originalPurchase, expires, expiresFormatted, cancellation, introOffer) = (8, 11, 14, 17, 20, 23)
     }
 
     enum Renewal {
@@ -164,6 +164,7 @@ enum VerifyLineReader {
         row.webOrderLineItemId = batch.arena.append(try v.id(s[5]))
         row.inAppOwnershipType = batch.arena.append(try v.text(s[6]))
         row.isTrialPeriod = try v.bool(s[7])
+        row.isInIntroOfferPeriod = try v.bool(s[Item.introOffer])
         items.add(id, row, section: section, &batch)
     }
 

@@ -71,10 +71,12 @@ package enum FactEncoder {
             }
             let environment = EnvironmentCode.effective(
                 status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
-            let refundReversed = bytes(r.notificationType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
+            let recordType = bytes(r.notificationType)
             for i in r.items {
                 let item = batch.appleTransactions[Int(i)]
                 let id = bytes(item.transactionId)!
+                // The notification that listed it (each entry of a notification-history page its own), else the record's.
+                let refundReversed = (bytes(item.notificationType) ?? recordType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
                 let familyShared = bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false
                 let itemSignature = bytes(item.signature)
                 if let original = bytes(item.originalTransactionId), let line = bytes(item.webOrderLineItemId),
