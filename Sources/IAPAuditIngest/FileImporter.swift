@@ -22,8 +22,13 @@ package enum FileImporter {
             return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink, fastPath)
         }
         // CSV with a known header: streamed, never read whole.
-        if let first = file.lines(limit: 1).first, let csv = CSVImporter.header(first.text) {
-            return try CSVImporter.read(file, shape: csv.shape, header: csv.names, note: note(for: csv.shape), sink: sink)
+        if let first = file.lines(limit: 1).first, let header = CSVHeader.of(first.text) {
+            switch header {
+            case .records(let shape, let names):
+                return try CSVImporter.read(file, shape: shape, header: names, note: note(for: shape), sink: sink)
+            case .refused(let shape, let reason):
+                return try CSVImporter.refuse(file, header: first, note: note(for: shape), shape: shape, reason: reason, sink: sink)
+            }
         }
         let lines = file.lines()
         if let signed = try SignedTextImporter.read(file, lines, checker: checker, sink: sink) { return signed }
