@@ -224,6 +224,13 @@ package enum FileImporter {
             sink.progress?(endOffset, result.recordsIn)
             return true
         }
+        let kinds = parser.shapes.sorted { $0.value < $1.value }.map(\.key)
+        if kinds.count > 1 {
+            // A mixed file: each line was read as what it is.
+            let sourceKinds = Set(kinds.map(\.kind))
+            result.kind = sourceKinds.count == 1 ? sourceKinds.first! : .mixed
+            result.note = "mixed: " + kinds.map(note(for:)).joined(separator: ", ")
+        }
         return result
     }
 
