@@ -11,9 +11,13 @@ package enum FileImporter {
     ///   - checker: checks the signatures of JWS and PKCS#7 records.
     ///   - fastPath: read JSON Lines through the fast readers where they are sure (the default); false
     ///     reads every line with the strict reader (tests compare the two).
-    package static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool = true) throws
-        -> ImportedFile
-    {
+    ///   - scratchDirectory: where a gzip input is inflated (an unlinked temporary file); nil: `TMPDIR`.
+    package static func stream(
+        _ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool = true, scratchDirectory: String? = nil
+    ) throws -> ImportedFile {
+        if GzipInput.isGzip(file.data) {
+            return try GzipImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratchDirectory)
+        }
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")

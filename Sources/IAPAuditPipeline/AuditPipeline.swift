@@ -64,7 +64,8 @@ public enum AuditPipeline {
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
         let (parsed, bulk) = try LedgerImporter(
-            store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics
+            store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
+            scratchDirectory: output.spillPath
         )
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)

@@ -119,7 +119,8 @@ final class OddFileTests: XCTestCase {
     }
 
     func testCompressedAndForeignFormatsAreNamed() {
-        XCTAssertEqual(read(Data([0x1F, 0x8B, 0x08, 0x00])).note, "gzip-compressed file (decompress it first)")
+        // Gzip is read (GzipInputTests); a bare gzip header is an archive cut off before any content.
+        XCTAssertEqual(read(Data([0x1F, 0x8B, 0x08, 0x00])).note, "gzip archive truncated: nothing could be read")
         XCTAssertEqual(read(Data([0x50, 0x4B, 0x03, 0x04, 0x14])).note, "zip archive or XLSX workbook (extract or export it as CSV first)")
         XCTAssertEqual(
             read(Data("ts;user_id;transaction_id;state\n1;u;1;purchased\n".utf8)).note,
