@@ -42,6 +42,19 @@ package enum FileImporter {
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
 
+    /// Whether `data` is an iap-audit config file (a JSON object `RecordShape` takes for one:
+    /// `bundle_ids`, `sandbox_allowlist` or a `products` object), at most `maxConfigBytes`.
+    package static func isAuditConfig(_ data: Data) -> Bool {
+        let text = InputFile.utf8(data)
+        guard text.count <= maxConfigBytes, text.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) }) == UInt8(ascii: "{"),
+            let object = try? JSONField.parseObject(text)
+        else { return false }
+        return RecordShape.of(object) == .auditConfig
+    }
+
+    /// The largest file looked at as a possible config (a config is a few hundred bytes).
+    package static let maxConfigBytes = 1 << 20
+
     // MARK: JSON: one document, or JSON Lines
 
     /// The largest file tried as one JSON document.
