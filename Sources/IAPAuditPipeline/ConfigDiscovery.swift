@@ -30,6 +30,9 @@ public enum ConfigDiscovery {
         return found
     }
 
+    /// How the run's config file is listed when it is among the inputs (given, the default, or found).
+    static let usedNote = "iap-audit configuration (used as --config; not evidence)"
+
     /// The warning for several configs found (none is used: which one would be meant?).
     public static func severalFound(_ paths: [String]) -> String {
         "\(paths.count) iap-audit config files in the input folder (\(paths.joined(separator: ", "))): none is used, so product "

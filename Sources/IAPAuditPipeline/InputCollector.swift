@@ -55,7 +55,7 @@ enum InputCollector {
             seen.insert(entry.path).inserted && !outputs.contains(realPath(entry.path) ?? entry.path)
         }.map { entry in
             guard entry.skipReason == nil, let config, realPath(entry.path) == config else { return entry }
-            return InputEntry(path: entry.path, skipReason: "iap-audit configuration (used as --config; not evidence)")
+            return InputEntry(path: entry.path, skipReason: ConfigDiscovery.usedNote)
         }
     }
 
