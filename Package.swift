@@ -8,7 +8,7 @@ import PackageDescription
 //   each of those → IAPAuditModel (the bottom: records, facts, findings; no C, no I/O)
 //
 // C libraries from Debian stay behind one wrapper target each: CSQLite in IAPAuditStore,
-// CXLSXWriter in IAPAuditReport, COpenSSL in IAPAuditCrypto.
+// CXLSXWriter in IAPAuditReport, COpenSSL in IAPAuditCrypto, CZlib in IAPAuditIngest (gzip inputs).
 let package = Package(
     name: "iap-audit",
     products: [
@@ -17,10 +17,11 @@ let package = Package(
         .executable(name: "iap-audit-json-probe", targets: ["iap-audit-json-probe"]),
     ],
     targets: [
-        // System libraries from Debian: libsqlite3-dev, libxlsxwriter-dev, libssl-dev (libcrypto: SHA-256).
+        // System libraries from Debian: libsqlite3-dev, libxlsxwriter-dev, libssl-dev (libcrypto: SHA-256), zlib1g-dev.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CXLSXWriter", path: "Sources/CXLSXWriter", providers: [.apt(["libxlsxwriter-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Every record and fact kind declared once; generate-ledger-code writes the code made from them
         // (checked in; GeneratedCodeTests fails while it is stale).
@@ -30,7 +31,7 @@ let package = Package(
 
         .target(name: "IAPAuditModel", path: "Sources/IAPAuditModel"),
         .target(name: "IAPAuditCrypto", dependencies: ["IAPAuditModel", "COpenSSL"], path: "Sources/IAPAuditCrypto"),
-        .target(name: "IAPAuditIngest", dependencies: ["IAPAuditModel"], path: "Sources/IAPAuditIngest"),
+        .target(name: "IAPAuditIngest", dependencies: ["IAPAuditModel", "CZlib"], path: "Sources/IAPAuditIngest"),
         .target(name: "IAPAuditStore", dependencies: ["IAPAuditModel", "CSQLite"], path: "Sources/IAPAuditStore"),
         .target(name: "IAPAuditReconcile", dependencies: ["IAPAuditModel"], path: "Sources/IAPAuditReconcile"),
         .target(name: "IAPAuditReport", dependencies: ["IAPAuditModel", "CXLSXWriter"], path: "Sources/IAPAuditReport"),

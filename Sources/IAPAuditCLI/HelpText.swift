@@ -65,6 +65,8 @@ enum HelpText {
                                 consumable, non_consumable, auto_renewable, non_renewing;
                                 "jws_trust_anchors": [FILE], "receipt_trust_anchors": [FILE],
                                 "signatures_checked_at": "signed_date" | "now" | TIME.
+                                Without it, the one config at the top of a PATH folder is used
+                                (and said so); several there are none (a warning names them).
           --jws-root FILE       Trust anchor for JWS x5c chains (DER or PEM; default:
                                 certs/AppleRootCA-G3.cer when present: Apple Root CA - G3).
           --receipt-root FILE   Trust anchor for PKCS#7 app receipts (default:

@@ -50,8 +50,20 @@ enum RunCommand {
         let defaultConfig = defaultInput + "/config.json"
         if let path = args.value("--config") {
             options.config = try ConfigLoader.load(path: path)
+            (options.configFile, options.configSource) = (path, "--config \(path)")
         } else if args.positionals.isEmpty && FileManager.default.fileExists(atPath: defaultConfig) {
             options.config = try ConfigLoader.load(path: defaultConfig)
+            (options.configFile, options.configSource) = (defaultConfig, "\(defaultConfig) (default)")
+        } else if !args.positionals.isEmpty {
+            // A config kept beside the logs is used when it is the only one, and said so.
+            let found = ConfigDiscovery.configs(in: args.positionals)
+            if found.count == 1 {
+                err("iap-audit: using \(RunSummary.printable(found[0])) as --config (found in the input folder)")
+                options.config = try ConfigLoader.load(path: found[0])
+                (options.configFile, options.configSource) = (found[0], "\(found[0]) (found in the input folder)")
+            } else if found.count > 1 {
+                options.warnings.append(ConfigDiscovery.severalFound(found))
+            }
         }
         if let path = args.value("--jws-root") { options.config.jwsTrustAnchors = [path] }
         if let path = args.value("--receipt-root") { options.config.receiptTrustAnchors = [path] }

@@ -6,6 +6,8 @@ import IAPAuditModel
 package final class BatchParser {
     private let readers: [LineRecordReader]
     private let metrics: ImportMetrics
+    /// The first line (1-based) read as each kind of record so far: more than one shape is a mixed file.
+    private(set) var shapes: [RecordShape: Int] = [:]
 
     init(shape: RecordShape, file: InputFile, checker: any SignatureChecking, metrics: ImportMetrics, fastPath: Bool = true) {
         readers = (0..<Parallel.cores).map { _ in LineRecordReader(shape: shape, file: file, checker: checker, fastPath: fastPath) }
@@ -28,6 +30,9 @@ package final class BatchParser {
             return batch
         }
         metrics.addParse(seconds: Date().timeIntervalSince(started), strictLines: readers.reduce(0) { $0 + $1.takeStrictLines() })
+        for reader in readers {
+            for (shape, line) in reader.takeShapes() { shapes[shape] = min(line, shapes[shape] ?? .max) }
+        }
         return batches
     }
 }

@@ -7,7 +7,6 @@ enum BinaryShape {
     /// A description of what the content is, for the skip note.
     static func describe(_ data: Data) -> String {
         let head = data.prefix(64)
-        if data.starts(with: [0x1F, 0x8B]) { return "gzip-compressed file (decompress it first)" }
         if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "zip archive or XLSX workbook (extract or export it as CSV first)" }
         if head.first == 0x30 {
             let pkcs7: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]

@@ -6,16 +6,20 @@ import IAPAuditModel
 /// on every core and streamed to the sink, so memory does not grow with the file. Every record is
 /// imported or rejected with `file:line` (the record's first line) and the reason.
 enum CSVImporter {
-    /// The shape and the header's names (trimmed, lowercased) when `line` is the header of a CSV this
-    /// version reads; nil otherwise.
-    static func header(_ line: String) -> (shape: RecordShape, names: [String])? {
-        guard line.contains(","),
-            let names = try? CSVRecords.fields(line).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
-        else { return nil }
-        let set = Set(names)
-        if set.isSuperset(of: ["request_id", "transaction_ids"]) { return (.serverRequest, names) }
-        if set.isSuperset(of: ["state", "transaction_id"]) { return (.clientReport, names) }
-        return nil
+    /// A file whose header is refused (`CSVHeader.refused`): one rejection at the header's line, no
+    /// record read (status `rejected`, 1 record in = 1 rejected, as for a file of invalid JSON).
+    /// - Parameter note: what the file was taken for (`server transaction log`).
+    static func refuse(
+        _ file: InputFile, header: (number: Int, text: String), note: String, shape: RecordShape, reason: String, sink: RecordSink
+    ) throws -> ImportedFile {
+        var result = ImportedFile(
+            file: file, kind: shape.kind, format: .csv, status: .rejected, note: "\(note): CSV header refused, no record read",
+            recordsIn: 1)
+        var batch = RecordBatch()
+        batch.rejections.append(Rejection(location: file.location(header.number), reason: reason, rawText: header.text))
+        result.count(batch)
+        try sink.write(batch)
+        return result
     }
 
     /// Reads every record after the header (the file's first non-blank line); records go to `sink`

@@ -93,14 +93,21 @@ enum FieldValue {
     }
 
     /// An id: exact text or a whole number's digits (`text`); empty text is nil.
-    /// - Throws: what `text` throws, and `IngestError.badField` for text such as `2.00000041234568E+15`
-    ///   (an id a spreadsheet rewrote in scientific notation, its digits lost) or with white space at
-    ///   its start or end (`, 2000000400594934 ,` in a hand-made CSV): ids are exact text, so it would
-    ///   be another id than the one Apple and the server log carry.
+    /// - Throws: `IngestError.badField` for an id in floating-point form — text such as
+    ///   `2000000400594084.0` or `2.00000041234568E+15` (a spreadsheet rewrote the column as numbers:
+    ///   `.0` added, or digits lost to scientific notation), or a JSON number with a fraction or an
+    ///   exponent (a program read the id as a float) —, for text with white space at its start or end
+    ///   (`, 2000000400594934 ,` in a hand-made CSV): ids are exact text, so either would be another id
+    ///   than the one Apple and the server log carry; and for what `text` throws.
     func id(named name: @autoclosure () -> String) throws -> String? {
+        if case .number(let digits) = self, let form = Self.FloatForm(digits) {
+            throw IngestError.badField(
+                name(), "\(digits) looks like an id a program wrote as a floating-point number (\(form.damage)); write ids as text")
+        }
         guard let text = try text(named: name()) else { return nil }
-        if Self.looksLikeScientificNotation(text) {
-            throw IngestError.badField(name(), "\"\(text)\" looks like an id a spreadsheet rewrote in scientific notation (digits lost)")
+        if let form = Self.FloatForm(text), form.exponent || form.zeroFraction {
+            throw IngestError.badField(
+                name(), "\"\(text)\" looks like an id a spreadsheet rewrote as a number (\(form.damage)); export the column as text")
         }
         if JSONField.hasSpaceAtAnEnd(text) {
             throw IngestError.badField(
@@ -109,16 +116,49 @@ enum FieldValue {
         return text.isEmpty ? nil : text
     }
 
-    private static func looksLikeScientificNotation(_ text: String) -> Bool {
-        // Fast exit: plain digits (every real id) hold no exponent.
-        guard let first = text.utf8.first, first >= 0x30 && first <= 0x39,
-            text.utf8.contains(where: { $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "e") })
-        else { return false }
-        let parts = text.uppercased().split(separator: "E", omittingEmptySubsequences: false)
-        guard parts.count == 2, let mantissa = Double(parts[0]), mantissa.isFinite, parts[0].first?.isNumber == true,
-            Int(parts[1].drop { $0 == "+" }) != nil
-        else { return false }
-        return true
+    /// A number in floating-point form: digits with a fraction (`2000000400594084.0`, `12.5`, `12.`)
+    /// and/or an exponent (`2.00000041234568E+15`, `2e15`), as a spreadsheet or a float writes an id.
+    struct FloatForm {
+        /// Written with an exponent (`E+15`).
+        var exponent = false
+        /// Its fraction is only zeros, or empty (`.0`, `.`), and it has no exponent.
+        var zeroFraction = false
+
+        /// Nil for plain digits (every real id: one look at each byte) and for anything that is not
+        /// `digits [. digits] [e|E [+|-] digits]` with a point or an exponent.
+        init?(_ text: String) {
+            let bytes = text.utf8
+            guard let first = bytes.first, first &- 0x30 < 10 else { return nil }
+            var point = false
+            var nonZeroFraction = false
+            var previous: UInt8 = 0
+            for b in bytes {
+                switch b {
+                case 0x30...0x39:
+                    if point && !exponent && b != 0x30 { nonZeroFraction = true }
+                case UInt8(ascii: "."):
+                    if point || exponent { return nil }
+                    point = true
+                case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                    if exponent { return nil }
+                    exponent = true
+                case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                    if previous | 0x20 != UInt8(ascii: "e") { return nil }
+                default:
+                    return nil
+                }
+                previous = b
+            }
+            let complete = previous &- 0x30 < 10 || (previous == UInt8(ascii: ".") && !exponent)
+            guard (point || exponent) && complete else { return nil }
+            zeroFraction = !exponent && !nonZeroFraction
+        }
+
+        /// What became of the id's digits, for messages.
+        var damage: String {
+            if exponent { return "in scientific notation, which loses digits" }
+            return zeroFraction ? "'.0' added or digits lost" : "an id has no fraction"
+        }
     }
 
     /// A boolean from `true`/`false` or the strings `"true"`, `"false"`, `"1"`, `"0"` (SEMANTICS
@@ -133,7 +173,7 @@ enum FieldValue {
             case "true", "1": return true
             case "false", "0": return false
             case "": return nil
-            default: throw IngestError.badField(name(), "expected a boolean, found \(s)")
+            default: throw IngestError.badField(name(), "expected a boolean, found \"\(s.prefix(40))\"")
             }
         case .number(let n): throw IngestError.badField(name(), "expected a boolean, found \(n)")
         default: throw IngestError.badField(name(), "expected a boolean, found \(typeName)")

@@ -11,9 +11,13 @@ package enum FileImporter {
     ///   - checker: checks the signatures of JWS and PKCS#7 records.
     ///   - fastPath: read JSON Lines through the fast readers where they are sure (the default); false
     ///     reads every line with the strict reader (tests compare the two).
-    package static func stream(_ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool = true) throws
-        -> ImportedFile
-    {
+    ///   - scratchDirectory: where a gzip input is inflated (an unlinked temporary file); nil: `TMPDIR`.
+    package static func stream(
+        _ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool = true, scratchDirectory: String? = nil
+    ) throws -> ImportedFile {
+        if GzipInput.isGzip(file.data) {
+            return try GzipImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratchDirectory)
+        }
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
@@ -22,8 +26,13 @@ package enum FileImporter {
             return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink, fastPath)
         }
         // CSV with a known header: streamed, never read whole.
-        if let first = file.lines(limit: 1).first, let csv = CSVImporter.header(first.text) {
-            return try CSVImporter.read(file, shape: csv.shape, header: csv.names, note: note(for: csv.shape), sink: sink)
+        if let first = file.lines(limit: 1).first, let header = CSVHeader.of(first.text) {
+            switch header {
+            case .records(let shape, let names):
+                return try CSVImporter.read(file, shape: shape, header: names, note: note(for: shape), sink: sink)
+            case .refused(let shape, let reason):
+                return try CSVImporter.refuse(file, header: first, note: note(for: shape), shape: shape, reason: reason, sink: sink)
+            }
         }
         let lines = file.lines()
         if let signed = try SignedTextImporter.read(file, lines, checker: checker, sink: sink) { return signed }
@@ -32,6 +41,19 @@ package enum FileImporter {
         if let shape = knownShape(lines, limit: Int.max) { return try readLines(shape: shape, file: file, checker, sink, fastPath) }
         return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
     }
+
+    /// Whether `data` is an iap-audit config file (a JSON object `RecordShape` takes for one:
+    /// `bundle_ids`, `sandbox_allowlist` or a `products` object), at most `maxConfigBytes`.
+    package static func isAuditConfig(_ data: Data) -> Bool {
+        let text = InputFile.utf8(data)
+        guard text.count <= maxConfigBytes, text.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) }) == UInt8(ascii: "{"),
+            let object = try? JSONField.parseObject(text)
+        else { return false }
+        return RecordShape.of(object) == .auditConfig
+    }
+
+    /// The largest file looked at as a possible config (a config is a few hundred bytes).
+    package static let maxConfigBytes = 1 << 20
 
     // MARK: JSON: one document, or JSON Lines
 
@@ -126,7 +148,7 @@ package enum FileImporter {
             var batch = RecordBatch()
             for line in lines {
                 let reason =
-                    (try? JSONField.parseObject(Array(line.text.utf8))).map {
+                    (try? JSONField.parseLine(Array(line.text.utf8))).map {
                         "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
                     } ?? "\(parseError(line.text))"
                 batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
@@ -160,7 +182,7 @@ package enum FileImporter {
 
     private static func parseError(_ line: String) -> Error {
         do {
-            _ = try JSONField.parseObject(Array(line.utf8))
+            _ = try JSONField.parseLine(Array(line.utf8))
             return IngestError.other("not a JSON object")
         } catch {
             return error
@@ -218,6 +240,13 @@ package enum FileImporter {
             file.release(upTo: endOffset)
             sink.progress?(endOffset, result.recordsIn)
             return true
+        }
+        let kinds = parser.shapes.sorted { $0.value < $1.value }.map(\.key)
+        if kinds.count > 1 {
+            // A mixed file: each line was read as what it is.
+            let sourceKinds = Set(kinds.map(\.kind))
+            result.kind = sourceKinds.count == 1 ? sourceKinds.first! : .mixed
+            result.note = "mixed: " + kinds.map(note(for:)).joined(separator: ", ")
         }
         return result
     }

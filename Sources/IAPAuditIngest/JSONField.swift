@@ -14,6 +14,18 @@ package enum JSONField {
         try object(JSONTape(bytes).root)
     }
 
+    /// Parses one JSON Lines line: as `parseObject`, but a line that is valid JSON of another type is
+    /// told so (`a JSON array, not an object: each line must be one JSON object`).
+    /// - Throws: `IngestError.invalidJSON` for a syntax error, `IngestError.other` for another type.
+    static func parseLine(_ bytes: [UInt8]) throws -> JSONRef {
+        let root = try JSONTape(bytes).root
+        guard root.kind == .object else {
+            let type = root.typeName.split(separator: " ").last.map(String.init) ?? root.typeName
+            throw IngestError.other("a JSON \(type), not an object: each line must be one JSON object")
+        }
+        return root
+    }
+
     /// `parseObject` over `data`'s bytes.
     static func parseObject(_ data: Data) throws -> JSONRef { try parseObject([UInt8](data)) }
 

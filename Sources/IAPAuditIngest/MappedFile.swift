@@ -20,10 +20,16 @@ package final class MappedFile: @unchecked Sendable {
     private let guardSlot: Int?
 
     /// Throws `AuditError.unreadablePath` when the file cannot be opened or mapped.
-    package init(path: String) throws {
+    package convenience init(path: String) throws {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw AuditError.unreadablePath(path, String(cString: strerror(errno))) }
         defer { close(fd) }
+        try self.init(descriptor: fd, path: path)
+    }
+
+    /// Maps the whole file open on `fd` (which may be closed afterwards: the mapping stays); `path`
+    /// names it in errors. Throws `AuditError.unreadablePath` when it cannot be examined or mapped.
+    init(descriptor fd: Int32, path: String) throws {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw AuditError.unreadablePath(path, String(cString: strerror(errno))) }
         count = Int(info.st_size)

@@ -19,6 +19,13 @@ protocol RecordObject {
     var fieldNames: [String] { get }
 }
 
+/// Why epoch milliseconds `ms` (below `Timestamp.earliestLogEpochMs`, 1973) are refused: both readings,
+/// as milliseconds and as the epoch seconds they probably are, then what to do (`then`).
+func epochSecondsReason(_ ms: Int64, then advice: String) -> String {
+    let asSeconds = (0..<Timestamp.validRange.upperBound / 1000).contains(ms) ? " (\(Timestamp.iso(ms * 1000)) if so)" : ""
+    return "epoch milliseconds \(ms) would be \(Timestamp.iso(ms)): epoch seconds?\(asSeconds); \(advice)"
+}
+
 /// `path.key`, or `key` when `path` is empty: a field's name in error messages.
 func fieldName(_ key: String, in path: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
@@ -130,10 +137,7 @@ extension RecordObject {
     func logTimestamp(_ key: String, path: String = "") throws -> Int64 {
         guard let ms = try timestamp(key, path: path) else { throw IngestError.missingField(fieldName(key, in: path)) }
         if ms < Timestamp.earliestLogEpochMs, isEpochNumber(field(key)) {
-            let asSeconds = (0..<Timestamp.validRange.upperBound / 1000).contains(ms) ? " (\(Timestamp.iso(ms * 1000)) if so)" : ""
-            throw IngestError.badField(
-                fieldName(key, in: path),
-                "epoch milliseconds \(ms) would be \(Timestamp.iso(ms)): epoch seconds?\(asSeconds); give milliseconds or ISO 8601")
+            throw IngestError.badField(fieldName(key, in: path), epochSecondsReason(ms, then: "give milliseconds or ISO 8601"))
         }
         return ms
     }
@@ -147,14 +151,20 @@ extension RecordObject {
         }
     }
 
-    /// A date of Apple's JWS-era payloads: milliseconds since 1970 UTC as a number or numeric text, a
-    /// fraction truncated (Xcode writes `1697679936049.7297`); nil when absent or null.
-    /// - Throws: `IngestError.badField` for text that is no number, or an instant outside
-    ///   `Timestamp.validRange` (1900–2200).
+    /// A date of Apple's JWS-era payloads (JWS, App Store Server API, Notifications V2): milliseconds
+    /// since 1970 UTC as a number or numeric text, a fraction truncated (Xcode writes
+    /// `1697679936049.7297`); nil when absent or null.
+    /// - Throws: `IngestError.badField` for text that is no number, an instant outside
+    ///   `Timestamp.validRange` (1900–2200), or one before `Timestamp.earliestLogEpochMs` (1973): epoch
+    ///   seconds (`signedDate: 1790845200`), named with both readings, never read as 1970.
     func date(_ key: String, path: String = "") throws -> Int64? {
         guard let ms = try integer(key, path: path, allowFraction: true) else { return nil }
         guard Timestamp.validRange.contains(ms) else {
             throw IngestError.badField(fieldName(key, in: path), "epoch milliseconds \(ms) outside 1900–2200")
+        }
+        if ms < Timestamp.earliestLogEpochMs {
+            throw IngestError.badField(
+                fieldName(key, in: path), epochSecondsReason(ms, then: "Apple's dates are milliseconds: keep the payload as Apple sent it"))
         }
         return ms
     }

@@ -1,7 +1,7 @@
 import IAPAuditModel
 
 /// Recognizes what one JSON object is from its keys.
-enum RecordShape: Equatable {
+enum RecordShape: Hashable {
     case clientReport, serverRequest, wrappedVerifyResponse, bareVerifyResponse
     /// `{"request_id", "received_at", "signed_transaction": "<compact JWS>"}`: a JWS the server fetched
     /// or received for a request.

@@ -102,6 +102,7 @@ enum VerifyResponseParser {
         item.webOrderLineItemId = try o.id("web_order_line_item_id", path: path)
         item.inAppOwnershipType = try o.text("in_app_ownership_type", path: path)
         item.isTrialPeriod = try o.bool("is_trial_period", path: path)
+        item.isInIntroOfferPeriod = try o.bool("is_in_intro_offer_period", path: path)
         return item
     }
 

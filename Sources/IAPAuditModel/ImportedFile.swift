@@ -18,6 +18,10 @@ public enum SourceKind: String, Sendable, CaseIterable {
     /// App receipts as clients post them: PKCS#7 (base64 or DER), iOS 6 transaction receipts,
     /// Unity IAP wrappers.
     case appReceipt = "app_receipt"
+    /// JSON Lines holding records of more than one kind (server-log lines beside wrapped verifyReceipt
+    /// answers…), each line read as what it is; `ImportedFile.note` names the kinds
+    /// (`mixed: server transaction log, verifyReceipt responses linked to server requests`).
+    case mixed = "mixed"
     /// Anything else: skipped with a reason (`ImportedFile.note`).
     case other = "other"
 }

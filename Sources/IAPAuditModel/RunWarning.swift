@@ -32,6 +32,8 @@ public struct RunWarning: Sendable, Hashable {
         public static let previousRunIncomplete = Code(rawValue: "previous_run_incomplete")
         /// No products, bundle ids or sandbox allowlist configured (`--config`).
         public static let noConfig = Code(rawValue: "no_config")
+        /// More than one iap-audit config in an input folder: none was used.
+        public static let severalConfigs = Code(rawValue: "several_configs")
         /// No record was imported from the paths given: nothing was audited.
         public static let nothingImported = Code(rawValue: "nothing_imported")
         /// The as-of was set by a record dated more than a day after the clock of the machine.
@@ -54,7 +56,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog, .noAppleRecord,
+            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog,
+            .noAppleRecord,
             .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
         ]
     }

@@ -18,6 +18,14 @@ public struct AuditOptions: Sendable {
     /// `--from` / `--to`: the audit window's bounds, UTC ms, inclusive (SEMANTICS rule 17); nil = not given.
     public var fromMs: Int64?
     public var toMs: Int64?
+    /// The config file used, as given or found (its entry among the inputs is listed as used, not as a
+    /// config to pass with `--config`); nil when none.
+    public var configFile: String?
+    /// Where the config came from, stored as the run parameter `config_source`: `--config <path>`,
+    /// `<path> (default)`, `<path> (found in the input folder)` or `none`.
+    public var configSource = "none"
+    /// Warnings found before the run (several configs in the input folder), reported with the run's.
+    public var warnings: [RunWarning] = []
 
     public init(
         paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
@@ -54,7 +62,8 @@ public enum AuditPipeline {
     /// `run_status = incomplete` and no workbook.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
         let timer = PhaseTimer()
-        let entries = try InputCollector.entries(in: options.paths, outputDirectory: options.outputDirectory)
+        let entries = try InputCollector.entries(
+            in: options.paths, outputDirectory: options.outputDirectory, configFile: options.configFile)
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory)
         do {
@@ -77,12 +86,13 @@ public enum AuditPipeline {
                 "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
                     + "\(output.databasePath) is kept as it is; to empty it, remove that file")
         }
-        var warnings = try RunChecks.beforeImport(store, options, databasePath: output.databasePath)
+        var warnings = try options.warnings + RunChecks.beforeImport(store, options, databasePath: output.databasePath)
         try store.setRunParameter("run_status", "incomplete")
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
         let (parsed, bulk, vanished) = try LedgerImporter(
-            store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics
+            store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
+            scratchDirectory: output.spillPath
         )
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
@@ -109,7 +119,8 @@ public enum AuditPipeline {
             "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
             "grace_hours": String(Double(options.graceMs) / 3_600_000),
             "audit_window": outcome.window.description,
-            "config": ConfigLoader.canonicalJSON(options.config), "schema_version": String(Schema.version),
+            "config": ConfigLoader.canonicalJSON(options.config), "config_source": options.configSource,
+            "schema_version": String(Schema.version),
             "tool_version": ToolVersion.current, "signature_settings": signatures.fingerprint,
             "jws_trust_anchors": signatures.jwsAnchorPaths.joined(separator: ", "),
             "receipt_trust_anchors": signatures.receiptAnchorPaths.joined(separator: ", "),

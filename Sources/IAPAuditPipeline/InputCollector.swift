@@ -30,7 +30,8 @@ enum InputCollector {
     static let ownHiddenNames: Set<String> = [".audit.lock", ".reconcile-spill"]
 
     /// Throws `AuditError.unreadablePath` for a PATH that does not exist or a folder that cannot be listed.
-    static func entries(in paths: [String], outputDirectory: String) throws -> [InputEntry] {
+    /// - Parameter configFile: the run's config file: when it is among the inputs, it is listed as used.
+    static func entries(in paths: [String], outputDirectory: String, configFile: String? = nil) throws -> [InputEntry] {
         // Compared with symbolic links resolved: an output folder reached through a link (or inputs
         // reached through one) is still this run's own.
         let outputFolder = realPath(outputDirectory) ?? URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
@@ -49,8 +50,12 @@ enum InputCollector {
             }
         }
         var seen = Set<String>()
+        let config = configFile.flatMap(realPath)
         return result.filter { entry in
             seen.insert(entry.path).inserted && !outputs.contains(realPath(entry.path) ?? entry.path)
+        }.map { entry in
+            guard entry.skipReason == nil, let config, realPath(entry.path) == config else { return entry }
+            return InputEntry(path: entry.path, skipReason: ConfigDiscovery.usedNote)
         }
     }
 

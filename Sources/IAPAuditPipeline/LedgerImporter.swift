@@ -16,6 +16,8 @@ struct LedgerImporter {
     var rereadAll = false
     /// The run's import metrics.
     var metrics = ImportMetrics()
+    /// Where gzip inputs are inflated (unlinked temporary files); nil: `TMPDIR`.
+    var scratchDirectory: String? = nil
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -94,7 +96,7 @@ struct LedgerImporter {
             let result = try store.importStreaming(
                 path: file.path, metrics: metrics,
                 progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
-                read: { try FileImporter.stream(file, checker: checker, sink: $0) },
+                read: { try FileImporter.stream(file, checker: checker, sink: $0, scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }
         }

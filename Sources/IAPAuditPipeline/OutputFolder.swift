@@ -15,8 +15,9 @@ final class OutputFolder {
 
     var databasePath: String { path + "/audit.sqlite" }
     var workbookPath: String { path + "/audit.xlsx" }
-    /// Where reconciliation keeps facts between its stages when they exceed its memory budget
-    /// (removed when it ends; a killed run's leftovers are removed by the next run).
+    /// Where reconciliation keeps facts between its stages when they exceed its memory budget, and
+    /// where gzip inputs are inflated (as unlinked files: nothing stays); removed when the run ends, a
+    /// killed run's leftovers by the next run.
     var spillPath: String { path + "/.reconcile-spill" }
 
     /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is

@@ -243,6 +243,15 @@ let appleTransaction = RecordDeclaration(
         FieldDeclaration(
             "sections", "sections", .joinedList(separator: ","),
             doc: ["Where in the record it appeared, e.g. `in_app,latest_receipt_info`."]),
+        FieldDeclaration(
+            "notificationType", "notificationType", .text(required: false), column: "notification_type",
+            doc: [
+                "The type of the notification that listed it: V2 `notificationType` (`REFUND`, `REFUND_REVERSED`…), V1",
+                "`notification_type`; for each entry of a Get Notification History page, that entry's own. Nil otherwise.",
+            ]),
+        FieldDeclaration(
+            "subtype", "notificationSubtype", .text(required: false), column: "notification_subtype",
+            doc: ["The V2 `subtype` of that notification (`INITIAL_BUY`, `VOLUNTARY`…); nil for V1 and when none."]),
     ])
 
 let pendingRenewal = RecordDeclaration(

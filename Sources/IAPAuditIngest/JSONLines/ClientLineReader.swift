@@ -6,11 +6,21 @@ enum ClientLineReader {
     static let keys = KeyTable([
         "ts", "user_id", "device_id", "transaction_id", "original_transaction_id", "product_id", "state", "error_code",
         "quantity",
+        // What makes a line with `state` another kind of record (`RecordShape.of`): a server-log line, a
+        // wrapped answer, a posted receipt.
+        "request_id", "transaction_ids", "response", "signed_transaction", "receipt_data", "transactionReceipt", "Store", "Payload",
     ])
 
     static func read(_ v: TapeView, line: UInt32, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>) throws(Unsure) {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
         v.members(of: 0, keys, s)
+        // A client report by `RecordShape.of` only: `state` with `transaction_id` or `user_id`, and none of
+        // the keys that make it another record (the strict reader reads such a line by its own kind).
+        if (s[3] < 0 && s[1] < 0) || (s[9] >= 0 && (s[10] >= 0 || s[11] >= 0 || s[12] >= 0)) || s[13] >= 0 || s[14] >= 0
+            || (s[15] >= 0 && s[16] >= 0)
+        {
+            throw Unsure()
+        }
         guard let stateText = try v.text(s[6]), let state = state(stateText) else { throw Unsure() }
         let transactionId = try v.id(s[3])
         if transactionId == nil && (state == .purchased || state == .restored) { throw Unsure() }

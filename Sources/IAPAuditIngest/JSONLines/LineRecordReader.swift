@@ -4,7 +4,13 @@ import IAPAuditModel
 /// Reads the JSON Lines records of one slice of a file into a `RecordBatch`: each line through the
 /// fast path (`LineTape` and the shape's line reader) when it can say for sure, else through the
 /// strict reader (`JSONTape`, `RecordDispatcher`), which gives the same result or the rejection.
-/// One reader per thread: it reuses its token buffer and field slots from line to line.
+///
+/// Each line is read as the kind of record it is (a mixed file: server-log lines beside wrapped
+/// verifyReceipt answers…): a line the file's own fast reader gives up on is offered to the other
+/// fast readers (each takes only lines `RecordShape.of` gives its shape), then to the strict reader,
+/// which reads it by its own shape when that is a known one, else by the file's (whose messages then
+/// say what is missing). One reader per thread: it reuses its token buffer and field slots from line
+/// to line.
 final class LineRecordReader {
     private var tape = LineTape()
     private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: VerifyLineReader.slotCount)
@@ -13,10 +19,29 @@ final class LineRecordReader {
     let checker: any SignatureChecking
     /// Lines the fast path handed to the strict reader since the last `takeStrictLines`.
     private var strictLines = 0
+    /// The first line (1-based) read as each of `fastShapes` (`Int.max`: none yet), and as any other
+    /// shape (read strictly).
+    private var fastFirstLines = [Int](repeating: .max, count: LineRecordReader.fastShapes.count)
+    private var otherFirstLines: [RecordShape: Int] = [:]
+
+    /// The shapes the fast path reads, the file's own tried first.
+    static let fastShapes: [RecordShape] = [.clientReport, .serverRequest, .wrappedVerifyResponse, .bareVerifyResponse]
+    private let fastOrder: [Int]
 
     func takeStrictLines() -> Int {
         defer { strictLines = 0 }
         return strictLines
+    }
+
+    /// The first line read as each kind of record since the last call (what a mixed file holds).
+    func takeShapes() -> [RecordShape: Int] {
+        var shapes = otherFirstLines
+        for (k, line) in fastFirstLines.enumerated() where line != .max {
+            shapes[Self.fastShapes[k]] = min(line, shapes[Self.fastShapes[k]] ?? .max)
+        }
+        otherFirstLines = [:]
+        fastFirstLines = [Int](repeating: .max, count: Self.fastShapes.count)
+        return shapes
     }
 
     /// false: every line goes to the strict reader.
@@ -27,6 +52,8 @@ final class LineRecordReader {
         self.shape = shape
         self.file = file
         self.checker = checker
+        let own = Self.fastShapes.firstIndex(of: shape)
+        fastOrder = (own.map { [$0] } ?? []) + Self.fastShapes.indices.filter { $0 != own }
     }
 
     deinit { slots.deallocate() }
@@ -36,17 +63,20 @@ final class LineRecordReader {
         if fastPath, tape.parse(bytes + line.start, line.end - line.start) {
             let view = TapeView(tape)
             let number = UInt32(line.number)
-            do throws(Unsure) {
-                switch shape {
-                case .clientReport: try ClientLineReader.read(view, line: number, into: &batch, slots: slots)
-                case .serverRequest: try ServerLineReader.read(view, line: number, into: &batch, slots: slots)
-                case .wrappedVerifyResponse: try VerifyLineReader.readWrapped(view, line: number, into: &batch, slots: slots)
-                case .bareVerifyResponse: try VerifyLineReader.readBare(view, line: number, into: &batch, slots: slots)
-                default: throw Unsure()
+            for k in fastOrder {
+                do throws(Unsure) {
+                    switch k {
+                    case 0: try ClientLineReader.read(view, line: number, into: &batch, slots: slots)
+                    case 1: try ServerLineReader.read(view, line: number, into: &batch, slots: slots)
+                    case 2: try VerifyLineReader.readWrapped(view, line: number, into: &batch, slots: slots)
+                    default: try VerifyLineReader.readBare(view, line: number, into: &batch, slots: slots)
+                    }
+                    if line.number < fastFirstLines[k] { fastFirstLines[k] = line.number }
+                    return
+                } catch {
+                    // What the fast reader appended before it gave up is dropped before the next one.
+                    batch.dropPartialRows()
                 }
-                return
-            } catch {
-                // What the fast reader appended before it gave up is dropped by `readStrictly`.
             }
         }
         readStrictly(line, bytes: bytes, into: &batch)
@@ -60,8 +90,15 @@ final class LineRecordReader {
         let location = file.location(line.number)
         do {
             // The bytes as they are (decoding them would replace invalid UTF-8 with U+FFFD and hide it).
-            let record = try JSONField.parseObject(Array(raw))
-            RecordDispatcher.add(record, shape: shape, raw: text, at: location, checker, keepRaw: false, into: &batch)
+            let record = try JSONField.parseLine(Array(raw))
+            let own = RecordShape.of(record)
+            let used = own.kind != .other ? own : shape
+            if let k = Self.fastShapes.firstIndex(of: used) {
+                fastFirstLines[k] = min(fastFirstLines[k], line.number)
+            } else {
+                otherFirstLines[used] = min(otherFirstLines[used] ?? .max, line.number)
+            }
+            RecordDispatcher.add(record, shape: used, raw: text, at: location, checker, keepRaw: false, into: &batch)
         } catch {
             batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: text))
         }

@@ -5,14 +5,18 @@ import IAPAuditModel
 enum ServerLineReader {
     static let keys = KeyTable([
         "ts", "request_id", "event", "user_id", "device_id", "transaction_ids", "credited_transaction_ids", "restore",
-        "receipt_sha256", "verify_status", "environment", "granted", "latency_ms", "credited_quantity",
+        "receipt_sha256", "verify_status", "environment", "granted", "latency_ms",
+        // What makes a line with `request_id` and `transaction_ids` another kind of record (`RecordShape.of`).
+        "response", "signed_transaction", "receipt_data", "transactionReceipt", "Store", "Payload", "credited_quantity",
     ])
 
     static func read(_ v: TapeView, line: UInt32, into batch: inout RecordBatch, slots s: UnsafeMutablePointer<Int32>) throws(Unsure) {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
         v.members(of: 0, keys, s)
+        // A server-log record by `RecordShape.of` only (a wrapped answer or posted receipt is read strictly, as what it is).
+        if s[13] >= 0 || s[14] >= 0 || s[15] >= 0 || s[16] >= 0 || (s[17] >= 0 && s[18] >= 0) { throw Unsure() }
         // `credited_quantity` (a number or an object of ids) is the strict reader's.
-        if v.kind(s[13]) != .absent && v.kind(s[13]) != .null { throw Unsure() }
+        if v.kind(s[19]) != .absent && v.kind(s[19]) != .null { throw Unsure() }
         let event: ServerEvent
         switch try v.text(s[2]) {
         case nil: event = .verify

@@ -77,20 +77,25 @@ struct TapeView {
 
     /// An id: exact text, or a whole number with every digit (SEMANTICS rule 1); nil when absent, null
     /// or empty — what the strict `RecordObject.id` returns, or `Unsure` (what `text` is unsure of,
-    /// white space at an end, or what might be an id a spreadsheet rewrote in scientific notation).
+    /// white space at an end, or what might be an id in floating-point form: `2000000400594084.0`,
+    /// `2.00000041234568E+15`, which the strict reader rejects).
     @inline(__always)
     func id(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
         guard let b = try text(index), !b.isEmpty else { return nil }
         // White space at either end (a space, or any non-ASCII scalar there): the strict reader decides.
         if b[0] == 0x20 || b[0] >= 0x80 || b[b.count - 1] == 0x20 || b[b.count - 1] >= 0x80 { throw Unsure() }
-        // What might be an id a spreadsheet rewrote (`2.00000041234568E+15`): only digits, '.', 'e', '+', '-'.
-        if b[0] &- 0x30 < 10, b.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
-            b.allSatisfy({
-                $0 &- 0x30 < 10 || $0 | 0x20 == UInt8(ascii: "e") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "+")
-                    || $0 == UInt8(ascii: "-")
-            })
-        {
-            throw Unsure()
+        // Digits first: an id of digits and only '.', 'e', '+', '-' besides might be in floating-point form.
+        if b[0] &- 0x30 < 10 {
+            var i = 1
+            while i < b.count && b[i] &- 0x30 < 10 { i += 1 }
+            if i < b.count
+                && b[i...].allSatisfy({
+                    $0 &- 0x30 < 10 || $0 | 0x20 == UInt8(ascii: "e") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "+")
+                        || $0 == UInt8(ascii: "-")
+                })
+            {
+                throw Unsure()
+            }
         }
         return b
     }

@@ -13,12 +13,19 @@ enum VerifyLineReader {
             "status", "environment", "is-retryable", "is_retryable", "receipt", "latest_receipt_info",
             "latest_expired_receipt_info", "pending_renewal_info", "signedTransactions", "errorCode", "signedTransactionInfo",
             "request_id", "transaction_ids", "state",
+            // What makes a bare line another kind of record (`RecordShape.of`): a posted receipt, a
+            // notification, a Server API body.
+            "receipt_data", "transactionReceipt", "Store", "Payload", "notification_type", "signedPayload", "notificationType",
+            "notificationHistory", "hasMore", "data", "success",
         ])
         static let (status, environment, isRetryableDash, isRetryable, receipt, latest, latestExpired, pending) = (
             0, 1, 2, 3, 4, 5, 6, 7
         )
         static let signedKeys = [8, 9, 10]
-        static let recordKeys = [11, 12, 13]
+        /// Keys no bare verifyReceipt line has: a line holding one is left to the strict reader, which reads
+        /// it by its own shape (`Store` and `Payload` count together).
+        static let recordKeys = [11, 12, 13, 14, 15, 18, 19, 20, 21, 22, 23, 24]
+        static let (store, payload) = (16, 17)
     }
 
     enum Receipt {
@@ -37,9 +44,9 @@ enum VerifyLineReader {
             "original_purchase_date_ms", "original_purchase_date", "original_purchase_date_pst",
             "expires_date_ms", "expires_date", "expires_date_pst",
             "expires_date_formatted_ms", "expires_date_formatted", "expires_date_formatted_pst",
-            "cancellation_date_ms", "cancellation_date", "cancellation_date_pst",
+            "cancellation_date_ms", "cancellation_date", "cancellation_date_pst", "is_in_intro_offer_period",
         ])
-        static let (purchase, originalPurchase, expires, expiresFormatted, cancellation) = (8, 11, 14, 17, 20)
+        static let (purchase, originalPurchase, expires, expiresFormatted, cancellation, introOffer) = (8, 11, 14, 17, 20, 23)
     }
 
     enum Renewal {
@@ -50,7 +57,8 @@ enum VerifyLineReader {
         ])
     }
 
-    /// Slots each reader needs at once (one region per nesting level).
+    /// Slots each reader needs at once: a wrapped line's keys (4), then per body its keys (32), its
+    /// receipt's (16) and one item's or renewal's (32).
     static let slotCount = 4 * 32
 
     /// A wrapped line: `{"request_id", "received_at", "response": {…}}`.
@@ -63,7 +71,7 @@ enum VerifyLineReader {
         guard v.kind(body) == LineTape.Kind.object, let requestId = try v.id(s[0]), let received = try v.timestamp(s[1]),
             received >= Timestamp.earliestLogEpochMs
         else { throw Unsure() }
-        try read(body: body, v, line: line, requestId: requestId, receivedAtMs: received, into: &batch, slots: s + 32)
+        try read(body: body, v, line: line, requestId: requestId, receivedAtMs: received, into: &batch, slots: s + 4)
     }
 
     /// A bare response line (Apple's body itself, not linked to a request).
@@ -81,8 +89,16 @@ enum VerifyLineReader {
         v.members(of: body, Body.keys, s)
         // Not a verifyReceipt body (Server API, signed payloads) or another record kind: the strict reader says.
         guard s[Body.status] >= 0, Body.signedKeys.allSatisfy({ s[$0] < 0 }) else { throw Unsure() }
-        if bare && Body.recordKeys.contains(where: { s[$0] >= 0 }) { throw Unsure() }
+        if bare && (Body.recordKeys.contains(where: { s[$0] >= 0 }) || (s[Body.store] >= 0 && s[Body.payload] >= 0)) {
+            throw Unsure()
+        }
         guard let status = try v.integer(s[Body.status]) else { throw Unsure() }
+        // A bare line is a verifyReceipt answer by `RecordShape.of` only with one of these, or a known status.
+        if bare && s[Body.receipt] < 0 && s[Body.latest] < 0 && s[Body.environment] < 0
+            && !(status == 0 || (21000...21199).contains(status))
+        {
+            throw Unsure()
+        }
         let environment = try v.text(s[Body.environment])
         let isRetryable = try v.bool(s[Body.isRetryableDash] >= 0 ? s[Body.isRetryableDash] : s[Body.isRetryable])
         let receipt = v.kind(s[Body.receipt]) == LineTape.Kind.object ? s[Body.receipt] : -1
@@ -92,7 +108,7 @@ enum VerifyLineReader {
         var receiptCreatedMs: Int64? = nil
         var requestDateMs: Int64? = nil
         var items = ItemList(first: batch.appleTransactions.count)
-        let r = s + 16
+        let r = s + 32
         if receipt >= 0 {
             v.members(of: receipt, Receipt.keys, r)
             bundleId = try v.text(r[0] >= 0 ? r[0] : r[1])
@@ -101,17 +117,17 @@ enum VerifyLineReader {
             requestDateMs = try date(v, r, Receipt.requestDate)
             if r[3] >= 0 {
                 let inApp = r[3]
-                try objects(v, inApp) { (o: Int32) throws(Unsure) in try item(v, o, section: 1, &items, &batch, slots: s + 32) }
+                try objects(v, inApp) { (o: Int32) throws(Unsure) in try item(v, o, section: 1, &items, &batch, slots: s + 48) }
             } else if r[4] >= 0 {
                 throw Unsure()  // an iOS 6 flat receipt
             }
         }
         for (value, section) in [(sections.0, UInt8(2)), (sections.1, UInt8(4))] where value >= 0 {
-            try objects(v, value) { (o: Int32) throws(Unsure) in try item(v, o, section: section, &items, &batch, slots: s + 32) }
+            try objects(v, value) { (o: Int32) throws(Unsure) in try item(v, o, section: section, &items, &batch, slots: s + 48) }
         }
         let renewalStart = Int32(batch.pendingRenewals.count)
         if sections.2 >= 0 {
-            try objects(v, sections.2) { (o: Int32) throws(Unsure) in try renewal(v, o, &batch, slots: s + 32) }
+            try objects(v, sections.2) { (o: Int32) throws(Unsure) in try renewal(v, o, &batch, slots: s + 48) }
         }
         items.finish(&batch)
         let texts = (
@@ -164,6 +180,7 @@ enum VerifyLineReader {
         row.webOrderLineItemId = batch.arena.append(try v.id(s[5]))
         row.inAppOwnershipType = batch.arena.append(try v.text(s[6]))
         row.isTrialPeriod = try v.bool(s[7])
+        row.isInIntroOfferPeriod = try v.bool(s[Item.introOffer])
         items.add(id, row, section: section, &batch)
     }
 

@@ -15,8 +15,10 @@ enum NotificationV1Reader {
     /// - Throws: `IngestError` when `notification_type` is missing, or a listed purchase lacks its
     ///   `transaction_id` or has a field of the wrong type (named as `unified_receipt.<field>`).
     static func read(_ o: any RecordObject, context: SignedRecordReader.Context) throws -> AppleRecord {
-        guard let type = try o.text("notification_type"), !type.isEmpty else {
-            throw IngestError.missingField("notification_type")
+        guard let type = try o.text("notification_type") else { throw IngestError.missingField("notification_type") }
+        if type.isEmpty {
+            throw IngestError.badField(
+                "notification_type", "is empty (Apple always names the type: DID_RENEW, CANCEL, REFUND…); keep the body as Apple sent it")
         }
         let unified = try o.object("unified_receipt")
         // `unified_receipt` read as a verifyReceipt body, its `status` 0 when it has none.
@@ -42,6 +44,7 @@ enum NotificationV1Reader {
         response.source = .notificationV1
         response.signature = .notChecked
         response.notification = NotificationInfo(notificationUUID: nil, notificationType: type, subtype: nil)
+        for i in response.items.indices { response.items[i].notificationType = type }
         return response
     }
 
@@ -81,6 +84,10 @@ enum NotificationV1Reader {
         if let value = try o.integer("cancellation_date_ms") {
             guard Timestamp.validRange.contains(value) else {
                 throw IngestError.badField("cancellation_date_ms", "epoch milliseconds \(value) outside 1900–2200")
+            }
+            if value < Timestamp.earliestLogEpochMs {
+                let advice = "Apple's dates are milliseconds: keep the body as Apple sent it"
+                throw IngestError.badField("cancellation_date_ms", epochSecondsReason(value, then: advice))
             }
             ms = value
         } else if let text = try o.text("cancellation_date"), !text.isEmpty {

@@ -24,16 +24,18 @@ enum NotificationV2Payload {
     }
 
     /// Reads `payload`; its nested `data.signedTransactionInfo` becomes an item of section
-    /// `notification`, `data.signedRenewalInfo` a pending renewal (each checked at its own
-    /// `signedDate`, or a note when not a compact JWS).
+    /// `notification` carrying the notification's type and subtype, `data.signedRenewalInfo` a pending
+    /// renewal (each checked at its own `signedDate`, or a note when not a compact JWS).
     ///
     /// - Parameter nestedIn: the field holding this payload, prefixed to the fields of its nested
     ///   JWS in notes (`notificationHistory[0].signedPayload`); empty at the top level.
     /// - Throws: `IngestError` when `notificationType` is missing or a field has the wrong type.
     static func read(_ payload: any RecordObject, nestedIn: String = "", into evidence: inout SignedEvidence) throws -> Reading {
         let p = payload
-        guard let type = try p.text("notificationType"), !type.isEmpty else {
-            throw IngestError.missingField("notificationType")
+        guard let type = try p.text("notificationType") else { throw IngestError.missingField("notificationType") }
+        if type.isEmpty {
+            throw IngestError.badField(
+                "notificationType", "is empty (Apple always names the type: DID_RENEW, REFUND, TEST…); keep the payload as Apple sent it")
         }
         var info = NotificationInfo(
             notificationUUID: try p.id("notificationUUID"), notificationType: type, subtype: try p.text("subtype"),
@@ -46,7 +48,8 @@ enum NotificationV2Payload {
             info.status = try data.integer("status", path: dataPath).map { Int($0) }
             let notePath = fieldName("data", in: nestedIn)
             evidence.nestedTransaction(
-                data.field("signedTransactionInfo"), field: "\(notePath).signedTransactionInfo", section: "notification")
+                data.field("signedTransactionInfo"), field: "\(notePath).signedTransactionInfo", section: "notification",
+                notification: info)
             evidence.nestedRenewalInfo(data.field("signedRenewalInfo"), field: "\(notePath).signedRenewalInfo")
         }
         if let summary = try p.object("summary") {

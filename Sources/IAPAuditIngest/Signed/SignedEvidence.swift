@@ -68,12 +68,21 @@ struct SignedEvidence {
 
     /// Reads a nested `signedTransactionInfo`: its item (signature = its own JWS, checked at its own
     /// `signedDate`) is added under `section`; a note instead when it cannot be read.
-    mutating func nestedTransaction(_ value: FieldValue?, field: String, section: String) {
+    /// - Parameter notification: the notification that lists it (its type and subtype go on the item,
+    ///   which is then never merged with another listing of the same transaction: each entry of a Get
+    ///   Notification History page is a listing of its own, with its own type, dates and signature).
+    mutating func nestedTransaction(_ value: FieldValue?, field: String, section: String, notification: NotificationInfo? = nil) {
         guard let jws = nestedJWS(value, field: field) else { return }
         do {
             var item = try TransactionPayload.item(jws.payload, section: section, path: "")
             item.signature = check(jws, atMs: item.signedDateMs)
-            add(item)
+            if let notification {
+                item.notificationType = notification.notificationType
+                item.notificationSubtype = notification.subtype
+                items.append(item)
+            } else {
+                add(item)
+            }
         } catch {
             note(field, error)
         }

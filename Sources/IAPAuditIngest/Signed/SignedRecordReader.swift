@@ -76,7 +76,8 @@ enum SignedRecordReader {
     /// - `notificationV1`: `notification_type`;
     /// - `notificationV2`: `signedPayload` (without `sendAttempts`) or a decoded payload (`notificationType`);
     /// - `serverAPIResponse`: `errorCode`, `signedTransactions`, `signedTransactionInfo`,
-    ///   `notificationHistory`, `signedPayload` with `sendAttempts` (Get Test Notification Status),
+    ///   `notificationHistory`, `hasMore` with `revision` or `paginationToken` (a history page without
+    ///   its empty list), `signedPayload` with `sendAttempts` (Get Test Notification Status),
     ///   a `data` array with `appAppleId`/`bundleId`/`environment` (Get All Subscription Statuses), or
     ///   `success` with `originalTransactionId` (Extend a Subscription Renewal Date);
     /// - `signedTransaction`: decoded transaction, renewal info or app transaction JSON
@@ -91,6 +92,8 @@ enum SignedRecordReader {
         if o.string("notificationType") != nil { return .notificationV2 }
         if has("errorCode") && !has("receipt") { return .serverAPIResponse }
         if has("signedTransactions") || has("signedTransactionInfo") || has("notificationHistory") { return .serverAPIResponse }
+        // A history page with nothing on it: Apple may leave the empty list out.
+        if has("hasMore") && (has("revision") || has("paginationToken")) { return .serverAPIResponse }
         if case .array? = o.field("data"), has("appAppleId") || has("bundleId") || has("environment") { return .serverAPIResponse }
         if has("success") && has("originalTransactionId") { return .serverAPIResponse }
         if let payload = SignedPayloadKind.ofDecoded(o) { return payload == .notification ? .notificationV2 : .signedTransaction }

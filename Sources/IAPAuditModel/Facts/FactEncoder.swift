@@ -80,7 +80,7 @@ package enum FactEncoder {
             }
             let environment = EnvironmentCode.effective(
                 status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
-            let refundReversed = bytes(r.notificationType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
+            let recordType = bytes(r.notificationType)
             let conflict = environmentConflict(r, batch, environment: environment.0)
             if conflict { set.summary.environmentConflicts += 1 }
             // An answer that names no environment anywhere (no environment, receipt_type, or transaction's) is
@@ -93,6 +93,8 @@ package enum FactEncoder {
             for i in r.items {
                 let item = batch.appleTransactions[Int(i)]
                 let id = bytes(item.transactionId)!
+                // The notification that listed it (each entry of a notification-history page its own), else the record's.
+                let refundReversed = (bytes(item.notificationType) ?? recordType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
                 let familyShared = bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false
                 let itemSignature = bytes(item.signature)
                 let lineItem = bytes(item.webOrderLineItemId).flatMap { $0.elementsEqual("0".utf8) ? nil : $0 }

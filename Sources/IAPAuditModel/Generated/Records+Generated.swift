@@ -467,6 +467,11 @@ public struct AppleTransaction: Hashable, Sendable {
     public var signature: SignatureStatus = .notChecked
     /// Where in the record it appeared, e.g. `in_app,latest_receipt_info`.
     public var sections: [String]
+    /// The type of the notification that listed it: V2 `notificationType` (`REFUND`, `REFUND_REVERSED`…), V1
+    /// `notification_type`; for each entry of a Get Notification History page, that entry's own. Nil otherwise.
+    public var notificationType: String?
+    /// The V2 `subtype` of that notification (`INITIAL_BUY`, `VOLUNTARY`…); nil for V1 and when none.
+    public var notificationSubtype: String?
 
     public init(
         transactionId: String,
@@ -494,7 +499,9 @@ public struct AppleTransaction: Hashable, Sendable {
         transactionReason: String? = nil,
         signedDateMs: Int64? = nil,
         signature: SignatureStatus = .notChecked,
-        sections: [String]
+        sections: [String],
+        notificationType: String? = nil,
+        notificationSubtype: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -522,6 +529,8 @@ public struct AppleTransaction: Hashable, Sendable {
         self.signedDateMs = signedDateMs
         self.signature = signature
         self.sections = sections
+        self.notificationType = notificationType
+        self.notificationSubtype = notificationSubtype
     }
 }
 
@@ -553,6 +562,8 @@ package struct AppleTransactionRow: Sendable {
     package var signedDateMs: Int64?
     package var signature: TextRef
     package var sections: TextRef
+    package var notificationType: TextRef
+    package var notificationSubtype: TextRef
 
     package init(
         transactionId: TextRef = .null,
@@ -580,7 +591,9 @@ package struct AppleTransactionRow: Sendable {
         transactionReason: TextRef = .null,
         signedDateMs: Int64? = nil,
         signature: TextRef = .null,
-        sections: TextRef = .null
+        sections: TextRef = .null,
+        notificationType: TextRef = .null,
+        notificationSubtype: TextRef = .null
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -608,6 +621,8 @@ package struct AppleTransactionRow: Sendable {
         self.signedDateMs = signedDateMs
         self.signature = signature
         self.sections = sections
+        self.notificationType = notificationType
+        self.notificationSubtype = notificationSubtype
     }
 
     /// Fills what this row lacks from another listing of the same transaction.
@@ -637,6 +652,8 @@ package struct AppleTransactionRow: Sendable {
         signedDateMs = signedDateMs ?? other.signedDateMs
         if signature.isNull { signature = other.signature }
         if sections.isNull { sections = other.sections }
+        if notificationType.isNull { notificationType = other.notificationType }
+        if notificationSubtype.isNull { notificationSubtype = other.notificationSubtype }
     }
 }
 
@@ -669,6 +686,8 @@ extension AppleTransaction {
         signedDateMs = signedDateMs ?? other.signedDateMs
         signature = signature.combined(with: other.signature)
         for item in other.sections where !sections.contains(item) { sections.append(item) }
+        notificationType = notificationType ?? other.notificationType
+        notificationSubtype = notificationSubtype ?? other.notificationSubtype
     }
 }
 
@@ -866,7 +885,9 @@ extension RecordBatch {
             transactionReason: arena.append(r.transactionReason),
             signedDateMs: r.signedDateMs,
             signature: arena.append(r.signature.text),
-            sections: arena.append(r.sections.joined(separator: ","))
+            sections: arena.append(r.sections.joined(separator: ",")),
+            notificationType: arena.append(r.notificationType),
+            notificationSubtype: arena.append(r.notificationSubtype)
         )
         appleTransactions.append(row)
     }

@@ -93,6 +93,8 @@ enum RecordTables {
             signed_date_ms INTEGER,
             signature TEXT NOT NULL DEFAULT 'not_checked',
             sections TEXT NOT NULL,
+            notification_type TEXT,
+            notification_subtype TEXT,
             PRIMARY KEY (record_id, position)
         ) STRICT, WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS pending_renewal (
@@ -238,6 +240,8 @@ final class RecordInserts {
                     appleTransaction.bind(AppleTransactionColumn.signedDateMs, r.signedDateMs)
                     appleTransaction.bind(AppleTransactionColumn.signature, text: r.signature, in: base)
                     appleTransaction.bind(AppleTransactionColumn.sections, text: r.sections, in: base)
+                    appleTransaction.bind(AppleTransactionColumn.notificationType, text: r.notificationType, in: base)
+                    appleTransaction.bind(AppleTransactionColumn.notificationSubtype, text: r.notificationSubtype, in: base)
                     try appleTransaction.insertRow()
                 }
                 for (position, index) in r.pendingRenewals.enumerated() {
@@ -374,15 +378,17 @@ private enum AppleTransactionColumn: Int32 {
     case signedDateMs
     case signature
     case sections
+    case notificationType
+    case notificationSubtype
 
     static let insert = """
         INSERT INTO apple_transaction (record_id, position, transaction_id, original_transaction_id, product_id, quantity,
             purchase_date_ms, original_purchase_date_ms, expires_date_ms, cancellation_date_ms, cancellation_reason,
             web_order_line_item_id, in_app_ownership_type, is_trial_period, is_in_intro_offer_period, bundle_id, environment,
             type, revocation_type, revocation_percentage, price_milliunits, currency, storefront, app_account_token,
-            transaction_reason, signed_date_ms, signature, sections)
+            transaction_reason, signed_date_ms, signature, sections, notification_type, notification_subtype)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
-            ?25, ?26, ?27, ?28)
+            ?25, ?26, ?27, ?28, ?29, ?30)
         """
 }
 

@@ -107,7 +107,9 @@ extension RecordBatch {
             transactionReason: text(r.transactionReason),
             signedDateMs: r.signedDateMs,
             signature: text(r.signature).flatMap(SignatureStatus.init(text:)) ?? .notChecked,
-            sections: (text(r.sections) ?? "").split(separator: ",").map(String.init)
+            sections: (text(r.sections) ?? "").split(separator: ",").map(String.init),
+            notificationType: text(r.notificationType),
+            notificationSubtype: text(r.notificationSubtype)
         )
     }
 
@@ -149,7 +151,7 @@ extension AuditStore {
                 original_purchase_date_ms, expires_date_ms, cancellation_date_ms, cancellation_reason, web_order_line_item_id,
                 in_app_ownership_type, is_trial_period, is_in_intro_offer_period, bundle_id, environment, type, revocation_type,
                 revocation_percentage, price_milliunits, currency, storefront, app_account_token, transaction_reason,
-                signed_date_ms, signature, sections
+                signed_date_ms, signature, sections, notification_type, notification_subtype
             FROM apple_transaction ORDER BY record_id, position
             """)
         while try appleTransactionQuery.step() {
@@ -179,7 +181,9 @@ extension AuditStore {
                 transactionReason: appleTransactionQuery.optionalText(23),
                 signedDateMs: appleTransactionQuery.optionalInt64(24),
                 signature: SignatureStatus(text: appleTransactionQuery.text(25)) ?? .notChecked,
-                sections: appleTransactionQuery.text(26).split(separator: ",").map(String.init)
+                sections: appleTransactionQuery.text(26).split(separator: ",").map(String.init),
+                notificationType: appleTransactionQuery.optionalText(27),
+                notificationSubtype: appleTransactionQuery.optionalText(28)
             )
             appleTransactions[appleTransactionQuery.int64(0), default: []].append(value)
         }

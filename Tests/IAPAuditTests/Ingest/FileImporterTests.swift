@@ -152,16 +152,6 @@ final class FileImporterTests: XCTestCase {
         XCTAssertEqual(file.clientReports.count, 1)
         XCTAssertEqual(file.rejections.map(\.reason), ["missing required field 'state'"])
     }
-
-    func testRecordOfAnotherKindInsideAFileIsRejected() {
-        let file = read(
-            """
-            {"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 0}}
-            {"ts": "2026-10-01T00:00:00Z", "request_id": "r9", "user_id": "u1", "transaction_ids": ["1"], "granted": true}
-            """)
-        XCTAssertEqual(file.appleRecords.count, 1)
-        XCTAssertEqual(file.rejections.map(\.reason), ["field 'response': expected Apple's response object"])
-    }
 }
 
 /// Encodings and CSV records that span lines.

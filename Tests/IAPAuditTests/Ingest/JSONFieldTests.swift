@@ -54,7 +54,10 @@ final class JSONFieldTests: XCTestCase {
         let o = try JSONField.parseObject(Data(#"{"a": 1e5, "b": 1.5, "c": "555\u0000a", "d": -5, "e": ""}"#.utf8))
         // The number as written (Foundation rendered 1e5 as 100000.0).
         XCTAssertThrowsError(try o.id("a")) {
-            XCTAssertEqual("\($0)", "field 'a': expected text or a whole number, found 1e5")
+            XCTAssertEqual(
+                "\($0)",
+                "field 'a': 1e5 looks like an id a program wrote as a floating-point number (in scientific notation, which loses digits); "
+                    + "write ids as text")
         }
         XCTAssertThrowsError(try o.id("b"))
         XCTAssertThrowsError(try o.id("c")) { XCTAssertEqual("\($0)", "field 'c': contains a control character") }

@@ -1,0 +1,43 @@
+import Foundation
+import IAPAuditIngest
+import IAPAuditModel
+
+/// Finds iap-audit's config among the inputs, for a run given no `--config`: a user who keeps
+/// `config.json` beside the logs gets its product types, bundle ids and allowlist, not a run that
+/// silently ignores them.
+public enum ConfigDiscovery {
+    /// The iap-audit config files (`FileImporter.isAuditConfig`: a JSON object with `bundle_ids`,
+    /// `sandbox_allowlist` or a `products` object) at the top level of the folders among `paths` —
+    /// not in their sub-folders, not hidden — sorted, each path written as the run lists inputs
+    /// (`folder/name`). Files named on their own are not looked at.
+    public static func configs(in paths: [String]) -> [String] {
+        var found: [String] = []
+        for folder in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
+                let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
+            else { continue }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                    attributes[.type] as? FileAttributeType == .typeRegular,
+                    let size = attributes[.size] as? Int, size <= FileImporter.maxConfigBytes,
+                    let data = FileManager.default.contents(atPath: path), FileImporter.isAuditConfig(data)
+                else { continue }
+                found.append(path)
+            }
+        }
+        return found
+    }
+
+    /// How the run's config file is listed when it is among the inputs (given, the default, or found).
+    static let usedNote = "iap-audit configuration (used as --config; not evidence)"
+
+    /// The warning for several configs found (none is used: which one would be meant?).
+    public static func severalFound(_ paths: [String]) -> RunWarning {
+        RunWarning(
+            .severalConfigs,
+            "\(paths.count) iap-audit config files in the input folder (\(paths.joined(separator: ", "))): none is used, so product "
+                + "types, bundle ids and the sandbox allowlist are unknown; pass the one to use with --config")
+    }
+}
