@@ -19,20 +19,18 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// Reads `YYYY-MM-DD` (ISO 8601, the form every date of iap-audit is written in); nil otherwise.
-    public init?(iso text: String) {
-        let b = Array(text.utf8)
-        guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), let y = Self.number(b, 0, 4),
-            let m = Self.number(b, 5, 2), let d = Self.number(b, 8, 2)
-        else { return nil }
-        self.init(year: y, month: m, day: d)
-    }
+    public init?(iso text: String) { self.init(text, separator: UInt8(ascii: "-"), year: 0, month: 5, day: 8) }
 
     /// Reads `MM/DD/YYYY`, the form of the Start Date and End Date columns of App Store Connect's
     /// financial reports (`10/05/2020`); nil otherwise.
-    public init?(monthDayYear text: String) {
+    public init?(monthDayYear text: String) { self.init(text, separator: UInt8(ascii: "/"), year: 6, month: 0, day: 3) }
+
+    /// Ten characters: a 4-digit year, 2-digit month and day at the offsets given, `separator` between.
+    private init?(_ text: String, separator: UInt8, year: Int, month: Int, day: Int) {
         let b = Array(text.utf8)
-        guard b.count == 10, b[2] == UInt8(ascii: "/"), b[5] == UInt8(ascii: "/"), let m = Self.number(b, 0, 2),
-            let d = Self.number(b, 3, 2), let y = Self.number(b, 6, 4)
+        let separators = [year, month, day].sorted().dropFirst().map { $0 - 1 }
+        guard b.count == 10, separators.allSatisfy({ b[$0] == separator }), let y = Self.number(b, year, 4),
+            let m = Self.number(b, month, 2), let d = Self.number(b, day, 2)
         else { return nil }
         self.init(year: y, month: m, day: d)
     }

@@ -31,11 +31,8 @@ final class FiscalCalendarTests: XCTestCase {
 
     func testReportDateIsTheFiscalPeriodNumber() {
         let january = FiscalMonth(reportDate: "2025-04")!
-        XCTAssertEqual(january.fiscalYear, 2025)
-        XCTAssertEqual(january.number, 4)
-        XCTAssertEqual(january.calendarMonth, 1)
-        XCTAssertEqual(january.calendarYear, 2025)
-        XCTAssertEqual(january.quarter, 2)
+        XCTAssertEqual(
+            [january.fiscalYear, january.number, january.calendarMonth, january.calendarYear, january.quarter], [2025, 4, 1, 2025, 2])
         XCTAssertEqual(january.description, "fiscal January 2025")
         XCTAssertEqual(FiscalMonth(named: 1, of: 2025)?.reportDate, "2025-04")
         XCTAssertEqual(FiscalMonth(named: 10, of: 2024)?.reportDate, "2025-01")
