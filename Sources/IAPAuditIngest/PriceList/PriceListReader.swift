@@ -26,6 +26,7 @@ package enum PriceListReader {
 
     /// A price list read, and the lines that could not be.
     package struct Result: Sendable {
+        /// The prices of the lines read.
         package var priceList = PriceList()
         /// The rejected lines, in file order: `file:line` and the reason.
         package var rejections: [Rejection] = []

@@ -16,6 +16,7 @@ public enum PeriodCalendar: String, Sendable, CaseIterable, CustomStringConverti
         self = calendar
     }
 
+    /// `gregorian` or `apple-fiscal`, as `--calendar` writes it.
     public var description: String { rawValue }
 }
 
@@ -49,8 +50,11 @@ public struct AccountingPeriod: Sendable, Equatable, CustomStringConvertible {
         case year(Int)
     }
 
+    /// What `--period` named.
     public let span: Span
+    /// The calendar the span was read in.
     public let calendar: PeriodCalendar
+    /// The zone in which the period's days begin and end.
     public let timeZone: PeriodTimeZone
     /// The period's first day.
     public let firstDay: CalendarDate

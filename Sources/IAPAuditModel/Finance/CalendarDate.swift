@@ -46,8 +46,11 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
         return (Int(y), Int(m), Int(d))
     }
 
+    /// The year, 1–9999.
     public var year: Int { components.year }
+    /// The month, 1–12.
     public var month: Int { components.month }
+    /// The day of the month, 1–31.
     public var day: Int { components.day }
 
     /// The day of the week: 0 = Sunday … 6 = Saturday (Apple's fiscal weeks run Sunday to Saturday).
@@ -59,6 +62,7 @@ public struct CalendarDate: Hashable, Comparable, Sendable, CustomStringConverti
     /// Days from `other` to `self` (`2024-10-01 - 2024-09-29` is 2).
     public static func - (a: CalendarDate, b: CalendarDate) -> Int64 { a.dayNumber - b.dayNumber }
 
+    /// Earlier.
     public static func < (a: CalendarDate, b: CalendarDate) -> Bool { a.dayNumber < b.dayNumber }
 
     /// `YYYY-MM-DD`.

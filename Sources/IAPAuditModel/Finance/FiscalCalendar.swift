@@ -58,6 +58,7 @@ public struct FiscalMonth: Hashable, Comparable, Sendable, CustomStringConvertib
     /// `fiscal January 2025`.
     public var description: String { "fiscal \(CalendarMonthNames.all[calendarMonth - 1]) \(calendarYear)" }
 
+    /// Earlier.
     public static func < (a: FiscalMonth, b: FiscalMonth) -> Bool { (a.fiscalYear, a.number) < (b.fiscalYear, b.number) }
 
     private init(uncheckedYear: Int, number: Int) { (self.fiscalYear, self.number) = (uncheckedYear, number) }
@@ -65,6 +66,7 @@ public struct FiscalMonth: Hashable, Comparable, Sendable, CustomStringConvertib
 
 /// English month names, January first.
 public enum CalendarMonthNames {
+    /// `January` … `December`.
     public static let all = [
         "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
     ]
@@ -72,6 +74,7 @@ public enum CalendarMonthNames {
 
 /// Why reported fiscal month dates cannot be used.
 public struct FiscalCalendarError: Error, Equatable, CustomStringConvertible {
+    /// One line: the month, the dates reported and what is wrong with them.
     public let description: String
 }
 

@@ -61,11 +61,14 @@ public struct PeriodTimeZone: Sendable, Hashable, CustomStringConvertible {
         return candidates.min() ?? local - before
     }
 
+    /// The identifier.
     public var description: String { identifier }
 }
 
 /// Why `--period`, `--calendar` or `--tz` cannot be read: one line naming the accepted forms.
 public struct PeriodError: Error, Equatable, CustomStringConvertible {
+    /// The message, one line.
     public let description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }

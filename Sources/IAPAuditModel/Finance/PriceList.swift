@@ -33,6 +33,7 @@ public enum PriceScope: Hashable, Sendable, Comparable, CustomStringConvertible 
 public struct PriceListEntry: Hashable, Sendable {
     /// The App Store product id (`com.example.pro.monthly`), exact text.
     public let productId: String
+    /// The storefront or currency the price is for.
     public let scope: PriceScope
     /// The price in milliunits (USD 4.99 = 4990) of the scope's currency: the currency's own, or for a
     /// storefront the currency the App Store sells in there. The customer price, not proceeds.
@@ -42,6 +43,7 @@ public struct PriceListEntry: Hashable, Sendable {
     /// The price list's file and line.
     public let location: SourceLocation
 
+    /// The price `milliunits` of `productId` in `scope` from `validFrom` on, listed at `location`.
     public init(productId: String, scope: PriceScope, milliunits: Int64, validFrom: CalendarDate, location: SourceLocation) {
         (self.productId, self.scope, self.milliunits, self.validFrom, self.location) = (productId, scope, milliunits, validFrom, location)
     }
