@@ -40,9 +40,14 @@ final class CrossPartition: Sendable {
         if !c.waiting.isEmpty { waiting.withLock { $0 += c.waiting } }
         var ownerFacts: [Int: [UInt8]] = [:]
         var holdingFacts: [Int: [UInt8]] = [:]
+        // Only products whose type may be known (the config's, or a JWS `type`) or subscription periods give
+        // facts: the cheap checks first.
+        let configured = !c.config.products.isEmpty
         for t in c.transactions {
+            guard configured || c.isSubscriptionLike(t) || c.facts.listings(t).contains(where: { $0.fact.type != nil }),
+                c.facts.carriers(t).contains(where: { $0.fact.isGrant && $0.fact.userId != nil })
+            else { continue }
             let grants = c.grants(t)
-            guard grants.contains(where: { $0.fact.userId != nil }) else { continue }
             let users = ExactText.distinctSorted(grants.compactMap { c.text($0.fact.userId) })
             let type = c.productType(t)
             if type == .autoRenewable || (type == nil && c.isSubscriptionLike(t)) {

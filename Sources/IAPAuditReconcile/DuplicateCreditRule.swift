@@ -13,6 +13,8 @@ enum DuplicateCreditRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         for t in c.transactions {
+            // Most purchases have one id, granted once or never: nothing to count.
+            if !c.ofPurchases && c.facts.carriers(t).lazy.filter(\.fact.isGrant).count < 2 { continue }
             let ids = c.purchase(t)
             let grantsById = ids.map { c.grants($0) }
             // The earliest granted id keys the row: the others are skipped.

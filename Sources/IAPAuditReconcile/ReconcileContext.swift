@@ -14,6 +14,9 @@ final class ReconcileContext {
     let graceMs: Int64
     let ranks: FileRanks
     let purchases: Purchases
+    /// The partition of the purchases of several ids (elsewhere every purchase has one id: the others
+    /// were set aside as they were read).
+    let ofPurchases: Bool
     let window: AuditWindow
     /// Findings that wait for another partition's facts (`CrossPartition`).
     private(set) var waiting: [CrossPartition.Waiting] = []
@@ -21,10 +24,10 @@ final class ReconcileContext {
 
     init(
         facts: TransactionFacts, config: AuditConfig, asOfMs: Int64, graceMs: Int64, ranks: FileRanks, purchases: Purchases,
-        window: AuditWindow
+        ofPurchases: Bool = false, window: AuditWindow
     ) {
-        (self.facts, self.config, self.asOfMs, self.graceMs, self.ranks, self.purchases, self.window) = (
-            facts, config, asOfMs, graceMs, ranks, purchases, window
+        (self.facts, self.config, self.asOfMs, self.graceMs, self.ranks, self.purchases, self.ofPurchases, self.window) = (
+            facts, config, asOfMs, graceMs, ranks, purchases, ofPurchases, window
         )
         verificationCache = Array(repeating: nil, count: facts.count)
     }
@@ -47,16 +50,21 @@ final class ReconcileContext {
 
     /// T and the other ids of its purchase (rule 18), in `Purchases` order (shortest, then smallest).
     func purchase(_ t: Int32) -> [Int32] {
-        guard !purchases.isEmpty else { return [t] }
+        guard ofPurchases else { return [t] }
         let ids = purchases.ids(of: facts.ids[Int(t)])
         return ids.count == 1 ? [t] : ids.compactMap { facts.local(of: $0) }
     }
 
+    /// True when `test` holds for T or another id of its purchase (without making the list of ids when
+    /// T's purchase has one id).
+    @inline(__always)
+    func anyOfPurchase(_ t: Int32, _ test: (Int32) -> Bool) -> Bool { ofPurchases ? purchase(t).contains(where: test) : test(t) }
+
     /// True when T, or another id of its purchase, was granted.
-    func isGranted(purchaseOf t: Int32) -> Bool { purchase(t).contains { facts.carriers($0).contains(where: \.fact.isGrant) } }
+    func isGranted(purchaseOf t: Int32) -> Bool { anyOfPurchase(t) { facts.carriers($0).contains(where: \.fact.isGrant) } }
 
     /// True when the client reported T, or another id of its purchase.
-    func isReported(purchaseOf t: Int32) -> Bool { purchase(t).contains { !facts.clients($0).isEmpty } }
+    func isReported(purchaseOf t: Int32) -> Bool { anyOfPurchase(t) { !facts.clients($0).isEmpty } }
 
     /// Rule 17: the client's earliest `purchased` ts of T's purchase, else Apple's earliest purchase date.
     func purchaseDateMs(_ t: Int32) -> Int64? {
@@ -154,9 +162,15 @@ final class ReconcileContext {
     /// Rule 17 for a payment judgment about T dated `ms`: an info `outside_window` finding when the date
     /// falls outside the window (`appleOnly`: a purchase only Apple lists, also judged from the logs' start).
     func outsideWindow(
-        _ t: Int32, dateMs: Int64?, appleOnly: Bool, users: [String?], evidence: [SourceLocation], what: String
+        _ t: Int32, dateMs: @autoclosure () -> Int64?, appleOnly: Bool, users: @autoclosure () -> [String?],
+        evidence: @autoclosure () -> [SourceLocation], what: String
     ) -> Finding? {
+        // Without --from/--to only purchases Apple alone lists are windowed (and only from the logs' start).
+        if window.fromMs == nil && window.toMs == nil && (!appleOnly || window.logStartMs == nil) { return nil }
+        let dateMs = dateMs()
         guard let side = appleOnly ? window.outsideForAppleOnly(dateMs) : window.outside(dateMs), let dateMs else { return nil }
+        let evidence = evidence()
+        let users = users()
         let bound =
             side == .afterWindow
             ? "after --to \(Timestamp.iso(window.toMs!))"

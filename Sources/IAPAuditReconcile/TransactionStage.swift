@@ -46,7 +46,8 @@ struct TransactionStage {
     /// - Parameter ofPurchases: the partition of the purchases of several ids (`IdReissuedRule` runs there).
     private func reconcile(_ facts: TransactionFacts, ofPurchases: Bool = false) throws {
         let context = ReconcileContext(
-            facts: facts, config: config, asOfMs: asOfMs, graceMs: graceMs, ranks: ranks, purchases: purchases, window: window)
+            facts: facts, config: config, asOfMs: asOfMs, graceMs: graceMs, ranks: ranks, purchases: purchases,
+            ofPurchases: ofPurchases, window: window)
         var found = Reconciler.rules.flatMap { $0(context) }
         if ofPurchases { found += IdReissuedRule.findings(context) }
         try findings.add(found)

@@ -8,12 +8,21 @@ enum UnderCreditedRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         var findings: [Finding] = []
         for t in c.transactions {
+            // The credited quantity first (most grants log none and report none: nothing to compare).
+            var logged: Int64? = nil
+            var granted = false
+            for carrier in c.facts.carriers(t) where carrier.fact.isGrant {
+                granted = true
+                if let q = carrier.fact.creditedQuantity { logged = max(logged ?? q, q) }
+            }
+            guard granted, let credited = logged ?? c.facts.clients(t).lazy.compactMap(\.fact.quantity).max() else { continue }
+            var paid: Int64? = nil
+            for l in c.facts.listings(t) {
+                if let q = l.fact.quantity, q > credited, c.provesPayment(l) { paid = max(paid ?? q, q) }
+            }
+            guard let paid else { continue }
             let grants = c.grants(t)
-            guard !grants.isEmpty else { continue }
-            let proving = c.facts.listings(t).filter { c.provesPayment($0) && $0.fact.quantity != nil }
-            guard let paid = proving.compactMap(\.fact.quantity).max() else { continue }
-            let logged = grants.compactMap(\.fact.creditedQuantity).max()
-            guard let credited = logged ?? c.facts.clients(t).compactMap(\.fact.quantity).max(), paid > credited else { continue }
+            let proving = c.facts.listings(t).filter { ($0.fact.quantity ?? 0) > credited && c.provesPayment($0) }
             let users = c.users(grants)
             let trail = c.trail(t, grants)
             let evidence = trail.evidence + proving.map(c.location)

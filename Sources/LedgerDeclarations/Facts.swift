@@ -87,7 +87,8 @@ let listingFact = FactDeclaration(
         FactField("signature", .signature, "the record's"),
         FactField(
             "issuedDateMs", .optionalInt,
-            "when Apple issued the record: its `signedDate`, a verifyReceipt answer's `receipt.request_date` (rule 19)"),
+            "when Apple issued the record: its `signedDate`; for a subscription period in a verifyReceipt answer, `receipt.request_date` (rule 19)"
+        ),
         FactField(
             "flags", .flags(["refundReversed", "familyShared", "environmentConflict"]),
             "a REFUND_REVERSED notification; a FAMILY_SHARED transaction; the record's environment signals disagree (rule 24)"),

@@ -116,7 +116,8 @@ package enum FactEncoder {
                 var w = FactWriter()
                 ListingFact.write(
                     &w, id: .bytes(id), fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
-                    bundleId: bytes(r.bundleId), source: r.source, signature: signature, issuedDateMs: r.signedDateMs ?? r.requestDateMs,
+                    bundleId: bytes(r.bundleId), source: r.source, signature: signature,
+                    issuedDateMs: r.signedDateMs ?? (item.expiresDateMs == nil ? nil : r.requestDateMs),
                     refundReversed: refundReversed, familyShared: familyShared, environmentConflict: conflict,
                     productId: bytes(item.productId),
                     originalId: .of(bytes(item.originalTransactionId)), purchaseDateMs: item.purchaseDateMs,

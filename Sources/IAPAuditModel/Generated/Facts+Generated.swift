@@ -581,7 +581,7 @@ package struct ListingFact {
     /// The record's.
     package var signature: SignatureCode
     package var signatureReason: FactText?
-    /// When Apple issued the record: its `signedDate`, a verifyReceipt answer's `receipt.request_date` (rule 19).
+    /// When Apple issued the record: its `signedDate`; for a subscription period in a verifyReceipt answer, `receipt.request_date` (rule 19).
     package var issuedDateMs: Int64?
     /// A REFUND_REVERSED notification; a FAMILY_SHARED transaction; the record's environment signals disagree (rule 24).
     package var refundReversed: Bool
