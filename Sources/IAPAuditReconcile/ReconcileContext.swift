@@ -77,21 +77,27 @@ final class ReconcileContext {
     /// verified JWS, notification or receipt, whose environment signals agree, of our bundle, not a
     /// family member's own transaction. `ignoringConflict`: as if its environment signals agreed (rule 24).
     func provesPayment(_ l: Listing, ignoringConflict: Bool = false) -> Bool {
+        // The bundle last: it reads text.
+        evidence(l).provesPayment(ignoringConflict: ignoringConflict) && !isForeignBundle(l)
+    }
+
+    /// What the listing says about a payment (`PaymentEvidence`, shared with the close), its bundle aside.
+    func evidence(_ l: Listing) -> PaymentEvidence {
         let f = l.fact
-        if (f.status != 0 && f.status != 21006) || f.environment.isSandbox || (f.environmentConflict && !ignoringConflict) { return false }
-        // The listing's own signature: each nested JWS of a page or notification is checked on its own.
-        if f.source.isSigned ? f.itemSignature != .verified : f.itemSignature.failed { return false }
-        if f.itemEnvironment != .none && f.itemEnvironment != .production { return false }
-        if f.familyShared { return false }
-        if !config.bundleIds.isEmpty, let bundle = f.bundleId ?? f.itemBundleId, !config.bundleIds.contains(text(bundle)!) {
-            return false
-        }
-        return true
+        return PaymentEvidence(
+            status: f.status, environment: f.environment, environmentConflict: f.environmentConflict, isSigned: f.source.isSigned,
+            itemSignature: f.itemSignature, itemEnvironment: f.itemEnvironment, familyShared: f.familyShared, foreignBundle: false)
+    }
+
+    /// The receipt's (else the transaction's) bundle id is known and not one of the config's.
+    func isForeignBundle(_ l: Listing) -> Bool {
+        guard !config.bundleIds.isEmpty, let bundle = l.fact.bundleId ?? l.fact.itemBundleId else { return false }
+        return !config.bundleIds.contains(text(bundle)!)
     }
 
     /// A listing Apple stands behind for a revocation: an unsigned Apple answer, or a verified signed record
     /// (an unchecked decoded payload, which anyone could write, proves nothing).
-    func isTrusted(_ l: Listing) -> Bool { l.fact.source.isSigned ? l.fact.itemSignature == .verified : !l.fact.itemSignature.failed }
+    func isTrusted(_ l: Listing) -> Bool { evidence(l).isTrusted }
 
     /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
     /// lists it unrefunded (a refund Apple gave later does not unmake the payment); nil when only the

@@ -147,26 +147,15 @@ package enum FactEncoder {
             set.append(.requests, FactKey.partition(text: requestId), w)
         }
 
-        /// SEMANTICS rule 24: Apple's signals on a record's environment disagree — `environment` Production
-        /// with a `receipt_type` ending in Sandbox, or a subscription period at sandbox speed (expires − purchase
-        /// at most an hour; no production subscription is shorter than a week) on a record labelled
-        /// Production or not labelled at all. Such a record proves no production payment.
+        /// SEMANTICS rule 24 for the record (`PaymentEvidence.environmentConflict`).
         func environmentConflict(_ r: AppleRecordRow, _ batch: RecordBatch, environment: EnvironmentCode) -> Bool {
-            if let e = bytes(r.environment), EnvironmentCode.normalizing(e) == .production, let t = bytes(r.receiptType),
-                t.count >= 7 && t[(t.count - 7)...].elementsEqual("Sandbox".utf8)
-            {
-                return true
-            }
-            guard environment == .production || environment == .none else { return false }
-            for i in r.items {
-                let item = batch.appleTransactions[Int(i)]
-                let own = bytes(item.environment).map { EnvironmentCode.normalizing($0) } ?? .none
-                guard own == .production || own == .none, let purchased = item.purchaseDateMs, let expires = item.expiresDateMs else {
-                    continue
-                }
-                if expires - purchased <= 3_600_000 { return true }
-            }
-            return false
+            PaymentEvidence.environmentConflict(
+                environment: bytes(r.environment).map(EnvironmentCode.normalizing) ?? .none,
+                receiptTypeIsSandbox: PaymentEvidence.isSandboxReceiptType(bytes(r.receiptType)), effective: environment,
+                items: r.items.lazy.map { i in
+                    let item = batch.appleTransactions[Int(i)]
+                    return (bytes(item.environment).map(EnvironmentCode.normalizing) ?? .none, item.purchaseDateMs, item.expiresDateMs)
+                })
         }
     }
 }
