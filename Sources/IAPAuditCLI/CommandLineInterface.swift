@@ -47,8 +47,13 @@ public enum CommandLineInterface {
     }
 }
 
-/// Standard output and error, line by line.
+/// Standard output and error, line by line (`StandardStreams`: a stream that cannot be written loses
+/// the text, never the run).
 public enum Console {
-    public static func out(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
-    public static func err(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+    public static func out(_ text: String) { StandardStreams.out(text + "\n") }
+    public static func err(_ text: String) { StandardStreams.err(text + "\n") }
+
+    /// The exit status once output is written: a completed command whose standard output could not be
+    /// written (a full disk, a closed pipe) could not complete what it was asked: 1.
+    public static func exitStatus(_ status: Int32) -> Int32 { status == 0 && StandardStreams.outputFailed ? 1 : status }
 }

@@ -42,6 +42,10 @@ public struct RunWarning: Sendable, Hashable {
         public static let noServerLog = Code(rawValue: "no_server_log")
         /// No Apple record among the inputs: no grant can be proven.
         public static let noAppleRecord = Code(rawValue: "no_apple_record")
+        /// A file of which a tenth or more of the records were rejected.
+        public static let mostlyRejected = Code(rawValue: "mostly_rejected")
+        /// The client reports and the server log cover different days.
+        public static let logCoverage = Code(rawValue: "log_coverage")
         /// Verify responses name request ids the server log does not hold.
         public static let unlinkedResponses = Code(rawValue: "unlinked_responses")
         /// No JWS or no receipt trust anchor: the signed records of that kind are `untrusted_root`.
@@ -58,7 +62,7 @@ public struct RunWarning: Sendable, Hashable {
         public static let all: [Code] = [
             .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog,
             .noAppleRecord,
-            .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
+            .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
         ]
     }
 }

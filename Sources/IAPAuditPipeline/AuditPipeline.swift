@@ -55,6 +55,14 @@ public struct AuditResult: Sendable {
 /// (unchanged files are not read again), files no longer given are removed, findings are
 /// recomputed over everything in the store. Re-running on the same input gives the same database.
 public enum AuditPipeline {
+    /// A folder among the paths under which no input file was found.
+    static func isEmptyFolder(_ path: String, _ entries: [InputEntry]) -> Bool {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else { return false }
+        let prefix = path.hasSuffix("/") ? path : path + "/"
+        return !entries.contains { $0.path.hasPrefix(prefix) }
+    }
+
     /// Throws `AuditError` (unreadable input, unwritable or busy output) or `SQLiteError`.
     /// Inputs are checked before the output folder is touched.
     ///
@@ -80,11 +88,22 @@ public enum AuditPipeline {
         let store = try output.openStore()
         // No file at all under the paths (an empty folder: a failed mount, a log export that did not
         // run) would empty a ledger the last run filled: stop instead.
-        if entries.isEmpty, case let stored = try store.storedFiles(), !stored.isEmpty {
+        let stored = try store.storedFiles()
+        if entries.isEmpty, !stored.isEmpty {
             throw AuditError.unreadablePath(
                 options.paths.joined(separator: ", "),
                 "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
                     + "\(output.databasePath) is kept as it is; to empty it, remove that file")
+        }
+        // The same for one folder among several (the server log's mount failed, the others did not).
+        for path in options.paths where !stored.isEmpty && Self.isEmptyFolder(path, entries) {
+            let prefix = path.hasSuffix("/") ? path : path + "/"
+            let held = stored.keys.filter { $0.hasPrefix(prefix) }.count
+            guard held > 0 else { continue }
+            throw AuditError.unreadablePath(
+                path,
+                "no input file found in this folder (a failed mount or export?); the last run's ledger of \(held) file(s) from it in "
+                    + "\(output.databasePath) is kept as it is; to drop them, remove the folder from the command line")
         }
         var warnings = try options.warnings + RunChecks.beforeImport(store, options, databasePath: output.databasePath)
         try store.setRunParameter("run_status", "incomplete")
@@ -130,7 +149,7 @@ public enum AuditPipeline {
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }
-        warnings += RunChecks.afterReconcile(outcome, options)
+        warnings += try RunChecks.afterReconcile(outcome, options, store)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
         // The workbook is written from the findings as reconciled while the store takes them (once its
         // indexes are built): both read the sorted findings at once.

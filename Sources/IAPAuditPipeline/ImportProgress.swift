@@ -26,7 +26,7 @@ final class ImportProgress {
     ///   (default: the time now, stderr) are for tests.
     init(
         totalBytes: Int64, fileCount: Int, terminal: Bool = isatty(STDERR_FILENO) == 1, clock: @escaping () -> Date = Date.init,
-        write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        write: @escaping (String) -> Void = { StandardStreams.err($0) }
     ) {
         self.totalBytes = max(1, totalBytes)
         self.fileCount = fileCount
@@ -69,6 +69,6 @@ final class ImportProgress {
     /// progress line, when stderr is a terminal; `nil` clears it.
     static func phase(_ what: String?) {
         guard isatty(STDERR_FILENO) == 1 else { return }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + (what.map { "iap-audit: \($0)…" } ?? "")).utf8))
+        StandardStreams.err("\r\u{1B}[K" + (what.map { "iap-audit: \($0)…" } ?? ""))
     }
 }

@@ -29,8 +29,36 @@ enum RunChecks {
         return warnings
     }
 
-    static func afterReconcile(_ outcome: Reconciler.Outcome, _ options: AuditOptions) -> [RunWarning] {
+    static func afterReconcile(_ outcome: Reconciler.Outcome, _ options: AuditOptions, _ store: AuditStore) throws -> [RunWarning] {
         var warnings: [RunWarning] = []
+        // A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about
+        // what it held wrong in bulk: a purchase its rejected lines carried shows as never sent.
+        for file in try store.rejectedShares() where file.rejected * 10 >= file.recordsIn && file.rejected >= 10 {
+            warnings.append(
+                RunWarning(
+                    .mostlyRejected,
+                    "\(file.path): \(CountText.grouped(file.rejected)) of its \(CountText.grouped(file.recordsIn)) records "
+                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(file.reason)): what they held "
+                        + "is missing from the findings (a purchase they carried shows as never sent); fix the file and run again",
+                    file: file.path))
+        }
+        // Logs covering different days (another retention, an export that started late): a purchase the
+        // client reported outside what the server log covers shows as never sent.
+        if let client = outcome.clientSpan, let server = outcome.serverSpan,
+            abs(client.lowerBound - server.lowerBound) > 86_400_000 || abs(client.upperBound - server.upperBound) > 86_400_000
+        {
+            let (from, to) = (max(client.lowerBound, server.lowerBound), min(client.upperBound, server.upperBound))
+            let advice =
+                from <= to
+                ? "judge only what both cover with --from \(Timestamp.iso(from)) --to \(Timestamp.iso(to))"
+                : "they do not overlap at all: pass the logs of the same days"
+            warnings.append(
+                RunWarning(
+                    .logCoverage,
+                    "the client reports cover \(Timestamp.iso(client.lowerBound)) to \(Timestamp.iso(client.upperBound)), the server log "
+                        + "\(Timestamp.iso(server.lowerBound)) to \(Timestamp.iso(server.upperBound)): a purchase reported outside what the "
+                        + "server log covers shows as never_sent; \(advice)"))
+        }
         if outcome.recordCount == 0 {
             warnings.append(
                 RunWarning(.nothingImported, "no record was imported from \(options.paths.joined(separator: ", ")): nothing was audited"))

@@ -28,6 +28,9 @@ public enum Reconciler {
         package var newestRecord: (ms: Int64, location: SourceLocation)?
         /// The audit window used (rule 17).
         package var window: AuditWindow
+        /// The spans of time the client reports and the server log cover (oldest and newest `ts`, UTC ms).
+        package var clientSpan: ClosedRange<Int64>?
+        package var serverSpan: ClosedRange<Int64>?
         /// Per file, Apple records whose environment signals disagree, and answers naming no environment (rule 24).
         package var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)]
         package var unlinked: RequestStage.Unlinked
@@ -74,7 +77,8 @@ public enum Reconciler {
         ).run()
         try cross.settle(into: findings)
         return Outcome(
-            findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window,
+            findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window, clientSpan: summary.clientSpan,
+            serverSpan: summary.serverSpan,
             environmentCounts: summary.environmentCounts, unlinked: unlinked,
             recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
@@ -86,7 +90,9 @@ public enum Reconciler {
     struct Summary {
         var newest: (ms: Int64, location: SourceLocation)?
         /// The earliest client-report or server-log `ts` (rule 17).
-        var oldestLogMs: Int64?
+        var oldestLogMs: Int64? { [clientSpan?.lowerBound, serverSpan?.lowerBound].compactMap { $0 }.min() }
+        var clientSpan: ClosedRange<Int64>?
+        var serverSpan: ClosedRange<Int64>?
         var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)] = []
         var records: Int64 = 0
         var clientReports: Int64 = 0
@@ -108,8 +114,11 @@ public enum Reconciler {
                 serverRecords += file.facts.serverRecords
                 appleRecords += file.facts.appleRecords
                 signedRecords += file.facts.signedAppleRecords
-                for oldest in [file.facts.oldestClient, file.facts.oldestServer].compactMap({ $0 }) {
-                    oldestLogMs = min(oldestLogMs ?? oldest.ms, oldest.ms)
+                if let oldest = file.facts.oldestClient, let newest = file.facts.newestClient {
+                    clientSpan = Self.union(clientSpan, oldest.ms...newest.ms)
+                }
+                if let oldest = file.facts.oldestServer, let newest = file.facts.newestServer {
+                    serverSpan = Self.union(serverSpan, oldest.ms...newest.ms)
                 }
                 if file.facts.environmentConflicts > 0 || file.facts.environmentUnknown > 0 {
                     environmentCounts.append(
@@ -121,6 +130,11 @@ public enum Reconciler {
                 }
             }
             newest = kinds.compactMap { $0 }.max { $0.ms < $1.ms }
+        }
+
+        static func union(_ a: ClosedRange<Int64>?, _ b: ClosedRange<Int64>) -> ClosedRange<Int64> {
+            guard let a else { return b }
+            return min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound)
         }
     }
 }

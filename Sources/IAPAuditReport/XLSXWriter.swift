@@ -52,7 +52,7 @@ public enum XLSXWriter {
         }
         // Written, yet libxlsxwriter had something to say (not expected): passed on, marked as ours.
         for line in capture.stop() {
-            FileHandle.standardError.write(Data("iap-audit: note: libxlsxwriter: \(XLSXError.withoutLevel(line))\n".utf8))
+            StandardStreams.err("iap-audit: note: libxlsxwriter: \(XLSXError.withoutLevel(line))\n")
         }
     }
 

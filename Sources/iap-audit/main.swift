@@ -1,4 +1,4 @@
 import Foundation
 import IAPAuditCLI
 
-exit(CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(Console.exitStatus(CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst()))))

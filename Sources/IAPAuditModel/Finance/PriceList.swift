@@ -97,6 +97,9 @@ public struct PriceList: Sendable, Equatable {
 
     /// The price of `productId` in `scope` on `date`: the entry with the latest `validFrom` at or
     /// before `date`; nil when the product has no price in that scope by then.
+    /// The storefronts and currencies the list prices `productId` in, sorted.
+    public func scopes(of productId: String) -> [PriceScope] { prices.keys.filter { $0.productId == productId }.map(\.scope).sorted() }
+
     public func price(of productId: String, in scope: PriceScope, on date: CalendarDate) -> PriceListEntry? {
         prices[Key(productId: productId, scope: scope)]?.last { $0.validFrom <= date }
     }

@@ -1,0 +1,118 @@
+/// What the close reads from the ledger (docs/close.md), as the store hands it over: the transactions
+/// Apple's records list, the purchases the client reported, and the lines of App Store Connect's
+/// reports. Times are UTC milliseconds; amounts milliunits of the named currency.
+package struct CloseInputs: Sendable {
+    package var listings: [CloseListing] = []
+    package var clientPurchases: [ClientPurchase] = []
+    package var sales: [SalesLine] = []
+    package var financial: [FinancialLine] = []
+    package var payments: [PaymentLine] = []
+    package var findings: [Finding] = []
+
+    package init() {}
+}
+
+/// One transaction as one Apple record lists it (apple_transaction ⋈ apple_record).
+package struct CloseListing: Sendable {
+    package var location: SourceLocation
+    package var transactionId: String
+    package var originalTransactionId: String?
+    package var webOrderLineItemId: String?
+    package var productId: String?
+    /// Apple's `purchase_date` / JWS `purchaseDate`, UTC ms.
+    package var purchaseDateMs: Int64?
+    package var originalPurchaseDateMs: Int64?
+    /// `cancellation_date` / JWS `revocationDate`, UTC ms.
+    package var cancellationDateMs: Int64?
+    /// JWS `revocationPercentage`: thousandths of a percent (50000 = 50 %); nil = the whole amount.
+    package var revocationPercentage: Int64?
+    /// JWS `price` (milliunits of `currency`): the transaction's total.
+    package var priceMilliunits: Int64?
+    package var currency: String?
+    /// JWS `storefront`: ISO 3166-1 alpha-3.
+    package var storefront: String?
+    /// A free trial (`is_trial_period`, JWS `offerDiscountType` FREE_TRIAL).
+    package var isTrialPeriod: Bool
+    /// JWS `type` (`Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`, `Non-Renewing Subscription`).
+    package var type: String?
+    /// The notification that listed it (`REFUND_REVERSED` undoes a refund).
+    package var notificationType: String?
+    /// When Apple issued the record: its `signedDate`, else the transaction's, else `received_at`, UTC ms.
+    package var issuedMs: Int64?
+    package var evidence: PaymentEvidence
+
+    package init(location: SourceLocation, transactionId: String, evidence: PaymentEvidence) {
+        (self.location, self.transactionId, self.evidence) = (location, transactionId, evidence)
+        isTrialPeriod = false
+    }
+}
+
+/// A purchase the client reported (`client_report`, state `purchased`).
+package struct ClientPurchase: Sendable {
+    package var location: SourceLocation
+    package var transactionId: String
+    package var originalTransactionId: String?
+    package var productId: String?
+    /// The report's `ts`, UTC ms.
+    package var tsMs: Int64
+
+    package init(location: SourceLocation, transactionId: String, originalTransactionId: String?, productId: String?, tsMs: Int64) {
+        (self.location, self.transactionId, self.originalTransactionId, self.productId, self.tsMs) = (
+            location, transactionId, originalTransactionId, productId, tsMs
+        )
+    }
+}
+
+/// A line of Sales and Trends' Summary Sales report: Pacific-time calendar days; amounts per unit.
+package struct SalesLine: Sendable {
+    package var location: SourceLocation
+    /// `SKU` (the product id of an in-app purchase).
+    package var productId: String
+    /// `Begin Date` .. `End Date`, Pacific-time days.
+    package var beginDate: CalendarDate
+    package var endDate: CalendarDate
+    /// `Country Code`, ISO 3166-1 alpha-2.
+    package var countryCode: String
+    /// `Units` (negative for refunds).
+    package var units: Int64
+    /// `Customer Price` per unit, in `Customer Currency`.
+    package var customerPrice: Money
+    /// `Developer Proceeds` per unit, in `Currency of Proceeds`.
+    package var proceeds: Money
+}
+
+/// A line of a Financial report: one fiscal month, settled transactions; amounts per unit.
+package struct FinancialLine: Sendable {
+    package var location: SourceLocation
+    /// `Vendor Identifier` (the product id).
+    package var productId: String
+    /// `Start Date` .. `End Date`: the fiscal month.
+    package var startDate: CalendarDate
+    package var endDate: CalendarDate
+    /// `Country Of Sale`, alpha-2.
+    package var countryCode: String
+    /// `Quantity` (negative for `R`eturns).
+    package var quantity: Int64
+    /// `Partner Share` per unit, in `Partner Share Currency`.
+    package var partnerShare: Money
+    /// `Extended Partner Share` = quantity × partner share.
+    package var extendedPartnerShare: Money
+    /// `Customer Price` per unit, in `Customer Currency`.
+    package var customerPrice: Money
+}
+
+/// A row of the payments summary (`financial_report.csv`): one region's currency for a fiscal month.
+package struct PaymentLine: Sendable {
+    package var location: SourceLocation
+    /// `Region (Currency)`, e.g. `Euro-Zone (EUR)`.
+    package var region: String
+    package var units: Int64
+    /// `Earned` in the region's currency.
+    package var earned: Money
+    /// `Withholding Tax` (negative) in the region's currency.
+    package var withholdingTax: Money
+    /// `Exchange Rate`: bank currency per region currency, as exact decimal text (`0.80030`).
+    package var exchangeRate: String
+    /// `Proceeds` in the bank currency.
+    package var proceeds: Money
+}

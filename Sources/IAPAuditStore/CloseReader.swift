@@ -1,0 +1,115 @@
+import IAPAuditModel
+
+/// Reads what the close needs from a ledger (`CloseInputs`, docs/close.md) on a read-only connection:
+/// every transaction Apple's records list, with what its record says about payment (`PaymentEvidence`:
+/// the record's environment signals judged across its transactions, rule 24), and every purchase the
+/// client reported.
+package enum CloseReader {
+    /// - Parameter bundleIds: the config's bundle ids (empty: not checked).
+    package static func read(path: String, bundleIds: Set<String>) throws -> CloseInputs {
+        let db = try SQLiteDatabase(path: path, readOnly: true)
+        var inputs = CloseInputs()
+        inputs.listings = try listings(db, bundleIds: bundleIds)
+        let c = try db.prepare(
+            """
+            SELECT f.path, c.line, c.transaction_id, c.original_transaction_id, c.product_id, c.ts_ms
+            FROM client_report c JOIN source_file f ON f.file_id = c.file_id
+            WHERE c.state = 'purchased' AND c.transaction_id IS NOT NULL ORDER BY c.record_id
+            """)
+        while try c.step() {
+            inputs.clientPurchases.append(
+                ClientPurchase(
+                    location: SourceLocation(file: c.text(0), line: Int(c.int64(1))), transactionId: c.text(2),
+                    originalTransactionId: c.optionalText(3), productId: c.optionalText(4), tsMs: c.int64(5)))
+        }
+        return inputs
+    }
+
+    private static func listings(_ db: SQLiteDatabase, bundleIds: Set<String>) throws -> [CloseListing] {
+        let q = try db.prepare(
+            """
+            SELECT f.path, r.line, r.record_id, r.status, r.environment, r.receipt_type, r.source, r.bundle_id, r.signed_date_ms,
+                   r.received_at_ms, r.notification_type, t.transaction_id, t.original_transaction_id, t.web_order_line_item_id,
+                   t.product_id, t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
+                   t.revocation_percentage, t.price_milliunits, t.currency, t.storefront, t.is_trial_period, t.type,
+                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id
+            FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id JOIN source_file f ON f.file_id = r.file_id
+            ORDER BY t.record_id, t.position
+            """)
+        var result: [CloseListing] = []
+        var record: [(listing: CloseListing, expiresMs: Int64?)] = []
+        var recordId: Int64 = -1
+        var recordSignals: (environment: EnvironmentCode, sandboxType: Bool, effective: EnvironmentCode) = (.none, false, .none)
+        func flush() {
+            let conflict = PaymentEvidence.environmentConflict(
+                environment: recordSignals.environment, receiptTypeIsSandbox: recordSignals.sandboxType,
+                effective: recordSignals.effective,
+                items: record.lazy.map { ($0.listing.evidence.itemEnvironment, $0.listing.purchaseDateMs, $0.expiresMs) })
+            for var entry in record {
+                entry.listing.evidence.environmentConflict = conflict
+                result.append(entry.listing)
+            }
+            record = []
+        }
+        while try q.step() {
+            if q.int64(2) != recordId {
+                flush()
+                recordId = q.int64(2)
+                let environment = q.optionalText(4)
+                let receiptType = q.optionalText(5)
+                recordSignals = (
+                    environment.map(code) ?? .none, receiptType.map { code in code.hasSuffix("Sandbox") } ?? false,
+                    effective(status: q.int64(3), environment: environment, receiptType: receiptType)
+                )
+            }
+            let source = EvidenceSource(rawValue: q.text(6))
+            let bundle = q.optionalText(7) ?? q.optionalText(30)
+            let evidence = PaymentEvidence(
+                status: q.int64(3), environment: recordSignals.effective, environmentConflict: false, isSigned: source?.isSigned ?? false,
+                itemSignature: signature(q.text(27)), itemEnvironment: q.optionalText(28).map(code) ?? .none,
+                familyShared: q.optionalText(29) == "FAMILY_SHARED",
+                foreignBundle: !bundleIds.isEmpty && bundle.map { !bundleIds.contains($0) } == true)
+            var l = CloseListing(
+                location: SourceLocation(file: q.text(0), line: Int(q.int64(1))), transactionId: q.text(11), evidence: evidence)
+            l.originalTransactionId = q.optionalText(12)
+            l.webOrderLineItemId = q.optionalText(13)
+            l.productId = q.optionalText(14)
+            l.purchaseDateMs = q.optionalInt64(15)
+            l.originalPurchaseDateMs = q.optionalInt64(16)
+            l.cancellationDateMs = q.optionalInt64(18)
+            l.revocationPercentage = q.optionalInt64(19)
+            l.priceMilliunits = q.optionalInt64(20)
+            l.currency = q.optionalText(21)
+            l.storefront = q.optionalText(22)
+            l.isTrialPeriod = q.optionalInt64(23) == 1
+            l.type = q.optionalText(24)
+            l.notificationType = q.optionalText(25) ?? q.optionalText(10)
+            l.issuedMs = q.optionalInt64(8) ?? q.optionalInt64(26) ?? q.optionalInt64(9)
+            record.append((l, q.optionalInt64(17)))
+        }
+        flush()
+        return result
+    }
+
+    private static func code(_ text: String) -> EnvironmentCode {
+        var text = text
+        return text.withUTF8 { EnvironmentCode.normalizing($0) }
+    }
+
+    private static func signature(_ text: String) -> SignatureCode {
+        var text = text
+        return text.withUTF8 { SignatureCode($0) }
+    }
+
+    private static func effective(status: Int64, environment: String?, receiptType: String?) -> EnvironmentCode {
+        var environment = environment
+        var receiptType = receiptType
+        func with<R>(_ s: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+            guard s != nil else { return body(nil) }
+            return s!.withUTF8 { body($0) }
+        }
+        return with(&environment) { e in
+            with(&receiptType) { t in EnvironmentCode.effective(status: status, environment: e, receiptType: t).0 }
+        }
+    }
+}
