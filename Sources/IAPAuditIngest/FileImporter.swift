@@ -25,6 +25,8 @@ package enum FileImporter {
         if let first = file.lines(limit: 1).first, let csv = CSVImporter.header(first.text) {
             return try CSVImporter.read(file, shape: csv.shape, header: csv.names, note: note(for: csv.shape), sink: sink)
         }
+        // App Store Connect's sales, subscription and financial reports, told by their header line.
+        if let report = try ReportImporter.read(file, sink: sink) { return report }
         let lines = file.lines()
         if let signed = try SignedTextImporter.read(file, lines, checker: checker, sink: sink) { return signed }
         // JSON Lines whose first line(s) are not JSON (a banner, a stack trace): read them, rejecting

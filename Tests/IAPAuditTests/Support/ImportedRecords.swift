@@ -12,6 +12,13 @@ struct ImportedRecords {
     var clientReports: [ClientReport] = []
     var serverRequests: [ServerRequest] = []
     var appleRecords: [AppleRecord] = []
+    var salesReportLines: [SalesReportLine] = []
+    var subscriptionReportLines: [SubscriptionReportLine] = []
+    var subscriptionEventLines: [SubscriptionEventLine] = []
+    var subscriberReportLines: [SubscriberReportLine] = []
+    var financialReportLines: [FinancialReportLine] = []
+    var financialReportTotals: [FinancialReportTotal] = []
+    var paymentSummaryLines: [PaymentSummaryLine] = []
     var rejections: [Rejection] = []
     /// Lines the fast path left to the strict reader.
     var strictLines = 0
@@ -38,6 +45,13 @@ extension FileImporter {
                 if record.rawJSON.isEmpty, let line = lines[Int(row.line)] { record.rawJSON = line }
                 return record
             }
+            result.salesReportLines += batch.salesReportLines.map { batch.salesReportLine($0, file: file.path) }
+            result.subscriptionReportLines += batch.subscriptionReportLines.map { batch.subscriptionReportLine($0, file: file.path) }
+            result.subscriptionEventLines += batch.subscriptionEventLines.map { batch.subscriptionEventLine($0, file: file.path) }
+            result.subscriberReportLines += batch.subscriberReportLines.map { batch.subscriberReportLine($0, file: file.path) }
+            result.financialReportLines += batch.financialReportLines.map { batch.financialReportLine($0, file: file.path) }
+            result.financialReportTotals += batch.financialReportTotals.map { batch.financialReportTotal($0, file: file.path) }
+            result.paymentSummaryLines += batch.paymentSummaryLines.map { batch.paymentSummaryLine($0, file: file.path) }
             result.rejections += batch.rejections
         }
         return result
