@@ -3,13 +3,15 @@ import IAPAuditModel
 /// Reads a financial report (one region, or all regions in one file): its rows, then the totals Apple
 /// states after them (`Total_Rows`, `Total_Amount`, `Total_Units`, and in the all-regions report a
 /// summary table by country and currency), each checked against the rows read. A total the rows do not
-/// add up to is rejected at its `file:line` (the report is incomplete or was edited); a report that
-/// ends without its `Total_Rows` line gets one rejection after its last line.
+/// add up to is rejected at its `file:line` (the report is incomplete or was edited). What only the end
+/// tells is said at a header line, which is not a record itself (so it is never a line another reader,
+/// such as gzip's, reports on): a report without its `Total_Rows` line at the report's header, rows the
+/// summary table leaves out at the table's header.
 struct FinancialReportReader {
     private enum Section {
         case rows, totals
-        /// The summary table, with its columns by name.
-        case summary([String: Int], count: Int)
+        /// The summary table, with its columns by name, and its header line.
+        case summary([String: Int], count: Int, header: (number: Int, text: String))
     }
 
     /// The rows of one country of sale in one currency, added up.
@@ -67,31 +69,31 @@ struct FinancialReportReader {
             let columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
             guard ["Country Of Sale", "Partner Share Currency", "Quantity", "Extended Partner Share"].allSatisfy({ columns[$0] != nil })
             else { throw Self.strayLine }
-            section = .summary(columns, count: names.count)
+            section = .summary(columns, count: names.count, header: (number, fields.joined(separator: "\t")))
             return false
-        case .summary(let columns, let count):
+        case .summary(let columns, let count, _):
             batch.append(try summaryRow(fields, columns, count: count, at: location))
         }
         return true
     }
 
-    /// The rejections due after the last line (`next`: the line after it): a report without its
-    /// `Total_Rows` line, or rows whose country and currency the summary table leaves out.
-    func finish(next: Int, file: InputFile) -> Rejection? {
-        let location = file.location(next)
+    /// The rejection due once every line is read, at a header line: a report without its `Total_Rows`
+    /// line (at the report's `header`), or rows whose country and currency the summary table leaves out
+    /// (at the table's header).
+    func finish(header: (number: Int, text: String), file: InputFile) -> Rejection? {
         if !sawTotalRows {
             let rows = rowLines == 1 ? "1 row" : "\(rowLines) rows"
             return Rejection(
-                location: location, reason: "the report ends without its Total_Rows line after \(rows): it may have been cut short",
-                rawText: "")
+                location: file.location(header.number),
+                reason: "the report ends without its Total_Rows line after \(rows): it may have been cut short", rawText: header.text)
         }
-        guard case .summary = section else { return nil }
+        guard case .summary(_, _, let table) = section else { return nil }
         let missing = byCountry.keys.filter { !summarized.contains($0) }.sorted()
         guard !missing.isEmpty else { return nil }
         return Rejection(
-            location: location,
+            location: file.location(table.number),
             reason: "the summary table has no row for \(missing.map(\.description).joined(separator: ", ")), which the report's rows hold",
-            rawText: "")
+            rawText: table.text)
     }
 
     static let strayLine = IngestError.other(

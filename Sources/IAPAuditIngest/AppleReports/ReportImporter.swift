@@ -34,11 +34,9 @@ enum ReportImporter {
         var result = ImportedFile(file: file, kind: header.layout.kind, format: .tsv, status: .imported, note: header.layout.note)
         let invalid = file.invalidUTF8Lines()
         var financial = FinancialReportReader()
-        var last = first.number
         try file.forEachLineBatch(batchSize: FileImporter.batchLines) { lines, endOffset in
             var batch = RecordBatch()
             for line in lines where line.number != first.number {
-                last = line.number
                 let location = file.location(line.number)
                 do {
                     if let column = invalid[line.number] { throw IngestError.other("invalid UTF-8 at column \(column)") }
@@ -61,7 +59,7 @@ enum ReportImporter {
             return true
         }
         // What only the end tells: a financial report cut before its totals, a summary table leaving rows out.
-        if header.layout == .financial, let rejection = financial.finish(next: last + 1, file: file) {
+        if header.layout == .financial, let rejection = financial.finish(header: first, file: file) {
             var batch = RecordBatch()
             batch.rejections.append(rejection)
             result.recordsIn += 1

@@ -42,8 +42,8 @@ final class AppleFinanceReportTests: XCTestCase {
         XCTAssertEqual(file.recordsIn, 8, "4 rows, Total_Rows, 3 summary rows: the summary's header is not a record")
     }
 
-    /// A summary row the rows do not add up to is rejected; a country and currency of the rows the
-    /// summary leaves out is one rejection after the last line.
+    /// A summary row the rows do not add up to is rejected; the countries and currencies of the rows the
+    /// summary leaves out are one rejection at the table's header.
     func testASummaryThatDoesNotAddUp() {
         let file = read([
             Self.header, Self.row("DE", "EUR", 3, "1.40", "4.20"), Self.row("FR", "EUR", 1, "1.40", "1.40"),
@@ -51,11 +51,11 @@ final class AppleFinanceReportTests: XCTestCase {
             ["Country Of Sale", "Partner Share Currency", "Quantity", "Extended Partner Share"], ["DE", "EUR", "3", "4.10"],
         ])
         XCTAssertEqual(
-            file.rejections.map { "\($0.location.line): \($0.reason)" },
+            file.rejections.sorted { $0.location.line < $1.location.line }.map { "\($0.location.line): \($0.reason)" },
             [
+                "6: the summary table has no row for FR EUR, US USD, which the report's rows hold",
                 "7: the summary gives DE EUR Quantity 3 and Extended Partner Share 4.10, but the report's rows of DE in EUR add up to "
                     + "Quantity 3 (sales 3) and 4.20",
-                "8: the summary table has no row for FR EUR, US USD, which the report's rows hold",
             ])
         XCTAssertEqual(file.recordsIn, file.recordsImported + file.rejections.count)
     }
@@ -77,13 +77,13 @@ final class AppleFinanceReportTests: XCTestCase {
             ])
     }
 
-    /// A report cut before its totals: one rejection after its last line, so it is never taken whole.
+    /// A report cut before its totals: one rejection at its header, so it is never taken whole.
     func testAReportCutBeforeItsTotals() {
         let file = read([Self.header, Self.row("DE", "EUR", 3, "1.40", "4.20"), Self.row("DE", "EUR", 1, "1.40", "1.40")])
         XCTAssertEqual(file.financialReportLines.count, 2)
         XCTAssertEqual(
             file.rejections.map { "\($0.location.line): \($0.reason)" },
-            ["4: the report ends without its Total_Rows line after 2 rows: it may have been cut short"])
+            ["1: the report ends without its Total_Rows line after 2 rows: it may have been cut short"])
         XCTAssertEqual([file.recordsIn, file.recordsImported], [3, 2])
     }
 
