@@ -39,8 +39,10 @@ enum HelpText {
           notifications         V2 {"signedPayload"} bodies (or the JWS alone), V1 bodies
           app receipts          PKCS#7 (base64 per line, or DER), iOS 6 transaction receipts,
                                 {"request_id", "received_at", "receipt_data"}, Unity wrappers
-        Signatures are verified offline (see --jws-root). Certificates, StoreKit configurations
-        and App Store Connect reports are listed as skipped, not evidence, with the reason. Every record is imported or rejected
+          App Store Connect     Sales and Trends, financial reports and the payments summary,
+                                by column name (stored line by line; not transaction evidence)
+        Signatures are verified offline (see --jws-root). Certificates and StoreKit configurations
+        are listed as skipped, not evidence, with the reason. Every record is imported or rejected
         with file:line and a reason (stderr, table `rejection`, sheet Rejected).
 
         ARGUMENTS:

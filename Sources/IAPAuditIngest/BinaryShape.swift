@@ -29,11 +29,11 @@ enum BinaryShape {
                 || firstLine.hasPrefix("Event Date") || firstLine.hasPrefix("App Name"))
         {
             return
-                "App Store Connect sales, subscription or financial report (not transaction evidence: it has no transaction ids; finance-close reconciliation is planned)"
+                "App Store Connect report of a kind iap-audit does not read (not transaction evidence: it has no transaction ids)"
         }
         if text.hasPrefix("\"iTunes Connect") {
             return
-                "App Store Connect financial report (not transaction evidence: it has no transaction ids; finance-close reconciliation is planned)"
+                "App Store Connect payments report of a layout iap-audit does not read (not transaction evidence: it has no transaction ids)"
         }
         if firstLine.contains(";") && firstLine.contains("transaction_id") {
             return "CSV separated by ';' (iap-audit reads comma-separated CSV)"

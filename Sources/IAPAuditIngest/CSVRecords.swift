@@ -8,7 +8,9 @@ enum CSVRecords {
     static let maxLinesPerRecord = 20
 
     /// Splits one line into fields; throws `IngestError` on an unterminated quote.
-    static func fields(_ line: String) throws -> [String] {
+    /// - Parameter textAfterQuote: keep text after a closing quote in the field (`"234.58" EUR` is
+    ///   `234.58 EUR`, as Apple's payments summary writes its total) instead of refusing the line.
+    static func fields(_ line: String, textAfterQuote: Bool = false) throws -> [String] {
         var fields: [String] = []
         var field = ""
         var inQuotes = false
@@ -21,7 +23,7 @@ enum CSVRecords {
                     let next = iterator.next()
                     if next == "\"" {
                         field.unicodeScalars.append("\"")
-                    } else if next == nil || next == "," {
+                    } else if next == nil || next == "," || textAfterQuote {
                         inQuotes = false
                         pending = next
                     } else {

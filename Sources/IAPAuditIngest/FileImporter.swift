@@ -34,6 +34,8 @@ package enum FileImporter {
                 return try CSVImporter.refuse(file, header: first, note: note(for: shape), shape: shape, reason: reason, sink: sink)
             }
         }
+        // App Store Connect's sales, subscription and financial reports, told by their header line.
+        if let report = try ReportImporter.read(file, sink: sink) { return report }
         let lines = file.lines()
         if let signed = try SignedTextImporter.read(file, lines, checker: checker, sink: sink) { return signed }
         // JSON Lines whose first line(s) are not JSON (a banner, a stack trace): read them, rejecting

@@ -22,6 +22,19 @@ public enum SourceKind: String, Sendable, CaseIterable {
     /// answers…), each line read as what it is; `ImportedFile.note` names the kinds
     /// (`mixed: server transaction log, verifyReceipt responses linked to server requests`).
     case mixed = "mixed"
+    /// App Store Connect reports (not transaction evidence: no reconciliation fact is made from them).
+    /// Sales and Trends Summary Sales, or the legacy daily sales report of 2009–2010.
+    case salesReport = "sales_report"
+    /// Sales and Trends Subscription report (active subscriptions by price and country).
+    case subscriptionReport = "subscription_report"
+    /// Sales and Trends Subscription Event report.
+    case subscriptionEventReport = "subscription_event_report"
+    /// Sales and Trends Subscriber report.
+    case subscriberReport = "subscriber_report"
+    /// Financial report, one region or all regions.
+    case financialReport = "financial_report"
+    /// The payments summary (`financial_report.csv`).
+    case paymentsSummary = "payments_summary"
     /// Anything else: skipped with a reason (`ImportedFile.note`).
     case other = "other"
 }
@@ -29,6 +42,8 @@ public enum SourceKind: String, Sendable, CaseIterable {
 /// How a file's records are laid out.
 public enum SourceFormat: String, Sendable {
     case jsonLines = "jsonl", csv, jsonDocument = "json"
+    /// Tab-separated values with a header line (App Store Connect's reports).
+    case tsv
     /// Opaque text records, one per line (compact JWS, base64 receipts) or one line-wrapped blob.
     case text
     /// Raw binary (a DER PKCS#7 receipt): one record.

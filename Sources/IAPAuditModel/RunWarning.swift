@@ -34,7 +34,8 @@ public struct RunWarning: Sendable, Hashable {
         public static let noConfig = Code(rawValue: "no_config")
         /// More than one iap-audit config in an input folder: none was used.
         public static let severalConfigs = Code(rawValue: "several_configs")
-        /// No record was imported from the paths given: nothing was audited.
+        /// No transaction evidence was imported from the paths given (App Store Connect's reports are not):
+        /// nothing was audited.
         public static let nothingImported = Code(rawValue: "nothing_imported")
         /// The as-of was set by a record dated more than a day after the clock of the machine.
         public static let asOfInFuture = Code(rawValue: "as_of_in_future")

@@ -61,7 +61,10 @@ enum RunChecks {
         }
         if outcome.recordCount == 0 {
             warnings.append(
-                RunWarning(.nothingImported, "no record was imported from \(options.paths.joined(separator: ", ")): nothing was audited"))
+                RunWarning(
+                    .nothingImported,
+                    "no transaction evidence (client report, server-log or Apple record) was imported from "
+                        + "\(options.paths.joined(separator: ", ")): nothing was audited"))
         }
         if options.asOfMs == nil, let newest = outcome.newestRecord, newest.ms > Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000 {
             warnings.append(

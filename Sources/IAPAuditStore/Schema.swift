@@ -8,7 +8,7 @@ package enum Schema {
     package static let version = 4
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
-    package static let readerVersion = 8
+    package static let readerVersion = 9
 
     /// Older databases are upgraded by dropping everything they hold: version 4 names Apple's records
     /// `apple_record` / `apple_transaction` (3: `verify_response` / `receipt_transaction`), version 3 keys

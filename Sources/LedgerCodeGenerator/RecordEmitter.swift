@@ -192,7 +192,7 @@ struct RecordEmitter {
             s.line()
             s.doc(["Records imported (rejections not counted)."])
             let tops = records.filter { if case .fileLine = $0.key { return true } else { return false } }
-            s.line("package var recordCount: Int { \(tops.map { "\($0.batchProperty).count" }.joined(separator: " + ")) }")
+            s.sum("package var recordCount: Int", tops.map { "\($0.batchProperty).count" })
         }
         s.line()
         s.block("extension RecordBatch") { s in

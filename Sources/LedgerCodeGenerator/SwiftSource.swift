@@ -62,6 +62,30 @@ struct SwiftSource {
         depth -= 1
         line(")" + tail)
     }
+
+    /// `declaration { a + b + … }` on one line when it fits in 140 characters, else its sum in a block,
+    /// continued before a `+` as swift-format breaks it.
+    mutating func sum(_ declaration: String, _ terms: [String]) {
+        let oneLine = String(repeating: "    ", count: depth) + declaration + " { " + terms.joined(separator: " + ") + " }"
+        if oneLine.count <= 140 {
+            text += oneLine + "\n"
+            return
+        }
+        line(declaration + " {")
+        depth += 1
+        var current = String(repeating: "    ", count: depth) + terms[0]
+        for term in terms.dropFirst() {
+            if current.count + 3 + term.count > 140 {
+                text += current + "\n"
+                current = String(repeating: "    ", count: depth + 1) + "+ " + term
+            } else {
+                current += " + " + term
+            }
+        }
+        text += current + "\n"
+        depth -= 1
+        line("}")
+    }
 }
 
 /// The generated files' first lines.

@@ -164,11 +164,11 @@ struct TableEmitter {
             case "fileId": s.line("\(st).bind(\(column).fileId, fileId)")
             case "line": s.line("\(st).bind(\(column).line, Int64(r.line))")
             case "position": s.line("\(st).bind(\(column).position, Int64(position))")
-            case "text": s.line("\(st).bind(\(column).\(p.name), text: r.\(parts[1]), in: base)")
+            case "text": s.call("\(st).bind", ["\(column).\(p.name)", "text: r.\(parts[1])", "in: base"])
             case "redacted": s.line("\(st).bind(\(column).\(p.name), redactingSecretsIn: r.\(parts[1]), in: base)")
             case "enum": s.line("\(st).bind(\(column).\(p.name), constant: r.\(parts[1]).rawValue)")
             case "enum?": s.line("if let v = r.\(parts[1]) { \(st).bind(\(column).\(p.name), constant: v.rawValue) }")
-            default: s.line("\(st).bind(\(column).\(p.name), r.\(parts[1]))")
+            default: s.call("\(st).bind", ["\(column).\(p.name)", "r.\(parts[1])"])
             }
         }
         s.line("try \(st).insertRow()")

@@ -6,6 +6,9 @@
 /// Every record kind, in the order of `RecordBatch` and of the tables.
 public let recordDeclarations: [RecordDeclaration] = [
     clientReport, serverRequest, appleRecord, appleTransaction, pendingRenewal,
+    // App Store Connect's reports (SalesReports.swift, FinanceReports.swift): not transaction evidence.
+    salesReportLine, subscriptionReportLine, subscriptionEventLine, subscriberReportLine, financialReportLine, financialReportTotal,
+    paymentSummaryLine,
 ]
 
 let clientReport = RecordDeclaration(

@@ -756,6 +756,1267 @@ package struct PendingRenewalRow: Sendable {
     }
 }
 
+/// One line of a Sales and Trends Summary Sales report (`SALES`/`SUMMARY`, TSV, versions 1_0…1_3) or of
+/// iTunes Connect's legacy daily sales report (2009–2010): units of one product, country, price and
+/// currency sold on the report's days.
+///
+/// Source: Apple, "Summary Sales Report" (App Store Connect Help). `Developer Proceeds` and `Customer
+/// Price` are per unit; negative `Units` are refunds. `Begin Date`/`End Date` are calendar days in
+/// Pacific Time. The legacy layout's `Vendor Identifier`, `Artist / Show`, `Title / Episode / Season`,
+/// `Royalty Price` and `Royalty Currency` fill `sku`, `developer`, `title`, `developer_proceeds` and
+/// `proceeds_currency`.
+public struct SalesReportLine: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    /// Which layout the line was read from (`summary_sales`, `legacy_daily_sales`), told by its header.
+    public var layout: SalesReportLayout
+    public var provider: String?
+    public var providerCountry: String?
+    /// `SKU` (legacy: `Vendor Identifier`): the developer's product identifier.
+    public var sku: String?
+    public var developer: String?
+    public var title: String?
+    public var version: String?
+    /// `Product Type Identifier`: `1` app, `7` update, `IA1` in-app purchase, `IAY` auto-renewable…
+    public var productTypeIdentifier: String?
+    /// `Units`: negative for refunds.
+    public var units: Int64
+    /// `Developer Proceeds` (legacy: `Royalty Price`) per unit, milliunits of `proceeds_currency`, as Apple wrote it.
+    public var developerProceedsMilliunits: Int64
+    /// `Currency of Proceeds` (legacy: `Royalty Currency`), ISO 4217; nil when empty (only with zero proceeds).
+    public var proceedsCurrency: String?
+    /// `Units` × `Developer Proceeds` in milliunits of `proceeds_currency`, computed exactly (checked, no rounding): the line's
+    /// total, its sign that of the line (negative for a refund) whatever the sign Apple gave the per-unit amount.
+    public var developerProceedsTotalMilliunits: Int64
+    /// `Begin Date`: ISO date, a calendar day in Pacific Time.
+    public var beginDate: String
+    /// `End Date`: ISO date, a calendar day in Pacific Time.
+    public var endDate: String
+    /// ISO 4217 code.
+    public var customerCurrency: String
+    /// ISO 3166-1 alpha-2 code of the storefront.
+    public var countryCode: String?
+    public var appleIdentifier: String?
+    /// `Customer Price` per unit (taxes included), milliunits of `customer_currency`, as Apple wrote it.
+    public var customerPriceMilliunits: Int64
+    /// `Units` × `Customer Price` in milliunits of `customer_currency`, computed exactly (checked, no rounding): the line's
+    /// total, its sign that of the line (negative for a refund) whatever the sign Apple gave the per-unit amount.
+    public var customerPriceTotalMilliunits: Int64
+    public var promoCode: String?
+    /// The app's SKU, for an in-app purchase.
+    public var parentIdentifier: String?
+    /// `New` or `Renewal` for auto-renewable subscriptions.
+    public var subscription: String?
+    /// The subscription's duration (`7 Days`, `1 Month`…).
+    public var period: String?
+    public var category: String?
+    public var cmb: String?
+    public var device: String?
+    public var supportedPlatforms: String?
+    public var proceedsReason: String?
+    public var preservedPricing: String?
+    public var client: String?
+    /// `Order Type` (1_1+): `Pre-order`, `Pay As You Go Intro Offer`…
+    public var orderType: String?
+
+    public init(
+        location: SourceLocation,
+        layout: SalesReportLayout,
+        provider: String? = nil,
+        providerCountry: String? = nil,
+        sku: String? = nil,
+        developer: String? = nil,
+        title: String? = nil,
+        version: String? = nil,
+        productTypeIdentifier: String? = nil,
+        units: Int64,
+        developerProceedsMilliunits: Int64,
+        proceedsCurrency: String? = nil,
+        developerProceedsTotalMilliunits: Int64,
+        beginDate: String,
+        endDate: String,
+        customerCurrency: String,
+        countryCode: String? = nil,
+        appleIdentifier: String? = nil,
+        customerPriceMilliunits: Int64,
+        customerPriceTotalMilliunits: Int64,
+        promoCode: String? = nil,
+        parentIdentifier: String? = nil,
+        subscription: String? = nil,
+        period: String? = nil,
+        category: String? = nil,
+        cmb: String? = nil,
+        device: String? = nil,
+        supportedPlatforms: String? = nil,
+        proceedsReason: String? = nil,
+        preservedPricing: String? = nil,
+        client: String? = nil,
+        orderType: String? = nil
+    ) {
+        self.location = location
+        self.layout = layout
+        self.provider = provider
+        self.providerCountry = providerCountry
+        self.sku = sku
+        self.developer = developer
+        self.title = title
+        self.version = version
+        self.productTypeIdentifier = productTypeIdentifier
+        self.units = units
+        self.developerProceedsMilliunits = developerProceedsMilliunits
+        self.proceedsCurrency = proceedsCurrency
+        self.developerProceedsTotalMilliunits = developerProceedsTotalMilliunits
+        self.beginDate = beginDate
+        self.endDate = endDate
+        self.customerCurrency = customerCurrency
+        self.countryCode = countryCode
+        self.appleIdentifier = appleIdentifier
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerPriceTotalMilliunits = customerPriceTotalMilliunits
+        self.promoCode = promoCode
+        self.parentIdentifier = parentIdentifier
+        self.subscription = subscription
+        self.period = period
+        self.category = category
+        self.cmb = cmb
+        self.device = device
+        self.supportedPlatforms = supportedPlatforms
+        self.proceedsReason = proceedsReason
+        self.preservedPricing = preservedPricing
+        self.client = client
+        self.orderType = orderType
+    }
+}
+
+/// A `sales_report_line` row in a `RecordBatch` (see `SalesReportLine`): texts are `TextRef`s of the batch's arena.
+package struct SalesReportRow: Sendable {
+    package var line: UInt32
+    package var layout: SalesReportLayout
+    package var provider: TextRef
+    package var providerCountry: TextRef
+    package var sku: TextRef
+    package var developer: TextRef
+    package var title: TextRef
+    package var version: TextRef
+    package var productTypeIdentifier: TextRef
+    package var units: Int64
+    package var developerProceedsMilliunits: Int64
+    package var proceedsCurrency: TextRef
+    package var developerProceedsTotalMilliunits: Int64
+    package var beginDate: TextRef
+    package var endDate: TextRef
+    package var customerCurrency: TextRef
+    package var countryCode: TextRef
+    package var appleIdentifier: TextRef
+    package var customerPriceMilliunits: Int64
+    package var customerPriceTotalMilliunits: Int64
+    package var promoCode: TextRef
+    package var parentIdentifier: TextRef
+    package var subscription: TextRef
+    package var period: TextRef
+    package var category: TextRef
+    package var cmb: TextRef
+    package var device: TextRef
+    package var supportedPlatforms: TextRef
+    package var proceedsReason: TextRef
+    package var preservedPricing: TextRef
+    package var client: TextRef
+    package var orderType: TextRef
+
+    package init(
+        line: UInt32,
+        layout: SalesReportLayout,
+        provider: TextRef = .null,
+        providerCountry: TextRef = .null,
+        sku: TextRef = .null,
+        developer: TextRef = .null,
+        title: TextRef = .null,
+        version: TextRef = .null,
+        productTypeIdentifier: TextRef = .null,
+        units: Int64,
+        developerProceedsMilliunits: Int64,
+        proceedsCurrency: TextRef = .null,
+        developerProceedsTotalMilliunits: Int64,
+        beginDate: TextRef = .null,
+        endDate: TextRef = .null,
+        customerCurrency: TextRef = .null,
+        countryCode: TextRef = .null,
+        appleIdentifier: TextRef = .null,
+        customerPriceMilliunits: Int64,
+        customerPriceTotalMilliunits: Int64,
+        promoCode: TextRef = .null,
+        parentIdentifier: TextRef = .null,
+        subscription: TextRef = .null,
+        period: TextRef = .null,
+        category: TextRef = .null,
+        cmb: TextRef = .null,
+        device: TextRef = .null,
+        supportedPlatforms: TextRef = .null,
+        proceedsReason: TextRef = .null,
+        preservedPricing: TextRef = .null,
+        client: TextRef = .null,
+        orderType: TextRef = .null
+    ) {
+        self.line = line
+        self.layout = layout
+        self.provider = provider
+        self.providerCountry = providerCountry
+        self.sku = sku
+        self.developer = developer
+        self.title = title
+        self.version = version
+        self.productTypeIdentifier = productTypeIdentifier
+        self.units = units
+        self.developerProceedsMilliunits = developerProceedsMilliunits
+        self.proceedsCurrency = proceedsCurrency
+        self.developerProceedsTotalMilliunits = developerProceedsTotalMilliunits
+        self.beginDate = beginDate
+        self.endDate = endDate
+        self.customerCurrency = customerCurrency
+        self.countryCode = countryCode
+        self.appleIdentifier = appleIdentifier
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerPriceTotalMilliunits = customerPriceTotalMilliunits
+        self.promoCode = promoCode
+        self.parentIdentifier = parentIdentifier
+        self.subscription = subscription
+        self.period = period
+        self.category = category
+        self.cmb = cmb
+        self.device = device
+        self.supportedPlatforms = supportedPlatforms
+        self.proceedsReason = proceedsReason
+        self.preservedPricing = preservedPricing
+        self.client = client
+        self.orderType = orderType
+    }
+}
+
+/// One line of a Sales and Trends Subscription report: how many subscriptions of one price, country and
+/// offer were active at the end of the report's day (a snapshot, not sales: no line total is made).
+///
+/// Source: Apple, "Subscription Report" (App Store Connect Help). The report holds no date: its day is
+/// only in the name Apple gave the file, which iap-audit does not read. Counts of a column a version
+/// lacks are nil.
+public struct SubscriptionReportLine: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    public var appName: String?
+    public var appAppleId: String?
+    public var subscriptionName: String?
+    public var subscriptionAppleId: String?
+    public var subscriptionGroupId: String?
+    /// `Standard Subscription Duration` (`7 Days`, `1 Month`, `1 Year`); `Subscription Duration` in older versions.
+    public var standardSubscriptionDuration: String?
+    public var promotionalOfferName: String?
+    public var promotionalOfferId: String?
+    /// `Customer Price` per subscription period, milliunits of `customer_currency`, as Apple wrote it.
+    public var customerPriceMilliunits: Int64
+    /// ISO 4217 code.
+    public var customerCurrency: String
+    /// `Developer Proceeds` per subscription period, milliunits of `proceeds_currency`, as Apple wrote it.
+    public var developerProceedsMilliunits: Int64
+    /// ISO 4217; nil when empty (zero proceeds).
+    public var proceedsCurrency: String?
+    public var state: String?
+    /// `Yes` when a price increase spared the subscriber.
+    public var preservedPricing: String?
+    /// `Rate After One Year` when proceeds rose to 85 %.
+    public var proceedsReason: String?
+    public var client: String?
+    public var device: String?
+    /// `Country`: ISO 3166-1 alpha-2 code of the storefront.
+    public var country: String?
+    public var activeStandardPriceSubscriptions: Int64?
+    public var activeFreeTrialIntroductoryOfferSubscriptions: Int64?
+    public var activePayUpFrontIntroductoryOfferSubscriptions: Int64?
+    public var activePayAsYouGoIntroductoryOfferSubscriptions: Int64?
+    public var freeTrialPromotionalOfferSubscriptions: Int64?
+    public var payUpFrontPromotionalOfferSubscriptions: Int64?
+    public var payAsYouGoPromotionalOfferSubscriptions: Int64?
+    public var freeTrialOfferCodeSubscriptions: Int64?
+    public var payUpFrontOfferCodeSubscriptions: Int64?
+    public var payAsYouGoOfferCodeSubscriptions: Int64?
+    public var marketingOptIns: Int64?
+    public var billingRetry: Int64?
+    public var gracePeriod: Int64?
+
+    public init(
+        location: SourceLocation,
+        appName: String? = nil,
+        appAppleId: String? = nil,
+        subscriptionName: String? = nil,
+        subscriptionAppleId: String? = nil,
+        subscriptionGroupId: String? = nil,
+        standardSubscriptionDuration: String? = nil,
+        promotionalOfferName: String? = nil,
+        promotionalOfferId: String? = nil,
+        customerPriceMilliunits: Int64,
+        customerCurrency: String,
+        developerProceedsMilliunits: Int64,
+        proceedsCurrency: String? = nil,
+        state: String? = nil,
+        preservedPricing: String? = nil,
+        proceedsReason: String? = nil,
+        client: String? = nil,
+        device: String? = nil,
+        country: String? = nil,
+        activeStandardPriceSubscriptions: Int64? = nil,
+        activeFreeTrialIntroductoryOfferSubscriptions: Int64? = nil,
+        activePayUpFrontIntroductoryOfferSubscriptions: Int64? = nil,
+        activePayAsYouGoIntroductoryOfferSubscriptions: Int64? = nil,
+        freeTrialPromotionalOfferSubscriptions: Int64? = nil,
+        payUpFrontPromotionalOfferSubscriptions: Int64? = nil,
+        payAsYouGoPromotionalOfferSubscriptions: Int64? = nil,
+        freeTrialOfferCodeSubscriptions: Int64? = nil,
+        payUpFrontOfferCodeSubscriptions: Int64? = nil,
+        payAsYouGoOfferCodeSubscriptions: Int64? = nil,
+        marketingOptIns: Int64? = nil,
+        billingRetry: Int64? = nil,
+        gracePeriod: Int64? = nil
+    ) {
+        self.location = location
+        self.appName = appName
+        self.appAppleId = appAppleId
+        self.subscriptionName = subscriptionName
+        self.subscriptionAppleId = subscriptionAppleId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.standardSubscriptionDuration = standardSubscriptionDuration
+        self.promotionalOfferName = promotionalOfferName
+        self.promotionalOfferId = promotionalOfferId
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerCurrency = customerCurrency
+        self.developerProceedsMilliunits = developerProceedsMilliunits
+        self.proceedsCurrency = proceedsCurrency
+        self.state = state
+        self.preservedPricing = preservedPricing
+        self.proceedsReason = proceedsReason
+        self.client = client
+        self.device = device
+        self.country = country
+        self.activeStandardPriceSubscriptions = activeStandardPriceSubscriptions
+        self.activeFreeTrialIntroductoryOfferSubscriptions = activeFreeTrialIntroductoryOfferSubscriptions
+        self.activePayUpFrontIntroductoryOfferSubscriptions = activePayUpFrontIntroductoryOfferSubscriptions
+        self.activePayAsYouGoIntroductoryOfferSubscriptions = activePayAsYouGoIntroductoryOfferSubscriptions
+        self.freeTrialPromotionalOfferSubscriptions = freeTrialPromotionalOfferSubscriptions
+        self.payUpFrontPromotionalOfferSubscriptions = payUpFrontPromotionalOfferSubscriptions
+        self.payAsYouGoPromotionalOfferSubscriptions = payAsYouGoPromotionalOfferSubscriptions
+        self.freeTrialOfferCodeSubscriptions = freeTrialOfferCodeSubscriptions
+        self.payUpFrontOfferCodeSubscriptions = payUpFrontOfferCodeSubscriptions
+        self.payAsYouGoOfferCodeSubscriptions = payAsYouGoOfferCodeSubscriptions
+        self.marketingOptIns = marketingOptIns
+        self.billingRetry = billingRetry
+        self.gracePeriod = gracePeriod
+    }
+}
+
+/// A `subscription_report_line` row in a `RecordBatch` (see `SubscriptionReportLine`): texts are `TextRef`s of the batch's arena.
+package struct SubscriptionReportRow: Sendable {
+    package var line: UInt32
+    package var appName: TextRef
+    package var appAppleId: TextRef
+    package var subscriptionName: TextRef
+    package var subscriptionAppleId: TextRef
+    package var subscriptionGroupId: TextRef
+    package var standardSubscriptionDuration: TextRef
+    package var promotionalOfferName: TextRef
+    package var promotionalOfferId: TextRef
+    package var customerPriceMilliunits: Int64
+    package var customerCurrency: TextRef
+    package var developerProceedsMilliunits: Int64
+    package var proceedsCurrency: TextRef
+    package var state: TextRef
+    package var preservedPricing: TextRef
+    package var proceedsReason: TextRef
+    package var client: TextRef
+    package var device: TextRef
+    package var country: TextRef
+    package var activeStandardPriceSubscriptions: Int64?
+    package var activeFreeTrialIntroductoryOfferSubscriptions: Int64?
+    package var activePayUpFrontIntroductoryOfferSubscriptions: Int64?
+    package var activePayAsYouGoIntroductoryOfferSubscriptions: Int64?
+    package var freeTrialPromotionalOfferSubscriptions: Int64?
+    package var payUpFrontPromotionalOfferSubscriptions: Int64?
+    package var payAsYouGoPromotionalOfferSubscriptions: Int64?
+    package var freeTrialOfferCodeSubscriptions: Int64?
+    package var payUpFrontOfferCodeSubscriptions: Int64?
+    package var payAsYouGoOfferCodeSubscriptions: Int64?
+    package var marketingOptIns: Int64?
+    package var billingRetry: Int64?
+    package var gracePeriod: Int64?
+
+    package init(
+        line: UInt32,
+        appName: TextRef = .null,
+        appAppleId: TextRef = .null,
+        subscriptionName: TextRef = .null,
+        subscriptionAppleId: TextRef = .null,
+        subscriptionGroupId: TextRef = .null,
+        standardSubscriptionDuration: TextRef = .null,
+        promotionalOfferName: TextRef = .null,
+        promotionalOfferId: TextRef = .null,
+        customerPriceMilliunits: Int64,
+        customerCurrency: TextRef = .null,
+        developerProceedsMilliunits: Int64,
+        proceedsCurrency: TextRef = .null,
+        state: TextRef = .null,
+        preservedPricing: TextRef = .null,
+        proceedsReason: TextRef = .null,
+        client: TextRef = .null,
+        device: TextRef = .null,
+        country: TextRef = .null,
+        activeStandardPriceSubscriptions: Int64? = nil,
+        activeFreeTrialIntroductoryOfferSubscriptions: Int64? = nil,
+        activePayUpFrontIntroductoryOfferSubscriptions: Int64? = nil,
+        activePayAsYouGoIntroductoryOfferSubscriptions: Int64? = nil,
+        freeTrialPromotionalOfferSubscriptions: Int64? = nil,
+        payUpFrontPromotionalOfferSubscriptions: Int64? = nil,
+        payAsYouGoPromotionalOfferSubscriptions: Int64? = nil,
+        freeTrialOfferCodeSubscriptions: Int64? = nil,
+        payUpFrontOfferCodeSubscriptions: Int64? = nil,
+        payAsYouGoOfferCodeSubscriptions: Int64? = nil,
+        marketingOptIns: Int64? = nil,
+        billingRetry: Int64? = nil,
+        gracePeriod: Int64? = nil
+    ) {
+        self.line = line
+        self.appName = appName
+        self.appAppleId = appAppleId
+        self.subscriptionName = subscriptionName
+        self.subscriptionAppleId = subscriptionAppleId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.standardSubscriptionDuration = standardSubscriptionDuration
+        self.promotionalOfferName = promotionalOfferName
+        self.promotionalOfferId = promotionalOfferId
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerCurrency = customerCurrency
+        self.developerProceedsMilliunits = developerProceedsMilliunits
+        self.proceedsCurrency = proceedsCurrency
+        self.state = state
+        self.preservedPricing = preservedPricing
+        self.proceedsReason = proceedsReason
+        self.client = client
+        self.device = device
+        self.country = country
+        self.activeStandardPriceSubscriptions = activeStandardPriceSubscriptions
+        self.activeFreeTrialIntroductoryOfferSubscriptions = activeFreeTrialIntroductoryOfferSubscriptions
+        self.activePayUpFrontIntroductoryOfferSubscriptions = activePayUpFrontIntroductoryOfferSubscriptions
+        self.activePayAsYouGoIntroductoryOfferSubscriptions = activePayAsYouGoIntroductoryOfferSubscriptions
+        self.freeTrialPromotionalOfferSubscriptions = freeTrialPromotionalOfferSubscriptions
+        self.payUpFrontPromotionalOfferSubscriptions = payUpFrontPromotionalOfferSubscriptions
+        self.payAsYouGoPromotionalOfferSubscriptions = payAsYouGoPromotionalOfferSubscriptions
+        self.freeTrialOfferCodeSubscriptions = freeTrialOfferCodeSubscriptions
+        self.payUpFrontOfferCodeSubscriptions = payUpFrontOfferCodeSubscriptions
+        self.payAsYouGoOfferCodeSubscriptions = payAsYouGoOfferCodeSubscriptions
+        self.marketingOptIns = marketingOptIns
+        self.billingRetry = billingRetry
+        self.gracePeriod = gracePeriod
+    }
+}
+
+/// One line of a Sales and Trends Subscription Event report: how many times one event (`Subscribe`,
+/// `Renew`, `Cancel`, `Refund`…) happened on a day to subscriptions of one kind, offer and country.
+///
+/// Source: Apple, "Subscription Event Report" (App Store Connect Help). No amounts.
+public struct SubscriptionEventLine: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    /// `Event Date`: ISO date (Pacific Time).
+    public var eventDate: String
+    public var event: String
+    public var appName: String?
+    public var appAppleId: String?
+    public var subscriptionName: String?
+    public var subscriptionAppleId: String?
+    public var subscriptionGroupId: String?
+    /// `Standard Subscription Duration` (`7 Days`, `1 Month`, `1 Year`); `Subscription Duration` in older versions.
+    public var standardSubscriptionDuration: String?
+    public var subscriptionOfferType: String?
+    public var subscriptionOfferDuration: String?
+    public var marketingOptInDuration: String?
+    public var marketingOptIn: String?
+    public var promotionalOfferName: String?
+    public var promotionalOfferId: String?
+    public var consecutivePaidPeriods: Int64?
+    /// ISO date the subscription began.
+    public var originalStartDate: String?
+    public var state: String?
+    public var previousSubscriptionName: String?
+    public var previousSubscriptionAppleId: String?
+    public var daysBeforeCanceling: Int64?
+    public var cancellationReason: String?
+    public var daysCanceled: Int64?
+    /// `Quantity`: how many times the event happened.
+    public var quantity: Int64
+    /// `Yes` when a price increase spared the subscriber.
+    public var preservedPricing: String?
+    /// `Rate After One Year` when proceeds rose to 85 %.
+    public var proceedsReason: String?
+    public var client: String?
+    public var device: String?
+    /// `Country`: ISO 3166-1 alpha-2 code of the storefront.
+    public var country: String?
+
+    public init(
+        location: SourceLocation,
+        eventDate: String,
+        event: String,
+        appName: String? = nil,
+        appAppleId: String? = nil,
+        subscriptionName: String? = nil,
+        subscriptionAppleId: String? = nil,
+        subscriptionGroupId: String? = nil,
+        standardSubscriptionDuration: String? = nil,
+        subscriptionOfferType: String? = nil,
+        subscriptionOfferDuration: String? = nil,
+        marketingOptInDuration: String? = nil,
+        marketingOptIn: String? = nil,
+        promotionalOfferName: String? = nil,
+        promotionalOfferId: String? = nil,
+        consecutivePaidPeriods: Int64? = nil,
+        originalStartDate: String? = nil,
+        state: String? = nil,
+        previousSubscriptionName: String? = nil,
+        previousSubscriptionAppleId: String? = nil,
+        daysBeforeCanceling: Int64? = nil,
+        cancellationReason: String? = nil,
+        daysCanceled: Int64? = nil,
+        quantity: Int64,
+        preservedPricing: String? = nil,
+        proceedsReason: String? = nil,
+        client: String? = nil,
+        device: String? = nil,
+        country: String? = nil
+    ) {
+        self.location = location
+        self.eventDate = eventDate
+        self.event = event
+        self.appName = appName
+        self.appAppleId = appAppleId
+        self.subscriptionName = subscriptionName
+        self.subscriptionAppleId = subscriptionAppleId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.standardSubscriptionDuration = standardSubscriptionDuration
+        self.subscriptionOfferType = subscriptionOfferType
+        self.subscriptionOfferDuration = subscriptionOfferDuration
+        self.marketingOptInDuration = marketingOptInDuration
+        self.marketingOptIn = marketingOptIn
+        self.promotionalOfferName = promotionalOfferName
+        self.promotionalOfferId = promotionalOfferId
+        self.consecutivePaidPeriods = consecutivePaidPeriods
+        self.originalStartDate = originalStartDate
+        self.state = state
+        self.previousSubscriptionName = previousSubscriptionName
+        self.previousSubscriptionAppleId = previousSubscriptionAppleId
+        self.daysBeforeCanceling = daysBeforeCanceling
+        self.cancellationReason = cancellationReason
+        self.daysCanceled = daysCanceled
+        self.quantity = quantity
+        self.preservedPricing = preservedPricing
+        self.proceedsReason = proceedsReason
+        self.client = client
+        self.device = device
+        self.country = country
+    }
+}
+
+/// A `subscription_event_line` row in a `RecordBatch` (see `SubscriptionEventLine`): texts are `TextRef`s of the batch's arena.
+package struct SubscriptionEventRow: Sendable {
+    package var line: UInt32
+    package var eventDate: TextRef
+    package var event: TextRef
+    package var appName: TextRef
+    package var appAppleId: TextRef
+    package var subscriptionName: TextRef
+    package var subscriptionAppleId: TextRef
+    package var subscriptionGroupId: TextRef
+    package var standardSubscriptionDuration: TextRef
+    package var subscriptionOfferType: TextRef
+    package var subscriptionOfferDuration: TextRef
+    package var marketingOptInDuration: TextRef
+    package var marketingOptIn: TextRef
+    package var promotionalOfferName: TextRef
+    package var promotionalOfferId: TextRef
+    package var consecutivePaidPeriods: Int64?
+    package var originalStartDate: TextRef
+    package var state: TextRef
+    package var previousSubscriptionName: TextRef
+    package var previousSubscriptionAppleId: TextRef
+    package var daysBeforeCanceling: Int64?
+    package var cancellationReason: TextRef
+    package var daysCanceled: Int64?
+    package var quantity: Int64
+    package var preservedPricing: TextRef
+    package var proceedsReason: TextRef
+    package var client: TextRef
+    package var device: TextRef
+    package var country: TextRef
+
+    package init(
+        line: UInt32,
+        eventDate: TextRef = .null,
+        event: TextRef = .null,
+        appName: TextRef = .null,
+        appAppleId: TextRef = .null,
+        subscriptionName: TextRef = .null,
+        subscriptionAppleId: TextRef = .null,
+        subscriptionGroupId: TextRef = .null,
+        standardSubscriptionDuration: TextRef = .null,
+        subscriptionOfferType: TextRef = .null,
+        subscriptionOfferDuration: TextRef = .null,
+        marketingOptInDuration: TextRef = .null,
+        marketingOptIn: TextRef = .null,
+        promotionalOfferName: TextRef = .null,
+        promotionalOfferId: TextRef = .null,
+        consecutivePaidPeriods: Int64? = nil,
+        originalStartDate: TextRef = .null,
+        state: TextRef = .null,
+        previousSubscriptionName: TextRef = .null,
+        previousSubscriptionAppleId: TextRef = .null,
+        daysBeforeCanceling: Int64? = nil,
+        cancellationReason: TextRef = .null,
+        daysCanceled: Int64? = nil,
+        quantity: Int64,
+        preservedPricing: TextRef = .null,
+        proceedsReason: TextRef = .null,
+        client: TextRef = .null,
+        device: TextRef = .null,
+        country: TextRef = .null
+    ) {
+        self.line = line
+        self.eventDate = eventDate
+        self.event = event
+        self.appName = appName
+        self.appAppleId = appAppleId
+        self.subscriptionName = subscriptionName
+        self.subscriptionAppleId = subscriptionAppleId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.standardSubscriptionDuration = standardSubscriptionDuration
+        self.subscriptionOfferType = subscriptionOfferType
+        self.subscriptionOfferDuration = subscriptionOfferDuration
+        self.marketingOptInDuration = marketingOptInDuration
+        self.marketingOptIn = marketingOptIn
+        self.promotionalOfferName = promotionalOfferName
+        self.promotionalOfferId = promotionalOfferId
+        self.consecutivePaidPeriods = consecutivePaidPeriods
+        self.originalStartDate = originalStartDate
+        self.state = state
+        self.previousSubscriptionName = previousSubscriptionName
+        self.previousSubscriptionAppleId = previousSubscriptionAppleId
+        self.daysBeforeCanceling = daysBeforeCanceling
+        self.cancellationReason = cancellationReason
+        self.daysCanceled = daysCanceled
+        self.quantity = quantity
+        self.preservedPricing = preservedPricing
+        self.proceedsReason = proceedsReason
+        self.client = client
+        self.device = device
+        self.country = country
+    }
+}
+
+/// One line of a Sales and Trends Subscriber report: one paid subscription event of one (anonymous)
+/// subscriber on a day, with its price and proceeds.
+///
+/// Source: Apple, "Subscriber Report" (App Store Connect Help). A refund has `Refund` `Yes` and a
+/// negative `Customer Price`: the line totals take their sign from the per-unit amount.
+public struct SubscriberReportLine: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    /// `Event Date`: ISO date (Pacific Time).
+    public var eventDate: String
+    public var appName: String?
+    public var appAppleId: String?
+    public var subscriptionName: String?
+    public var subscriptionAppleId: String?
+    public var subscriptionGroupId: String?
+    /// `Standard Subscription Duration` (`7 Days`, `1 Month`, `1 Year`); `Subscription Duration` in older versions.
+    public var standardSubscriptionDuration: String?
+    public var subscriptionOfferName: String?
+    public var promotionalOfferId: String?
+    public var subscriptionOfferType: String?
+    public var subscriptionOfferDuration: String?
+    public var marketingOptInDuration: String?
+    /// `Customer Price` per unit, milliunits of `customer_currency`, as Apple wrote it (negative: a refund).
+    public var customerPriceMilliunits: Int64
+    /// ISO 4217 code.
+    public var customerCurrency: String
+    /// `Developer Proceeds` per unit, milliunits of `proceeds_currency`, as Apple wrote it.
+    public var developerProceedsMilliunits: Int64
+    /// ISO 4217; nil when empty (zero proceeds).
+    public var proceedsCurrency: String?
+    /// Apple's anonymous id of the subscriber.
+    public var subscriberId: String?
+    public var subscriberIdReset: String?
+    /// `Yes` for a refund.
+    public var refund: String?
+    /// `Purchase Date` of a refunded purchase: ISO date.
+    public var purchaseDate: String?
+    public var units: Int64
+    /// |`Units`| × `Customer Price` in milliunits of `customer_currency`, exact: negative for a refund.
+    public var customerPriceTotalMilliunits: Int64
+    /// |`Units`| × `Developer Proceeds` in milliunits of `proceeds_currency`, exact.
+    public var developerProceedsTotalMilliunits: Int64
+    /// `Yes` when a price increase spared the subscriber.
+    public var preservedPricing: String?
+    /// `Rate After One Year` when proceeds rose to 85 %.
+    public var proceedsReason: String?
+    public var client: String?
+    public var device: String?
+    /// `Country`: ISO 3166-1 alpha-2 code of the storefront.
+    public var country: String?
+
+    public init(
+        location: SourceLocation,
+        eventDate: String,
+        appName: String? = nil,
+        appAppleId: String? = nil,
+        subscriptionName: String? = nil,
+        subscriptionAppleId: String? = nil,
+        subscriptionGroupId: String? = nil,
+        standardSubscriptionDuration: String? = nil,
+        subscriptionOfferName: String? = nil,
+        promotionalOfferId: String? = nil,
+        subscriptionOfferType: String? = nil,
+        subscriptionOfferDuration: String? = nil,
+        marketingOptInDuration: String? = nil,
+        customerPriceMilliunits: Int64,
+        customerCurrency: String,
+        developerProceedsMilliunits: Int64,
+        proceedsCurrency: String? = nil,
+        subscriberId: String? = nil,
+        subscriberIdReset: String? = nil,
+        refund: String? = nil,
+        purchaseDate: String? = nil,
+        units: Int64,
+        customerPriceTotalMilliunits: Int64,
+        developerProceedsTotalMilliunits: Int64,
+        preservedPricing: String? = nil,
+        proceedsReason: String? = nil,
+        client: String? = nil,
+        device: String? = nil,
+        country: String? = nil
+    ) {
+        self.location = location
+        self.eventDate = eventDate
+        self.appName = appName
+        self.appAppleId = appAppleId
+        self.subscriptionName = subscriptionName
+        self.subscriptionAppleId = subscriptionAppleId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.standardSubscriptionDuration = standardSubscriptionDuration
+        self.subscriptionOfferName = subscriptionOfferName
+        self.promotionalOfferId = promotionalOfferId
+        self.subscriptionOfferType = subscriptionOfferType
+        self.subscriptionOfferDuration = subscriptionOfferDuration
+        self.marketingOptInDuration = marketingOptInDuration
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerCurrency = customerCurrency
+        self.developerProceedsMilliunits = developerProceedsMilliunits
+        self.proceedsCurrency = proceedsCurrency
+        self.subscriberId = subscriberId
+        self.subscriberIdReset = subscriberIdReset
+        self.refund = refund
+        self.purchaseDate = purchaseDate
+        self.units = units
+        self.customerPriceTotalMilliunits = customerPriceTotalMilliunits
+        self.developerProceedsTotalMilliunits = developerProceedsTotalMilliunits
+        self.preservedPricing = preservedPricing
+        self.proceedsReason = proceedsReason
+        self.client = client
+        self.device = device
+        self.country = country
+    }
+}
+
+/// A `subscriber_report_line` row in a `RecordBatch` (see `SubscriberReportLine`): texts are `TextRef`s of the batch's arena.
+package struct SubscriberReportRow: Sendable {
+    package var line: UInt32
+    package var eventDate: TextRef
+    package var appName: TextRef
+    package var appAppleId: TextRef
+    package var subscriptionName: TextRef
+    package var subscriptionAppleId: TextRef
+    package var subscriptionGroupId: TextRef
+    package var standardSubscriptionDuration: TextRef
+    package var subscriptionOfferName: TextRef
+    package var promotionalOfferId: TextRef
+    package var subscriptionOfferType: TextRef
+    package var subscriptionOfferDuration: TextRef
+    package var marketingOptInDuration: TextRef
+    package var customerPriceMilliunits: Int64
+    package var customerCurrency: TextRef
+    package var developerProceedsMilliunits: Int64
+    package var proceedsCurrency: TextRef
+    package var subscriberId: TextRef
+    package var subscriberIdReset: TextRef
+    package var refund: TextRef
+    package var purchaseDate: TextRef
+    package var units: Int64
+    package var customerPriceTotalMilliunits: Int64
+    package var developerProceedsTotalMilliunits: Int64
+    package var preservedPricing: TextRef
+    package var proceedsReason: TextRef
+    package var client: TextRef
+    package var device: TextRef
+    package var country: TextRef
+
+    package init(
+        line: UInt32,
+        eventDate: TextRef = .null,
+        appName: TextRef = .null,
+        appAppleId: TextRef = .null,
+        subscriptionName: TextRef = .null,
+        subscriptionAppleId: TextRef = .null,
+        subscriptionGroupId: TextRef = .null,
+        standardSubscriptionDuration: TextRef = .null,
+        subscriptionOfferName: TextRef = .null,
+        promotionalOfferId: TextRef = .null,
+        subscriptionOfferType: TextRef = .null,
+        subscriptionOfferDuration: TextRef = .null,
+        marketingOptInDuration: TextRef = .null,
+        customerPriceMilliunits: Int64,
+        customerCurrency: TextRef = .null,
+        developerProceedsMilliunits: Int64,
+        proceedsCurrency: TextRef = .null,
+        subscriberId: TextRef = .null,
+        subscriberIdReset: TextRef = .null,
+        refund: TextRef = .null,
+        purchaseDate: TextRef = .null,
+        units: Int64,
+        customerPriceTotalMilliunits: Int64,
+        developerProceedsTotalMilliunits: Int64,
+        preservedPricing: TextRef = .null,
+        proceedsReason: TextRef = .null,
+        client: TextRef = .null,
+        device: TextRef = .null,
+        country: TextRef = .null
+    ) {
+        self.line = line
+        self.eventDate = eventDate
+        self.appName = appName
+        self.appAppleId = appAppleId
+        self.subscriptionName = subscriptionName
+        self.subscriptionAppleId = subscriptionAppleId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.standardSubscriptionDuration = standardSubscriptionDuration
+        self.subscriptionOfferName = subscriptionOfferName
+        self.promotionalOfferId = promotionalOfferId
+        self.subscriptionOfferType = subscriptionOfferType
+        self.subscriptionOfferDuration = subscriptionOfferDuration
+        self.marketingOptInDuration = marketingOptInDuration
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerCurrency = customerCurrency
+        self.developerProceedsMilliunits = developerProceedsMilliunits
+        self.proceedsCurrency = proceedsCurrency
+        self.subscriberId = subscriberId
+        self.subscriberIdReset = subscriberIdReset
+        self.refund = refund
+        self.purchaseDate = purchaseDate
+        self.units = units
+        self.customerPriceTotalMilliunits = customerPriceTotalMilliunits
+        self.developerProceedsTotalMilliunits = developerProceedsTotalMilliunits
+        self.preservedPricing = preservedPricing
+        self.proceedsReason = proceedsReason
+        self.client = client
+        self.device = device
+        self.country = country
+    }
+}
+
+/// One row of a financial report (one region, or all regions in one file): the settled sales or returns
+/// of one product, country of sale and price in one fiscal month.
+///
+/// Source: Apple, "Financial Reports" (App Store Connect Help). `Partner Share` (always positive) and
+/// `Customer Price` are per unit; `Extended Partner Share` is `Quantity` × `Partner Share`, checked: a row
+/// where it is not is rejected. `R` rows (returns) have a negative `Quantity` and `Customer Price`.
+public struct FinancialReportLine: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    /// `Start Date`: ISO date, the first day of the fiscal month (Apple's fiscal calendar).
+    public var startDate: String
+    /// `End Date`: ISO date, the fiscal month's last day.
+    public var endDate: String
+    public var upc: String?
+    public var isrcIsbn: String?
+    /// The developer's SKU or product id.
+    public var vendorIdentifier: String?
+    /// `Quantity`: units, negative for returns.
+    public var quantity: Int64
+    /// `Partner Share`: proceeds per unit, milliunits of `partner_share_currency`.
+    public var partnerShareMilliunits: Int64
+    /// `Extended Partner Share`: the row's proceeds, milliunits of `partner_share_currency` (= quantity × partner share).
+    public var extendedPartnerShareMilliunits: Int64
+    /// ISO 4217 code.
+    public var partnerShareCurrency: String
+    /// `S` a sale, `R` a return.
+    public var salesOrReturn: String
+    public var appleIdentifier: String?
+    public var developer: String?
+    public var title: String?
+    public var label: String?
+    public var grid: String?
+    public var productTypeIdentifier: String?
+    public var isanOtherIdentifier: String?
+    /// ISO 3166-1 alpha-2 code of the storefront.
+    public var countryOfSale: String?
+    public var preOrderFlag: String?
+    public var promoCode: String?
+    /// `Customer Price` per unit (taxes included), milliunits of `customer_currency`, as Apple wrote it.
+    public var customerPriceMilliunits: Int64
+    /// ISO 4217 code.
+    public var customerCurrency: String?
+    /// `Quantity` × `Customer Price` in milliunits of `customer_currency`, computed exactly (checked, no rounding): the line's
+    /// total, its sign that of the line (negative for a refund) whatever the sign Apple gave the per-unit amount.
+    public var customerPriceTotalMilliunits: Int64
+
+    public init(
+        location: SourceLocation,
+        startDate: String,
+        endDate: String,
+        upc: String? = nil,
+        isrcIsbn: String? = nil,
+        vendorIdentifier: String? = nil,
+        quantity: Int64,
+        partnerShareMilliunits: Int64,
+        extendedPartnerShareMilliunits: Int64,
+        partnerShareCurrency: String,
+        salesOrReturn: String,
+        appleIdentifier: String? = nil,
+        developer: String? = nil,
+        title: String? = nil,
+        label: String? = nil,
+        grid: String? = nil,
+        productTypeIdentifier: String? = nil,
+        isanOtherIdentifier: String? = nil,
+        countryOfSale: String? = nil,
+        preOrderFlag: String? = nil,
+        promoCode: String? = nil,
+        customerPriceMilliunits: Int64,
+        customerCurrency: String? = nil,
+        customerPriceTotalMilliunits: Int64
+    ) {
+        self.location = location
+        self.startDate = startDate
+        self.endDate = endDate
+        self.upc = upc
+        self.isrcIsbn = isrcIsbn
+        self.vendorIdentifier = vendorIdentifier
+        self.quantity = quantity
+        self.partnerShareMilliunits = partnerShareMilliunits
+        self.extendedPartnerShareMilliunits = extendedPartnerShareMilliunits
+        self.partnerShareCurrency = partnerShareCurrency
+        self.salesOrReturn = salesOrReturn
+        self.appleIdentifier = appleIdentifier
+        self.developer = developer
+        self.title = title
+        self.label = label
+        self.grid = grid
+        self.productTypeIdentifier = productTypeIdentifier
+        self.isanOtherIdentifier = isanOtherIdentifier
+        self.countryOfSale = countryOfSale
+        self.preOrderFlag = preOrderFlag
+        self.promoCode = promoCode
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerCurrency = customerCurrency
+        self.customerPriceTotalMilliunits = customerPriceTotalMilliunits
+    }
+}
+
+/// A `financial_report_line` row in a `RecordBatch` (see `FinancialReportLine`): texts are `TextRef`s of the batch's arena.
+package struct FinancialReportRow: Sendable {
+    package var line: UInt32
+    package var startDate: TextRef
+    package var endDate: TextRef
+    package var upc: TextRef
+    package var isrcIsbn: TextRef
+    package var vendorIdentifier: TextRef
+    package var quantity: Int64
+    package var partnerShareMilliunits: Int64
+    package var extendedPartnerShareMilliunits: Int64
+    package var partnerShareCurrency: TextRef
+    package var salesOrReturn: TextRef
+    package var appleIdentifier: TextRef
+    package var developer: TextRef
+    package var title: TextRef
+    package var label: TextRef
+    package var grid: TextRef
+    package var productTypeIdentifier: TextRef
+    package var isanOtherIdentifier: TextRef
+    package var countryOfSale: TextRef
+    package var preOrderFlag: TextRef
+    package var promoCode: TextRef
+    package var customerPriceMilliunits: Int64
+    package var customerCurrency: TextRef
+    package var customerPriceTotalMilliunits: Int64
+
+    package init(
+        line: UInt32,
+        startDate: TextRef = .null,
+        endDate: TextRef = .null,
+        upc: TextRef = .null,
+        isrcIsbn: TextRef = .null,
+        vendorIdentifier: TextRef = .null,
+        quantity: Int64,
+        partnerShareMilliunits: Int64,
+        extendedPartnerShareMilliunits: Int64,
+        partnerShareCurrency: TextRef = .null,
+        salesOrReturn: TextRef = .null,
+        appleIdentifier: TextRef = .null,
+        developer: TextRef = .null,
+        title: TextRef = .null,
+        label: TextRef = .null,
+        grid: TextRef = .null,
+        productTypeIdentifier: TextRef = .null,
+        isanOtherIdentifier: TextRef = .null,
+        countryOfSale: TextRef = .null,
+        preOrderFlag: TextRef = .null,
+        promoCode: TextRef = .null,
+        customerPriceMilliunits: Int64,
+        customerCurrency: TextRef = .null,
+        customerPriceTotalMilliunits: Int64
+    ) {
+        self.line = line
+        self.startDate = startDate
+        self.endDate = endDate
+        self.upc = upc
+        self.isrcIsbn = isrcIsbn
+        self.vendorIdentifier = vendorIdentifier
+        self.quantity = quantity
+        self.partnerShareMilliunits = partnerShareMilliunits
+        self.extendedPartnerShareMilliunits = extendedPartnerShareMilliunits
+        self.partnerShareCurrency = partnerShareCurrency
+        self.salesOrReturn = salesOrReturn
+        self.appleIdentifier = appleIdentifier
+        self.developer = developer
+        self.title = title
+        self.label = label
+        self.grid = grid
+        self.productTypeIdentifier = productTypeIdentifier
+        self.isanOtherIdentifier = isanOtherIdentifier
+        self.countryOfSale = countryOfSale
+        self.preOrderFlag = preOrderFlag
+        self.promoCode = promoCode
+        self.customerPriceMilliunits = customerPriceMilliunits
+        self.customerCurrency = customerCurrency
+        self.customerPriceTotalMilliunits = customerPriceTotalMilliunits
+    }
+}
+
+/// A total a financial report states after its rows: `Total_Rows`, `Total_Amount`, `Total_Units`, or a row
+/// of the all-regions report's summary table. Each was checked against the report's rows when read: a
+/// total the rows do not add up to is rejected (its `file:line` names the report), never stored.
+public struct FinancialReportTotal: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    /// `total_rows`, `total_amount`, `total_units` or `country_summary`.
+    public var kind: FinancialReportTotalKind
+    /// `Total_Rows`: how many rows the report holds.
+    public var rows: Int64?
+    /// `Total_Units`: the `Quantity` of its sales (`S`) rows; a summary row's `Quantity`.
+    public var units: Int64?
+    /// `Total_Amount` (a summary row: `Extended Partner Share`) in milliunits of `currency`.
+    public var amountMilliunits: Int64?
+    /// The currency of `amount_milliunits` (ISO 4217).
+    public var currency: String?
+    /// A summary row's country (alpha-2).
+    public var countryOfSale: String?
+
+    public init(
+        location: SourceLocation,
+        kind: FinancialReportTotalKind,
+        rows: Int64? = nil,
+        units: Int64? = nil,
+        amountMilliunits: Int64? = nil,
+        currency: String? = nil,
+        countryOfSale: String? = nil
+    ) {
+        self.location = location
+        self.kind = kind
+        self.rows = rows
+        self.units = units
+        self.amountMilliunits = amountMilliunits
+        self.currency = currency
+        self.countryOfSale = countryOfSale
+    }
+}
+
+/// A `financial_report_total` row in a `RecordBatch` (see `FinancialReportTotal`): texts are `TextRef`s of the batch's arena.
+package struct FinancialReportTotalRow: Sendable {
+    package var line: UInt32
+    package var kind: FinancialReportTotalKind
+    package var rows: Int64?
+    package var units: Int64?
+    package var amountMilliunits: Int64?
+    package var currency: TextRef
+    package var countryOfSale: TextRef
+
+    package init(
+        line: UInt32,
+        kind: FinancialReportTotalKind,
+        rows: Int64? = nil,
+        units: Int64? = nil,
+        amountMilliunits: Int64? = nil,
+        currency: TextRef = .null,
+        countryOfSale: TextRef = .null
+    ) {
+        self.line = line
+        self.kind = kind
+        self.rows = rows
+        self.units = units
+        self.amountMilliunits = amountMilliunits
+        self.currency = currency
+        self.countryOfSale = countryOfSale
+    }
+}
+
+/// One line of the payments summary (`financial_report.csv` from Payments and Financial Reports): a
+/// region's earnings in its currency and what was paid for them in the bank's currency, the total paid,
+/// or where it was paid.
+///
+/// Amounts are milliunits of `currency` (a region) or `bank_currency` (`proceeds`, the total); the `total`
+/// line was checked against the paid regions' proceeds when read.
+public struct PaymentSummaryLine: Hashable, Sendable {
+    /// Where the record is: its input file (as given) and 1-based line; `file:line` in every message.
+    public var location: SourceLocation
+    /// `region`, `total` or `paid_to`.
+    public var kind: PaymentSummaryLineKind
+    /// The fiscal month as the title line names it (`September, 2014`), as Apple wrote it.
+    public var period: String?
+    /// The region's name (`Euro-Zone`), without its currency.
+    public var region: String?
+    /// The region's currency (ISO 4217), from `Region (Currency)`.
+    public var currency: String?
+    /// A region row before the first empty line (paid this month); false after it (earnings below the payment
+    /// threshold, carried to a later month); nil for other lines.
+    public var paid: Bool?
+    public var unitsSold: Int64?
+    /// `Earned`: milliunits of `currency`.
+    public var earnedMilliunits: Int64?
+    /// `Pre-Tax Subtotal`: milliunits of `currency`.
+    public var preTaxSubtotalMilliunits: Int64?
+    /// `Input Tax`: milliunits of `currency`.
+    public var inputTaxMilliunits: Int64?
+    /// `Adjustments`: milliunits of `currency`.
+    public var adjustmentsMilliunits: Int64?
+    /// `Withholding Tax`: milliunits of `currency`.
+    public var withholdingTaxMilliunits: Int64?
+    /// `Total Owed`: milliunits of `currency`.
+    public var totalOwedMilliunits: Int64?
+    /// `Balance`: milliunits of `currency` (only in a summary with the column).
+    public var balanceMilliunits: Int64?
+    /// `Exchange Rate` as Apple wrote it (`0.80030`: up to 6 decimals, kept as exact text).
+    public var exchangeRate: String?
+    /// Proceeds paid (a total line: the total paid), milliunits of `bank_currency`.
+    public var proceedsMilliunits: Int64?
+    /// ISO 4217 code of the bank account.
+    public var bankCurrency: String?
+    /// A `paid_to` line's text (`Paid to FICTIONAL BANK -****1299`).
+    public var paidTo: String?
+
+    public init(
+        location: SourceLocation,
+        kind: PaymentSummaryLineKind,
+        period: String? = nil,
+        region: String? = nil,
+        currency: String? = nil,
+        paid: Bool? = nil,
+        unitsSold: Int64? = nil,
+        earnedMilliunits: Int64? = nil,
+        preTaxSubtotalMilliunits: Int64? = nil,
+        inputTaxMilliunits: Int64? = nil,
+        adjustmentsMilliunits: Int64? = nil,
+        withholdingTaxMilliunits: Int64? = nil,
+        totalOwedMilliunits: Int64? = nil,
+        balanceMilliunits: Int64? = nil,
+        exchangeRate: String? = nil,
+        proceedsMilliunits: Int64? = nil,
+        bankCurrency: String? = nil,
+        paidTo: String? = nil
+    ) {
+        self.location = location
+        self.kind = kind
+        self.period = period
+        self.region = region
+        self.currency = currency
+        self.paid = paid
+        self.unitsSold = unitsSold
+        self.earnedMilliunits = earnedMilliunits
+        self.preTaxSubtotalMilliunits = preTaxSubtotalMilliunits
+        self.inputTaxMilliunits = inputTaxMilliunits
+        self.adjustmentsMilliunits = adjustmentsMilliunits
+        self.withholdingTaxMilliunits = withholdingTaxMilliunits
+        self.totalOwedMilliunits = totalOwedMilliunits
+        self.balanceMilliunits = balanceMilliunits
+        self.exchangeRate = exchangeRate
+        self.proceedsMilliunits = proceedsMilliunits
+        self.bankCurrency = bankCurrency
+        self.paidTo = paidTo
+    }
+}
+
+/// A `payment_summary_line` row in a `RecordBatch` (see `PaymentSummaryLine`): texts are `TextRef`s of the batch's arena.
+package struct PaymentSummaryRow: Sendable {
+    package var line: UInt32
+    package var kind: PaymentSummaryLineKind
+    package var period: TextRef
+    package var region: TextRef
+    package var currency: TextRef
+    package var paid: Bool?
+    package var unitsSold: Int64?
+    package var earnedMilliunits: Int64?
+    package var preTaxSubtotalMilliunits: Int64?
+    package var inputTaxMilliunits: Int64?
+    package var adjustmentsMilliunits: Int64?
+    package var withholdingTaxMilliunits: Int64?
+    package var totalOwedMilliunits: Int64?
+    package var balanceMilliunits: Int64?
+    package var exchangeRate: TextRef
+    package var proceedsMilliunits: Int64?
+    package var bankCurrency: TextRef
+    package var paidTo: TextRef
+
+    package init(
+        line: UInt32,
+        kind: PaymentSummaryLineKind,
+        period: TextRef = .null,
+        region: TextRef = .null,
+        currency: TextRef = .null,
+        paid: Bool? = nil,
+        unitsSold: Int64? = nil,
+        earnedMilliunits: Int64? = nil,
+        preTaxSubtotalMilliunits: Int64? = nil,
+        inputTaxMilliunits: Int64? = nil,
+        adjustmentsMilliunits: Int64? = nil,
+        withholdingTaxMilliunits: Int64? = nil,
+        totalOwedMilliunits: Int64? = nil,
+        balanceMilliunits: Int64? = nil,
+        exchangeRate: TextRef = .null,
+        proceedsMilliunits: Int64? = nil,
+        bankCurrency: TextRef = .null,
+        paidTo: TextRef = .null
+    ) {
+        self.line = line
+        self.kind = kind
+        self.period = period
+        self.region = region
+        self.currency = currency
+        self.paid = paid
+        self.unitsSold = unitsSold
+        self.earnedMilliunits = earnedMilliunits
+        self.preTaxSubtotalMilliunits = preTaxSubtotalMilliunits
+        self.inputTaxMilliunits = inputTaxMilliunits
+        self.adjustmentsMilliunits = adjustmentsMilliunits
+        self.withholdingTaxMilliunits = withholdingTaxMilliunits
+        self.totalOwedMilliunits = totalOwedMilliunits
+        self.balanceMilliunits = balanceMilliunits
+        self.exchangeRate = exchangeRate
+        self.proceedsMilliunits = proceedsMilliunits
+        self.bankCurrency = bankCurrency
+        self.paidTo = paidTo
+    }
+}
+
 /// Records read from one stretch of an input file, as rows ready for the store: every text in one
 /// arena (`TextArena`), every row a flat value. The fast JSON Lines readers fill rows directly; the
 /// other readers append values (`append(_:)`). Rows keep their input order; `line` is 1-based.
@@ -766,6 +2027,13 @@ package struct RecordBatch: Sendable {
     package var appleRecords: [AppleRecordRow] = []
     package var appleTransactions: [AppleTransactionRow] = []
     package var pendingRenewals: [PendingRenewalRow] = []
+    package var salesReportLines: [SalesReportRow] = []
+    package var subscriptionReportLines: [SubscriptionReportRow] = []
+    package var subscriptionEventLines: [SubscriptionEventRow] = []
+    package var subscriberReportLines: [SubscriberReportRow] = []
+    package var financialReportLines: [FinancialReportRow] = []
+    package var financialReportTotals: [FinancialReportTotalRow] = []
+    package var paymentSummaryLines: [PaymentSummaryRow] = []
     /// The ids of id lists (`ServerRow.transactionIds`…): rows hold ranges of it.
     package var ids: [TextRef] = []
     /// The (id, quantity) pairs of quantity fields (`ServerRow.creditedQuantities`…), ids sorted: rows hold ranges of it.
@@ -777,7 +2045,11 @@ package struct RecordBatch: Sendable {
     package init() {}
 
     /// Records imported (rejections not counted).
-    package var recordCount: Int { clientReports.count + serverRequests.count + appleRecords.count }
+    package var recordCount: Int {
+        clientReports.count + serverRequests.count + appleRecords.count + salesReportLines.count + subscriptionReportLines.count
+            + subscriptionEventLines.count + subscriberReportLines.count + financialReportLines.count + financialReportTotals.count
+            + paymentSummaryLines.count
+    }
 }
 
 extension RecordBatch {
@@ -904,6 +2176,226 @@ extension RecordBatch {
             gracePeriodExpiresDateMs: r.gracePeriodExpiresDateMs
         )
         pendingRenewals.append(row)
+    }
+
+    /// Appends a `SalesReportLine` as rows.
+    package mutating func append(_ r: SalesReportLine) {
+        let row = SalesReportRow(
+            line: UInt32(r.location.line),
+            layout: r.layout,
+            provider: arena.append(r.provider),
+            providerCountry: arena.append(r.providerCountry),
+            sku: arena.append(r.sku),
+            developer: arena.append(r.developer),
+            title: arena.append(r.title),
+            version: arena.append(r.version),
+            productTypeIdentifier: arena.append(r.productTypeIdentifier),
+            units: r.units,
+            developerProceedsMilliunits: r.developerProceedsMilliunits,
+            proceedsCurrency: arena.append(r.proceedsCurrency),
+            developerProceedsTotalMilliunits: r.developerProceedsTotalMilliunits,
+            beginDate: arena.append(r.beginDate),
+            endDate: arena.append(r.endDate),
+            customerCurrency: arena.append(r.customerCurrency),
+            countryCode: arena.append(r.countryCode),
+            appleIdentifier: arena.append(r.appleIdentifier),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerPriceTotalMilliunits: r.customerPriceTotalMilliunits,
+            promoCode: arena.append(r.promoCode),
+            parentIdentifier: arena.append(r.parentIdentifier),
+            subscription: arena.append(r.subscription),
+            period: arena.append(r.period),
+            category: arena.append(r.category),
+            cmb: arena.append(r.cmb),
+            device: arena.append(r.device),
+            supportedPlatforms: arena.append(r.supportedPlatforms),
+            proceedsReason: arena.append(r.proceedsReason),
+            preservedPricing: arena.append(r.preservedPricing),
+            client: arena.append(r.client),
+            orderType: arena.append(r.orderType)
+        )
+        salesReportLines.append(row)
+    }
+
+    /// Appends a `SubscriptionReportLine` as rows.
+    package mutating func append(_ r: SubscriptionReportLine) {
+        let row = SubscriptionReportRow(
+            line: UInt32(r.location.line),
+            appName: arena.append(r.appName),
+            appAppleId: arena.append(r.appAppleId),
+            subscriptionName: arena.append(r.subscriptionName),
+            subscriptionAppleId: arena.append(r.subscriptionAppleId),
+            subscriptionGroupId: arena.append(r.subscriptionGroupId),
+            standardSubscriptionDuration: arena.append(r.standardSubscriptionDuration),
+            promotionalOfferName: arena.append(r.promotionalOfferName),
+            promotionalOfferId: arena.append(r.promotionalOfferId),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerCurrency: arena.append(r.customerCurrency),
+            developerProceedsMilliunits: r.developerProceedsMilliunits,
+            proceedsCurrency: arena.append(r.proceedsCurrency),
+            state: arena.append(r.state),
+            preservedPricing: arena.append(r.preservedPricing),
+            proceedsReason: arena.append(r.proceedsReason),
+            client: arena.append(r.client),
+            device: arena.append(r.device),
+            country: arena.append(r.country),
+            activeStandardPriceSubscriptions: r.activeStandardPriceSubscriptions,
+            activeFreeTrialIntroductoryOfferSubscriptions: r.activeFreeTrialIntroductoryOfferSubscriptions,
+            activePayUpFrontIntroductoryOfferSubscriptions: r.activePayUpFrontIntroductoryOfferSubscriptions,
+            activePayAsYouGoIntroductoryOfferSubscriptions: r.activePayAsYouGoIntroductoryOfferSubscriptions,
+            freeTrialPromotionalOfferSubscriptions: r.freeTrialPromotionalOfferSubscriptions,
+            payUpFrontPromotionalOfferSubscriptions: r.payUpFrontPromotionalOfferSubscriptions,
+            payAsYouGoPromotionalOfferSubscriptions: r.payAsYouGoPromotionalOfferSubscriptions,
+            freeTrialOfferCodeSubscriptions: r.freeTrialOfferCodeSubscriptions,
+            payUpFrontOfferCodeSubscriptions: r.payUpFrontOfferCodeSubscriptions,
+            payAsYouGoOfferCodeSubscriptions: r.payAsYouGoOfferCodeSubscriptions,
+            marketingOptIns: r.marketingOptIns,
+            billingRetry: r.billingRetry,
+            gracePeriod: r.gracePeriod
+        )
+        subscriptionReportLines.append(row)
+    }
+
+    /// Appends a `SubscriptionEventLine` as rows.
+    package mutating func append(_ r: SubscriptionEventLine) {
+        let row = SubscriptionEventRow(
+            line: UInt32(r.location.line),
+            eventDate: arena.append(r.eventDate),
+            event: arena.append(r.event),
+            appName: arena.append(r.appName),
+            appAppleId: arena.append(r.appAppleId),
+            subscriptionName: arena.append(r.subscriptionName),
+            subscriptionAppleId: arena.append(r.subscriptionAppleId),
+            subscriptionGroupId: arena.append(r.subscriptionGroupId),
+            standardSubscriptionDuration: arena.append(r.standardSubscriptionDuration),
+            subscriptionOfferType: arena.append(r.subscriptionOfferType),
+            subscriptionOfferDuration: arena.append(r.subscriptionOfferDuration),
+            marketingOptInDuration: arena.append(r.marketingOptInDuration),
+            marketingOptIn: arena.append(r.marketingOptIn),
+            promotionalOfferName: arena.append(r.promotionalOfferName),
+            promotionalOfferId: arena.append(r.promotionalOfferId),
+            consecutivePaidPeriods: r.consecutivePaidPeriods,
+            originalStartDate: arena.append(r.originalStartDate),
+            state: arena.append(r.state),
+            previousSubscriptionName: arena.append(r.previousSubscriptionName),
+            previousSubscriptionAppleId: arena.append(r.previousSubscriptionAppleId),
+            daysBeforeCanceling: r.daysBeforeCanceling,
+            cancellationReason: arena.append(r.cancellationReason),
+            daysCanceled: r.daysCanceled,
+            quantity: r.quantity,
+            preservedPricing: arena.append(r.preservedPricing),
+            proceedsReason: arena.append(r.proceedsReason),
+            client: arena.append(r.client),
+            device: arena.append(r.device),
+            country: arena.append(r.country)
+        )
+        subscriptionEventLines.append(row)
+    }
+
+    /// Appends a `SubscriberReportLine` as rows.
+    package mutating func append(_ r: SubscriberReportLine) {
+        let row = SubscriberReportRow(
+            line: UInt32(r.location.line),
+            eventDate: arena.append(r.eventDate),
+            appName: arena.append(r.appName),
+            appAppleId: arena.append(r.appAppleId),
+            subscriptionName: arena.append(r.subscriptionName),
+            subscriptionAppleId: arena.append(r.subscriptionAppleId),
+            subscriptionGroupId: arena.append(r.subscriptionGroupId),
+            standardSubscriptionDuration: arena.append(r.standardSubscriptionDuration),
+            subscriptionOfferName: arena.append(r.subscriptionOfferName),
+            promotionalOfferId: arena.append(r.promotionalOfferId),
+            subscriptionOfferType: arena.append(r.subscriptionOfferType),
+            subscriptionOfferDuration: arena.append(r.subscriptionOfferDuration),
+            marketingOptInDuration: arena.append(r.marketingOptInDuration),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerCurrency: arena.append(r.customerCurrency),
+            developerProceedsMilliunits: r.developerProceedsMilliunits,
+            proceedsCurrency: arena.append(r.proceedsCurrency),
+            subscriberId: arena.append(r.subscriberId),
+            subscriberIdReset: arena.append(r.subscriberIdReset),
+            refund: arena.append(r.refund),
+            purchaseDate: arena.append(r.purchaseDate),
+            units: r.units,
+            customerPriceTotalMilliunits: r.customerPriceTotalMilliunits,
+            developerProceedsTotalMilliunits: r.developerProceedsTotalMilliunits,
+            preservedPricing: arena.append(r.preservedPricing),
+            proceedsReason: arena.append(r.proceedsReason),
+            client: arena.append(r.client),
+            device: arena.append(r.device),
+            country: arena.append(r.country)
+        )
+        subscriberReportLines.append(row)
+    }
+
+    /// Appends a `FinancialReportLine` as rows.
+    package mutating func append(_ r: FinancialReportLine) {
+        let row = FinancialReportRow(
+            line: UInt32(r.location.line),
+            startDate: arena.append(r.startDate),
+            endDate: arena.append(r.endDate),
+            upc: arena.append(r.upc),
+            isrcIsbn: arena.append(r.isrcIsbn),
+            vendorIdentifier: arena.append(r.vendorIdentifier),
+            quantity: r.quantity,
+            partnerShareMilliunits: r.partnerShareMilliunits,
+            extendedPartnerShareMilliunits: r.extendedPartnerShareMilliunits,
+            partnerShareCurrency: arena.append(r.partnerShareCurrency),
+            salesOrReturn: arena.append(r.salesOrReturn),
+            appleIdentifier: arena.append(r.appleIdentifier),
+            developer: arena.append(r.developer),
+            title: arena.append(r.title),
+            label: arena.append(r.label),
+            grid: arena.append(r.grid),
+            productTypeIdentifier: arena.append(r.productTypeIdentifier),
+            isanOtherIdentifier: arena.append(r.isanOtherIdentifier),
+            countryOfSale: arena.append(r.countryOfSale),
+            preOrderFlag: arena.append(r.preOrderFlag),
+            promoCode: arena.append(r.promoCode),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerCurrency: arena.append(r.customerCurrency),
+            customerPriceTotalMilliunits: r.customerPriceTotalMilliunits
+        )
+        financialReportLines.append(row)
+    }
+
+    /// Appends a `FinancialReportTotal` as rows.
+    package mutating func append(_ r: FinancialReportTotal) {
+        let row = FinancialReportTotalRow(
+            line: UInt32(r.location.line),
+            kind: r.kind,
+            rows: r.rows,
+            units: r.units,
+            amountMilliunits: r.amountMilliunits,
+            currency: arena.append(r.currency),
+            countryOfSale: arena.append(r.countryOfSale)
+        )
+        financialReportTotals.append(row)
+    }
+
+    /// Appends a `PaymentSummaryLine` as rows.
+    package mutating func append(_ r: PaymentSummaryLine) {
+        let row = PaymentSummaryRow(
+            line: UInt32(r.location.line),
+            kind: r.kind,
+            period: arena.append(r.period),
+            region: arena.append(r.region),
+            currency: arena.append(r.currency),
+            paid: r.paid,
+            unitsSold: r.unitsSold,
+            earnedMilliunits: r.earnedMilliunits,
+            preTaxSubtotalMilliunits: r.preTaxSubtotalMilliunits,
+            inputTaxMilliunits: r.inputTaxMilliunits,
+            adjustmentsMilliunits: r.adjustmentsMilliunits,
+            withholdingTaxMilliunits: r.withholdingTaxMilliunits,
+            totalOwedMilliunits: r.totalOwedMilliunits,
+            balanceMilliunits: r.balanceMilliunits,
+            exchangeRate: arena.append(r.exchangeRate),
+            proceedsMilliunits: r.proceedsMilliunits,
+            bankCurrency: arena.append(r.bankCurrency),
+            paidTo: arena.append(r.paidTo)
+        )
+        paymentSummaryLines.append(row)
     }
 
     private mutating func appendQuantities(_ values: [String: Int]) -> Range<Int32> {

@@ -109,6 +109,205 @@ enum RecordTables {
             grace_period_expires_date_ms INTEGER,
             PRIMARY KEY (record_id, position)
         ) STRICT, WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sales_report_line (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            layout TEXT NOT NULL,
+            provider TEXT,
+            provider_country TEXT,
+            sku TEXT,
+            developer TEXT,
+            title TEXT,
+            version TEXT,
+            product_type_identifier TEXT,
+            units INTEGER NOT NULL,
+            developer_proceeds_milliunits INTEGER NOT NULL,
+            proceeds_currency TEXT,
+            developer_proceeds_total_milliunits INTEGER NOT NULL,
+            begin_date TEXT NOT NULL,
+            end_date TEXT NOT NULL,
+            customer_currency TEXT NOT NULL,
+            country_code TEXT,
+            apple_identifier TEXT,
+            customer_price_milliunits INTEGER NOT NULL,
+            customer_price_total_milliunits INTEGER NOT NULL,
+            promo_code TEXT,
+            parent_identifier TEXT,
+            subscription TEXT,
+            period TEXT,
+            category TEXT,
+            cmb TEXT,
+            device TEXT,
+            supported_platforms TEXT,
+            proceeds_reason TEXT,
+            preserved_pricing TEXT,
+            client TEXT,
+            order_type TEXT
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS subscription_report_line (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            app_name TEXT,
+            app_apple_id TEXT,
+            subscription_name TEXT,
+            subscription_apple_id TEXT,
+            subscription_group_id TEXT,
+            standard_subscription_duration TEXT,
+            promotional_offer_name TEXT,
+            promotional_offer_id TEXT,
+            customer_price_milliunits INTEGER NOT NULL,
+            customer_currency TEXT NOT NULL,
+            developer_proceeds_milliunits INTEGER NOT NULL,
+            proceeds_currency TEXT,
+            state TEXT,
+            preserved_pricing TEXT,
+            proceeds_reason TEXT,
+            client TEXT,
+            device TEXT,
+            country TEXT,
+            active_standard_price_subscriptions INTEGER,
+            active_free_trial_introductory_offer_subscriptions INTEGER,
+            active_pay_up_front_introductory_offer_subscriptions INTEGER,
+            active_pay_as_you_go_introductory_offer_subscriptions INTEGER,
+            free_trial_promotional_offer_subscriptions INTEGER,
+            pay_up_front_promotional_offer_subscriptions INTEGER,
+            pay_as_you_go_promotional_offer_subscriptions INTEGER,
+            free_trial_offer_code_subscriptions INTEGER,
+            pay_up_front_offer_code_subscriptions INTEGER,
+            pay_as_you_go_offer_code_subscriptions INTEGER,
+            marketing_opt_ins INTEGER,
+            billing_retry INTEGER,
+            grace_period INTEGER
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS subscription_event_line (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            event_date TEXT NOT NULL,
+            event TEXT NOT NULL,
+            app_name TEXT,
+            app_apple_id TEXT,
+            subscription_name TEXT,
+            subscription_apple_id TEXT,
+            subscription_group_id TEXT,
+            standard_subscription_duration TEXT,
+            subscription_offer_type TEXT,
+            subscription_offer_duration TEXT,
+            marketing_opt_in_duration TEXT,
+            marketing_opt_in TEXT,
+            promotional_offer_name TEXT,
+            promotional_offer_id TEXT,
+            consecutive_paid_periods INTEGER,
+            original_start_date TEXT,
+            state TEXT,
+            previous_subscription_name TEXT,
+            previous_subscription_apple_id TEXT,
+            days_before_canceling INTEGER,
+            cancellation_reason TEXT,
+            days_canceled INTEGER,
+            quantity INTEGER NOT NULL,
+            preserved_pricing TEXT,
+            proceeds_reason TEXT,
+            client TEXT,
+            device TEXT,
+            country TEXT
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS subscriber_report_line (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            event_date TEXT NOT NULL,
+            app_name TEXT,
+            app_apple_id TEXT,
+            subscription_name TEXT,
+            subscription_apple_id TEXT,
+            subscription_group_id TEXT,
+            standard_subscription_duration TEXT,
+            subscription_offer_name TEXT,
+            promotional_offer_id TEXT,
+            subscription_offer_type TEXT,
+            subscription_offer_duration TEXT,
+            marketing_opt_in_duration TEXT,
+            customer_price_milliunits INTEGER NOT NULL,
+            customer_currency TEXT NOT NULL,
+            developer_proceeds_milliunits INTEGER NOT NULL,
+            proceeds_currency TEXT,
+            subscriber_id TEXT,
+            subscriber_id_reset TEXT,
+            refund TEXT,
+            purchase_date TEXT,
+            units INTEGER NOT NULL,
+            customer_price_total_milliunits INTEGER NOT NULL,
+            developer_proceeds_total_milliunits INTEGER NOT NULL,
+            preserved_pricing TEXT,
+            proceeds_reason TEXT,
+            client TEXT,
+            device TEXT,
+            country TEXT
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS financial_report_line (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            start_date TEXT NOT NULL,
+            end_date TEXT NOT NULL,
+            upc TEXT,
+            isrc_isbn TEXT,
+            vendor_identifier TEXT,
+            quantity INTEGER NOT NULL,
+            partner_share_milliunits INTEGER NOT NULL,
+            extended_partner_share_milliunits INTEGER NOT NULL,
+            partner_share_currency TEXT NOT NULL,
+            sales_or_return TEXT NOT NULL,
+            apple_identifier TEXT,
+            developer TEXT,
+            title TEXT,
+            label TEXT,
+            grid TEXT,
+            product_type_identifier TEXT,
+            isan_other_identifier TEXT,
+            country_of_sale TEXT,
+            pre_order_flag TEXT,
+            promo_code TEXT,
+            customer_price_milliunits INTEGER NOT NULL,
+            customer_currency TEXT,
+            customer_price_total_milliunits INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS financial_report_total (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            rows INTEGER,
+            units INTEGER,
+            amount_milliunits INTEGER,
+            currency TEXT,
+            country_of_sale TEXT
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS payment_summary_line (
+            record_id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            period TEXT,
+            region TEXT,
+            currency TEXT,
+            paid INTEGER,
+            units_sold INTEGER,
+            earned_milliunits INTEGER,
+            pre_tax_subtotal_milliunits INTEGER,
+            input_tax_milliunits INTEGER,
+            adjustments_milliunits INTEGER,
+            withholding_tax_milliunits INTEGER,
+            total_owed_milliunits INTEGER,
+            balance_milliunits INTEGER,
+            exchange_rate TEXT,
+            proceeds_milliunits INTEGER,
+            bank_currency TEXT,
+            paid_to TEXT
+        ) STRICT;
         """
 
     /// Each file's rows are one key range: `file_id << 32 | line`.
@@ -118,6 +317,13 @@ enum RecordTables {
         "DELETE FROM apple_record WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
         "DELETE FROM apple_transaction WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
         "DELETE FROM pending_renewal WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM sales_report_line WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM subscription_report_line WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM subscription_event_line WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM subscriber_report_line WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM financial_report_line WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM financial_report_total WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
+        "DELETE FROM payment_summary_line WHERE record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295",
     ]
 }
 
@@ -129,6 +335,13 @@ final class RecordInserts {
     private let appleRecord: SQLiteStatement
     private let appleTransaction: SQLiteStatement
     private let pendingRenewal: SQLiteStatement
+    private let salesReportLine: SQLiteStatement
+    private let subscriptionReportLine: SQLiteStatement
+    private let subscriptionEventLine: SQLiteStatement
+    private let subscriberReportLine: SQLiteStatement
+    private let financialReportLine: SQLiteStatement
+    private let financialReportTotal: SQLiteStatement
+    private let paymentSummaryLine: SQLiteStatement
 
     /// Throws `SQLiteError` when a statement cannot be prepared.
     init(database: SQLiteDatabase) throws {
@@ -137,6 +350,13 @@ final class RecordInserts {
         appleRecord = try database.prepare(AppleRecordColumn.insert)
         appleTransaction = try database.prepare(AppleTransactionColumn.insert)
         pendingRenewal = try database.prepare(PendingRenewalColumn.insert)
+        salesReportLine = try database.prepare(SalesReportLineColumn.insert)
+        subscriptionReportLine = try database.prepare(SubscriptionReportLineColumn.insert)
+        subscriptionEventLine = try database.prepare(SubscriptionEventLineColumn.insert)
+        subscriberReportLine = try database.prepare(SubscriberReportLineColumn.insert)
+        financialReportLine = try database.prepare(FinancialReportLineColumn.insert)
+        financialReportTotal = try database.prepare(FinancialReportTotalColumn.insert)
+        paymentSummaryLine = try database.prepare(PaymentSummaryLineColumn.insert)
     }
 
     /// Inserts every row of `batch`, keyed `fileId << 32 | line`. Throws `SQLiteError` when a row cannot be stored.
@@ -258,6 +478,273 @@ final class RecordInserts {
                     pendingRenewal.bind(PendingRenewalColumn.gracePeriodExpiresDateMs, r.gracePeriodExpiresDateMs)
                     try pendingRenewal.insertRow()
                 }
+            }
+            for r in batch.salesReportLines {
+                let key = fileId << 32 | Int64(r.line)
+                salesReportLine.resetForRow()
+                salesReportLine.bind(SalesReportLineColumn.key, key)
+                salesReportLine.bind(SalesReportLineColumn.fileId, fileId)
+                salesReportLine.bind(SalesReportLineColumn.line, Int64(r.line))
+                salesReportLine.bind(SalesReportLineColumn.layout, constant: r.layout.rawValue)
+                salesReportLine.bind(SalesReportLineColumn.provider, text: r.provider, in: base)
+                salesReportLine.bind(SalesReportLineColumn.providerCountry, text: r.providerCountry, in: base)
+                salesReportLine.bind(SalesReportLineColumn.sku, text: r.sku, in: base)
+                salesReportLine.bind(SalesReportLineColumn.developer, text: r.developer, in: base)
+                salesReportLine.bind(SalesReportLineColumn.title, text: r.title, in: base)
+                salesReportLine.bind(SalesReportLineColumn.version, text: r.version, in: base)
+                salesReportLine.bind(SalesReportLineColumn.productTypeIdentifier, text: r.productTypeIdentifier, in: base)
+                salesReportLine.bind(SalesReportLineColumn.units, r.units)
+                salesReportLine.bind(SalesReportLineColumn.developerProceedsMilliunits, r.developerProceedsMilliunits)
+                salesReportLine.bind(SalesReportLineColumn.proceedsCurrency, text: r.proceedsCurrency, in: base)
+                salesReportLine.bind(SalesReportLineColumn.developerProceedsTotalMilliunits, r.developerProceedsTotalMilliunits)
+                salesReportLine.bind(SalesReportLineColumn.beginDate, text: r.beginDate, in: base)
+                salesReportLine.bind(SalesReportLineColumn.endDate, text: r.endDate, in: base)
+                salesReportLine.bind(SalesReportLineColumn.customerCurrency, text: r.customerCurrency, in: base)
+                salesReportLine.bind(SalesReportLineColumn.countryCode, text: r.countryCode, in: base)
+                salesReportLine.bind(SalesReportLineColumn.appleIdentifier, text: r.appleIdentifier, in: base)
+                salesReportLine.bind(SalesReportLineColumn.customerPriceMilliunits, r.customerPriceMilliunits)
+                salesReportLine.bind(SalesReportLineColumn.customerPriceTotalMilliunits, r.customerPriceTotalMilliunits)
+                salesReportLine.bind(SalesReportLineColumn.promoCode, text: r.promoCode, in: base)
+                salesReportLine.bind(SalesReportLineColumn.parentIdentifier, text: r.parentIdentifier, in: base)
+                salesReportLine.bind(SalesReportLineColumn.subscription, text: r.subscription, in: base)
+                salesReportLine.bind(SalesReportLineColumn.period, text: r.period, in: base)
+                salesReportLine.bind(SalesReportLineColumn.category, text: r.category, in: base)
+                salesReportLine.bind(SalesReportLineColumn.cmb, text: r.cmb, in: base)
+                salesReportLine.bind(SalesReportLineColumn.device, text: r.device, in: base)
+                salesReportLine.bind(SalesReportLineColumn.supportedPlatforms, text: r.supportedPlatforms, in: base)
+                salesReportLine.bind(SalesReportLineColumn.proceedsReason, text: r.proceedsReason, in: base)
+                salesReportLine.bind(SalesReportLineColumn.preservedPricing, text: r.preservedPricing, in: base)
+                salesReportLine.bind(SalesReportLineColumn.client, text: r.client, in: base)
+                salesReportLine.bind(SalesReportLineColumn.orderType, text: r.orderType, in: base)
+                try salesReportLine.insertRow()
+            }
+            for r in batch.subscriptionReportLines {
+                let key = fileId << 32 | Int64(r.line)
+                subscriptionReportLine.resetForRow()
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.key, key)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.fileId, fileId)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.line, Int64(r.line))
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.appName, text: r.appName, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.appAppleId, text: r.appAppleId, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.subscriptionName, text: r.subscriptionName, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.subscriptionAppleId, text: r.subscriptionAppleId, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.subscriptionGroupId, text: r.subscriptionGroupId, in: base)
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.standardSubscriptionDuration,
+                    text: r.standardSubscriptionDuration,
+                    in: base
+                )
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.promotionalOfferName, text: r.promotionalOfferName, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.promotionalOfferId, text: r.promotionalOfferId, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.customerPriceMilliunits, r.customerPriceMilliunits)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.customerCurrency, text: r.customerCurrency, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.developerProceedsMilliunits, r.developerProceedsMilliunits)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.proceedsCurrency, text: r.proceedsCurrency, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.state, text: r.state, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.preservedPricing, text: r.preservedPricing, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.proceedsReason, text: r.proceedsReason, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.client, text: r.client, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.device, text: r.device, in: base)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.country, text: r.country, in: base)
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.activeStandardPriceSubscriptions,
+                    r.activeStandardPriceSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.activeFreeTrialIntroductoryOfferSubscriptions,
+                    r.activeFreeTrialIntroductoryOfferSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.activePayUpFrontIntroductoryOfferSubscriptions,
+                    r.activePayUpFrontIntroductoryOfferSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.activePayAsYouGoIntroductoryOfferSubscriptions,
+                    r.activePayAsYouGoIntroductoryOfferSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.freeTrialPromotionalOfferSubscriptions,
+                    r.freeTrialPromotionalOfferSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.payUpFrontPromotionalOfferSubscriptions,
+                    r.payUpFrontPromotionalOfferSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.payAsYouGoPromotionalOfferSubscriptions,
+                    r.payAsYouGoPromotionalOfferSubscriptions
+                )
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.freeTrialOfferCodeSubscriptions, r.freeTrialOfferCodeSubscriptions)
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.payUpFrontOfferCodeSubscriptions,
+                    r.payUpFrontOfferCodeSubscriptions
+                )
+                subscriptionReportLine.bind(
+                    SubscriptionReportLineColumn.payAsYouGoOfferCodeSubscriptions,
+                    r.payAsYouGoOfferCodeSubscriptions
+                )
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.marketingOptIns, r.marketingOptIns)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.billingRetry, r.billingRetry)
+                subscriptionReportLine.bind(SubscriptionReportLineColumn.gracePeriod, r.gracePeriod)
+                try subscriptionReportLine.insertRow()
+            }
+            for r in batch.subscriptionEventLines {
+                let key = fileId << 32 | Int64(r.line)
+                subscriptionEventLine.resetForRow()
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.key, key)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.fileId, fileId)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.line, Int64(r.line))
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.eventDate, text: r.eventDate, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.event, text: r.event, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.appName, text: r.appName, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.appAppleId, text: r.appAppleId, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.subscriptionName, text: r.subscriptionName, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.subscriptionAppleId, text: r.subscriptionAppleId, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.subscriptionGroupId, text: r.subscriptionGroupId, in: base)
+                subscriptionEventLine.bind(
+                    SubscriptionEventLineColumn.standardSubscriptionDuration,
+                    text: r.standardSubscriptionDuration,
+                    in: base
+                )
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.subscriptionOfferType, text: r.subscriptionOfferType, in: base)
+                subscriptionEventLine.bind(
+                    SubscriptionEventLineColumn.subscriptionOfferDuration,
+                    text: r.subscriptionOfferDuration,
+                    in: base
+                )
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.marketingOptInDuration, text: r.marketingOptInDuration, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.marketingOptIn, text: r.marketingOptIn, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.promotionalOfferName, text: r.promotionalOfferName, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.promotionalOfferId, text: r.promotionalOfferId, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.consecutivePaidPeriods, r.consecutivePaidPeriods)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.originalStartDate, text: r.originalStartDate, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.state, text: r.state, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.previousSubscriptionName, text: r.previousSubscriptionName, in: base)
+                subscriptionEventLine.bind(
+                    SubscriptionEventLineColumn.previousSubscriptionAppleId,
+                    text: r.previousSubscriptionAppleId,
+                    in: base
+                )
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.daysBeforeCanceling, r.daysBeforeCanceling)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.cancellationReason, text: r.cancellationReason, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.daysCanceled, r.daysCanceled)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.quantity, r.quantity)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.preservedPricing, text: r.preservedPricing, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.proceedsReason, text: r.proceedsReason, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.client, text: r.client, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.device, text: r.device, in: base)
+                subscriptionEventLine.bind(SubscriptionEventLineColumn.country, text: r.country, in: base)
+                try subscriptionEventLine.insertRow()
+            }
+            for r in batch.subscriberReportLines {
+                let key = fileId << 32 | Int64(r.line)
+                subscriberReportLine.resetForRow()
+                subscriberReportLine.bind(SubscriberReportLineColumn.key, key)
+                subscriberReportLine.bind(SubscriberReportLineColumn.fileId, fileId)
+                subscriberReportLine.bind(SubscriberReportLineColumn.line, Int64(r.line))
+                subscriberReportLine.bind(SubscriberReportLineColumn.eventDate, text: r.eventDate, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.appName, text: r.appName, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.appAppleId, text: r.appAppleId, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriptionName, text: r.subscriptionName, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriptionAppleId, text: r.subscriptionAppleId, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriptionGroupId, text: r.subscriptionGroupId, in: base)
+                subscriberReportLine.bind(
+                    SubscriberReportLineColumn.standardSubscriptionDuration,
+                    text: r.standardSubscriptionDuration,
+                    in: base
+                )
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriptionOfferName, text: r.subscriptionOfferName, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.promotionalOfferId, text: r.promotionalOfferId, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriptionOfferType, text: r.subscriptionOfferType, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriptionOfferDuration, text: r.subscriptionOfferDuration, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.marketingOptInDuration, text: r.marketingOptInDuration, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.customerPriceMilliunits, r.customerPriceMilliunits)
+                subscriberReportLine.bind(SubscriberReportLineColumn.customerCurrency, text: r.customerCurrency, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.developerProceedsMilliunits, r.developerProceedsMilliunits)
+                subscriberReportLine.bind(SubscriberReportLineColumn.proceedsCurrency, text: r.proceedsCurrency, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriberId, text: r.subscriberId, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.subscriberIdReset, text: r.subscriberIdReset, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.refund, text: r.refund, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.purchaseDate, text: r.purchaseDate, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.units, r.units)
+                subscriberReportLine.bind(SubscriberReportLineColumn.customerPriceTotalMilliunits, r.customerPriceTotalMilliunits)
+                subscriberReportLine.bind(SubscriberReportLineColumn.developerProceedsTotalMilliunits, r.developerProceedsTotalMilliunits)
+                subscriberReportLine.bind(SubscriberReportLineColumn.preservedPricing, text: r.preservedPricing, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.proceedsReason, text: r.proceedsReason, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.client, text: r.client, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.device, text: r.device, in: base)
+                subscriberReportLine.bind(SubscriberReportLineColumn.country, text: r.country, in: base)
+                try subscriberReportLine.insertRow()
+            }
+            for r in batch.financialReportLines {
+                let key = fileId << 32 | Int64(r.line)
+                financialReportLine.resetForRow()
+                financialReportLine.bind(FinancialReportLineColumn.key, key)
+                financialReportLine.bind(FinancialReportLineColumn.fileId, fileId)
+                financialReportLine.bind(FinancialReportLineColumn.line, Int64(r.line))
+                financialReportLine.bind(FinancialReportLineColumn.startDate, text: r.startDate, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.endDate, text: r.endDate, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.upc, text: r.upc, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.isrcIsbn, text: r.isrcIsbn, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.vendorIdentifier, text: r.vendorIdentifier, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.quantity, r.quantity)
+                financialReportLine.bind(FinancialReportLineColumn.partnerShareMilliunits, r.partnerShareMilliunits)
+                financialReportLine.bind(FinancialReportLineColumn.extendedPartnerShareMilliunits, r.extendedPartnerShareMilliunits)
+                financialReportLine.bind(FinancialReportLineColumn.partnerShareCurrency, text: r.partnerShareCurrency, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.salesOrReturn, text: r.salesOrReturn, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.appleIdentifier, text: r.appleIdentifier, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.developer, text: r.developer, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.title, text: r.title, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.label, text: r.label, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.grid, text: r.grid, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.productTypeIdentifier, text: r.productTypeIdentifier, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.isanOtherIdentifier, text: r.isanOtherIdentifier, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.countryOfSale, text: r.countryOfSale, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.preOrderFlag, text: r.preOrderFlag, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.promoCode, text: r.promoCode, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.customerPriceMilliunits, r.customerPriceMilliunits)
+                financialReportLine.bind(FinancialReportLineColumn.customerCurrency, text: r.customerCurrency, in: base)
+                financialReportLine.bind(FinancialReportLineColumn.customerPriceTotalMilliunits, r.customerPriceTotalMilliunits)
+                try financialReportLine.insertRow()
+            }
+            for r in batch.financialReportTotals {
+                let key = fileId << 32 | Int64(r.line)
+                financialReportTotal.resetForRow()
+                financialReportTotal.bind(FinancialReportTotalColumn.key, key)
+                financialReportTotal.bind(FinancialReportTotalColumn.fileId, fileId)
+                financialReportTotal.bind(FinancialReportTotalColumn.line, Int64(r.line))
+                financialReportTotal.bind(FinancialReportTotalColumn.kind, constant: r.kind.rawValue)
+                financialReportTotal.bind(FinancialReportTotalColumn.rows, r.rows)
+                financialReportTotal.bind(FinancialReportTotalColumn.units, r.units)
+                financialReportTotal.bind(FinancialReportTotalColumn.amountMilliunits, r.amountMilliunits)
+                financialReportTotal.bind(FinancialReportTotalColumn.currency, text: r.currency, in: base)
+                financialReportTotal.bind(FinancialReportTotalColumn.countryOfSale, text: r.countryOfSale, in: base)
+                try financialReportTotal.insertRow()
+            }
+            for r in batch.paymentSummaryLines {
+                let key = fileId << 32 | Int64(r.line)
+                paymentSummaryLine.resetForRow()
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.key, key)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.fileId, fileId)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.line, Int64(r.line))
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.kind, constant: r.kind.rawValue)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.period, text: r.period, in: base)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.region, text: r.region, in: base)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.currency, text: r.currency, in: base)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.paid, r.paid)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.unitsSold, r.unitsSold)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.earnedMilliunits, r.earnedMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.preTaxSubtotalMilliunits, r.preTaxSubtotalMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.inputTaxMilliunits, r.inputTaxMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.adjustmentsMilliunits, r.adjustmentsMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.withholdingTaxMilliunits, r.withholdingTaxMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.totalOwedMilliunits, r.totalOwedMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.balanceMilliunits, r.balanceMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.exchangeRate, text: r.exchangeRate, in: base)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.proceedsMilliunits, r.proceedsMilliunits)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.bankCurrency, text: r.bankCurrency, in: base)
+                paymentSummaryLine.bind(PaymentSummaryLineColumn.paidTo, text: r.paidTo, in: base)
+                try paymentSummaryLine.insertRow()
             }
         }
     }
@@ -408,5 +895,288 @@ private enum PendingRenewalColumn: Int32 {
         INSERT INTO pending_renewal (record_id, position, original_transaction_id, product_id, auto_renew_product_id,
             auto_renew_status, expiration_intent, is_in_billing_retry_period, grace_period_expires_date_ms)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        """
+}
+
+/// The parameters of `sales_report_line`'s INSERT, by column.
+private enum SalesReportLineColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case layout
+    case provider
+    case providerCountry
+    case sku
+    case developer
+    case title
+    case version
+    case productTypeIdentifier
+    case units
+    case developerProceedsMilliunits
+    case proceedsCurrency
+    case developerProceedsTotalMilliunits
+    case beginDate
+    case endDate
+    case customerCurrency
+    case countryCode
+    case appleIdentifier
+    case customerPriceMilliunits
+    case customerPriceTotalMilliunits
+    case promoCode
+    case parentIdentifier
+    case subscription
+    case period
+    case category
+    case cmb
+    case device
+    case supportedPlatforms
+    case proceedsReason
+    case preservedPricing
+    case client
+    case orderType
+
+    static let insert = """
+        INSERT INTO sales_report_line (record_id, file_id, line, layout, provider, provider_country, sku, developer, title,
+            version, product_type_identifier, units, developer_proceeds_milliunits, proceeds_currency,
+            developer_proceeds_total_milliunits, begin_date, end_date, customer_currency, country_code, apple_identifier,
+            customer_price_milliunits, customer_price_total_milliunits, promo_code, parent_identifier, subscription, period,
+            category, cmb, device, supported_platforms, proceeds_reason, preserved_pricing, client, order_type)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+            ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)
+        """
+}
+
+/// The parameters of `subscription_report_line`'s INSERT, by column.
+private enum SubscriptionReportLineColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case appName
+    case appAppleId
+    case subscriptionName
+    case subscriptionAppleId
+    case subscriptionGroupId
+    case standardSubscriptionDuration
+    case promotionalOfferName
+    case promotionalOfferId
+    case customerPriceMilliunits
+    case customerCurrency
+    case developerProceedsMilliunits
+    case proceedsCurrency
+    case state
+    case preservedPricing
+    case proceedsReason
+    case client
+    case device
+    case country
+    case activeStandardPriceSubscriptions
+    case activeFreeTrialIntroductoryOfferSubscriptions
+    case activePayUpFrontIntroductoryOfferSubscriptions
+    case activePayAsYouGoIntroductoryOfferSubscriptions
+    case freeTrialPromotionalOfferSubscriptions
+    case payUpFrontPromotionalOfferSubscriptions
+    case payAsYouGoPromotionalOfferSubscriptions
+    case freeTrialOfferCodeSubscriptions
+    case payUpFrontOfferCodeSubscriptions
+    case payAsYouGoOfferCodeSubscriptions
+    case marketingOptIns
+    case billingRetry
+    case gracePeriod
+
+    static let insert = """
+        INSERT INTO subscription_report_line (record_id, file_id, line, app_name, app_apple_id, subscription_name,
+            subscription_apple_id, subscription_group_id, standard_subscription_duration, promotional_offer_name,
+            promotional_offer_id, customer_price_milliunits, customer_currency, developer_proceeds_milliunits,
+            proceeds_currency, state, preserved_pricing, proceeds_reason, client, device, country,
+            active_standard_price_subscriptions, active_free_trial_introductory_offer_subscriptions,
+            active_pay_up_front_introductory_offer_subscriptions, active_pay_as_you_go_introductory_offer_subscriptions,
+            free_trial_promotional_offer_subscriptions, pay_up_front_promotional_offer_subscriptions,
+            pay_as_you_go_promotional_offer_subscriptions, free_trial_offer_code_subscriptions,
+            pay_up_front_offer_code_subscriptions, pay_as_you_go_offer_code_subscriptions, marketing_opt_ins, billing_retry,
+            grace_period)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+            ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)
+        """
+}
+
+/// The parameters of `subscription_event_line`'s INSERT, by column.
+private enum SubscriptionEventLineColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case eventDate
+    case event
+    case appName
+    case appAppleId
+    case subscriptionName
+    case subscriptionAppleId
+    case subscriptionGroupId
+    case standardSubscriptionDuration
+    case subscriptionOfferType
+    case subscriptionOfferDuration
+    case marketingOptInDuration
+    case marketingOptIn
+    case promotionalOfferName
+    case promotionalOfferId
+    case consecutivePaidPeriods
+    case originalStartDate
+    case state
+    case previousSubscriptionName
+    case previousSubscriptionAppleId
+    case daysBeforeCanceling
+    case cancellationReason
+    case daysCanceled
+    case quantity
+    case preservedPricing
+    case proceedsReason
+    case client
+    case device
+    case country
+
+    static let insert = """
+        INSERT INTO subscription_event_line (record_id, file_id, line, event_date, event, app_name, app_apple_id,
+            subscription_name, subscription_apple_id, subscription_group_id, standard_subscription_duration,
+            subscription_offer_type, subscription_offer_duration, marketing_opt_in_duration, marketing_opt_in,
+            promotional_offer_name, promotional_offer_id, consecutive_paid_periods, original_start_date, state,
+            previous_subscription_name, previous_subscription_apple_id, days_before_canceling, cancellation_reason,
+            days_canceled, quantity, preserved_pricing, proceeds_reason, client, device, country)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+            ?25, ?26, ?27, ?28, ?29, ?30, ?31)
+        """
+}
+
+/// The parameters of `subscriber_report_line`'s INSERT, by column.
+private enum SubscriberReportLineColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case eventDate
+    case appName
+    case appAppleId
+    case subscriptionName
+    case subscriptionAppleId
+    case subscriptionGroupId
+    case standardSubscriptionDuration
+    case subscriptionOfferName
+    case promotionalOfferId
+    case subscriptionOfferType
+    case subscriptionOfferDuration
+    case marketingOptInDuration
+    case customerPriceMilliunits
+    case customerCurrency
+    case developerProceedsMilliunits
+    case proceedsCurrency
+    case subscriberId
+    case subscriberIdReset
+    case refund
+    case purchaseDate
+    case units
+    case customerPriceTotalMilliunits
+    case developerProceedsTotalMilliunits
+    case preservedPricing
+    case proceedsReason
+    case client
+    case device
+    case country
+
+    static let insert = """
+        INSERT INTO subscriber_report_line (record_id, file_id, line, event_date, app_name, app_apple_id, subscription_name,
+            subscription_apple_id, subscription_group_id, standard_subscription_duration, subscription_offer_name,
+            promotional_offer_id, subscription_offer_type, subscription_offer_duration, marketing_opt_in_duration,
+            customer_price_milliunits, customer_currency, developer_proceeds_milliunits, proceeds_currency, subscriber_id,
+            subscriber_id_reset, refund, purchase_date, units, customer_price_total_milliunits,
+            developer_proceeds_total_milliunits, preserved_pricing, proceeds_reason, client, device, country)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+            ?25, ?26, ?27, ?28, ?29, ?30, ?31)
+        """
+}
+
+/// The parameters of `financial_report_line`'s INSERT, by column.
+private enum FinancialReportLineColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case startDate
+    case endDate
+    case upc
+    case isrcIsbn
+    case vendorIdentifier
+    case quantity
+    case partnerShareMilliunits
+    case extendedPartnerShareMilliunits
+    case partnerShareCurrency
+    case salesOrReturn
+    case appleIdentifier
+    case developer
+    case title
+    case label
+    case grid
+    case productTypeIdentifier
+    case isanOtherIdentifier
+    case countryOfSale
+    case preOrderFlag
+    case promoCode
+    case customerPriceMilliunits
+    case customerCurrency
+    case customerPriceTotalMilliunits
+
+    static let insert = """
+        INSERT INTO financial_report_line (record_id, file_id, line, start_date, end_date, upc, isrc_isbn, vendor_identifier,
+            quantity, partner_share_milliunits, extended_partner_share_milliunits, partner_share_currency, sales_or_return,
+            apple_identifier, developer, title, label, grid, product_type_identifier, isan_other_identifier, country_of_sale,
+            pre_order_flag, promo_code, customer_price_milliunits, customer_currency, customer_price_total_milliunits)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+            ?25, ?26)
+        """
+}
+
+/// The parameters of `financial_report_total`'s INSERT, by column.
+private enum FinancialReportTotalColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case kind
+    case rows
+    case units
+    case amountMilliunits
+    case currency
+    case countryOfSale
+
+    static let insert = """
+        INSERT INTO financial_report_total (record_id, file_id, line, kind, rows, units, amount_milliunits, currency,
+            country_of_sale)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        """
+}
+
+/// The parameters of `payment_summary_line`'s INSERT, by column.
+private enum PaymentSummaryLineColumn: Int32 {
+    case key = 1
+    case fileId
+    case line
+    case kind
+    case period
+    case region
+    case currency
+    case paid
+    case unitsSold
+    case earnedMilliunits
+    case preTaxSubtotalMilliunits
+    case inputTaxMilliunits
+    case adjustmentsMilliunits
+    case withholdingTaxMilliunits
+    case totalOwedMilliunits
+    case balanceMilliunits
+    case exchangeRate
+    case proceedsMilliunits
+    case bankCurrency
+    case paidTo
+
+    static let insert = """
+        INSERT INTO payment_summary_line (record_id, file_id, line, kind, period, region, currency, paid, units_sold,
+            earned_milliunits, pre_tax_subtotal_milliunits, input_tax_milliunits, adjustments_milliunits,
+            withholding_tax_milliunits, total_owed_milliunits, balance_milliunits, exchange_rate, proceeds_milliunits,
+            bank_currency, paid_to)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
         """
 }

@@ -127,7 +127,8 @@ final class InputFolderTests: XCTestCase {
             run.err.components(separatedBy: "\n"),
             [
                 "iap-audit: warning: no products, bundle_ids or sandbox_allowlist configured (--config): product types are unknown (a second grant counts as a consumable's same_user duplicate), bundle ids are not checked, and no user is on the sandbox allowlist",
-                "iap-audit: warning: no record was imported from \(empty): nothing was audited",
+                "iap-audit: warning: no transaction evidence (client report, server-log or Apple record) was imported from \(empty): "
+                    + "nothing was audited",
             ])
     }
 

@@ -126,6 +126,219 @@ extension RecordBatch {
         )
     }
 
+    /// A `SalesReportRow` of this batch as a `SalesReportLine` of `file`.
+    func salesReportLine(_ r: SalesReportRow, file: String) -> SalesReportLine {
+        return SalesReportLine(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            layout: r.layout,
+            provider: text(r.provider),
+            providerCountry: text(r.providerCountry),
+            sku: text(r.sku),
+            developer: text(r.developer),
+            title: text(r.title),
+            version: text(r.version),
+            productTypeIdentifier: text(r.productTypeIdentifier),
+            units: r.units,
+            developerProceedsMilliunits: r.developerProceedsMilliunits,
+            proceedsCurrency: text(r.proceedsCurrency),
+            developerProceedsTotalMilliunits: r.developerProceedsTotalMilliunits,
+            beginDate: text(r.beginDate) ?? "",
+            endDate: text(r.endDate) ?? "",
+            customerCurrency: text(r.customerCurrency) ?? "",
+            countryCode: text(r.countryCode),
+            appleIdentifier: text(r.appleIdentifier),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerPriceTotalMilliunits: r.customerPriceTotalMilliunits,
+            promoCode: text(r.promoCode),
+            parentIdentifier: text(r.parentIdentifier),
+            subscription: text(r.subscription),
+            period: text(r.period),
+            category: text(r.category),
+            cmb: text(r.cmb),
+            device: text(r.device),
+            supportedPlatforms: text(r.supportedPlatforms),
+            proceedsReason: text(r.proceedsReason),
+            preservedPricing: text(r.preservedPricing),
+            client: text(r.client),
+            orderType: text(r.orderType)
+        )
+    }
+
+    /// A `SubscriptionReportRow` of this batch as a `SubscriptionReportLine` of `file`.
+    func subscriptionReportLine(_ r: SubscriptionReportRow, file: String) -> SubscriptionReportLine {
+        return SubscriptionReportLine(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            appName: text(r.appName),
+            appAppleId: text(r.appAppleId),
+            subscriptionName: text(r.subscriptionName),
+            subscriptionAppleId: text(r.subscriptionAppleId),
+            subscriptionGroupId: text(r.subscriptionGroupId),
+            standardSubscriptionDuration: text(r.standardSubscriptionDuration),
+            promotionalOfferName: text(r.promotionalOfferName),
+            promotionalOfferId: text(r.promotionalOfferId),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerCurrency: text(r.customerCurrency) ?? "",
+            developerProceedsMilliunits: r.developerProceedsMilliunits,
+            proceedsCurrency: text(r.proceedsCurrency),
+            state: text(r.state),
+            preservedPricing: text(r.preservedPricing),
+            proceedsReason: text(r.proceedsReason),
+            client: text(r.client),
+            device: text(r.device),
+            country: text(r.country),
+            activeStandardPriceSubscriptions: r.activeStandardPriceSubscriptions,
+            activeFreeTrialIntroductoryOfferSubscriptions: r.activeFreeTrialIntroductoryOfferSubscriptions,
+            activePayUpFrontIntroductoryOfferSubscriptions: r.activePayUpFrontIntroductoryOfferSubscriptions,
+            activePayAsYouGoIntroductoryOfferSubscriptions: r.activePayAsYouGoIntroductoryOfferSubscriptions,
+            freeTrialPromotionalOfferSubscriptions: r.freeTrialPromotionalOfferSubscriptions,
+            payUpFrontPromotionalOfferSubscriptions: r.payUpFrontPromotionalOfferSubscriptions,
+            payAsYouGoPromotionalOfferSubscriptions: r.payAsYouGoPromotionalOfferSubscriptions,
+            freeTrialOfferCodeSubscriptions: r.freeTrialOfferCodeSubscriptions,
+            payUpFrontOfferCodeSubscriptions: r.payUpFrontOfferCodeSubscriptions,
+            payAsYouGoOfferCodeSubscriptions: r.payAsYouGoOfferCodeSubscriptions,
+            marketingOptIns: r.marketingOptIns,
+            billingRetry: r.billingRetry,
+            gracePeriod: r.gracePeriod
+        )
+    }
+
+    /// A `SubscriptionEventRow` of this batch as a `SubscriptionEventLine` of `file`.
+    func subscriptionEventLine(_ r: SubscriptionEventRow, file: String) -> SubscriptionEventLine {
+        return SubscriptionEventLine(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            eventDate: text(r.eventDate) ?? "",
+            event: text(r.event) ?? "",
+            appName: text(r.appName),
+            appAppleId: text(r.appAppleId),
+            subscriptionName: text(r.subscriptionName),
+            subscriptionAppleId: text(r.subscriptionAppleId),
+            subscriptionGroupId: text(r.subscriptionGroupId),
+            standardSubscriptionDuration: text(r.standardSubscriptionDuration),
+            subscriptionOfferType: text(r.subscriptionOfferType),
+            subscriptionOfferDuration: text(r.subscriptionOfferDuration),
+            marketingOptInDuration: text(r.marketingOptInDuration),
+            marketingOptIn: text(r.marketingOptIn),
+            promotionalOfferName: text(r.promotionalOfferName),
+            promotionalOfferId: text(r.promotionalOfferId),
+            consecutivePaidPeriods: r.consecutivePaidPeriods,
+            originalStartDate: text(r.originalStartDate),
+            state: text(r.state),
+            previousSubscriptionName: text(r.previousSubscriptionName),
+            previousSubscriptionAppleId: text(r.previousSubscriptionAppleId),
+            daysBeforeCanceling: r.daysBeforeCanceling,
+            cancellationReason: text(r.cancellationReason),
+            daysCanceled: r.daysCanceled,
+            quantity: r.quantity,
+            preservedPricing: text(r.preservedPricing),
+            proceedsReason: text(r.proceedsReason),
+            client: text(r.client),
+            device: text(r.device),
+            country: text(r.country)
+        )
+    }
+
+    /// A `SubscriberReportRow` of this batch as a `SubscriberReportLine` of `file`.
+    func subscriberReportLine(_ r: SubscriberReportRow, file: String) -> SubscriberReportLine {
+        return SubscriberReportLine(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            eventDate: text(r.eventDate) ?? "",
+            appName: text(r.appName),
+            appAppleId: text(r.appAppleId),
+            subscriptionName: text(r.subscriptionName),
+            subscriptionAppleId: text(r.subscriptionAppleId),
+            subscriptionGroupId: text(r.subscriptionGroupId),
+            standardSubscriptionDuration: text(r.standardSubscriptionDuration),
+            subscriptionOfferName: text(r.subscriptionOfferName),
+            promotionalOfferId: text(r.promotionalOfferId),
+            subscriptionOfferType: text(r.subscriptionOfferType),
+            subscriptionOfferDuration: text(r.subscriptionOfferDuration),
+            marketingOptInDuration: text(r.marketingOptInDuration),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerCurrency: text(r.customerCurrency) ?? "",
+            developerProceedsMilliunits: r.developerProceedsMilliunits,
+            proceedsCurrency: text(r.proceedsCurrency),
+            subscriberId: text(r.subscriberId),
+            subscriberIdReset: text(r.subscriberIdReset),
+            refund: text(r.refund),
+            purchaseDate: text(r.purchaseDate),
+            units: r.units,
+            customerPriceTotalMilliunits: r.customerPriceTotalMilliunits,
+            developerProceedsTotalMilliunits: r.developerProceedsTotalMilliunits,
+            preservedPricing: text(r.preservedPricing),
+            proceedsReason: text(r.proceedsReason),
+            client: text(r.client),
+            device: text(r.device),
+            country: text(r.country)
+        )
+    }
+
+    /// A `FinancialReportRow` of this batch as a `FinancialReportLine` of `file`.
+    func financialReportLine(_ r: FinancialReportRow, file: String) -> FinancialReportLine {
+        return FinancialReportLine(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            startDate: text(r.startDate) ?? "",
+            endDate: text(r.endDate) ?? "",
+            upc: text(r.upc),
+            isrcIsbn: text(r.isrcIsbn),
+            vendorIdentifier: text(r.vendorIdentifier),
+            quantity: r.quantity,
+            partnerShareMilliunits: r.partnerShareMilliunits,
+            extendedPartnerShareMilliunits: r.extendedPartnerShareMilliunits,
+            partnerShareCurrency: text(r.partnerShareCurrency) ?? "",
+            salesOrReturn: text(r.salesOrReturn) ?? "",
+            appleIdentifier: text(r.appleIdentifier),
+            developer: text(r.developer),
+            title: text(r.title),
+            label: text(r.label),
+            grid: text(r.grid),
+            productTypeIdentifier: text(r.productTypeIdentifier),
+            isanOtherIdentifier: text(r.isanOtherIdentifier),
+            countryOfSale: text(r.countryOfSale),
+            preOrderFlag: text(r.preOrderFlag),
+            promoCode: text(r.promoCode),
+            customerPriceMilliunits: r.customerPriceMilliunits,
+            customerCurrency: text(r.customerCurrency),
+            customerPriceTotalMilliunits: r.customerPriceTotalMilliunits
+        )
+    }
+
+    /// A `FinancialReportTotalRow` of this batch as a `FinancialReportTotal` of `file`.
+    func financialReportTotal(_ r: FinancialReportTotalRow, file: String) -> FinancialReportTotal {
+        return FinancialReportTotal(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            kind: r.kind,
+            rows: r.rows,
+            units: r.units,
+            amountMilliunits: r.amountMilliunits,
+            currency: text(r.currency),
+            countryOfSale: text(r.countryOfSale)
+        )
+    }
+
+    /// A `PaymentSummaryRow` of this batch as a `PaymentSummaryLine` of `file`.
+    func paymentSummaryLine(_ r: PaymentSummaryRow, file: String) -> PaymentSummaryLine {
+        return PaymentSummaryLine(
+            location: SourceLocation(file: file, line: Int(r.line)),
+            kind: r.kind,
+            period: text(r.period),
+            region: text(r.region),
+            currency: text(r.currency),
+            paid: r.paid,
+            unitsSold: r.unitsSold,
+            earnedMilliunits: r.earnedMilliunits,
+            preTaxSubtotalMilliunits: r.preTaxSubtotalMilliunits,
+            inputTaxMilliunits: r.inputTaxMilliunits,
+            adjustmentsMilliunits: r.adjustmentsMilliunits,
+            withholdingTaxMilliunits: r.withholdingTaxMilliunits,
+            totalOwedMilliunits: r.totalOwedMilliunits,
+            balanceMilliunits: r.balanceMilliunits,
+            exchangeRate: text(r.exchangeRate),
+            proceedsMilliunits: r.proceedsMilliunits,
+            bankCurrency: text(r.bankCurrency),
+            paidTo: text(r.paidTo)
+        )
+    }
+
     private func idList(_ range: Range<Int32>) -> [String] { range.map { text(ids[Int($0)]) ?? "" } }
 
     private func quantityMap(_ range: Range<Int32>) -> [String: Int] {
@@ -138,6 +351,13 @@ struct LoadedLedger {
     var clientReports: [ClientReport] = []
     var serverRequests: [ServerRequest] = []
     var appleRecords: [AppleRecord] = []
+    var salesReportLines: [SalesReportLine] = []
+    var subscriptionReportLines: [SubscriptionReportLine] = []
+    var subscriptionEventLines: [SubscriptionEventLine] = []
+    var subscriberReportLines: [SubscriberReportLine] = []
+    var financialReportLines: [FinancialReportLine] = []
+    var financialReportTotals: [FinancialReportTotal] = []
+    var paymentSummaryLines: [PaymentSummaryLine] = []
 }
 
 extension AuditStore {
@@ -295,6 +515,276 @@ extension AuditStore {
                 notes: IdList.decode(appleRecordQuery.text(22))
             )
             ledger.appleRecords.append(value)
+        }
+        let salesReportLineQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.layout, t.provider, t.provider_country, t.sku, t.developer, t.title, t.version,
+                t.product_type_identifier, t.units, t.developer_proceeds_milliunits, t.proceeds_currency,
+                t.developer_proceeds_total_milliunits, t.begin_date, t.end_date, t.customer_currency, t.country_code,
+                t.apple_identifier, t.customer_price_milliunits, t.customer_price_total_milliunits, t.promo_code,
+                t.parent_identifier, t.subscription, t.period, t.category, t.cmb, t.device, t.supported_platforms,
+                t.proceeds_reason, t.preserved_pricing, t.client, t.order_type
+            FROM sales_report_line t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try salesReportLineQuery.step() {
+            let value = SalesReportLine(
+                location: SourceLocation(file: salesReportLineQuery.text(1), line: Int(salesReportLineQuery.int64(2))),
+                layout: SalesReportLayout(rawValue: salesReportLineQuery.text(3))!,
+                provider: salesReportLineQuery.optionalText(4),
+                providerCountry: salesReportLineQuery.optionalText(5),
+                sku: salesReportLineQuery.optionalText(6),
+                developer: salesReportLineQuery.optionalText(7),
+                title: salesReportLineQuery.optionalText(8),
+                version: salesReportLineQuery.optionalText(9),
+                productTypeIdentifier: salesReportLineQuery.optionalText(10),
+                units: salesReportLineQuery.int64(11),
+                developerProceedsMilliunits: salesReportLineQuery.int64(12),
+                proceedsCurrency: salesReportLineQuery.optionalText(13),
+                developerProceedsTotalMilliunits: salesReportLineQuery.int64(14),
+                beginDate: salesReportLineQuery.text(15),
+                endDate: salesReportLineQuery.text(16),
+                customerCurrency: salesReportLineQuery.text(17),
+                countryCode: salesReportLineQuery.optionalText(18),
+                appleIdentifier: salesReportLineQuery.optionalText(19),
+                customerPriceMilliunits: salesReportLineQuery.int64(20),
+                customerPriceTotalMilliunits: salesReportLineQuery.int64(21),
+                promoCode: salesReportLineQuery.optionalText(22),
+                parentIdentifier: salesReportLineQuery.optionalText(23),
+                subscription: salesReportLineQuery.optionalText(24),
+                period: salesReportLineQuery.optionalText(25),
+                category: salesReportLineQuery.optionalText(26),
+                cmb: salesReportLineQuery.optionalText(27),
+                device: salesReportLineQuery.optionalText(28),
+                supportedPlatforms: salesReportLineQuery.optionalText(29),
+                proceedsReason: salesReportLineQuery.optionalText(30),
+                preservedPricing: salesReportLineQuery.optionalText(31),
+                client: salesReportLineQuery.optionalText(32),
+                orderType: salesReportLineQuery.optionalText(33)
+            )
+            ledger.salesReportLines.append(value)
+        }
+        let subscriptionReportLineQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.app_name, t.app_apple_id, t.subscription_name, t.subscription_apple_id,
+                t.subscription_group_id, t.standard_subscription_duration, t.promotional_offer_name, t.promotional_offer_id,
+                t.customer_price_milliunits, t.customer_currency, t.developer_proceeds_milliunits, t.proceeds_currency, t.state,
+                t.preserved_pricing, t.proceeds_reason, t.client, t.device, t.country, t.active_standard_price_subscriptions,
+                t.active_free_trial_introductory_offer_subscriptions, t.active_pay_up_front_introductory_offer_subscriptions,
+                t.active_pay_as_you_go_introductory_offer_subscriptions, t.free_trial_promotional_offer_subscriptions,
+                t.pay_up_front_promotional_offer_subscriptions, t.pay_as_you_go_promotional_offer_subscriptions,
+                t.free_trial_offer_code_subscriptions, t.pay_up_front_offer_code_subscriptions,
+                t.pay_as_you_go_offer_code_subscriptions, t.marketing_opt_ins, t.billing_retry, t.grace_period
+            FROM subscription_report_line t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try subscriptionReportLineQuery.step() {
+            let value = SubscriptionReportLine(
+                location: SourceLocation(file: subscriptionReportLineQuery.text(1), line: Int(subscriptionReportLineQuery.int64(2))),
+                appName: subscriptionReportLineQuery.optionalText(3),
+                appAppleId: subscriptionReportLineQuery.optionalText(4),
+                subscriptionName: subscriptionReportLineQuery.optionalText(5),
+                subscriptionAppleId: subscriptionReportLineQuery.optionalText(6),
+                subscriptionGroupId: subscriptionReportLineQuery.optionalText(7),
+                standardSubscriptionDuration: subscriptionReportLineQuery.optionalText(8),
+                promotionalOfferName: subscriptionReportLineQuery.optionalText(9),
+                promotionalOfferId: subscriptionReportLineQuery.optionalText(10),
+                customerPriceMilliunits: subscriptionReportLineQuery.int64(11),
+                customerCurrency: subscriptionReportLineQuery.text(12),
+                developerProceedsMilliunits: subscriptionReportLineQuery.int64(13),
+                proceedsCurrency: subscriptionReportLineQuery.optionalText(14),
+                state: subscriptionReportLineQuery.optionalText(15),
+                preservedPricing: subscriptionReportLineQuery.optionalText(16),
+                proceedsReason: subscriptionReportLineQuery.optionalText(17),
+                client: subscriptionReportLineQuery.optionalText(18),
+                device: subscriptionReportLineQuery.optionalText(19),
+                country: subscriptionReportLineQuery.optionalText(20),
+                activeStandardPriceSubscriptions: subscriptionReportLineQuery.optionalInt64(21),
+                activeFreeTrialIntroductoryOfferSubscriptions: subscriptionReportLineQuery.optionalInt64(22),
+                activePayUpFrontIntroductoryOfferSubscriptions: subscriptionReportLineQuery.optionalInt64(23),
+                activePayAsYouGoIntroductoryOfferSubscriptions: subscriptionReportLineQuery.optionalInt64(24),
+                freeTrialPromotionalOfferSubscriptions: subscriptionReportLineQuery.optionalInt64(25),
+                payUpFrontPromotionalOfferSubscriptions: subscriptionReportLineQuery.optionalInt64(26),
+                payAsYouGoPromotionalOfferSubscriptions: subscriptionReportLineQuery.optionalInt64(27),
+                freeTrialOfferCodeSubscriptions: subscriptionReportLineQuery.optionalInt64(28),
+                payUpFrontOfferCodeSubscriptions: subscriptionReportLineQuery.optionalInt64(29),
+                payAsYouGoOfferCodeSubscriptions: subscriptionReportLineQuery.optionalInt64(30),
+                marketingOptIns: subscriptionReportLineQuery.optionalInt64(31),
+                billingRetry: subscriptionReportLineQuery.optionalInt64(32),
+                gracePeriod: subscriptionReportLineQuery.optionalInt64(33)
+            )
+            ledger.subscriptionReportLines.append(value)
+        }
+        let subscriptionEventLineQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.event_date, t.event, t.app_name, t.app_apple_id, t.subscription_name,
+                t.subscription_apple_id, t.subscription_group_id, t.standard_subscription_duration, t.subscription_offer_type,
+                t.subscription_offer_duration, t.marketing_opt_in_duration, t.marketing_opt_in, t.promotional_offer_name,
+                t.promotional_offer_id, t.consecutive_paid_periods, t.original_start_date, t.state, t.previous_subscription_name,
+                t.previous_subscription_apple_id, t.days_before_canceling, t.cancellation_reason, t.days_canceled, t.quantity,
+                t.preserved_pricing, t.proceeds_reason, t.client, t.device, t.country
+            FROM subscription_event_line t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try subscriptionEventLineQuery.step() {
+            let value = SubscriptionEventLine(
+                location: SourceLocation(file: subscriptionEventLineQuery.text(1), line: Int(subscriptionEventLineQuery.int64(2))),
+                eventDate: subscriptionEventLineQuery.text(3),
+                event: subscriptionEventLineQuery.text(4),
+                appName: subscriptionEventLineQuery.optionalText(5),
+                appAppleId: subscriptionEventLineQuery.optionalText(6),
+                subscriptionName: subscriptionEventLineQuery.optionalText(7),
+                subscriptionAppleId: subscriptionEventLineQuery.optionalText(8),
+                subscriptionGroupId: subscriptionEventLineQuery.optionalText(9),
+                standardSubscriptionDuration: subscriptionEventLineQuery.optionalText(10),
+                subscriptionOfferType: subscriptionEventLineQuery.optionalText(11),
+                subscriptionOfferDuration: subscriptionEventLineQuery.optionalText(12),
+                marketingOptInDuration: subscriptionEventLineQuery.optionalText(13),
+                marketingOptIn: subscriptionEventLineQuery.optionalText(14),
+                promotionalOfferName: subscriptionEventLineQuery.optionalText(15),
+                promotionalOfferId: subscriptionEventLineQuery.optionalText(16),
+                consecutivePaidPeriods: subscriptionEventLineQuery.optionalInt64(17),
+                originalStartDate: subscriptionEventLineQuery.optionalText(18),
+                state: subscriptionEventLineQuery.optionalText(19),
+                previousSubscriptionName: subscriptionEventLineQuery.optionalText(20),
+                previousSubscriptionAppleId: subscriptionEventLineQuery.optionalText(21),
+                daysBeforeCanceling: subscriptionEventLineQuery.optionalInt64(22),
+                cancellationReason: subscriptionEventLineQuery.optionalText(23),
+                daysCanceled: subscriptionEventLineQuery.optionalInt64(24),
+                quantity: subscriptionEventLineQuery.int64(25),
+                preservedPricing: subscriptionEventLineQuery.optionalText(26),
+                proceedsReason: subscriptionEventLineQuery.optionalText(27),
+                client: subscriptionEventLineQuery.optionalText(28),
+                device: subscriptionEventLineQuery.optionalText(29),
+                country: subscriptionEventLineQuery.optionalText(30)
+            )
+            ledger.subscriptionEventLines.append(value)
+        }
+        let subscriberReportLineQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.event_date, t.app_name, t.app_apple_id, t.subscription_name,
+                t.subscription_apple_id, t.subscription_group_id, t.standard_subscription_duration, t.subscription_offer_name,
+                t.promotional_offer_id, t.subscription_offer_type, t.subscription_offer_duration, t.marketing_opt_in_duration,
+                t.customer_price_milliunits, t.customer_currency, t.developer_proceeds_milliunits, t.proceeds_currency,
+                t.subscriber_id, t.subscriber_id_reset, t.refund, t.purchase_date, t.units, t.customer_price_total_milliunits,
+                t.developer_proceeds_total_milliunits, t.preserved_pricing, t.proceeds_reason, t.client, t.device, t.country
+            FROM subscriber_report_line t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try subscriberReportLineQuery.step() {
+            let value = SubscriberReportLine(
+                location: SourceLocation(file: subscriberReportLineQuery.text(1), line: Int(subscriberReportLineQuery.int64(2))),
+                eventDate: subscriberReportLineQuery.text(3),
+                appName: subscriberReportLineQuery.optionalText(4),
+                appAppleId: subscriberReportLineQuery.optionalText(5),
+                subscriptionName: subscriberReportLineQuery.optionalText(6),
+                subscriptionAppleId: subscriberReportLineQuery.optionalText(7),
+                subscriptionGroupId: subscriberReportLineQuery.optionalText(8),
+                standardSubscriptionDuration: subscriberReportLineQuery.optionalText(9),
+                subscriptionOfferName: subscriberReportLineQuery.optionalText(10),
+                promotionalOfferId: subscriberReportLineQuery.optionalText(11),
+                subscriptionOfferType: subscriberReportLineQuery.optionalText(12),
+                subscriptionOfferDuration: subscriberReportLineQuery.optionalText(13),
+                marketingOptInDuration: subscriberReportLineQuery.optionalText(14),
+                customerPriceMilliunits: subscriberReportLineQuery.int64(15),
+                customerCurrency: subscriberReportLineQuery.text(16),
+                developerProceedsMilliunits: subscriberReportLineQuery.int64(17),
+                proceedsCurrency: subscriberReportLineQuery.optionalText(18),
+                subscriberId: subscriberReportLineQuery.optionalText(19),
+                subscriberIdReset: subscriberReportLineQuery.optionalText(20),
+                refund: subscriberReportLineQuery.optionalText(21),
+                purchaseDate: subscriberReportLineQuery.optionalText(22),
+                units: subscriberReportLineQuery.int64(23),
+                customerPriceTotalMilliunits: subscriberReportLineQuery.int64(24),
+                developerProceedsTotalMilliunits: subscriberReportLineQuery.int64(25),
+                preservedPricing: subscriberReportLineQuery.optionalText(26),
+                proceedsReason: subscriberReportLineQuery.optionalText(27),
+                client: subscriberReportLineQuery.optionalText(28),
+                device: subscriberReportLineQuery.optionalText(29),
+                country: subscriberReportLineQuery.optionalText(30)
+            )
+            ledger.subscriberReportLines.append(value)
+        }
+        let financialReportLineQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.start_date, t.end_date, t.upc, t.isrc_isbn, t.vendor_identifier, t.quantity,
+                t.partner_share_milliunits, t.extended_partner_share_milliunits, t.partner_share_currency, t.sales_or_return,
+                t.apple_identifier, t.developer, t.title, t.label, t.grid, t.product_type_identifier, t.isan_other_identifier,
+                t.country_of_sale, t.pre_order_flag, t.promo_code, t.customer_price_milliunits, t.customer_currency,
+                t.customer_price_total_milliunits
+            FROM financial_report_line t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try financialReportLineQuery.step() {
+            let value = FinancialReportLine(
+                location: SourceLocation(file: financialReportLineQuery.text(1), line: Int(financialReportLineQuery.int64(2))),
+                startDate: financialReportLineQuery.text(3),
+                endDate: financialReportLineQuery.text(4),
+                upc: financialReportLineQuery.optionalText(5),
+                isrcIsbn: financialReportLineQuery.optionalText(6),
+                vendorIdentifier: financialReportLineQuery.optionalText(7),
+                quantity: financialReportLineQuery.int64(8),
+                partnerShareMilliunits: financialReportLineQuery.int64(9),
+                extendedPartnerShareMilliunits: financialReportLineQuery.int64(10),
+                partnerShareCurrency: financialReportLineQuery.text(11),
+                salesOrReturn: financialReportLineQuery.text(12),
+                appleIdentifier: financialReportLineQuery.optionalText(13),
+                developer: financialReportLineQuery.optionalText(14),
+                title: financialReportLineQuery.optionalText(15),
+                label: financialReportLineQuery.optionalText(16),
+                grid: financialReportLineQuery.optionalText(17),
+                productTypeIdentifier: financialReportLineQuery.optionalText(18),
+                isanOtherIdentifier: financialReportLineQuery.optionalText(19),
+                countryOfSale: financialReportLineQuery.optionalText(20),
+                preOrderFlag: financialReportLineQuery.optionalText(21),
+                promoCode: financialReportLineQuery.optionalText(22),
+                customerPriceMilliunits: financialReportLineQuery.int64(23),
+                customerCurrency: financialReportLineQuery.optionalText(24),
+                customerPriceTotalMilliunits: financialReportLineQuery.int64(25)
+            )
+            ledger.financialReportLines.append(value)
+        }
+        let financialReportTotalQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.kind, t.rows, t.units, t.amount_milliunits, t.currency, t.country_of_sale
+            FROM financial_report_total t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try financialReportTotalQuery.step() {
+            let value = FinancialReportTotal(
+                location: SourceLocation(file: financialReportTotalQuery.text(1), line: Int(financialReportTotalQuery.int64(2))),
+                kind: FinancialReportTotalKind(rawValue: financialReportTotalQuery.text(3))!,
+                rows: financialReportTotalQuery.optionalInt64(4),
+                units: financialReportTotalQuery.optionalInt64(5),
+                amountMilliunits: financialReportTotalQuery.optionalInt64(6),
+                currency: financialReportTotalQuery.optionalText(7),
+                countryOfSale: financialReportTotalQuery.optionalText(8)
+            )
+            ledger.financialReportTotals.append(value)
+        }
+        let paymentSummaryLineQuery = try database.prepare(
+            """
+            SELECT t.record_id, f.path, t.line, t.kind, t.period, t.region, t.currency, t.paid, t.units_sold, t.earned_milliunits,
+                t.pre_tax_subtotal_milliunits, t.input_tax_milliunits, t.adjustments_milliunits, t.withholding_tax_milliunits,
+                t.total_owed_milliunits, t.balance_milliunits, t.exchange_rate, t.proceeds_milliunits, t.bank_currency, t.paid_to
+            FROM payment_summary_line t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
+            """)
+        while try paymentSummaryLineQuery.step() {
+            let value = PaymentSummaryLine(
+                location: SourceLocation(file: paymentSummaryLineQuery.text(1), line: Int(paymentSummaryLineQuery.int64(2))),
+                kind: PaymentSummaryLineKind(rawValue: paymentSummaryLineQuery.text(3))!,
+                period: paymentSummaryLineQuery.optionalText(4),
+                region: paymentSummaryLineQuery.optionalText(5),
+                currency: paymentSummaryLineQuery.optionalText(6),
+                paid: paymentSummaryLineQuery.optionalInt64(7).map { $0 != 0 },
+                unitsSold: paymentSummaryLineQuery.optionalInt64(8),
+                earnedMilliunits: paymentSummaryLineQuery.optionalInt64(9),
+                preTaxSubtotalMilliunits: paymentSummaryLineQuery.optionalInt64(10),
+                inputTaxMilliunits: paymentSummaryLineQuery.optionalInt64(11),
+                adjustmentsMilliunits: paymentSummaryLineQuery.optionalInt64(12),
+                withholdingTaxMilliunits: paymentSummaryLineQuery.optionalInt64(13),
+                totalOwedMilliunits: paymentSummaryLineQuery.optionalInt64(14),
+                balanceMilliunits: paymentSummaryLineQuery.optionalInt64(15),
+                exchangeRate: paymentSummaryLineQuery.optionalText(16),
+                proceedsMilliunits: paymentSummaryLineQuery.optionalInt64(17),
+                bankCurrency: paymentSummaryLineQuery.optionalText(18),
+                paidTo: paymentSummaryLineQuery.optionalText(19)
+            )
+            ledger.paymentSummaryLines.append(value)
         }
         return ledger
     }

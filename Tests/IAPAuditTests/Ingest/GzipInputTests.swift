@@ -24,9 +24,9 @@ final class GzipInputTests: XCTestCase {
         let summary = try! FileImporter.stream(file, checker: NoSignatureChecking(), sink: sink, scratchDirectory: scratch)
         var result = ImportedRecords(file: summary)
         for batch in batches {
-            result.clientReports += batch.clientReports.map { batch.clientReport($0, file: path) }
-            result.serverRequests += batch.serverRequests.map { batch.serverRequest($0, file: path) }
-            result.appleRecords += batch.appleRecords.map { batch.appleRecord($0, file: path) }
+            result.records.clientReports += batch.clientReports.map { batch.clientReport($0, file: path) }
+            result.records.serverRequests += batch.serverRequests.map { batch.serverRequest($0, file: path) }
+            result.records.appleRecords += batch.appleRecords.map { batch.appleRecord($0, file: path) }
             result.rejections += batch.rejections
         }
         return result

@@ -60,8 +60,10 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             check["tables"] as? [String],
             [
-                "apple_record", "apple_transaction", "client_report", "fact_chunk", "finding", "ledger_schema", "pending_renewal",
-                "rejection", "run_parameter", "run_warning", "server_request", "source_file", "verify_status_code",
+                "apple_record", "apple_transaction", "client_report", "fact_chunk", "financial_report_line", "financial_report_total",
+                "finding", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection", "run_parameter", "run_warning",
+                "sales_report_line", "server_request", "source_file", "subscriber_report_line", "subscription_event_line",
+                "subscription_report_line", "verify_status_code",
             ], "version 1's verify_response and receipt_transaction are gone")
         // Older versions stored the app's shared secret verbatim: no page of the dropped ledger keeps it.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/audit.sqlite"))
