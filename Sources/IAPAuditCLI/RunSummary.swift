@@ -34,12 +34,10 @@ enum RunSummary {
         let problems = s.findings.problems
         lines.append("")
         lines.append("Findings: \(plural(problems, "problem")), \(s.findings.total - problems) info")
-        let dropped = s.findings.count([.droppedOrder])
-        if dropped > 0 {
-            lines.append(
-                "  dropped orders: \(s.findings.confirmedDroppedOrders) Apple confirms, \(s.findings.claimedDroppedOrders) the client claims only"
-            )
-        }
+        // Rule 22, also when there is none (the JSON and the workbook say 0 too).
+        lines.append(
+            "  dropped orders: \(s.findings.confirmedDroppedOrders) Apple confirms, \(s.findings.refundedDroppedOrders) Apple refunded, "
+                + "\(s.findings.claimedDroppedOrders) the client claims only")
         for (kind, reasons) in byKind(s.findings) {
             for (reason, count) in reasons {
                 lines.append(
@@ -72,7 +70,8 @@ enum RunSummary {
             "findings": [
                 "problems": problems, "info": s.findings.total - problems, "by_kind": kinds,
                 "dropped_orders": [
-                    "apple_confirmed": s.findings.confirmedDroppedOrders, "client_claimed": s.findings.claimedDroppedOrders,
+                    "apple_confirmed": s.findings.confirmedDroppedOrders, "apple_refunded": s.findings.refundedDroppedOrders,
+                    "client_claimed": s.findings.claimedDroppedOrders,
                 ],
             ] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],

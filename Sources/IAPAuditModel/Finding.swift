@@ -49,11 +49,13 @@ public enum Severity: String, Sendable {
 }
 
 /// SEMANTICS rule 22: whether Apple confirms the payment of a dropped order.
-public enum AppleConfirmation: String, Sendable, Hashable {
+public enum AppleConfirmation: String, Sendable, Hashable, CaseIterable {
     /// A production Apple record that proves payment (status 0, or 21006 listing it; a verified JWS,
     /// notification or receipt) lists the transaction unrefunded; that record is in the evidence.
     case confirmed
-    /// Only the client (or the server's logs) say it was paid.
+    /// Apple's records that prove the payment all show it refunded (no money held); one is in the evidence.
+    case refunded
+    /// No Apple record proves the payment: only the client (or the server's logs) say it was paid.
     case claimed
 }
 

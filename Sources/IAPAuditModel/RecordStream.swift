@@ -38,11 +38,13 @@ public struct FindingCount: Sendable, Equatable {
     public var kind: FindingKind
     public var reason: String
     public var count: Int
-    /// Of these, the dropped orders Apple confirms (rule 22); the others are claimed by the client alone.
+    /// Of these, the dropped orders Apple confirms (rule 22), and those whose payment Apple shows refunded;
+    /// the others are claimed by the client alone.
     public var confirmed: Int
+    public var refunded: Int
 
-    package init(kind: FindingKind, reason: String, count: Int, confirmed: Int = 0) {
-        (self.kind, self.reason, self.count, self.confirmed) = (kind, reason, count, confirmed)
+    package init(kind: FindingKind, reason: String, count: Int, confirmed: Int = 0, refunded: Int = 0) {
+        (self.kind, self.reason, self.count, self.confirmed, self.refunded) = (kind, reason, count, confirmed, refunded)
     }
 }
 
@@ -65,17 +67,19 @@ public struct FindingStream: Sendable {
 
     /// Findings held in memory, in the order given.
     public init(_ findings: [Finding]) {
-        var counts: [FindingKind: [String: (count: Int, confirmed: Int)]] = [:]
+        var counts: [FindingKind: [String: (count: Int, confirmed: Int, refunded: Int)]] = [:]
         var perDay: [Int64: Int] = [:]
         for f in findings {
-            counts[f.kind, default: [:]][f.reason, default: (0, 0)].count += 1
-            if f.appleConfirmation == .confirmed { counts[f.kind, default: [:]][f.reason, default: (0, 0)].confirmed += 1 }
+            counts[f.kind, default: [:]][f.reason, default: (0, 0, 0)].count += 1
+            if f.appleConfirmation == .confirmed { counts[f.kind, default: [:]][f.reason, default: (0, 0, 0)].confirmed += 1 }
+            if f.appleConfirmation == .refunded { counts[f.kind, default: [:]][f.reason, default: (0, 0, 0)].refunded += 1 }
             if !f.kind.isInfo, let ms = f.firstSeenMs { perDay[Self.day(ms), default: 0] += 1 }
         }
         self.init(
             counts: FindingKind.allCases.flatMap { kind in
                 (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map {
-                    FindingCount(kind: kind, reason: $0.key, count: $0.value.count, confirmed: $0.value.confirmed)
+                    FindingCount(
+                        kind: kind, reason: $0.key, count: $0.value.count, confirmed: $0.value.confirmed, refunded: $0.value.refunded)
                 }
             },
             problemsPerDay: perDay.sorted { $0.key < $1.key }.map { (dayMs: $0.key, findings: $0.value) },
@@ -93,8 +97,11 @@ public struct FindingStream: Sendable {
     /// Dropped orders Apple confirms (rule 22).
     public var confirmedDroppedOrders: Int { counts.filter { $0.kind == .droppedOrder }.reduce(0) { $0 + $1.confirmed } }
 
+    /// Dropped orders whose payment Apple shows refunded (rule 22).
+    public var refundedDroppedOrders: Int { counts.filter { $0.kind == .droppedOrder }.reduce(0) { $0 + $1.refunded } }
+
     /// Dropped orders only the client claims (rule 22).
-    public var claimedDroppedOrders: Int { count([.droppedOrder]) - confirmedDroppedOrders }
+    public var claimedDroppedOrders: Int { count([.droppedOrder]) - confirmedDroppedOrders - refundedDroppedOrders }
 
     public func count(_ kinds: Set<FindingKind>) -> Int { counts.filter { kinds.contains($0.kind) }.reduce(0) { $0 + $1.count } }
 

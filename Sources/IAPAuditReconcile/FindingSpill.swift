@@ -11,8 +11,8 @@ package final class FindingSpill: Sendable {
         var kind: UInt8
         var reason: Int32
         var firstSeenMs: Int64?
-        /// A dropped order Apple confirms (rule 22).
-        var confirmed: Bool
+        /// A dropped order's Apple confirmation (rule 22): 0 none, else 1 + its index in `AppleConfirmation.allCases`.
+        var confirmation: UInt8
         var offset: Int
         var count: Int32
         var sortStart: Int32
@@ -85,7 +85,7 @@ package final class FindingSpill: Sendable {
                 state.keys.append(
                     Key(
                         kind: e.kind, reason: state.reason(f.reason), firstSeenMs: f.firstSeenMs,
-                        confirmed: f.appleConfirmation == .confirmed, offset: base + e.offset,
+                        confirmation: Self.code(f.appleConfirmation), offset: base + e.offset,
                         count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount)))
             }
             state.sortBytes.append(contentsOf: sort.bytes)
@@ -150,19 +150,24 @@ package final class FindingSpill: Sendable {
     /// The findings for the reports: counts and problems per day from the keys, findings read back
     /// in table order.
     package func stream() throws -> FindingStream {
-        var counts: [Int: [String: (count: Int, confirmed: Int)]] = [:]
+        var counts: [Int: [String: (count: Int, confirmed: Int, refunded: Int)]] = [:]
         var perDay: [Int64: Int] = [:]
         let keys = try sortedKeys()
         let reasons = state.withLock { $0.reasons }
         for key in keys {
-            counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0)].count += 1
-            if key.confirmed { counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0)].confirmed += 1 }
+            counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0, 0)].count += 1
+            let confirmation = Self.confirmation(key.confirmation)
+            if confirmation == .confirmed {
+                counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0, 0)].confirmed += 1
+            }
+            if confirmation == .refunded { counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0, 0)].refunded += 1 }
             if !FindingKind.allCases[Int(key.kind)].isInfo, let ms = key.firstSeenMs { perDay[FindingStream.day(ms), default: 0] += 1 }
         }
         return FindingStream(
             counts: FindingKind.allCases.enumerated().flatMap { kind, name in
                 (counts[kind] ?? [:]).sorted { $0.key < $1.key }.map {
-                    FindingCount(kind: name, reason: $0.key, count: $0.value.count, confirmed: $0.value.confirmed)
+                    FindingCount(
+                        kind: name, reason: $0.key, count: $0.value.count, confirmed: $0.value.confirmed, refunded: $0.value.refunded)
                 }
             },
             problemsPerDay: perDay.sorted { $0.key < $1.key }.map { (dayMs: $0.key, findings: $0.value) },
@@ -177,6 +182,11 @@ package final class FindingSpill: Sendable {
         try forEach { result.append($0) }
         return result
     }
+
+    /// 0 for none, else 1 + the index in `AppleConfirmation.allCases`.
+    private static func code(_ c: AppleConfirmation?) -> UInt8 { c.map { UInt8(AppleConfirmation.allCases.firstIndex(of: $0)! + 1) } ?? 0 }
+
+    private static func confirmation(_ code: UInt8) -> AppleConfirmation? { code == 0 ? nil : AppleConfirmation.allCases[Int(code) - 1] }
 
     // MARK: Encoding (the fact format's primitives)
 
@@ -196,7 +206,7 @@ package final class FindingSpill: Sendable {
             w.varint(e.line)
         }
         w.text(f.detail)
-        w.u8(f.appleConfirmation == nil ? 0 : f.appleConfirmation == .confirmed ? 1 : 2)
+        w.u8(code(f.appleConfirmation))
     }
 
     private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> Finding {
@@ -216,11 +226,10 @@ package final class FindingSpill: Sendable {
         let firstSeen = r.optionalInt()
         let evidence = (0..<r.varint()).map { _ in SourceLocation(file: string()!, line: r.varint()) }
         let detail = string()!
-        let confirmation: [AppleConfirmation?] = [nil, .confirmed, .claimed]
         return Finding(
             kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
             environment: environment, firstSeenMs: firstSeen, evidence: evidence, detail: detail,
-            appleConfirmation: confirmation[Int(r.u8())])
+            appleConfirmation: confirmation(r.u8()))
     }
 }
 

@@ -101,9 +101,19 @@ final class ReconcileContext {
 
     /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
     /// lists it unrefunded (a refund Apple gave later does not unmake the payment); nil when only the
-    /// client claims it.
+    /// client claims it, or every such record shows it refunded.
     func confirmation(_ t: Int32) -> Listing? {
         purchase(t).lazy.flatMap { self.facts.listings($0) }.first { self.provesPayment($0) && $0.fact.cancellationDateMs == nil }
+    }
+
+    /// Rule 22 for a dropped order: confirmed, refunded (every record that proves the payment shows it
+    /// refunded), or claimed; and the record that says so.
+    func appleConfirmation(_ t: Int32) -> (AppleConfirmation, Listing?) {
+        if let confirmed = confirmation(t) { return (.confirmed, confirmed) }
+        if let refunded = purchase(t).lazy.flatMap({ self.facts.listings($0) }).first(where: { self.provesPayment($0) }) {
+            return (.refunded, refunded)
+        }
+        return (.claimed, nil)
     }
 
     /// Rule 14 for T; nil when nothing is unresolved.
@@ -155,9 +165,9 @@ final class ReconcileContext {
         var evidence = evidence
         var confirmation: AppleConfirmation? = nil
         if kind == .droppedOrder {
-            let confirmed = self.confirmation(t)
-            if let confirmed { evidence.append(location(confirmed)) }
-            confirmation = confirmed == nil ? .claimed : .confirmed
+            let (said, record) = appleConfirmation(t)
+            if let record { evidence.append(location(record)) }
+            confirmation = said
         }
         return Finding(
             kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),

@@ -51,19 +51,22 @@ enum SummarySheet {
         // claimed by the client alone.
         var byKind: [[ReportCell]] = snapshot.findings.counts.map {
             let split: [ReportCell] =
-                $0.kind == .droppedOrder ? [.integer(Int64($0.confirmed)), .integer(Int64($0.count - $0.confirmed))] : [.empty, .empty]
+                $0.kind == .droppedOrder
+                ? [.integer(Int64($0.confirmed)), .integer(Int64($0.refunded)), .integer(Int64($0.count - $0.confirmed - $0.refunded))]
+                : [.empty, .empty, .empty]
             return [.text($0.kind.rawValue), .text($0.reason), .text($0.kind.severity.rawValue), .integer(Int64($0.count))] + split
         }
         let problems = snapshot.findings.problems
-        byKind.append([.text("Total problems"), .empty, .empty, .integer(Int64(problems)), .empty, .empty])
-        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.total - problems)), .empty, .empty])
+        byKind.append([.text("Total problems"), .empty, .empty, .integer(Int64(problems)), .empty, .empty, .empty])
+        byKind.append([.text("Total info"), .empty, .empty, .integer(Int64(snapshot.findings.total - problems)), .empty, .empty, .empty])
         byKind.append([
             .text("Dropped orders"), .empty, .empty, .integer(Int64(snapshot.findings.count([.droppedOrder]))),
-            .integer(Int64(snapshot.findings.confirmedDroppedOrders)), .integer(Int64(snapshot.findings.claimedDroppedOrders)),
+            .integer(Int64(snapshot.findings.confirmedDroppedOrders)), .integer(Int64(snapshot.findings.refundedDroppedOrders)),
+            .integer(Int64(snapshot.findings.claimedDroppedOrders)),
         ])
         let findings = ReportTable(
             title: "Findings by kind and reason",
-            header: ["kind", "reason", "severity", "findings", "Apple confirms", "client claims only"],
+            header: ["kind", "reason", "severity", "findings", "Apple confirms", "Apple refunded", "client claims only"],
             rows: byKind)
         let days = ReportTable(
             title: "Problem findings per day (first seen, UTC)", header: ["day", "findings"],

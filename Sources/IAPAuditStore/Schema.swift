@@ -88,7 +88,7 @@ package enum Schema {
             first_seen_ms INTEGER,
             evidence TEXT NOT NULL,
             detail TEXT NOT NULL,
-            apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'claimed'))
+            apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'refunded', 'claimed'))
         ) STRICT;
         CREATE TABLE IF NOT EXISTS run_parameter (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS run_warning (code TEXT NOT NULL, message TEXT NOT NULL, file TEXT) STRICT;

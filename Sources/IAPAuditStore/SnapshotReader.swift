@@ -124,15 +124,16 @@ extension AuditStore {
     /// The stored findings: counts by kind and reason and problems per day now, the findings
     /// themselves read in table order when asked for.
     static func findingStream(_ database: SQLiteDatabase, path: String) throws -> FindingStream {
-        var counts: [FindingKind: [(String, Int, Int)]] = [:]
+        var counts: [FindingKind: [(String, Int, Int, Int)]] = [:]
         let c = try database.prepare(
             """
-            SELECT kind, reason, count(*), count(*) FILTER (WHERE apple_confirmation = 'confirmed') FROM finding
+            SELECT kind, reason, count(*), count(*) FILTER (WHERE apple_confirmation = 'confirmed'),
+                   count(*) FILTER (WHERE apple_confirmation = 'refunded') FROM finding
             GROUP BY kind, reason ORDER BY kind, reason
             """)
         while try c.step() {
             guard let kind = FindingKind(rawValue: c.text(0)) else { continue }
-            counts[kind, default: []].append((c.text(1), Int(c.int64(2)), Int(c.int64(3))))
+            counts[kind, default: []].append((c.text(1), Int(c.int64(2)), Int(c.int64(3)), Int(c.int64(4))))
         }
         var perDay: [(dayMs: Int64, findings: Int)] = []
         let problems = FindingKind.problems.map { "'\($0.rawValue)'" }.joined(separator: ", ")
@@ -144,7 +145,7 @@ extension AuditStore {
         while try d.step() { perDay.append((d.int64(0), Int(d.int64(1)))) }
         return FindingStream(
             counts: FindingKind.allCases.flatMap { kind in
-                (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1, confirmed: $0.2) }
+                (counts[kind] ?? []).map { FindingCount(kind: kind, reason: $0.0, count: $0.1, confirmed: $0.2, refunded: $0.3) }
             },
             problemsPerDay: perDay,
             produce: { kinds, limit, body in

@@ -89,13 +89,13 @@ final class CommandLineTests: XCTestCase {
         let findings = try XCTUnwrap(summary["findings"] as? [String: Any])
         XCTAssertEqual(
             findings["by_kind"] as? [String: [String: Int]], ["dropped_order": ["never_sent": 1], "outside_window": ["after_window": 1]])
-        XCTAssertEqual(findings["dropped_orders"] as? [String: Int], ["apple_confirmed": 0, "client_claimed": 1])
+        XCTAssertEqual(findings["dropped_orders"] as? [String: Int], ["apple_confirmed": 0, "apple_refunded": 0, "client_claimed": 1])
         let text = CLIRun(["run", smallInput(), "--out", TestPaths.scratch(), "--to", "2026-10-01T00:00:05Z"])
         XCTAssertTrue(
             text.out.contains("\naudit window: no start (no logs)") == false
                 && text.out.contains("audit window: from 2026-10-01T00:00:00.000Z (the earliest log ts) to 2026-10-01T00:00:05.000Z"),
             text.out)
-        XCTAssertTrue(text.out.contains("  dropped orders: 0 Apple confirms, 1 the client claims only"), text.out)
+        XCTAssertTrue(text.out.contains("  dropped orders: 0 Apple confirms, 0 Apple refunded, 1 the client claims only"), text.out)
         for (arguments, message) in [
             (
                 ["--from", "2026-10-02", "--to", "2026-10-01"],
