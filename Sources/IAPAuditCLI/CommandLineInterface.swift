@@ -28,6 +28,8 @@ public enum CommandLineInterface {
                 return 0
             case "run":
                 return try RunCommand.execute(rest, out: out, err: err)
+            case "close":
+                return try CloseCommand.execute(rest, out: out, err: err)
             case "sample":
                 return try SampleCommand.execute(rest, out: out, err: err)
             default:

@@ -12,6 +12,8 @@ enum HelpText {
         COMMANDS:
           run       Import client reports, server logs and Apple verifyReceipt responses,
                     reconcile them, and write audit.sqlite and audit.xlsx.
+          close     The monthly close: revenue, refunds and losses of a period, priced, and the
+                    bridge to App Store Connect's Sales and Financial reports.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
         OPTIONS:
@@ -79,6 +81,29 @@ enum HelpText {
 
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete
         (unreadable path, bad config, unwritable output), 64 usage error.
+        """
+
+    static let close = """
+        USAGE: iap-audit close --period PERIOD [--calendar gregorian|apple-fiscal] [--tz ZONE] [--prices FILE]
+                               [--out DIR] [--json] [PATH ...] [run's options]
+
+        The monthly close (docs/close.md): runs what `run` runs with the audit window set to the period,
+        imports App Store Connect's Sales and Financial reports found among the inputs, prices each
+        purchase (JWS price of verified records, else --prices, marked estimated, else unpriced), and
+        bridges the ledger's sales to Apple's reports: per product and currency, the variance split into
+        explained buckets and an unexplained remainder that lists the purchases behind it.
+        Writes DIR/close-PERIOD.xlsx and the close tables of DIR/audit.sqlite.
+
+        OPTIONS:
+          --period PERIOD       2026-10 (a month), 2026-Q1, 2026 (a year), FY2026 (apple-fiscal).
+          --calendar NAME       gregorian (default) or apple-fiscal (Apple's fiscal months, from the rule;
+                                Start/End dates read from a Financial report win).
+          --tz ZONE             UTC (default) or an IANA name such as America/Los_Angeles.
+          --prices FILE         CSV: product_id,storefront_or_currency,price,valid_from.
+          --json                Print the period, totals per currency and bridges as one JSON object
+                                (amounts in milliunits).
+        The run's options (--out, --as-of, --grace, --config, --jws-root, --receipt-root,
+        --signatures-at) work as for `run`.
         """
 
     static let sample = """

@@ -26,6 +26,16 @@ enum RunCommand {
         if args.value("--out") == "" || args.positionals.contains("") {
             throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "run")
         }
+        let options = try auditOptions(args, usage: usage, command: "run", err: err)
+        let result = try AuditPipeline.run(options)
+        printDiagnostics(result.warnings, result, err: err)
+        out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
+        return 0
+    }
+
+    /// The run's options from the command line (`run` and `close` share them). Throws `UsageError` for a
+    /// bad value; a config found in an input folder is said on `err`.
+    static func auditOptions(_ args: ArgumentReader, usage: String, command: String, err: (String) -> Void) throws -> AuditOptions {
         var options = AuditOptions(
             paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
             outputDirectory: args.value("--out") ?? defaultOutput)
@@ -43,7 +53,7 @@ enum RunCommand {
             // Decimal digits only: Swift's Double also reads "0x10" (hex), "1e2" and "inf".
             let decimal = text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
             guard decimal, let hours = Double(text), hours <= 87_600 else {
-                throw UsageError(message: "--grace: not a number of hours from 0 to 87600: '\(text)'", usage: usage, command: "run")
+                throw UsageError(message: "--grace: not a number of hours from 0 to 87600: '\(text)'", usage: usage, command: command)
             }
             options.graceMs = Int64(hours * 3_600_000)
         }
@@ -76,17 +86,19 @@ enum RunCommand {
                     command: "run")
             }
         }
-        let result = try AuditPipeline.run(options)
-        for warning in result.warnings { err("iap-audit: warning: \(RunSummary.printable(warning.message))") }
+        return options
+    }
+
+    /// Warnings and the first rejections on stderr (all of them are in the database).
+    static func printDiagnostics(_ warnings: [RunWarning], _ result: AuditResult, err: (String) -> Void) {
+        for warning in warnings { err("iap-audit: warning: \(RunSummary.printable(warning.message))") }
         let rejections = result.snapshot.rejections
-        for rejection in try rejections.prefix(printedRejections) {
+        for rejection in (try? rejections.prefix(printedRejections)) ?? [] {
             err(RunSummary.printable("\(rejection.location): error: \(rejection.reason)"))
         }
         if rejections.count > printedRejections {
             err("iap-audit: \(rejections.count - printedRejections) more rejected records: see table rejection in \(result.databasePath)")
         }
-        out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
-        return 0
     }
 
     /// `--from` / `--to` (SEMANTICS rule 17): an instant (ISO 8601 or epoch milliseconds), or a date

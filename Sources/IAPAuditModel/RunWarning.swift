@@ -54,6 +54,10 @@ public struct RunWarning: Sendable, Hashable {
         /// A file imported by the last run into the output folder was not given this run: its records
         /// were removed from the ledger.
         public static let inputVanished = Code(rawValue: "input_vanished")
+        /// Lines of the close's price list (`--prices`) were rejected.
+        public static let priceListRejected = Code(rawValue: "price_list_rejected")
+        /// Purchases of the closed period have no price (no verified JWS price, no price-list entry).
+        public static let unpricedPurchases = Code(rawValue: "unpriced_purchases")
         /// Apple records whose environment signals disagree (SEMANTICS rule 24): read as sandbox.
         public static let environmentConflict = Code(rawValue: "environment_conflict")
         /// Apple answers naming no environment anywhere (rule 24): read as production.
@@ -64,6 +68,7 @@ public struct RunWarning: Sendable, Hashable {
             .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog,
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
+            .priceListRejected, .unpricedPurchases,
         ]
     }
 }

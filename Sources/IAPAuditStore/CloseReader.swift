@@ -22,7 +22,62 @@ package enum CloseReader {
                     location: SourceLocation(file: c.text(0), line: Int(c.int64(1))), transactionId: c.text(2),
                     originalTransactionId: c.optionalText(3), productId: c.optionalText(4), tsMs: c.int64(5)))
         }
+        try reports(db, &inputs)
         return inputs
+    }
+
+    /// App Store Connect's report lines (the tables of Sources/LedgerDeclarations/SalesReports.swift and
+    /// FinanceReports.swift). Per-unit prices are taken as Apple's magnitudes; refunds are negative units.
+    private static func reports(_ db: SQLiteDatabase, _ inputs: inout CloseInputs) throws {
+        let s = try db.prepare(
+            """
+            SELECT f.path, l.line, l.sku, l.begin_date, l.end_date, l.country_code, l.units, l.customer_price_milliunits,
+                   l.customer_currency, l.developer_proceeds_milliunits, l.proceeds_currency
+            FROM sales_report_line l JOIN source_file f ON f.file_id = l.file_id
+            WHERE l.layout = 'summary_sales' ORDER BY l.record_id
+            """)
+        while try s.step() {
+            guard let begin = CalendarDate(iso: s.text(3)), let end = CalendarDate(iso: s.text(4)) else { continue }
+            let currency = s.optionalText(8) ?? "—"
+            inputs.sales.append(
+                SalesLine(
+                    location: SourceLocation(file: s.text(0), line: Int(s.int64(1))), productId: s.text(2), beginDate: begin, endDate: end,
+                    countryCode: s.optionalText(5) ?? "", units: s.int64(6),
+                    customerPrice: Money(milliunits: abs(s.optionalInt64(7) ?? 0), currency: currency),
+                    proceeds: Money(milliunits: abs(s.optionalInt64(9) ?? 0), currency: s.optionalText(10) ?? currency)))
+        }
+        let f = try db.prepare(
+            """
+            SELECT p.path, l.line, l.vendor_identifier, l.start_date, l.end_date, l.country_of_sale, l.quantity, l.partner_share_milliunits,
+                   l.extended_partner_share_milliunits, l.partner_share_currency, l.customer_price_milliunits, l.customer_currency
+            FROM financial_report_line l JOIN source_file p ON p.file_id = l.file_id ORDER BY l.record_id
+            """)
+        while try f.step() {
+            guard let start = CalendarDate(iso: f.text(3)), let end = CalendarDate(iso: f.text(4)) else { continue }
+            let currency = f.text(9)
+            inputs.financial.append(
+                FinancialLine(
+                    location: SourceLocation(file: f.text(0), line: Int(f.int64(1))), productId: f.text(2), startDate: start, endDate: end,
+                    countryCode: f.optionalText(5) ?? "", quantity: f.int64(6),
+                    partnerShare: Money(milliunits: abs(f.int64(7)), currency: currency),
+                    extendedPartnerShare: Money(milliunits: f.int64(8), currency: currency),
+                    customerPrice: Money(milliunits: abs(f.optionalInt64(10) ?? 0), currency: f.optionalText(11) ?? currency)))
+        }
+        let p = try db.prepare(
+            """
+            SELECT s.path, l.line, l.region, l.currency, l.units_sold, l.earned_milliunits, l.withholding_tax_milliunits,
+                   l.exchange_rate, l.proceeds_milliunits, l.bank_currency
+            FROM payment_summary_line l JOIN source_file s ON s.file_id = l.file_id WHERE l.kind = 'region' ORDER BY l.record_id
+            """)
+        while try p.step() {
+            let currency = p.optionalText(3) ?? ""
+            inputs.payments.append(
+                PaymentLine(
+                    location: SourceLocation(file: p.text(0), line: Int(p.int64(1))), region: p.optionalText(2) ?? "",
+                    units: p.optionalInt64(4) ?? 0, earned: Money(milliunits: p.optionalInt64(5) ?? 0, currency: currency),
+                    withholdingTax: Money(milliunits: p.optionalInt64(6) ?? 0, currency: currency), exchangeRate: p.optionalText(7) ?? "",
+                    proceeds: Money(milliunits: p.optionalInt64(8) ?? 0, currency: p.optionalText(9) ?? "")))
+        }
     }
 
     private static func listings(_ db: SQLiteDatabase, bundleIds: Set<String>) throws -> [CloseListing] {

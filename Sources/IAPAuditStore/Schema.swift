@@ -94,6 +94,35 @@ package enum Schema {
         CREATE TABLE IF NOT EXISTS run_warning (code TEXT NOT NULL, message TEXT NOT NULL, file TEXT) STRICT;
         CREATE TABLE IF NOT EXISTS ledger_schema (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
+        CREATE TABLE IF NOT EXISTS close_period (
+            period TEXT PRIMARY KEY, calendar TEXT NOT NULL, time_zone TEXT NOT NULL, first_day TEXT NOT NULL, last_day TEXT NOT NULL,
+            start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, fiscal_months TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS close_sale (
+            period TEXT NOT NULL, purchase_key TEXT NOT NULL, transaction_ids TEXT NOT NULL, product_id TEXT, purchase_ms INTEGER,
+            country_code TEXT, amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, sale_class TEXT NOT NULL, exclusion TEXT,
+            is_trial INTEGER NOT NULL, refunded_milliunits INTEGER NOT NULL, evidence TEXT NOT NULL,
+            PRIMARY KEY (period, purchase_key)
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS close_bridge (
+            period TEXT NOT NULL, report TEXT NOT NULL, product_id TEXT NOT NULL, currency TEXT NOT NULL,
+            ledger_units INTEGER NOT NULL, ledger_milliunits INTEGER NOT NULL, apple_units INTEGER NOT NULL, apple_milliunits INTEGER NOT NULL,
+            variance_units INTEGER NOT NULL, variance_milliunits INTEGER NOT NULL,
+            excluded_units INTEGER NOT NULL, excluded_milliunits INTEGER NOT NULL,
+            trials_units INTEGER NOT NULL, trials_milliunits INTEGER NOT NULL,
+            not_proven_paid_units INTEGER NOT NULL, not_proven_paid_milliunits INTEGER NOT NULL,
+            timing_timezone_units INTEGER NOT NULL, timing_timezone_milliunits INTEGER NOT NULL,
+            timing_fiscal_units INTEGER NOT NULL, timing_fiscal_milliunits INTEGER NOT NULL,
+            refunds_units INTEGER NOT NULL, refunds_milliunits INTEGER NOT NULL,
+            commission_tax_units INTEGER NOT NULL, commission_tax_milliunits INTEGER NOT NULL,
+            estimated_prices_units INTEGER NOT NULL, estimated_prices_milliunits INTEGER NOT NULL,
+            remainder_units INTEGER NOT NULL, remainder_milliunits INTEGER NOT NULL, countries TEXT NOT NULL, remainder_sales TEXT NOT NULL,
+            PRIMARY KEY (period, report, product_id, currency)
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS close_total (
+            period TEXT NOT NULL, currency TEXT NOT NULL, measure TEXT NOT NULL, value INTEGER NOT NULL,
+            PRIMARY KEY (period, currency, measure)
+        ) STRICT;
         """
 
     /// The statements that delete every row read from file `?1` (records are keyed by

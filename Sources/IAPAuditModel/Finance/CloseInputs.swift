@@ -79,6 +79,15 @@ package struct SalesLine: Sendable {
     package var customerPrice: Money
     /// `Developer Proceeds` per unit, in `Currency of Proceeds`.
     package var proceeds: Money
+
+    package init(
+        location: SourceLocation, productId: String, beginDate: CalendarDate, endDate: CalendarDate, countryCode: String, units: Int64,
+        customerPrice: Money, proceeds: Money
+    ) {
+        (self.location, self.productId, self.beginDate, self.endDate, self.countryCode, self.units, self.customerPrice, self.proceeds) = (
+            location, productId, beginDate, endDate, countryCode, units, customerPrice, proceeds
+        )
+    }
 }
 
 /// A line of a Financial report: one fiscal month, settled transactions; amounts per unit.
@@ -99,6 +108,16 @@ package struct FinancialLine: Sendable {
     package var extendedPartnerShare: Money
     /// `Customer Price` per unit, in `Customer Currency`.
     package var customerPrice: Money
+
+    package init(
+        location: SourceLocation, productId: String, startDate: CalendarDate, endDate: CalendarDate, countryCode: String, quantity: Int64,
+        partnerShare: Money, extendedPartnerShare: Money, customerPrice: Money
+    ) {
+        (
+            self.location, self.productId, self.startDate, self.endDate, self.countryCode, self.quantity, self.partnerShare,
+            self.extendedPartnerShare, self.customerPrice
+        ) = (location, productId, startDate, endDate, countryCode, quantity, partnerShare, extendedPartnerShare, customerPrice)
+    }
 }
 
 /// A row of the payments summary (`financial_report.csv`): one region's currency for a fiscal month.
@@ -115,4 +134,12 @@ package struct PaymentLine: Sendable {
     package var exchangeRate: String
     /// `Proceeds` in the bank currency.
     package var proceeds: Money
+
+    package init(
+        location: SourceLocation, region: String, units: Int64, earned: Money, withholdingTax: Money, exchangeRate: String, proceeds: Money
+    ) {
+        (self.location, self.region, self.units, self.earned, self.withholdingTax, self.exchangeRate, self.proceeds) = (
+            location, region, units, earned, withholdingTax, exchangeRate, proceeds
+        )
+    }
 }

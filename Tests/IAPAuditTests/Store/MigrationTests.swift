@@ -60,7 +60,9 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             check["tables"] as? [String],
             [
-                "apple_record", "apple_transaction", "client_report", "fact_chunk", "financial_report_line", "financial_report_total",
+                "apple_record", "apple_transaction", "client_report", "close_bridge", "close_period", "close_sale", "close_total",
+                "fact_chunk",
+                "financial_report_line", "financial_report_total",
                 "finding", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection", "run_parameter", "run_warning",
                 "sales_report_line", "server_request", "source_file", "subscriber_report_line", "subscription_event_line",
                 "subscription_report_line", "verify_status_code",

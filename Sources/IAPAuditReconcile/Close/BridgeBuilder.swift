@@ -1,77 +1,6 @@
 import IAPAuditModel
 
-/// Units and an amount (milliunits of the row's currency) side by side.
-package struct Tally: Sendable, Equatable {
-    package var units: Int64 = 0
-    package var milliunits: Int64 = 0
-
-    package init(units: Int64 = 0, milliunits: Int64 = 0) { (self.units, self.milliunits) = (units, milliunits) }
-
-    package static func + (a: Tally, b: Tally) -> Tally { Tally(units: a.units + b.units, milliunits: a.milliunits + b.milliunits) }
-    package static func - (a: Tally, b: Tally) -> Tally { Tally(units: a.units - b.units, milliunits: a.milliunits - b.milliunits) }
-    package static prefix func - (a: Tally) -> Tally { Tally(units: -a.units, milliunits: -a.milliunits) }
-    package static func += (a: inout Tally, b: Tally) { a = a + b }
-    package var isZero: Bool { units == 0 && milliunits == 0 }
-}
-
-/// Why the ledger's number and Apple's differ (docs/close.md, "The bridge"): each bucket is what it adds
-/// to the ledger's number to approach Apple's.
-package enum BridgeBucket: String, CaseIterable, Sendable {
-    case excluded
-    case trials
-    case notProvenPaid = "not_proven_paid"
-    case timingTimezone = "timing_timezone"
-    case timingFiscal = "timing_fiscal"
-    case refunds
-    case commissionTax = "commission_tax"
-    case estimatedPrices = "estimated_prices"
-
-    /// What the bucket holds, for the workbook's header notes.
-    package var meaning: String {
-        switch self {
-        case .excluded: return "sandbox, Xcode, LocalTesting, environment-conflict and family-shared records: never in Apple's reports"
-        case .trials: return "free trials: units at zero, no sale in Apple's reports"
-        case .notProvenPaid: return "purchases only the client reported, or listed by records that prove no payment"
-        case .timingTimezone:
-            return "purchases on the period's edge: in it in Pacific time (Apple's days) but not in the close's time zone, or the reverse"
-        case .timingFiscal: return "purchases in the fiscal months but not in the period, or the reverse"
-        case .refunds: return "refunds Apple books in the period: one unit back each, the refunded amount"
-        case .commissionTax: return "Apple's commission and taxes: customer price − proceeds, from Apple's own rows"
-        case .estimatedPrices: return "purchases priced from the price list: Apple's customer price − the estimate"
-        }
-    }
-}
-
-/// One line of the bridge: a product in a currency over the period.
-package struct BridgeRow: Sendable {
-    package var productId: String
-    /// ISO 4217; `—` for the ledger's unpriced purchases (counted in units only).
-    package var currency: String
-    package var ledger = Tally()
-    package var apple = Tally()
-    package var buckets: [BridgeBucket: Tally] = [:]
-    /// Countries (alpha-2) the row's sales and Apple's lines name.
-    package var countries: Set<String> = []
-    /// The ledger's purchases behind an unexplained remainder (purchase keys), and what they are.
-    package var remainderSales: [String] = []
-
-    package var variance: Tally { apple - ledger }
-    package var explained: Tally { buckets.values.reduce(Tally(), +) }
-    /// What no bucket explains: variance − Σ buckets (so buckets + remainder = variance exactly).
-    package var remainder: Tally { variance - explained }
-}
-
-/// The bridge from the ledger's sales to one of Apple's reports (docs/close.md).
-package struct Bridge: Sendable {
-    package enum Report: String, Sendable {
-        case sales = "Summary Sales"
-        case financial = "Financial"
-    }
-
-    package var report: Report
-    /// Sorted by product, then currency.
-    package var rows: [BridgeRow]
-
+extension Bridge {
     /// The bridge to the Summary Sales report: Pacific-time days of the period, customer price × units.
     package static func sales(_ sales: [LedgerSale], _ lines: [SalesLine], period: AccountingPeriod) -> Bridge {
         let pacific = PeriodTimeZone.pacific
@@ -180,7 +109,7 @@ package struct Bridge: Sendable {
         for key in rows.keys where rows.rows[key]!.remainder.isZero { rows.rows[key]!.remainderSales = [] }
     }
 
-    struct PriceKey: Hashable {
+    fileprivate struct PriceKey: Hashable {
         var productId: String
         var countryCode: String?
         var currency: String
@@ -205,7 +134,7 @@ package struct Bridge: Sendable {
     }
 
     /// Rows by (product, currency), made on first use.
-    private struct Rows {
+    fileprivate struct Rows {
         struct Key: Hashable, Comparable {
             var productId: String
             var currency: String

@@ -1,0 +1,43 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+
+/// `iap-audit close`: the monthly close (docs/close.md).
+enum CloseCommand {
+    static let usage =
+        "iap-audit close --period PERIOD [--calendar gregorian|apple-fiscal] [--tz ZONE] [--prices FILE] [--out DIR] [--json] "
+        + "[PATH ...] (and run's options)"
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(
+            arguments,
+            valued: [
+                "--period", "--calendar", "--tz", "--prices", "--out", "--as-of", "--grace", "--config", "--jws-root", "--receipt-root",
+                "--signatures-at",
+            ],
+            flags: ["--json", "-h", "--help"], command: "close", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.close)
+            return 0
+        }
+        guard let periodText = args.value("--period") else {
+            throw UsageError(message: "--period is required (e.g. --period 2026-10)", usage: usage, command: "close")
+        }
+        let period: AccountingPeriod
+        do {
+            let calendar = try PeriodCalendar(parsing: args.value("--calendar") ?? "gregorian")
+            let zone = try PeriodTimeZone(parsing: args.value("--tz") ?? "UTC")
+            period = try AccountingPeriod.parse(periodText, calendar: calendar, timeZone: zone)
+        } catch {
+            throw UsageError(message: "\(error)", usage: usage, command: "close")
+        }
+        let audit = try RunCommand.auditOptions(args, usage: usage, command: "close", err: err)
+        let result = try ClosePipeline.run(CloseOptions(audit: audit, period: period, pricesPath: args.value("--prices")))
+        RunCommand.printDiagnostics(result.warnings, result.audit, err: err)
+        for rejection in result.priceRejections.prefix(RunCommand.printedRejections) {
+            err(RunSummary.printable("\(rejection.location): error: \(rejection.reason)"))
+        }
+        out(args.has("--json") ? CloseSummary.json(result) : CloseSummary.text(result))
+        return 0
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+
+/// What `close` prints: the period, the totals per currency and the bridges, as text or one JSON object.
+/// Amounts in the JSON are integer milliunits (`*_milliunits`); the text shows them with each currency's
+/// decimals.
+enum CloseSummary {
+    static func text(_ result: CloseResult) -> String {
+        let r = result.report
+        var lines = [
+            "iap-audit close \(r.period.label) (\(r.period.calendar.rawValue), \(r.period.timeZone.identifier)): "
+                + "\(r.period.firstDay) to \(r.period.lastDay)"
+        ]
+        for (month, dates) in r.fiscalMonths {
+            lines.append("  \(month) (reportDate \(month.reportDate)): \(dates.lowerBound) to \(dates.upperBound)")
+        }
+        lines.append("")
+        for t in r.totals {
+            let m = { (v: Int64) in Money(milliunits: v, currency: t.currency).description }
+            lines.append("\(t.currency):")
+            if t.appleSalesUnits != 0 || t.appleSales != 0 {
+                lines.append(
+                    "  Apple Summary Sales      \(t.appleSalesUnits) units, \(m(t.appleSales)) (proceeds \(m(t.appleSalesProceeds)))")
+            }
+            if t.appleFinancialProceeds != 0 { lines.append("  Apple Financial proceeds \(m(t.appleFinancialProceeds))") }
+            lines.append("  ledger gross \(m(t.gross)), refunds \(m(t.refunds)), net \(m(t.net))")
+            for (label, value) in t.losses.sorted(by: { $0.key < $1.key }) { lines.append("  loss \(label): \(m(value))") }
+        }
+        for bridge in r.bridges {
+            let unexplained = bridge.rows.filter { !$0.remainder.isZero }
+            lines.append("")
+            lines.append(
+                "Bridge vs \(bridge.report.rawValue): \(bridge.rows.count) product/currency rows, \(unexplained.count) with an unexplained "
+                    + "remainder")
+            for row in unexplained {
+                lines.append(
+                    "  \(row.productId) \(row.currency): remainder \(row.remainder.units) units, "
+                        + "\(Money(milliunits: row.remainder.milliunits, currency: row.currency))")
+            }
+        }
+        lines.append("")
+        lines.append("Wrote \(result.workbookPath), the close tables in \(result.audit.databasePath) and \(result.audit.workbookPath)")
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ result: CloseResult) -> String {
+        let r = result.report
+        let tally = { (t: Tally) -> [String: Any] in ["units": t.units, "milliunits": t.milliunits] }
+        let object: [String: Any] = [
+            "period": [
+                "label": r.period.label, "calendar": r.period.calendar.rawValue, "time_zone": r.period.timeZone.identifier,
+                "start": "\(r.period.firstDay)", "end": "\(r.period.lastDay)",
+                "fiscal_months": r.fiscalMonths.map {
+                    ["report_date": $0.month.reportDate, "start": "\($0.dates.lowerBound)", "end": "\($0.dates.upperBound)"]
+                },
+            ] as [String: Any],
+            "totals": Dictionary(
+                uniqueKeysWithValues: r.totals.map { t in
+                    (
+                        t.currency,
+                        [
+                            "apple_sales_units": t.appleSalesUnits, "apple_sales_milliunits": t.appleSales,
+                            "apple_sales_proceeds_milliunits": t.appleSalesProceeds,
+                            "apple_financial_proceeds_milliunits": t.appleFinancialProceeds, "gross_milliunits": t.gross,
+                            "refunds_milliunits": t.refunds, "net_milliunits": t.net, "losses_milliunits": t.losses,
+                        ] as [String: Any]
+                    )
+                }),
+            "bridges": r.bridges.map { bridge in
+                [
+                    "report": bridge.report.rawValue,
+                    "rows": bridge.rows.map { row in
+                        [
+                            "product_id": row.productId, "currency": row.currency, "ledger": tally(row.ledger), "apple": tally(row.apple),
+                            "variance": tally(row.variance), "remainder": tally(row.remainder),
+                            "buckets": Dictionary(uniqueKeysWithValues: row.buckets.map { ($0.key.rawValue, tally($0.value)) }),
+                            "remainder_purchases": row.remainderSales.sorted(),
+                        ] as [String: Any]
+                    },
+                ] as [String: Any]
+            },
+            "unpriced_purchases": r.unpriced.count,
+            "outputs": ["xlsx": result.workbookPath, "sqlite": result.audit.databasePath, "audit_xlsx": result.audit.workbookPath],
+            "warnings": result.warnings.map {
+                ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
+            },
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import IAPAuditIngest
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditReport
+import IAPAuditStore
+
+/// What one `close` is asked to do (docs/close.md).
+public struct CloseOptions: Sendable {
+    /// The run it makes first; its audit window is set to the period.
+    public var audit: AuditOptions
+    public var period: AccountingPeriod
+    /// `--prices`: the price list for records without a JWS price.
+    public var pricesPath: String?
+
+    public init(audit: AuditOptions, period: AccountingPeriod, pricesPath: String? = nil) {
+        (self.audit, self.period, self.pricesPath) = (audit, period, pricesPath)
+    }
+}
+
+/// What a close wrote.
+public struct CloseResult: Sendable {
+    /// The run it made (the ledger, the findings, `audit.xlsx`).
+    public var audit: AuditResult
+    /// `DIR/close-<period>.xlsx`.
+    public var workbookPath: String
+    package var report: CloseReport
+    /// The price list's lines read and its rejections (`file:line`, reason).
+    public var priceLines: Int
+    public var priceRejections: [Rejection]
+    /// The run's warnings and the close's own.
+    public var warnings: [RunWarning]
+}
+
+/// run (window = the period) → the close's inputs from the ledger → `CloseBuilder` → close tables and
+/// `close-<period>.xlsx`.
+public enum ClosePipeline {
+    public static func run(_ options: CloseOptions) throws -> CloseResult {
+        // The price list first: an unreadable one stops the close before the ledger is touched.
+        let prices = try options.pricesPath.map { try PriceListReader.read(path: $0) }
+        var audit = options.audit
+        audit.fromMs = options.period.startMs
+        audit.toMs = options.period.endMs - 1
+        let run = try AuditPipeline.run(audit)
+        let output = try OutputFolder(path: audit.outputDirectory)
+        var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
+        inputs.findings = try run.snapshot.findings.all()
+        let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
+        var warnings = run.warnings
+        if let prices, !prices.rejections.isEmpty, let path = options.pricesPath {
+            warnings.append(
+                RunWarning(
+                    .priceListRejected,
+                    "\(path): \(prices.rejections.count) of its \(prices.linesRead) price lines were rejected (first: "
+                        + "\(prices.rejections[0].location): \(prices.rejections[0].reason)): purchases they would price are estimated "
+                        + "from other lines or unpriced", file: path))
+        }
+        if !report.unpriced.isEmpty {
+            warnings.append(
+                RunWarning(
+                    .unpricedPurchases,
+                    "\(report.unpriced.count) purchase(s) of \(options.period.label) have no price (no verified JWS price, no price-list "
+                        + "entry): counted in units only; give --prices FILE (product_id,storefront_or_currency,price,valid_from)"))
+        }
+        try output.openStore().replaceClose(report)
+        let path = output.path + "/close-\(options.period.label).xlsx"
+        let workbook = CloseWorkbook.build(
+            report, files: run.snapshot.files, parameters: run.snapshot.parameters, warnings: warnings,
+            priceRejections: prices?.rejections ?? [])
+        do {
+            try XLSXWriter.write(workbook, to: path + ".partial")
+            if rename(path + ".partial", path) != 0 { throw AuditError.output(path, String(cString: strerror(errno))) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: path + ".partial")
+            throw DiskFull.reported(error, databasePath: output.databasePath, workbookPath: path, folder: output.path)
+        }
+        return CloseResult(
+            audit: run, workbookPath: path, report: report, priceLines: prices?.linesRead ?? 0,
+            priceRejections: prices?.rejections ?? [], warnings: warnings)
+    }
+}
