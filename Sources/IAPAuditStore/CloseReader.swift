@@ -66,14 +66,15 @@ package enum CloseReader {
         let p = try db.prepare(
             """
             SELECT s.path, l.line, l.region, l.currency, l.units_sold, l.earned_milliunits, l.withholding_tax_milliunits,
-                   l.exchange_rate, l.proceeds_milliunits, l.bank_currency
+                   l.exchange_rate, l.proceeds_milliunits, l.bank_currency, l.period
             FROM payment_summary_line l JOIN source_file s ON s.file_id = l.file_id WHERE l.kind = 'region' ORDER BY l.record_id
             """)
         while try p.step() {
             let currency = p.optionalText(3) ?? ""
             inputs.payments.append(
                 PaymentLine(
-                    location: SourceLocation(file: p.text(0), line: Int(p.int64(1))), region: p.optionalText(2) ?? "",
+                    location: SourceLocation(file: p.text(0), line: Int(p.int64(1))), period: p.optionalText(10) ?? "",
+                    region: p.optionalText(2) ?? "",
                     units: p.optionalInt64(4) ?? 0, earned: Money(milliunits: p.optionalInt64(5) ?? 0, currency: currency),
                     withholdingTax: Money(milliunits: p.optionalInt64(6) ?? 0, currency: currency), exchangeRate: p.optionalText(7) ?? "",
                     proceeds: Money(milliunits: p.optionalInt64(8) ?? 0, currency: p.optionalText(9) ?? "")))

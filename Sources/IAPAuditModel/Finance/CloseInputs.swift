@@ -123,6 +123,8 @@ package struct FinancialLine: Sendable {
 /// A row of the payments summary (`financial_report.csv`): one region's currency for a fiscal month.
 package struct PaymentLine: Sendable {
     package var location: SourceLocation
+    /// The summary's period as its title names it, e.g. `September, 2014` (a fiscal month).
+    package var period: String
     /// `Region (Currency)`, e.g. `Euro-Zone (EUR)`.
     package var region: String
     package var units: Int64
@@ -136,10 +138,11 @@ package struct PaymentLine: Sendable {
     package var proceeds: Money
 
     package init(
-        location: SourceLocation, region: String, units: Int64, earned: Money, withholdingTax: Money, exchangeRate: String, proceeds: Money
+        location: SourceLocation, period: String, region: String, units: Int64, earned: Money, withholdingTax: Money, exchangeRate: String,
+        proceeds: Money
     ) {
-        (self.location, self.region, self.units, self.earned, self.withholdingTax, self.exchangeRate, self.proceeds) = (
-            location, region, units, earned, withholdingTax, exchangeRate, proceeds
+        (self.location, self.period, self.region, self.units, self.earned, self.withholdingTax, self.exchangeRate, self.proceeds) = (
+            location, period, region, units, earned, withholdingTax, exchangeRate, proceeds
         )
     }
 }

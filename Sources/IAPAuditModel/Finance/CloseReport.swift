@@ -225,6 +225,28 @@ package struct CloseReport: Sendable {
         }
     }
 
+    /// The payments summary's row of one region currency against the Financial reports (currency conversion
+    /// and withholding tax, docs/close.md): what Apple owes in the region's currency, converted at Apple's
+    /// rate, against what it pays in the bank's currency.
+    package struct Payment: Sendable {
+        package var line: PaymentLine
+        /// Σ Extended Partner Share of the Financial report lines in the region's currency for the period.
+        package var financialProceeds: Int64
+        /// `Earned` − the Financial proceeds: 0 when the reports agree.
+        package var earnedVariance: Int64 { line.earned.milliunits - financialProceeds }
+        /// What Apple owes after withholding tax, in the region's currency.
+        package var owed: Int64 { line.earned.milliunits + line.withholdingTax.milliunits }
+        /// `owed` × the exchange rate, exact to the milliunit (half away from zero); nil when the rate is
+        /// not a decimal.
+        package var converted: Int64?
+        /// Apple's proceeds in the bank currency − `converted`: Apple's rounding of the conversion.
+        package var conversionDifference: Int64? { converted.map { line.proceeds.milliunits - $0 } }
+
+        package init(line: PaymentLine, financialProceeds: Int64, converted: Int64?) {
+            (self.line, self.financialProceeds, self.converted) = (line, financialProceeds, converted)
+        }
+    }
+
     /// A day's revenue and refunds in one currency (the chart).
     package struct Day: Sendable {
         package var day: CalendarDate
@@ -251,6 +273,8 @@ package struct CloseReport: Sendable {
     package var daily: [Day]
     /// The bridges to the reports the ledger holds lines of for the period (none without reports).
     package var bridges: [Bridge]
+    /// The payments summary rows of the period's fiscal months, against the Financial reports.
+    package var payments: [Payment] = []
 
     package init(
         period: AccountingPeriod, fiscalMonths: [(month: FiscalMonth, dates: ClosedRange<CalendarDate>)], sales: [LedgerSale],

@@ -52,13 +52,48 @@ package enum CloseBuilder {
         if inputs.financial.contains(where: { line in spans.contains { $0.contains(line.startDate) } }) {
             bridges.append(.financial(sales, inputs.financial, period: period, fiscalCalendar: fiscal))
         }
-        return CloseReport(
+        var report = CloseReport(
             period: period, fiscalMonths: zip(months, spans).map { ($0, $1) }, sales: inPeriod,
             revenue: revenue.values.sorted { ($0.productId, $0.currency) < ($1.productId, $1.currency) },
             refunds: refunds.sorted { ($0.refund.atMs, $0.sale.key) < ($1.refund.atMs, $1.sale.key) }, losses: losses,
             unpriced: inPeriod.filter { $0.pricing == .unpriced },
             totals: totals(revenue.values, losses, inputs, period: period, spans: spans),
             daily: daily.values.sorted { ($0.day, $0.currency) < ($1.day, $1.currency) }, bridges: bridges)
+        report.payments = payments(inputs, months: months, spans: spans)
+        return report
+    }
+
+    /// The payments summary rows of the period's fiscal months (its title names the month: `September, 2014`),
+    /// each against the Financial reports' proceeds in its currency.
+    static func payments(_ inputs: CloseInputs, months: [FiscalMonth], spans: [ClosedRange<CalendarDate>]) -> [CloseReport.Payment] {
+        let names = Set(months.map { "\(CalendarMonthNames.all[$0.calendarMonth - 1]), \($0.calendarYear)" })
+        return inputs.payments.filter { names.contains($0.period) }.map { line in
+            let proceeds = inputs.financial.filter { l in
+                l.extendedPartnerShare.currency == line.earned.currency && spans.contains { $0.contains(l.startDate) }
+            }.reduce(Int64(0)) { $0 + $1.extendedPartnerShare.milliunits }
+            return CloseReport.Payment(
+                line: line, financialProceeds: proceeds,
+                converted: convert(line.earned.milliunits + line.withholdingTax.milliunits, rate: line.exchangeRate))
+        }
+    }
+
+    /// `milliunits` × `rate` (a decimal text, e.g. `0.80030`), exact to the milliunit, rounded half away
+    /// from zero; nil when the rate is not a plain decimal or the product overflows.
+    static func convert(_ milliunits: Int64, rate: String) -> Int64? {
+        let parts = rate.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = parts.first, whole.allSatisfy(\.isASCII), let w = Int64(whole.isEmpty ? "0" : String(whole)),
+            w >= 0
+        else { return nil }
+        let fraction = parts.count == 2 ? String(parts[1]) : ""
+        guard fraction.count <= 12, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        var scale: Int64 = 1
+        for _ in fraction { scale *= 10 }
+        let (numerator, o1) = w.multipliedReportingOverflow(by: scale)
+        let (rateScaled, o2) = numerator.addingReportingOverflow(Int64(fraction.isEmpty ? "0" : fraction)!)
+        guard !o1, !o2 else { return nil }
+        let product = milliunits.multipliedFullWidth(by: rateScaled)
+        let (q, r) = scale.dividingFullWidth(product)
+        return abs(r) * 2 >= scale ? q + (milliunits < 0 ? -1 : 1) : q
     }
 
     /// Every finding with its purchase's amount (a refund still granted: the refunded share).

@@ -113,18 +113,25 @@ package enum LedgerSales {
         return result
     }
 
-    /// The price list's price of `product` at `atMs` (the storefront's entry when known, else the product's
-    /// only entry), in the currency Apple's reports give for a storefront-keyed entry.
+    /// The price list's price of `product` at `atMs`: the storefront's entry, else the entry in the currency
+    /// Apple's reports give for the storefront's country, else the product's only entry; in the currency
+    /// Apple's reports give for a storefront-keyed entry.
     static func estimate(
         _ product: String, storefront: String?, atMs: Int64, _ prices: PriceList?, _ currencyOfCountry: [String: String],
         _ timeZone: PeriodTimeZone
     ) -> (Money, PriceListEntry)? {
         guard let prices else { return nil }
-        let scopes = storefront.map { [PriceScope.storefront($0)] } ?? prices.scopes(of: product)
-        let found = scopes.compactMap { scope in prices.price(of: product, in: scope, atMs: atMs, timeZone: timeZone) }
-        guard found.count == 1, let entry = found.first else { return nil }
         let storefrontCurrency = storefront.flatMap(Storefront.countryCode(of:)).flatMap { currencyOfCountry[$0] }
-        guard let money = entry.money(storefrontCurrency: storefrontCurrency) else { return nil }
-        return (money, entry)
+        var tries: [[PriceScope]] = []
+        if let storefront { tries.append([.storefront(storefront)]) }
+        if let storefrontCurrency { tries.append([.currency(storefrontCurrency)]) }
+        tries.append(prices.scopes(of: product))
+        for scopes in tries {
+            let found = scopes.compactMap { prices.price(of: product, in: $0, atMs: atMs, timeZone: timeZone) }
+            guard found.count == 1, let entry = found.first else { continue }
+            guard let money = entry.money(storefrontCurrency: storefrontCurrency) else { return nil }
+            return (money, entry)
+        }
+        return nil
     }
 }
