@@ -18,6 +18,9 @@ package enum FileImporter {
         if GzipInput.isGzip(file.data) {
             return try GzipImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratchDirectory)
         }
+        if BinaryShape.isTarArchive(file.data) {
+            return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.tarNote)
+        }
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
