@@ -9,6 +9,11 @@ enum RunCommand {
         "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
         + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME]"
+    /// The options `run` takes a value for, and its flags.
+    static let valuedOptions: Set<String> = [
+        "--out", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at",
+    ]
+    static let flags: Set<String> = ["--json", "-h", "--help"]
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.
@@ -16,9 +21,7 @@ enum RunCommand {
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments,
-            valued: ["--out", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at"],
-            flags: ["--json", "-h", "--help"], command: "run", usage: usage)
+            arguments, valued: valuedOptions, flags: flags, command: "run", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.run)
             return 0

@@ -102,8 +102,10 @@ enum RunChecks {
             warnings.append(
                 RunWarning(
                     .environmentConflict,
-                    "\(file.file): \(file.conflicts) Apple record(s) labelled Production or naming no environment have a sandbox "
-                        + "receipt_type or subscription periods of an hour or less: read as sandbox (no production payment, no dropped order)",
+                    "\(file.file): \(file.conflicts) Apple record(s) whose environment signals disagree (Production with a sandbox "
+                        + "receipt_type, a notification V1 whose environment and unified_receipt.environment differ, or subscription "
+                        + "periods of an hour or less labelled Production or naming no environment): read as sandbox (no production "
+                        + "payment, no dropped order)",
                     file: file.file))
         }
         for file in outcome.environmentCounts where file.unknown > 0 {

@@ -5,8 +5,13 @@ import IAPAuditModel
 public struct ReportWorkbook: Sendable {
     public var sheets: [ReportSheet]
     /// The document's creation time (ms since 1970 UTC) in its properties: the audit's as-of, so the
-    /// same audit gives the same bytes; nil: the time it is written.
+    /// same audit gives the same bytes; nil (no as-of), or within the first second of 1970:
+    /// `undatedCreatedMs`, never the clock.
     public var createdMs: Int64?
+
+    /// The creation time of a workbook of no date: 1980-01-01T00:00:00Z, the date libxlsxwriter gives
+    /// every file inside the workbook's zip.
+    public static let undatedCreatedMs: Int64 = 315_532_800_000
 
     public init(sheets: [ReportSheet], createdMs: Int64? = nil) {
         self.sheets = sheets

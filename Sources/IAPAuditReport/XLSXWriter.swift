@@ -77,12 +77,11 @@ public enum XLSXWriter {
         var closed = false
         defer { if !closed { lxw_workbook_free(book) } }
 
-        // A known creation time makes the same audit the same bytes (libxlsxwriter: 0 = now).
-        if let createdMs = workbook.createdMs, createdMs >= 1000 {
-            var properties = lxw_doc_properties()
-            properties.created = time_t(createdMs / 1000)
-            workbook_set_properties(book, &properties)
-        }
+        // A known creation time makes the same audit the same bytes: never the clock (libxlsxwriter's 0).
+        var properties = lxw_doc_properties()
+        let createdSeconds = (workbook.createdMs ?? 0) / 1000
+        properties.created = time_t(createdSeconds != 0 ? createdSeconds : ReportWorkbook.undatedCreatedMs / 1000)
+        workbook_set_properties(book, &properties)
         let formats = try Formats(book: book, strings: strings, path: path)
 
         for sheet in workbook.sheets {

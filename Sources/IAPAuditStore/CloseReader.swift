@@ -88,18 +88,21 @@ package enum CloseReader {
                    r.received_at_ms, r.notification_type, t.transaction_id, t.original_transaction_id, t.web_order_line_item_id,
                    t.product_id, t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
                    t.revocation_percentage, t.price_milliunits, t.currency, t.storefront, t.is_trial_period, t.type,
-                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id
+                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id,
+                   r.receipt_environment
             FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id JOIN source_file f ON f.file_id = r.file_id
             ORDER BY t.record_id, t.position
             """)
         var result: [CloseListing] = []
         var record: [(listing: CloseListing, expiresMs: Int64?)] = []
         var recordId: Int64 = -1
-        var recordSignals: (environment: EnvironmentCode, sandboxType: Bool, effective: EnvironmentCode) = (.none, false, .none)
+        var recordSignals: (environment: EnvironmentCode, sandboxType: Bool, receipt: EnvironmentCode, effective: EnvironmentCode) = (
+            .none, false, .none, .none
+        )
         func flush() {
             let conflict = PaymentEvidence.environmentConflict(
                 environment: recordSignals.environment, receiptTypeIsSandbox: recordSignals.sandboxType,
-                effective: recordSignals.effective,
+                receiptEnvironment: recordSignals.receipt, effective: recordSignals.effective,
                 items: record.lazy.map { ($0.listing.evidence.itemEnvironment, $0.listing.purchaseDateMs, $0.expiresMs) })
             for var entry in record {
                 entry.listing.evidence.environmentConflict = conflict
@@ -115,7 +118,7 @@ package enum CloseReader {
                 let receiptType = q.optionalText(5)
                 recordSignals = (
                     environment.map(code) ?? .none, receiptType.map { code in code.hasSuffix("Sandbox") } ?? false,
-                    effective(status: q.int64(3), environment: environment, receiptType: receiptType)
+                    q.optionalText(31).map(code) ?? .none, effective(status: q.int64(3), environment: environment, receiptType: receiptType)
                 )
             }
             let source = EvidenceSource(rawValue: q.text(6))

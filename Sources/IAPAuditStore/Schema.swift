@@ -162,6 +162,24 @@ package enum Schema {
 
     static var dropViews: String { viewNames.map { "DROP VIEW IF EXISTS \($0);" }.joined(separator: "\n") }
 
+    /// A server request line as `transaction_evidence` shows it (`s`: the `server_request` row): its
+    /// event and request id, whether it granted, restore, the logged status and environment. A granted
+    /// request whose `credited_transaction_ids` holds none of `credited` (SQL expressions: the ids of the
+    /// row's transaction) says so and lists what it credited (SEMANTICS rule 5: its grant set).
+    private static func requestDetail(credited ids: String, otherwise: String) -> String {
+        """
+        s.event || ' ' || s.request_id || CASE WHEN s.granted IS NOT 1 THEN ', not granted'
+                       WHEN s.credited_transaction_ids IS NULL
+                         OR EXISTS (SELECT 1 FROM json_each(s.credited_transaction_ids) c WHERE c.value IN (\(ids)))
+                       THEN ', granted'
+                       ELSE ', granted but \(otherwise) (credited '
+                         || coalesce((SELECT group_concat(c.value, ', ') FROM json_each(s.credited_transaction_ids) c), 'nothing')
+                         || ')' END
+                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
+                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+        """
+    }
+
     static let views = """
         CREATE VIEW finding_by_kind_reason AS
             SELECT kind, reason, severity, count(*) AS findings FROM finding GROUP BY kind, reason, severity;
@@ -191,9 +209,7 @@ package enum Schema {
             FROM client_report c JOIN source_file f USING (file_id) WHERE c.transaction_id IS NOT NULL
             UNION ALL
             SELECT j.value, 'server_request', f.path, s.line, strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_ms / 1000.0, 'unixepoch'), s.user_id,
-                   s.event || ' ' || s.request_id || CASE s.granted WHEN 1 THEN ', granted' ELSE ', not granted' END
-                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
-                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+                   \(requestDetail(credited: "j.value", otherwise: "did not credit this id"))
             FROM server_request s JOIN source_file f USING (file_id), json_each(s.transaction_ids) j
             UNION ALL
             -- A request that carried the transaction's original id (a renewal credited through it), as an Apple
@@ -202,9 +218,8 @@ package enum Schema {
             -- (instr before json_each, so only those lines are parsed).
             SELECT o.transaction_id, 'server_request', f.path, s.line,
                    strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_ms / 1000.0, 'unixepoch'), s.user_id,
-                   s.event || ' ' || s.request_id || CASE s.granted WHEN 1 THEN ', granted' ELSE ', not granted' END
-                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
-                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+                   \(requestDetail(
+                       credited: "o.original_transaction_id, o.transaction_id", otherwise: "credited neither this id nor its original id"))
                    || ', carried its original id ' || o.original_transaction_id || ', not this transaction''s id'
             FROM (SELECT DISTINCT transaction_id, original_transaction_id FROM apple_transaction
                   WHERE original_transaction_id <> transaction_id) o

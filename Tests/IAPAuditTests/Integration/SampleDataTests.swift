@@ -117,6 +117,31 @@ final class SampleDataTests: XCTestCase {
             rows, ["client_report", "finding", "finding", "server_request", "server_request", "verify_receipt", "verify_receipt"])
     }
 
+    /// A granted request that credited only part of what it carried (`credited_transaction_ids`, the
+    /// sample's `dropped_order/not_credited` batch): its line is evidence of both ids, and says which one
+    /// it did not credit.
+    func testTransactionEvidenceSaysWhatAGrantedRequestDidNotCredit() throws {
+        _ = try audit()
+        func requests(_ id: String) throws -> [String] {
+            try PythonReader.run(
+                """
+                import json, os, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([os.path.basename(f) + ':' + str(l) + ' ' + d for f, l, d in db.execute(
+                    "SELECT file, line, detail FROM transaction_evidence WHERE transaction_id = ? AND source = 'server_request' "
+                    "ORDER BY time", (sys.argv[2],))]))
+                """, args: [Self.out + "/audit.sqlite", id]) as! [String]
+        }
+        XCTAssertEqual(
+            try requests("2000000400594166"),
+            [
+                "server.jsonl:857 verify r7e9c14e6e9203b00, granted but did not credit this id (credited 2000000400594165), "
+                    + "logged status 0, Production"
+            ])
+        XCTAssertEqual(
+            try requests("2000000400594165"), ["server.jsonl:857 verify r7e9c14e6e9203b00, granted, logged status 0, Production"])
+    }
+
     /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
     func testXLSXReadBack() throws {
         let result = try audit()
