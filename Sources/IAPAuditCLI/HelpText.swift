@@ -109,8 +109,14 @@ enum HelpText {
     static let sample = """
         USAGE: iap-audit sample --out DIR [--transactions N] [--seed S]
 
-        Writes client.jsonl, client.csv, server.jsonl, verify.jsonl, config.json and
-        answer-key.json (every planted finding) into DIR. The same seed gives the same bytes.
+        Writes a month of evidence into DIR: client.jsonl, client.csv, server.jsonl,
+        verify.jsonl, signed.jsonl (App Store Server API answers: price, currency,
+        storefront), history.jsonl, notifications.jsonl; App Store Connect's reports of
+        October 2026 in app-store-connect/ (Summary Sales per day, fiscal October's
+        Financial reports per region, the payments summary); prices.csv (for close
+        --prices); test-ca/ (the TEST-ONLY CA that signs the JWS, named in config.json);
+        config.json; and answer-key.json (every planted finding, and the close of
+        2026-10: its bridge rows and totals). The same seed gives the same bytes.
 
         OPTIONS:
           --transactions N      Client transactions to generate (default: 2000).
