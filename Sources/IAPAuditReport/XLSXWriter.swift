@@ -33,6 +33,9 @@ public enum XLSXWriter {
     static let rowsPerChart = 16
     /// Points per line of text in a row (Excel's default row is 15 points high).
     static let lineHeight = 15.0
+    /// A note's font size and the points per line it takes.
+    static let noteFontSize = 9
+    static let noteLineHeight = 12.0
 
     /// Writes `workbook` to `path` (overwriting). Throws `XLSXError` (with the libxlsxwriter
     /// error text and the sheet/cell) on failure, e.g. an unwritable path or a full disk.
@@ -84,10 +87,11 @@ public enum XLSXWriter {
             workbook_set_properties(book, &properties)
         }
         let formats = try Formats(book: book, strings: strings, path: path)
+        let layout = WorkbookLayout(workbook)
 
         for sheet in workbook.sheets {
             var renderer = try SheetRenderer(
-                book: book, sheet: sheet, formats: formats, strings: strings, path: path)
+                book: book, sheet: sheet, formats: formats, strings: strings, path: path, layout: layout, footer: workbook.footer)
             try renderer.render()
         }
 
@@ -152,9 +156,9 @@ public enum XLSXWriter {
 
     /// The lines `text` takes wrapped at `ReportTable.wrapWidth` characters. The column is at least that
     /// many widths of `0` wide and most letters are narrower, which leaves room for breaks between words.
-    static func wrappedLines(_ text: String) -> Int {
+    static func wrappedLines(_ text: String, width: Int = ReportTable.wrapWidth) -> Int {
         text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
-            $0 + max(1, ($1.count + ReportTable.wrapWidth - 1) / ReportTable.wrapWidth)
+            $0 + max(1, ($1.count + width - 1) / width)
         }
     }
 
