@@ -12,13 +12,15 @@ import IAPAuditModel
 
 /// Renders a `ReportWorkbook` (plain data) into an .xlsx file with libxlsxwriter.
 ///
-/// This file, `XLSXSheetRenderer.swift`, `XLSXChartRenderer.swift` and `XLSXResources.swift` are the only
-/// code that talks to libxlsxwriter.
+/// The `XLSX*.swift` files are the only code that talks to libxlsxwriter (`XLSXMoney.cellValue` the only
+/// place an amount becomes a C double).
 ///
-/// Layout of each sheet: tables one below the other from row 0, one blank row between them;
-/// a table with a title gets a bold title row above its bold, bordered, filled header row.
-/// The sheet's first primary table gets frozen panes below its header and an autofilter
-/// over its header and data rows. Charts are column charts placed to the right of the tables.
+/// Layout of each sheet (`WorkbookLayout`, computed before anything is written): tables one below the
+/// other from row 0, one blank row between them; a table with a title gets a bold title row, then its
+/// notes (if any) above its bold, bordered, filled header row, its data rows and its footer rows. The
+/// sheet's first primary table gets frozen panes below its header, an autofilter over its header and
+/// data rows, and its notes and header repeated on every printed page. Every sheet prints landscape, one
+/// page wide. Charts are column charts placed to the right of the tables.
 public enum XLSXWriter {
     /// Excel's limits.
     static let maxRows = 1_048_576
