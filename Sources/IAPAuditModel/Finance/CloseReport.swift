@@ -196,6 +196,12 @@ package struct CloseReport: Sendable {
         package init(finding: Finding, amount: Money? = nil, pricing: LedgerSale.Pricing) {
             (self.finding, self.amount, self.pricing) = (finding, amount, pricing)
         }
+
+        /// The label it is totalled under (`Totals.losses`): its kind, and a dropped order's confirmation
+        /// (`dropped_order confirmed`, `dropped_order claimed`, `sandbox_leak`).
+        package var label: String {
+            finding.kind == .droppedOrder ? "dropped_order \(finding.appleConfirmation?.rawValue ?? "claimed")" : finding.kind.rawValue
+        }
     }
 
     /// One currency's headline numbers.

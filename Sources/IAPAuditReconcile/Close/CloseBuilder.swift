@@ -108,11 +108,6 @@ package enum CloseBuilder {
         }
     }
 
-    /// The label a valued finding is totalled under: its kind, and a dropped order's confirmation.
-    package static func lossLabel(_ f: Finding) -> String {
-        f.kind == .droppedOrder ? "dropped_order \(f.appleConfirmation?.rawValue ?? "claimed")" : f.kind.rawValue
-    }
-
     private static func totals(
         _ revenue: Dictionary<String, CloseReport.Revenue>.Values, _ losses: [CloseReport.ValuedFinding], _ inputs: CloseInputs,
         period: AccountingPeriod, spans: [ClosedRange<CalendarDate>]
@@ -135,7 +130,7 @@ package enum CloseBuilder {
         }
         for loss in losses where !loss.finding.kind.isInfo {
             guard let amount = loss.amount else { continue }
-            totals[amount.currency, default: .init(currency: amount.currency)].losses[lossLabel(loss.finding), default: 0] +=
+            totals[amount.currency, default: .init(currency: amount.currency)].losses[loss.label, default: 0] +=
                 amount.milliunits
         }
         return totals.values.sorted { $0.currency < $1.currency }
