@@ -88,7 +88,7 @@ package enum CloseReader {
                    r.received_at_ms, r.notification_type, t.transaction_id, t.original_transaction_id, t.web_order_line_item_id,
                    t.product_id, t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
                    t.revocation_percentage, t.price_milliunits, t.currency, t.storefront, t.is_trial_period, t.type,
-                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id,
+                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id, t.quantity,
                    r.receipt_environment
             FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id JOIN source_file f ON f.file_id = r.file_id
             ORDER BY t.record_id, t.position
@@ -118,7 +118,7 @@ package enum CloseReader {
                 let receiptType = q.optionalText(5)
                 recordSignals = (
                     environment.map(code) ?? .none, receiptType.map { code in code.hasSuffix("Sandbox") } ?? false,
-                    q.optionalText(31).map(code) ?? .none, effective(status: q.int64(3), environment: environment, receiptType: receiptType)
+                    q.optionalText(32).map(code) ?? .none, effective(status: q.int64(3), environment: environment, receiptType: receiptType)
                 )
             }
             let source = EvidenceSource(rawValue: q.text(6))
@@ -141,6 +141,7 @@ package enum CloseReader {
             l.currency = q.optionalText(21)
             l.storefront = q.optionalText(22)
             l.isTrialPeriod = q.optionalInt64(23) == 1
+            l.quantity = max(1, q.optionalInt64(31) ?? 1)
             l.type = q.optionalText(24)
             l.notificationType = q.optionalText(25) ?? q.optionalText(10)
             l.issuedMs = q.optionalInt64(8) ?? q.optionalInt64(26) ?? q.optionalInt64(9)

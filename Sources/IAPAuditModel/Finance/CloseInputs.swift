@@ -33,6 +33,8 @@ package struct CloseListing: Sendable {
     package var storefront: String?
     /// A free trial (`is_trial_period`, JWS `offerDiscountType` FREE_TRIAL).
     package var isTrialPeriod: Bool
+    /// Units bought (receipt item / JWS `quantity`; 1 when not given).
+    package var quantity: Int64 = 1
     /// JWS `type` (`Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`, `Non-Renewing Subscription`).
     package var type: String?
     /// The notification that listed it (`REFUND_REVERSED` undoes a refund).

@@ -26,9 +26,9 @@ package enum CloseBuilder {
             let currency = sale.amount?.currency ?? "—"
             let key = product + "\u{0}" + currency
             if let at = sale.purchaseMs, period.contains(at) {
-                let value = Tally(units: 1, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
+                let value = Tally(units: sale.units, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
                 revenue[key, default: .init(productId: product, currency: currency)].sales += value
-                if sale.isTrial { revenue[key]!.trialUnits += 1 }
+                if sale.isTrial { revenue[key]!.trialUnits += sale.units }
                 if sale.pricing == .estimated { revenue[key]!.estimated += value }
                 let day = period.timeZone.date(containing: at)
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].revenue +=
@@ -36,7 +36,8 @@ package enum CloseBuilder {
             }
             for refund in sale.refunds where period.contains(refund.atMs) && !sale.isTrial {
                 let amount = refund.amount?.milliunits ?? 0
-                revenue[key, default: .init(productId: product, currency: currency)].refunds += Tally(units: -1, milliunits: -amount)
+                revenue[key, default: .init(productId: product, currency: currency)].refunds += Tally(
+                    units: -sale.units, milliunits: -amount)
                 refunds.append(.init(sale: sale, refund: refund))
                 let day = period.timeZone.date(containing: refund.atMs)
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].refunds -= amount

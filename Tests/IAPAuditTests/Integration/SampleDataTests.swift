@@ -144,13 +144,13 @@ final class SampleDataTests: XCTestCase {
                 """, args: [Self.out + "/audit.sqlite", id]) as! [String]
         }
         XCTAssertEqual(
-            try requests("2000000400594166"),
+            try requests("2000000400594110"),
             [
-                "server.jsonl:857 verify r7e9c14e6e9203b00, granted but did not credit this id (credited 2000000400594165), "
+                "server.jsonl:1022 verify rd2d18764625a26ec, granted but did not credit this id (credited 2000000400594109), "
                     + "logged status 0, Production"
             ])
         XCTAssertEqual(
-            try requests("2000000400594165"), ["server.jsonl:857 verify r7e9c14e6e9203b00, granted, logged status 0, Production"])
+            try requests("2000000400594109"), ["server.jsonl:1022 verify rd2d18764625a26ec, granted, logged status 0, Production"])
     }
 
     /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
