@@ -45,6 +45,10 @@ enum BinaryShape {
             return
                 "App Store Connect payments report of a layout iap-audit does not read (not transaction evidence: it has no transaction ids)"
         }
+        let header = firstLine.lowercased().replacingOccurrences(of: " ", with: "")
+        if header.hasPrefix("product_id,storefront_or_currency,price,valid_from") {
+            return "price list (read by `iap-audit close --prices`, not by run: not evidence)"
+        }
         if firstLine.contains(";") && firstLine.contains("transaction_id") {
             return "CSV separated by ';' (iap-audit reads comma-separated CSV)"
         }

@@ -150,7 +150,7 @@ public enum AuditPipeline {
             parameters["as_of_source"] = newest.location.description
         }
         warnings += try RunChecks.afterReconcile(outcome, options, store)
-        if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
+        if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         // The workbook is written from the findings as reconciled while the store takes them (once its
         // indexes are built): both read the sorted findings at once.
         var reported = parameters

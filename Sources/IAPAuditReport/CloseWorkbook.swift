@@ -1,7 +1,7 @@
 import IAPAuditModel
 
 /// The close workbook (`close-<period>.xlsx`, docs/close.md): Cover, KPIs, Revenue, Daily, Bridge vs Sales,
-/// Bridge vs Financial, Refunds, Losses, Unpriced.
+/// Bridge vs Financial, Payments, Refunds, Losses, Unpriced.
 ///
 /// Apple calls its reports the source of record, and so does the close: the KPIs show Apple's numbers
 /// first; the ledger's transaction amounts are labelled as what explains them (the bridges) and values the
@@ -10,7 +10,8 @@ import IAPAuditModel
 public enum CloseWorkbook {
     /// The sheets, in order (the two bridges are there even without their report: they say so).
     package static let sheetNames = [
-        "Cover", "KPIs", "Revenue", "Daily", BridgeSheet.name(.sales), BridgeSheet.name(.financial), "Refunds", "Losses", "Unpriced",
+        "Cover", "KPIs", "Revenue", "Daily", BridgeSheet.name(.sales), BridgeSheet.name(.financial), "Payments", "Refunds", "Losses",
+        "Unpriced",
     ]
 
     package static func build(
@@ -28,6 +29,7 @@ public enum CloseWorkbook {
             DetailSheets.daily(report),
             bridges[0].sheet,
             bridges[1].sheet,
+            PaymentsSheet.build(report),
             DetailSheets.refunds(report),
             losses.sheet,
             DetailSheets.unpriced(report),

@@ -137,7 +137,9 @@ struct SampleCloseKey {
         var clientDate: [String: Int64] = [:]
         for c in book.clientPurchases { clientDate[c.transactionId] = min(clientDate[c.transactionId] ?? c.at, c.at) }
         for f in findings {
-            guard let kind = FindingKind(rawValue: f.kind), !kind.isInfo, let sale = saleOf[f.transactionId] else { continue }
+            // A verification backlog is a wait, not a loss: not valued (docs/close.md).
+            guard let kind = FindingKind(rawValue: f.kind), !kind.isInfo, kind != .verificationBacklog, let sale = saleOf[f.transactionId]
+            else { continue }
             let dated = clientDate[f.transactionId] ?? sale.at
             if kind == .droppedOrder && (dated < SampleClock.start || dated >= SampleClock.periodEnd) { continue }
             let amount = kind == .refundStillGranted ? sale.refunds.first?.amount ?? sale.amount : sale.amount

@@ -198,6 +198,14 @@ public final class AuditStore {
         return result
     }
 
+    /// The kinds of Apple record the ledger holds (`apple_record.source`).
+    package func appleSources() throws -> Set<EvidenceSource> {
+        let q = try database.prepare("SELECT DISTINCT source FROM apple_record")
+        var sources = Set<EvidenceSource>()
+        while try q.step() { if let source = EvidenceSource(rawValue: q.text(0)) { sources.insert(source) } }
+        return sources
+    }
+
     /// Sets one run parameter on its own (e.g. `run_status = incomplete` when a run starts).
     public func setRunParameter(_ name: String, _ value: String) throws {
         try database.transaction {

@@ -43,7 +43,8 @@ package enum CloseBuilder {
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].refunds -= amount
             }
         }
-        let losses = value(inputs.findings, sales)
+        // A verification backlog is a wait, not money lost or given away: not valued.
+        let losses = value(inputs.findings.filter { $0.kind != .verificationBacklog }, sales)
         var bridges: [Bridge] = []
         if inputs.sales.contains(where: { $0.beginDate >= period.firstDay && $0.beginDate <= period.lastDay }) {
             bridges.append(.sales(sales, inputs.sales, period: period))

@@ -153,6 +153,17 @@ final class SampleDataTests: XCTestCase {
             try requests("2000000400594109"), ["server.jsonl:1022 verify rd2d18764625a26ec, granted, logged status 0, Production"])
     }
 
+    /// The sample's run warns only about what it holds: its environment conflicts and iOS 6 answers, never
+    /// a missing receipt trust anchor (it holds JWS, verified by the sample CA, and no PKCS#7 receipt);
+    /// its price list is named as what it is.
+    func testTheSampleRunWarnsOnlyAboutWhatItHolds() throws {
+        let result = try audit()
+        XCTAssertEqual(result.warnings.map(\.code), [.environmentConflict, .environmentUnknown])
+        XCTAssertEqual(
+            result.snapshot.files.first { $0.path.hasSuffix("/prices.csv") }?.note,
+            "price list (read by `iap-audit close --prices`, not by run: not evidence)")
+    }
+
     /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
     func testXLSXReadBack() throws {
         let result = try audit()

@@ -28,7 +28,7 @@ final class CloseWorkbookTests: XCTestCase {
         let read = try workbook().read
         XCTAssertEqual(
             read.sheets,
-            ["Cover", "KPIs", "Revenue", "Daily", "Bridge vs Sales", "Bridge vs Financial", "Refunds", "Losses", "Unpriced"])
+            ["Cover", "KPIs", "Revenue", "Daily", "Bridge vs Sales", "Bridge vs Financial", "Payments", "Refunds", "Losses", "Unpriced"])
         XCTAssertEqual(read.sheets, CloseWorkbook.sheetNames)
     }
 }
@@ -156,7 +156,7 @@ extension CloseWorkbookTests {
         let read = try workbook().read
         let repeated: [String: (freeze: String, rows: String)] = [
             "Revenue": ("A5", "$3:$4"), "Bridge vs Sales": ("A5", "$3:$4"), "Bridge vs Financial": ("A5", "$3:$4"),
-            "Refunds": ("A4", "$3:$3"), "Losses": ("A4", "$3:$3"), "Unpriced": ("A4", "$3:$3"),
+            "Payments": ("A4", "$3:$3"), "Refunds": ("A4", "$3:$3"), "Losses": ("A4", "$3:$3"), "Unpriced": ("A4", "$3:$3"),
         ]
         for sheet in read.sheets {
             let data = try XCTUnwrap(read.data[sheet])
