@@ -247,3 +247,18 @@ final class SampleCloseTests: XCTestCase {
         print(json.dumps({"json": from_json, "sqlite": from_sqlite}))
         """
 }
+
+extension SampleCloseTests {
+    /// Closing the same period again on the same inputs gives the same workbook bytes (issue 12), into the
+    /// same folder and into a fresh one.
+    func testClosingTwiceGivesTheSameBytes() throws {
+        _ = try observed()
+        let first = try Data(contentsOf: URL(fileURLWithPath: Self.out + "/close-2026-10.xlsx"))
+        let fresh = TestPaths.scratch()
+        for out in [Self.out, fresh] {
+            let run = CLIRun(["close", "--period", "2026-10", "--prices", sampleData + "/prices.csv", "--out", out, sampleData])
+            XCTAssertEqual(run.status, 0, run.err)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/close-2026-10.xlsx")), first, out)
+        }
+    }
+}
