@@ -46,7 +46,7 @@ public enum ClosePipeline {
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
         inputs.findings = try run.snapshot.findings.all()
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
-        var warnings = run.warnings
+        var warnings = run.warnings + report.warnings
         if let prices, !prices.rejections.isEmpty, let path = options.pricesPath {
             warnings.append(
                 RunWarning(
@@ -63,7 +63,7 @@ public enum ClosePipeline {
                         + "entry): counted in units only; give --prices FILE (product_id,storefront_or_currency,price,valid_from)"))
         }
         try output.openStore().replaceClose(report)
-        let path = output.path + "/close-\(options.period.label).xlsx"
+        let path = output.path + "/close-\(options.period.closeName).xlsx"
         let workbook = CloseWorkbook.build(
             report, files: run.snapshot.files, parameters: run.snapshot.parameters, warnings: warnings,
             priceRejections: prices?.rejections ?? [])

@@ -185,16 +185,18 @@ public final class AuditStore {
 
     /// Files of the ledger with records rejected, and the first rejection of each: (path, records in,
     /// rejected, first rejected line, its reason).
-    package func rejectedShares() throws -> [(path: String, recordsIn: Int64, rejected: Int64, line: Int64, reason: String)] {
+    package func rejectedShares() throws -> [(path: String, kind: String, recordsIn: Int64, rejected: Int64, line: Int64, reason: String)] {
         let q = try database.prepare(
             """
-            SELECT f.path, f.records_in, f.records_rejected,
+            SELECT f.path, f.kind, f.records_in, f.records_rejected,
                    (SELECT r.line FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1),
                    (SELECT r.reason FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1)
             FROM source_file f WHERE f.records_rejected > 0 ORDER BY f.path
             """)
-        var result: [(String, Int64, Int64, Int64, String)] = []
-        while try q.step() { result.append((q.text(0), q.int64(1), q.int64(2), q.optionalInt64(3) ?? 0, q.optionalText(4) ?? "")) }
+        var result: [(String, String, Int64, Int64, Int64, String)] = []
+        while try q.step() {
+            result.append((q.text(0), q.text(1), q.int64(2), q.int64(3), q.optionalInt64(4) ?? 0, q.optionalText(5) ?? ""))
+        }
         return result
     }
 

@@ -23,6 +23,22 @@ package enum CloseReader {
                     originalTransactionId: c.optionalText(3), productId: c.optionalText(4), tsMs: c.int64(5)))
         }
         try reports(db, &inputs)
+        let files = try db.prepare(
+            """
+            SELECT f.path, f.kind, f.records_in, f.records_rejected,
+                   (SELECT r.line FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1),
+                   (SELECT r.reason FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1)
+            FROM source_file f
+            WHERE f.kind IN ('sales_report', 'subscription_report', 'subscription_event_report', 'subscriber_report',
+                             'financial_report', 'payments_summary')
+            ORDER BY f.path
+            """)
+        while try files.step() {
+            let first = files.optionalInt64(4).map { (line: $0, reason: files.optionalText(5) ?? "") }
+            inputs.reportFiles.append(
+                ReportFile(
+                    path: files.text(0), kind: files.text(1), recordsIn: files.int64(2), rejected: files.int64(3), firstRejection: first))
+        }
         return inputs
     }
 

@@ -284,6 +284,8 @@ package struct CloseReport: Sendable {
     package var bridges: [Bridge]
     /// The payments summary rows of the period's fiscal months, against the Financial reports.
     package var payments: [Payment] = []
+    /// What the close says about Apple's reports (copies, gaps, rejected lines) and its own inputs.
+    package var warnings: [RunWarning] = []
 
     package init(
         period: AccountingPeriod, fiscalMonths: [(month: FiscalMonth, dates: ClosedRange<CalendarDate>)], sales: [LedgerSale],

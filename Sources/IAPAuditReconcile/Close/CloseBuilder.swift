@@ -3,10 +3,18 @@ import IAPAuditModel
 /// Builds a `CloseReport` from the ledger's inputs.
 package enum CloseBuilder {
     package static func build(
-        _ inputs: CloseInputs, period: AccountingPeriod, products: [String: ProductType], prices: PriceList?
+        _ given: CloseInputs, period: AccountingPeriod, products: [String: ProductType], prices: PriceList?
     ) -> CloseReport {
         // Report dates win over the rule (FINANCE.md): a financial report names its fiscal month's dates.
         var fiscal = FiscalCalendar()
+        for line in given.financial {
+            let month = fiscal.fiscalMonth(containing: line.startDate)
+            try? fiscal.useReportedDates(line.startDate...line.endDate, for: month)
+        }
+        let checkedMonths = Bridge.fiscalMonths(of: period).map { ($0, fiscal.dates(of: $0)) }
+        // Apple's reports: copies counted once, gaps and rejected lines said.
+        let (inputs, reportWarnings) = ReportCheck.check(given, period: period, fiscalMonths: checkedMonths)
+        fiscal = FiscalCalendar()
         for line in inputs.financial {
             let month = fiscal.fiscalMonth(containing: line.startDate)
             try? fiscal.useReportedDates(line.startDate...line.endDate, for: month)
@@ -43,8 +51,12 @@ package enum CloseBuilder {
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].refunds -= amount
             }
         }
-        // A verification backlog is a wait, not money lost or given away: not valued.
-        let losses = value(inputs.findings.filter { $0.kind != .verificationBacklog }, sales)
+        // Losses are booked in the period they happened (a finding first seen in it), so each close books a
+        // loss once; a verification backlog is a wait, not money lost or given away: not valued.
+        let losses = value(
+            inputs.findings.filter {
+                !$0.kind.isInfo && $0.kind != .verificationBacklog && ($0.firstSeenMs.map(period.contains) ?? false)
+            }, sales)
         var bridges: [Bridge] = []
         if inputs.sales.contains(where: { $0.beginDate >= period.firstDay && $0.beginDate <= period.lastDay }) {
             bridges.append(.sales(sales, inputs.sales, period: period))
@@ -62,6 +74,7 @@ package enum CloseBuilder {
             totals: totals(revenue.values, losses, inputs, period: period, spans: spans),
             daily: daily.values.sorted { ($0.day, $0.currency) < ($1.day, $1.currency) }, bridges: bridges)
         report.payments = payments(inputs, months: months, spans: spans)
+        report.warnings = reportWarnings
         return report
     }
 

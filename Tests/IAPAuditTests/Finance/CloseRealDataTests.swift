@@ -104,7 +104,7 @@ final class CloseRealDataTests: XCTestCase {
                 import json, sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
                 print(json.dumps(db.execute("SELECT product_id, currency, apple_units, apple_milliunits, commission_tax_milliunits, "
-                    "remainder_units, remainder_milliunits FROM close_bridge WHERE period = '2014-09' AND report = 'Financial' "
+                    "remainder_units, remainder_milliunits FROM close_bridge WHERE period = '2014-09-apple-fiscal-America_Los_Angeles' AND report = 'Financial' "
                     "ORDER BY product_id").fetchall()))
                 """, args: [result.audit.databasePath]) as! [[Any]]
         XCTAssertEqual(rows.count, 6)

@@ -19,7 +19,7 @@ final class CloseRealDataWorkbookTests: XCTestCase {
         let out = TestPaths.scratch("closerealdata")
         let first = close(into: out)
         XCTAssertEqual(first.status, 0, first.err)
-        let path = out + "/close-2014-09.xlsx"
+        let path = out + "/close-2014-09-apple-fiscal-America_Los_Angeles.xlsx"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let second = close(into: out)
         XCTAssertEqual(second.status, 0, second.err)
