@@ -79,6 +79,10 @@ enum HelpText {
                                 payload's signedDate (receipt: creation date); `now` for today.
           -h, --help            Show this help.
 
+        Each run is numbered in the ledger; the summary, --json and the Changes sheet say what is new,
+        still open, resolved since the last run and reopened. A re-run on the same inputs and
+        parameters records nothing and says that run's changes again.
+
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete
         (unreadable path, bad config, unwritable output), 64 usage error.
         """
