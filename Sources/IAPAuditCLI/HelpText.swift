@@ -21,12 +21,14 @@ enum HelpText {
           --version      Print the version.
 
         Exit status: 0 the run completed (even with findings and rejected lines),
-        1 it could not complete, 64 usage error.
+        1 it could not complete, 3 it completed and alerts (run --fail-on, --fail-on-stale),
+        64 usage error. Scheduling it nightly: docs/operations.md.
         """
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
+                             [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -77,6 +79,11 @@ enum HelpText {
                                 certs/AppleIncRootCertificate.cer when present).
           --signatures-at WHEN  Check every certificate chain at this instant instead of each
                                 payload's signedDate (receipt: creation date); `now` for today.
+          --fail-on WHICH       Exit 3 when such findings exist: `new` (new or reopened since the last
+                                run), `any` (open), or kinds (dropped_order,duplicate_credit). Problem
+                                findings only; acknowledged ones (iap-audit ack) never alert.
+          --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
+                                is older than HOURS by this machine's clock (an export stopped).
           -h, --help            Show this help.
 
         Each run is numbered in the ledger; the summary, --json and the Changes sheet say what is new,
@@ -84,7 +91,8 @@ enum HelpText {
         parameters records nothing and says that run's changes again.
 
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete
-        (unreadable path, bad config, unwritable output), 64 usage error.
+        (unreadable path, bad config, unwritable output), 3 completed and alerts (--fail-on,
+        --fail-on-stale: the reasons on stderr), 64 usage error.
         """
 
     static let close = """

@@ -54,7 +54,7 @@ enum RunSummary {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ result: AuditResult) -> String {
+    static func json(_ result: AuditResult, verdict: RunVerdict = RunVerdict(exit: 0, reasons: [])) -> String {
         let s = result.snapshot
         let (total, imported, rejected) = totals(s)
         var kinds: [String: [String: Int]] = [:]
@@ -83,6 +83,7 @@ enum RunSummary {
                 ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
             },
             "changes": s.changes.map(ChangesSummary.json) ?? NSNull(),
+            "alert": ["exit": Int(verdict.exit), "reasons": verdict.reasons] as [String: Any],
         ]
         return encoded(object)
     }

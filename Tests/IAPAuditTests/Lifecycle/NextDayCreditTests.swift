@@ -62,6 +62,7 @@ final class NextDayCreditTests: XCTestCase {
 
     func testACreditArrivingTheNextDayResolvesItsDroppedOrder() throws {
         let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
         try Self.writeDays(feed)
         let day2 = try FileManager.default.contentsOfDirectory(atPath: feed + "/day2")
         try FileManager.default.moveItem(atPath: feed + "/day2", toPath: root + "/later")
@@ -115,6 +116,7 @@ final class NextDayCreditTests: XCTestCase {
         )
         XCTAssertEqual(
             changes["counts"] as? [String: Int], ["new": 1, "still_open": 0, "resolved": 1, "reopened": 0, "acknowledged": 0])
+        XCTAssertEqual(Self.canonical(json["alert"]), #"{"exit":0,"reasons":[]}"#)
 
         // A re-run on the same inputs: no run, no history row; it says run 2's changes again.
         let before = db["dump"] as? [String]

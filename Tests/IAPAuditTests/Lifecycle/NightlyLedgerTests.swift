@@ -27,7 +27,8 @@ final class NightlyLedgerTests: XCTestCase {
         """
 
     func testAMonthFedNightByNight() throws {
-        let feed = TestPaths.scratch() + "/feed", out = TestPaths.scratch()
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
         let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
         XCTAssertEqual(month.days.count, 31)
         var options = AuditOptions(paths: [feed], outputDirectory: out)
