@@ -30,6 +30,8 @@ public enum CommandLineInterface {
                 return try RunCommand.execute(rest, out: out, err: err)
             case "close":
                 return try CloseCommand.execute(rest, out: out, err: err)
+            case "ack":
+                return try AckCommand.execute(rest, out: out, err: err)
             case "sample":
                 return try SampleCommand.execute(rest, out: out, err: err)
             default:

@@ -14,6 +14,7 @@ enum HelpText {
                     reconcile them, and write audit.sqlite and audit.xlsx.
           close     The monthly close: revenue, refunds and losses of a period, priced, and the
                     bridge to App Store Connect's Sales and Financial reports.
+          ack       Mark a finding of the ledger known: kept in the reports, out of alerts.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
         OPTIONS:
@@ -116,6 +117,26 @@ enum HelpText {
                                 (amounts in milliunits).
         The run's options (--out, --as-of, --grace, --config, --jws-root, --receipt-root,
         --signatures-at) work as for `run`.
+        """
+
+    static let ack = """
+        USAGE: iap-audit ack ID --note TEXT [--out DIR] [--json]
+
+        Marks finding ID of the ledger DIR/audit.sqlite known: its status becomes acknowledged, the note
+        and the time are kept (table finding_state) and a row is added to finding_history. It stays in
+        audit.xlsx and the summaries, and out of run --fail-on's alerts until it is resolved; if it comes
+        back after that, it is reopened and alerts again. An unknown ID is an error naming the nearest ids.
+
+        ARGUMENTS:
+          ID                    kind:transaction_id, as the Changes sheet, the finding sheets
+                                (finding_id) and table finding show it: dropped_order:2000000400594083.
+        OPTIONS:
+          --note TEXT           Why it is known (required).
+          --out DIR             The ledger's folder (default: reports/).
+          --json                Print what was acknowledged as one JSON object.
+          -h, --help            Show this help.
+
+        Exit status: 0 acknowledged, 1 no ledger, unknown or resolved ID, or a run is writing DIR, 64 usage error.
         """
 
     static let sample = """

@@ -47,6 +47,9 @@ final class AlertExitStatusTests: XCTestCase {
             XCTAssertEqual(run.status, 64, "\(arguments)")
             XCTAssertTrue(run.err.hasPrefix("Error: " + message), run.err)
         }
+        for arguments in [["ack", id, "--out", out], ["ack", "--note", "x", "--out", out], ["ack", id, "--note", " ", "--out", out]] {
+            XCTAssertEqual(try BuiltBinary.run(arguments).status, 64, "\(arguments)")
+        }
     }
 
     /// The stale alarm names the feed whose export stopped: client reports 48 hours old, the server log fresh.
