@@ -6,6 +6,8 @@ public enum AuditError: Error, CustomStringConvertible {
     /// A trust-anchor certificate (`--jws-root`, `--receipt-root`, the config's `*_trust_anchors`, or
     /// the default under certs/) that cannot be read or decoded.
     case trustAnchor(String, String)
+    /// The ledger (`DIR/audit.sqlite`) cannot do what was asked: no ledger yet, an unknown finding id (`ack`).
+    case ledger(String, String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,7 @@ public enum AuditError: Error, CustomStringConvertible {
         case .badConfig(let path, let why): return "\(path): error: bad config: \(why)"
         case .output(let path, let why): return "\(path): error: cannot write output: \(why)"
         case .trustAnchor(let path, let why): return "\(path): error: cannot use as a trust anchor: \(why)"
+        case .ledger(let path, let why): return "\(path): error: \(why)"
         }
     }
 }

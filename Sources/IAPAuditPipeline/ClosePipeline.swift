@@ -41,6 +41,8 @@ public enum ClosePipeline {
         var audit = options.audit
         audit.fromMs = options.period.startMs
         audit.toMs = options.period.endMs - 1
+        // The period's window is not the nightly runs' parameters: the close is no run of the lifecycle.
+        audit.recordsLifecycle = false
         let run = try AuditPipeline.run(audit)
         let output = try OutputFolder(path: audit.outputDirectory)
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)

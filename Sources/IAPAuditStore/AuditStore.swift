@@ -36,7 +36,7 @@ public final class AuditStore {
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
             let upgrading = version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint)
-            if upgrading { try Schema.upgradeFromOlder(database) }
+            if upgrading { try Schema.upgradeFromOlder(database, keepingLifecycle: version == Schema.version) }
             try database.execute(Schema.tables)
             try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
             try database.execute(Schema.indexes)
@@ -215,22 +215,26 @@ public final class AuditStore {
         }
     }
 
-    /// Replaces the findings (given one by one, in table order), the run parameters and the run's warnings
-    /// (table `run_warning`, in the order given) in one transaction.
+    /// Replaces the findings (given one by one, in table order; each stored with its stable id, `FindingIds`),
+    /// the run parameters and the run's warnings (table `run_warning`, in the order given), and records the
+    /// run's lifecycle when given, in one transaction.
     package func replaceFindings(
-        _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = []
+        _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = [],
+        lifecycle: LifecycleRecord? = nil
     ) throws {
         try database.transaction {
             try database.execute("DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning;")
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
-                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation, finding_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 """)
+            var ids = FindingIds()
             try findings { f in
                 insert.resetForRow()
                 typealias C = FindingColumn
+                insert.bind(C.findingId, constant: ids.id(for: f))
                 insert.bind(C.kind, constant: f.kind.rawValue)
                 insert.bind(C.reason, constant: f.reason)
                 insert.bind(C.severity, constant: f.severity.rawValue)
@@ -252,6 +256,7 @@ public final class AuditStore {
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
             let warning = try database.prepare("INSERT INTO run_warning (code, message, file) VALUES (?1, ?2, ?3)")
             for w in warnings { try warning.run([w.code.rawValue, w.message, w.file]) }
+            if let lifecycle { try record(lifecycle) }
         }
     }
 }
@@ -259,7 +264,7 @@ public final class AuditStore {
 /// The parameters of `finding`'s INSERT, by column.
 private enum FindingColumn: Int32 {
     case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
-        evidence, detail, appleConfirmation
+        evidence, detail, appleConfirmation, findingId
 }
 
 /// A file already in the ledger: its content hash and the note it was stored with.

@@ -5,19 +5,25 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 4
+    package static let version = 5
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 9
 
-    /// Older databases are upgraded by dropping everything they hold: version 4 names Apple's records
-    /// `apple_record` / `apple_transaction` (3: `verify_response` / `receipt_transaction`), version 3 keys
-    /// records by `file_id << 32 | line` and keeps facts beside them; so every file is read again by the
-    /// next run (the ledger mirrors the run's inputs: nothing is lost, nothing is misread).
-    static func upgradeFromOlder(_ database: SQLiteDatabase) throws {
+    /// Older databases are upgraded by dropping everything they hold: version 5 adds the findings'
+    /// lifecycle (`LifecycleTables`), version 4 names Apple's records `apple_record` / `apple_transaction`
+    /// (3: `verify_response` / `receipt_transaction`), version 3 keys records by `file_id << 32 | line` and
+    /// keeps facts beside them; so every file is read again by the next run (the ledger mirrors the run's
+    /// inputs: nothing is lost, nothing is misread). A ledger of this version whose record tables were
+    /// declared otherwise (`keepingLifecycle`) keeps its lifecycle: the runs and the findings' history are
+    /// not in the inputs.
+    static func upgradeFromOlder(_ database: SQLiteDatabase, keepingLifecycle: Bool = false) throws {
         var objects: [(type: String, name: String)] = []
         let list = try database.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'")
-        while try list.step() { objects.append((list.text(0), list.text(1))) }
+        while try list.step() {
+            if keepingLifecycle && LifecycleTables.names.contains(list.text(1)) { continue }
+            objects.append((list.text(0), list.text(1)))
+        }
         // Views first: a view names tables.
         for o in objects.sorted(by: { $0.type > $1.type }) { try database.execute("DROP \(o.type.uppercased()) IF EXISTS \"\(o.name)\"") }
     }
@@ -40,7 +46,7 @@ package enum Schema {
     }
 
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
-    static var tables: String { ownTables + RecordTables.create }
+    static var tables: String { ownTables + LifecycleTables.create + RecordTables.create }
 
     private static let ownTables = """
         CREATE TABLE IF NOT EXISTS source_file (
@@ -75,7 +81,7 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS fact_chunk_part ON fact_chunk (stream, part);
         CREATE INDEX IF NOT EXISTS fact_chunk_file ON fact_chunk (file_id);
         CREATE TABLE IF NOT EXISTS finding (
-            finding_id INTEGER PRIMARY KEY,
+            finding_id TEXT NOT NULL,
             kind TEXT NOT NULL,
             reason TEXT NOT NULL,
             severity TEXT NOT NULL CHECK (severity IN ('error', 'warning', 'info')),
@@ -152,6 +158,7 @@ package enum Schema {
             WHERE notification_uuid IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
+        CREATE UNIQUE INDEX IF NOT EXISTS finding_stable_id ON finding (finding_id);
         """
 
     /// Every view, dropped before `views` makes them again (so a changed view needs no migration).

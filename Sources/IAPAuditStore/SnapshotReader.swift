@@ -153,7 +153,7 @@ extension AuditStore {
                 let q = try SQLiteDatabase(path: path, readOnly: true).prepare(
                     """
                     SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
-                           evidence, detail, apple_confirmation FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1
+                           evidence, detail, apple_confirmation FROM finding WHERE kind IN (\(names)) ORDER BY rowid LIMIT ?1
                     """)
                 q.bind([Int64(limit)])
                 while try q.step() {

@@ -16,7 +16,7 @@ final class DocumentationTests: XCTestCase {
     func testTheReadmeUsageOfRunIsTheCommandsUsage() throws {
         let readme = try text("README.md")
         let start = try XCTUnwrap(readme.range(of: "iap-audit run ["))
-        let end = try XCTUnwrap(readme.range(of: "iap-audit sample", range: start.upperBound..<readme.endIndex))
+        let end = try XCTUnwrap(readme.range(of: "\niap-audit ", range: start.upperBound..<readme.endIndex))
         XCTAssertEqual(words(readme[start.lowerBound..<end.lowerBound]), words(RunCommand.usage))
     }
 

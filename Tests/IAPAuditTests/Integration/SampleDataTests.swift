@@ -192,7 +192,7 @@ final class SampleDataTests: XCTestCase {
         XCTAssertEqual(
             read["sheets"] as? [String],
             [
-                "Summary", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
+                "Summary", "Changes", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
                 "invalid_credit", "verification_backlog", "info", "Verify Status", "Apple Records", "Rejected",
             ])
         let headers = try XCTUnwrap(read["headers"] as? [String: [String]])
