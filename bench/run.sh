@@ -9,7 +9,9 @@
 #      seed; kept, made again only when truth.json is missing), or skips N when the disk has no room for input plus output;
 #   2. runs A = iap-audit run (fresh .bench/out-N each time) and B = peer_duckdb.py alternately,
 #      --pairs times (A B A B …), each under /usr/bin/time -v (wall, user+sys CPU, peak RSS);
-#   3. prints the timing table, iap-audit's findings beside truth.json, and the JSON parsing probes on
+#   3. measures a nightly increment against the full run (bench/nightly.sh: a ledger of the month's first 30/31
+#      given the rest, A/B, the ratio printed; findings checked equal);
+#   4. prints the timing table, iap-audit's findings beside truth.json, and the JSON parsing probes on
 #      verify.jsonl, one thread each: bench/json_probe.cpp (simdjson DOM, DOM + duplicate-key walk,
 #      On-Demand) and iap-audit-json-probe (iap-audit's LineTape, and its fast readers into rows);
 # then growth and targets over the sizes. Everything printed on stdout is appended, identical, to
@@ -196,6 +198,21 @@ measure_size() {
   fi
 }
 
+# The nightly increment at size $1 (bench/nightly.sh: a ledger of the first 30/31 given the rest, against a full
+# run, A/B), when the disk holds its copy of the input and three ledgers.
+measure_nightly() {
+  local size=$1 input need free
+  input=$(input_bytes "$size")
+  need=$(( input + 3 * input * output_factor / 10 + (1 << 30) ))
+  free=$(free_bytes .bench)
+  if [ -n "$iap_gave_up" ] || [ "$free" -lt "$need" ]; then
+    printf 'Nightly increment at N = %s skipped: needs ~%s GB free and a completed run.\n\n' "$size" $(( need / 1000000000 ))
+    return 0
+  fi
+  log "N=$size nightly increment (bench/nightly.sh)"
+  bench/nightly.sh "$(data_dir "$size")" ".bench/nightly-$size" "$iap" "$pairs" || printf 'Nightly increment at N = %s failed.\n\n' "$size"
+}
+
 report_size() {
   local size=$1
   [ -z "$iap_gave_up" ] || printf '%s.\n\n' "$iap_gave_up"
@@ -242,6 +259,7 @@ main() {
     make_data "$size"
     measure_size "$size"
     report_size "$size" | tee -a "$block"
+    measure_nightly "$size" | tee -a "$block"
   done
   "$py" bench/report.py summary --runs "$runs" | tee -a "$block"
 }

@@ -12,10 +12,11 @@ enum CloseCommand {
         let args = try ArgumentReader(
             arguments,
             valued: [
-                "--period", "--calendar", "--tz", "--prices", "--out", "--as-of", "--grace", "--config", "--jws-root", "--receipt-root",
+                "--period", "--calendar", "--tz", "--prices", "--out", "--ledger", "--as-of", "--grace", "--config", "--jws-root",
+                "--receipt-root",
                 "--signatures-at",
             ],
-            flags: ["--json", "-h", "--help"], command: "close", usage: usage)
+            flags: ["--json", "--forget-missing", "-h", "--help"], command: "close", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.close)
             return 0

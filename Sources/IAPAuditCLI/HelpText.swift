@@ -27,7 +27,7 @@ enum HelpText {
         """
 
     static let run = """
-        USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
+        USAGE: iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
                              [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]
 
@@ -54,9 +54,13 @@ enum HelpText {
           PATH                  Files or folders (default: sample-data/, with
                                 sample-data/config.json as --config when present).
         OPTIONS:
-          --out DIR             Output folder (default: reports/). Writes DIR/audit.sqlite and
-                                DIR/audit.xlsx. The database mirrors the inputs of the last run into
-                                DIR: unchanged files are not read again; re-running changes nothing.
+          --out DIR             Output folder (default: reports/). Writes DIR/audit.xlsx and the ledger
+                                DIR/audit.sqlite, which only grows: every record ever imported, each
+                                file's content once (a copy, gzipped or not, adds nothing); unchanged
+                                files are not read again; re-running changes nothing.
+          --ledger FILE         The ledger (default: DIR/audit.sqlite); the workbook still goes to DIR.
+          --forget-missing      Drop the records of files the ledger holds that this run is not given
+                                (by default they are kept, and the first run without them names them).
           --json                Print the summary as one JSON object instead of text (warnings as
                                 {"code", "message", "file"}); on failure {"error": "...", "exit": N}.
           --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms

@@ -6,15 +6,16 @@ import IAPAuditSample
 /// `iap-audit run`.
 enum RunCommand {
     static let usage =
-        "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
+        "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
         + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]"
     /// The options `run` takes a value for, and its flags.
     static let valuedOptions: Set<String> = [
-        "--out", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at", "--fail-on",
+        "--out", "--ledger", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at",
+        "--fail-on",
         "--fail-on-stale",
     ]
-    static let flags: Set<String> = ["--json", "-h", "--help"]
+    static let flags: Set<String> = ["--json", "--forget-missing", "-h", "--help"]
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.
@@ -27,7 +28,7 @@ enum RunCommand {
             out(HelpText.run)
             return 0
         }
-        if args.value("--out") == "" || args.positionals.contains("") {
+        if args.value("--out") == "" || args.value("--ledger") == "" || args.positionals.contains("") {
             throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "run")
         }
         let rules = try AlertOptions.rules(args, usage: usage)
@@ -48,6 +49,8 @@ enum RunCommand {
         var options = AuditOptions(
             paths: args.positionals.isEmpty ? [defaultInput] : args.positionals,
             outputDirectory: args.value("--out") ?? defaultOutput)
+        options.ledgerPath = args.value("--ledger")
+        options.forgetMissing = args.has("--forget-missing")
         if let text = args.value("--as-of") {
             options.asOfMs = try Self.asOf(text)
         }

@@ -7,7 +7,6 @@ package enum Digest {
     /// SHA-256 of `data` as 64 lowercase hex digits (keys an input file's import by its bytes).
     /// Hashed in 64 MB chunks; `afterChunk` is told how many bytes are done (to release mapped pages).
     package static func sha256Hex(_ data: Data, afterChunk: ((Int) -> Void)? = nil) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         let context = EVP_MD_CTX_new()
         defer { EVP_MD_CTX_free(context) }
         EVP_DigestInit_ex(context, EVP_sha256(), nil)
@@ -21,6 +20,30 @@ package enum Digest {
                 afterChunk?(offset)
             }
         }
+        return final(context)
+    }
+
+    /// The SHA-256s (hex) of the first `prefix` bytes of `data` and of all of it, in one pass: a file that grew
+    /// is checked against the hash stored when it was `prefix` bytes long.
+    package static func sha256Hex(_ data: Data, prefix: Int) -> (prefix: String, whole: String) {
+        let context = EVP_MD_CTX_new(), copy = EVP_MD_CTX_new()
+        defer {
+            EVP_MD_CTX_free(context)
+            EVP_MD_CTX_free(copy)
+        }
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let cut = min(prefix, raw.count)
+            if cut > 0 { EVP_DigestUpdate(context, raw.baseAddress!, cut) }
+            EVP_MD_CTX_copy_ex(copy, context)
+            if raw.count > cut { EVP_DigestUpdate(context, raw.baseAddress! + cut, raw.count - cut) }
+            return (final(copy), final(context))
+        }
+    }
+
+    /// Ends `context`'s digest, as hex (the caller frees it).
+    private static func final(_ context: OpaquePointer?) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
         return digest.map { byte in

@@ -18,7 +18,7 @@ import IAPAuditModel
 /// lines and adds one rejection for the rest): when it is truncated (its end is missing), every
 /// complete line inflated; when its data is corrupt (a structure or checksum error), the lines of the
 /// members before the damaged one, since zlib cannot tell which of the damaged member's bytes are wrong.
-struct GzipInput {
+package struct GzipInput {
     /// The inflated content, mapped (its temporary file is already unlinked: nothing is left behind).
     let content: MappedFile
     /// Why the content stops early, when it does.
@@ -43,7 +43,7 @@ struct GzipInput {
     static let tailLimit = 4096
 
     /// Whether `data` starts with gzip's magic bytes 1f 8b.
-    static func isGzip(_ data: Data) -> Bool { data.count >= 2 && data.starts(with: [0x1F, 0x8B]) }
+    package static func isGzip(_ data: Data) -> Bool { data.count >= 2 && data.starts(with: [0x1F, 0x8B]) }
 
     /// Inflates `data` (the bytes of the file at `path`) into an unlinked temporary file in `directory`
     /// (created if missing).
@@ -69,6 +69,17 @@ struct GzipInput {
             damage = nil
         }
         content = try MappedFile(descriptor: sink.descriptor, path: path)
+    }
+}
+
+extension GzipInput {
+    /// The inflated content of `data` when it is a whole gzip archive (nil: not gzip, or truncated or
+    /// corrupt), inflated into an unlinked file in `directory`: what the ledger hashes to know a gzipped copy
+    /// of a file it holds (`source_file.content_sha256`).
+    package static func wholeContent(of data: Data, path: String, directory: String) throws -> MappedFile? {
+        guard isGzip(data) else { return nil }
+        let gzip = try GzipInput(data, path: path, directory: directory)
+        return gzip.damage == nil ? gzip.content : nil
     }
 }
 

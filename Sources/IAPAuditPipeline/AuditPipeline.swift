@@ -10,6 +10,11 @@ import IAPAuditStore
 public struct AuditOptions: Sendable {
     public var paths: [String]
     public var outputDirectory: String
+    /// `--ledger FILE`: the ledger's path; nil: `outputDirectory/audit.sqlite`.
+    public var ledgerPath: String?
+    /// `--forget-missing`: drop the records of the files the ledger holds that this run is not given; by
+    /// default they are kept (the ledger only grows).
+    public var forgetMissing = false
     public var config: AuditConfig
     /// ms since 1970 UTC; nil = the newest record timestamp.
     public var asOfMs: Int64?
@@ -53,9 +58,10 @@ public struct AuditResult: Sendable {
 
 /// ingest → store → reconcile → report.
 ///
-/// The database mirrors the inputs of the last run: files are imported keyed by path and SHA-256
-/// (unchanged files are not read again), files no longer given are removed, findings are
-/// recomputed over everything in the store. Re-running on the same input gives the same database.
+/// The database is a ledger that only grows: files are imported keyed by path and SHA-256, each content
+/// once (unchanged files are not read again, copies add nothing), files no longer given keep their records
+/// (`forgetMissing` drops them), findings are recomputed over everything in the store. Re-running on the
+/// same input gives the same database.
 public enum AuditPipeline {
     /// A folder among the paths under which no input file was found.
     static func isEmptyFolder(_ path: String, _ entries: [InputEntry]) -> Bool {
@@ -73,9 +79,9 @@ public enum AuditPipeline {
     public static func run(_ options: AuditOptions) throws -> AuditResult {
         let timer = PhaseTimer()
         let entries = try InputCollector.entries(
-            in: options.paths, outputDirectory: options.outputDirectory, configFile: options.configFile)
+            in: options.paths, outputDirectory: options.outputDirectory, configFile: options.configFile, ledger: options.ledgerPath)
         let signatures = try SignatureSettings(options.config)
-        let output = try OutputFolder(path: options.outputDirectory)
+        let output = try OutputFolder(path: options.outputDirectory, ledger: options.ledgerPath)
         do {
             return try run(options, entries, signatures, output, timer)
         } catch {
@@ -113,7 +119,7 @@ public enum AuditPipeline {
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
         let (parsed, bulk, vanished) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
-            scratchDirectory: output.spillPath
+            scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing
         )
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)

@@ -44,7 +44,7 @@ public enum ClosePipeline {
         // The period's window is not the nightly runs' parameters: the close is no run of the lifecycle.
         audit.recordsLifecycle = false
         let run = try AuditPipeline.run(audit)
-        let output = try OutputFolder(path: audit.outputDirectory)
+        let output = try OutputFolder(path: audit.outputDirectory, ledger: audit.ledgerPath)
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
         inputs.findings = try run.snapshot.findings.all()
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)

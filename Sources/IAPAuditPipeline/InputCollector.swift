@@ -31,11 +31,19 @@ enum InputCollector {
 
     /// Throws `AuditError.unreadablePath` for a PATH that does not exist or a folder that cannot be listed.
     /// - Parameter configFile: the run's config file: when it is among the inputs, it is listed as used.
-    static func entries(in paths: [String], outputDirectory: String, configFile: String? = nil) throws -> [InputEntry] {
+    /// - Parameter ledger: `--ledger FILE`: it and its journals are never inputs either.
+    static func entries(in paths: [String], outputDirectory: String, configFile: String? = nil, ledger: String? = nil) throws
+        -> [InputEntry]
+    {
         // Compared with symbolic links resolved: an output folder reached through a link (or inputs
         // reached through one) is still this run's own.
         let outputFolder = realPath(outputDirectory) ?? URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
-        let outputs = Set(outputNames.map { outputFolder + "/" + $0 })
+        var outputs = Set(outputNames.map { outputFolder + "/" + $0 })
+        if let ledger {
+            let url = URL(fileURLWithPath: ledger)
+            let folder = realPath(url.deletingLastPathComponent().path) ?? url.deletingLastPathComponent().standardizedFileURL.path
+            for suffix in ["", "-journal", "-wal", "-shm"] { outputs.insert(folder + "/" + url.lastPathComponent + suffix) }
+        }
         // Paths named on the command line are read as named, even hidden ones inside a folder also named.
         let named = Set(paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         var result: [InputEntry] = []

@@ -6,8 +6,10 @@ import IAPAuditReconcile
 import IAPAuditReport
 import IAPAuditStore
 
-/// Brings the store's ledger in line with the input entries of this run: reads new and changed
-/// files, keeps unchanged ones, removes files no longer given.
+/// Brings the input entries of this run into the store's ledger, which only grows: reads new and changed
+/// files (a file whose content the ledger holds already, under another path or gzipped, adds nothing: it
+/// is skipped as a copy), keeps unchanged ones (not hashed again while their size, modification time and
+/// inode match), and keeps the records of files no longer given (`forgetMissing`: removes them).
 struct LedgerImporter {
     let store: AuditStore
     /// Checks the signatures of JWS and receipt records.
@@ -18,6 +20,8 @@ struct LedgerImporter {
     var metrics = ImportMetrics()
     /// Where gzip inputs are inflated (unlinked temporary files); nil: `TMPDIR`.
     var scratchDirectory: String? = nil
+    /// Remove the files the ledger holds that this run was not given (`--forget-missing`); else they are kept.
+    var forgetMissing = false
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -29,15 +33,15 @@ struct LedgerImporter {
     /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
     /// ledger's bytes (rebuilding the indexes costs the whole ledger).
     ///
-    /// `vanished`: a warning for each file the ledger held records of that is not among the entries (its
-    /// records, and rejections, are removed with it).
+    /// `vanished`: a warning for each file the ledger holds records of that the last run was given and this
+    /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records.
     func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool, vanished: [RunWarning]) {
         let stored = try store.storedFiles()
         // Which files may be unchanged (same path, size and reader): hashed now. The others are read
         // anyway: hashed on another thread while the files before them are imported.
         // Per entry: nil = skipped; else its size and, when it is unchanged, its hash. Files are
         // mapped only while hashed here, and again one window at a time by the prefetcher.
-        var files: [(entry: InputEntry, bytes: Int64, unchanged: String?)?] = []
+        var files: [(entry: InputEntry, bytes: Int64, stamp: FileStamp, unchanged: String?, grown: GrownFile?)?] = []
         var totalBytes: Int64 = 0
         var importBytes: Int64 = 0
         for entry in entries {
@@ -45,24 +49,44 @@ struct LedgerImporter {
                 files.append(nil)
                 continue
             }
-            let bytes = try Self.size(of: entry.path)
+            let stamp = try Self.stamp(of: entry.path)
+            let bytes = stamp.bytes
             totalBytes += bytes
+            // Unchanged: the same size and reader, and the same stat (git's index check) or else the same hash.
             if !rereadAll, let previous = stored[entry.path], previous.bytes == bytes, previous.isCurrentReader,
                 previous.status == ImportStatus.imported.rawValue,
-                Digest.sha256Hex(try MappedFile(path: entry.path)) == previous.sha256
+                try (stamp.isKnown && previous.stamp == stamp) || Digest.sha256Hex(MappedFile(path: entry.path)) == previous.sha256
             {
-                files.append((entry, bytes, previous.sha256))
+                files.append((entry, bytes, stamp, previous.sha256, nil))
+                continue
+            }
+            // Only grown: read from its old end (the old part checked against its stored hash).
+            if !rereadAll, let previous = stored[entry.path], let grown = try GrownFile(path: entry.path, bytes: bytes, previous: previous)
+            {
+                importBytes += bytes - Int64(grown.oldBytes)
+                files.append((entry, bytes, stamp, nil, grown))
                 continue
             }
             importBytes += bytes
-            files.append((entry, bytes, nil))
+            files.append((entry, bytes, stamp, nil, nil))
         }
-        let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil ? $0?.entry.path : nil })
+        let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
         let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
         if bulk { try store.beginBulkImport() }
         let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
         var parsed = 0
-        var contentSeen: [String: String] = [:]
+        // The files kept from earlier runs, then this run's in order: by the SHA-256 of their bytes, and, for
+        // those whose records were imported, of their content (a gzip file's inflated bytes): a file of the
+        // same bytes as another, or whose content is one imported, is a copy of it.
+        let given = Set(entries.map(\.path))
+        let gone = stored.keys.sorted().filter { !given.contains($0) }
+        let keeping = forgetMissing ? [] : gone.filter { Self.keeps(stored[$0]!) }
+        var bytesSeen: [String: String] = [:]
+        var recordsSeen: [String: String] = [:]
+        for path in keeping where stored[path]!.status == ImportStatus.imported.rawValue && stored[path]!.bytes > 0 {
+            bytesSeen[stored[path]!.sha256] = bytesSeen[stored[path]!.sha256] ?? path
+            recordsSeen[stored[path]!.contentSha256] = recordsSeen[stored[path]!.contentSha256] ?? path
+        }
         /// Brings one entry into the ledger (inside its group's transaction, if any).
         func bring(_ number: Int) throws {
             let entry = entries[number]
@@ -70,28 +94,51 @@ struct LedgerImporter {
                 let file = InputFile(path: entry.path, data: Data(), sha256: Digest.sha256Hex(Data()))
                 try storeIfChanged(
                     ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: entry.skipReason!), stored)
+                if stored[entry.path]?.given == false { try store.markFile(path: entry.path, stamp: nil, contentSha256: nil) }
                 return
             }
             if let sha256 = item.unchanged {
                 // Imported before as it is: kept, unless an earlier file now has the same content.
-                if item.bytes > 0, let earlier = contentSeen[sha256] {
+                let content = stored[entry.path]!.contentSha256
+                if item.bytes > 0, let earlier = bytesSeen[sha256] ?? recordsSeen[content] {
                     let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path), sha256: sha256)
                     try storeIfChanged(
                         ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
+                    try store.markFile(path: entry.path, stamp: item.stamp, contentSha256: content)
                 } else {
-                    contentSeen[sha256] = entry.path
+                    (bytesSeen[sha256], recordsSeen[content]) = (entry.path, entry.path)
+                    try mark(entry.path, item.stamp, content: content, wrote: false, stored)
                 }
                 return
             }
-            let next = try hashes.next()
+            if let grown = item.grown {
+                let part = try grown.part(of: entry.path)
+                let added = try store.appendStreaming(
+                    path: entry.path, sha256: grown.sha256, bytes: Int(item.bytes), metrics: metrics,
+                    progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
+                    read: { try FileImporter.stream(part, checker: checker, sink: $0, scratchDirectory: scratchDirectory) })
+                if added != nil {
+                    progress.finish(fileBytes: part.bytes - grown.oldBytes)
+                    (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
+                    parsed += 1
+                    try mark(entry.path, item.stamp, content: grown.sha256, wrote: true, stored)
+                    return
+                }
+            }
+            let next = try item.grown.map { (file: try MappedFile(path: entry.path), sha256: $0.sha256) } ?? hashes.next()
             let file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
+            // A gzip file's content is its inflated bytes: a gzipped copy of a file is that file.
+            let content =
+                try GzipInput.wholeContent(of: next.file.data, path: entry.path, directory: scratch).map { Digest.sha256Hex($0) }
+                ?? file.sha256
             // Empty files are each "empty file" (FileImporter), not copies of one another.
-            if file.bytes > 0, let earlier = contentSeen[file.sha256] {
-                try storeIfChanged(
+            if file.bytes > 0, let earlier = bytesSeen[file.sha256] ?? recordsSeen[content] {
+                let wrote = try storeIfChanged(
                     ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
+                try mark(entry.path, item.stamp, content: content, wrote: wrote, stored)
                 return
             }
-            contentSeen[file.sha256] = entry.path
+            bytesSeen[file.sha256] = entry.path
             defer { progress.finish(fileBytes: file.bytes) }
             let result = try store.importStreaming(
                 path: file.path, metrics: metrics,
@@ -99,50 +146,109 @@ struct LedgerImporter {
                 read: { try FileImporter.stream(file, checker: checker, sink: $0, scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }
+            if (result?.status ?? .skipped) == .imported { recordsSeen[content] = entry.path }
+            try mark(entry.path, item.stamp, content: content, wrote: result != nil, stored)
         }
         // A big file is its own transaction; small ones and skipped ones share a group's (an unchanged
         // file writes nothing: it counts as no bytes).
         for group in ImportGroups.of(files.map { $0.map { $0.unchanged == nil ? $0.bytes : 0 } ?? 0 }) {
             if group.count == 1 && group.isLarge {
-                try bring(group.first)
+                // Its own transaction, with what the ledger notes of it (stat, content hash).
+                try store.transaction { try bring(group.first) }
             } else {
                 try store.transaction { for number in group.range { try bring(number) } }
             }
         }
         progress.end()
-        // Files no longer given leave in groups too (one commit per 256, not one each).
-        let given = Set(entries.map(\.path))
-        let gone = stored.keys.sorted().filter { !given.contains($0) }
-        for start in stride(from: 0, to: gone.count, by: ImportGroups.maxFiles) {
+        // Files no longer given: kept (marked, warned about the first time), or leaving in groups (one commit
+        // per 256, not one each).
+        let kept = Set(keeping)
+        let leaving = gone.filter { !kept.contains($0) }
+        for start in stride(from: 0, to: leaving.count, by: ImportGroups.maxFiles) {
             try store.transaction {
-                for path in gone[start..<min(gone.count, start + ImportGroups.maxFiles)] { try store.removeFile(path: path) }
+                for path in leaving[start..<min(leaving.count, start + ImportGroups.maxFiles)] { try store.removeFile(path: path) }
             }
         }
-        return (parsed, bulk, gone.compactMap { Self.vanished($0, stored[$0]!) })
+        let newlyMissing = keeping.filter { stored[$0]!.given }
+        try store.markMissing(newlyMissing)
+        return (
+            parsed, bulk,
+            gone.compactMap { path in
+                let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
+                return why == .kept && !newlyMissing.contains(path) ? nil : Self.vanished(path, stored[path]!, why)
+            }
+        )
     }
 
-    /// The warning for a file of the last run that is not given this run, when records leave the ledger with
-    /// it (a skipped or empty file leaves nothing behind: no warning).
-    static func vanished(_ path: String, _ file: StoredFile) -> RunWarning? {
+    /// Whether a file no longer given keeps its records in the ledger: one holding records or rejections,
+    /// read by this version's readers (another's facts could be misread, and the file is not there to read again).
+    static func keeps(_ file: StoredFile) -> Bool { file.recordsImported + file.recordsRejected > 0 && file.isCurrentReader }
+
+    /// What became of the records of a file no longer given.
+    enum Vanished {
+        /// Kept in the ledger (the default).
+        case kept
+        /// Removed: `--forget-missing`.
+        case forgotten
+        /// Removed: read by another version's readers, they cannot be kept.
+        case otherReader
+    }
+
+    /// The warning for a file of the ledger that is not given this run, when it holds records (a skipped or
+    /// empty file leaves nothing behind: no warning).
+    static func vanished(_ path: String, _ file: StoredFile, _ why: Vanished = .kept) -> RunWarning? {
         let (imported, rejected) = (file.recordsImported, file.recordsRejected)
         guard imported + rejected > 0 else { return nil }
-        let removed =
+        let records =
             imported > 0
             ? "its \(CountText.counted(imported, "record"))\(rejected > 0 ? " (and \(CountText.grouped(rejected)) rejected)" : "")"
             : "its \(CountText.counted(rejected, "rejected record"))"
-        return RunWarning(
-            .inputVanished,
-            "\(path): not given this run: \(removed) \(imported + rejected == 1 ? "was" : "were") removed from the ledger "
-                + "(it was imported on the last run into this folder)", file: path)
+        let were = imported + rejected == 1 ? "was" : "were"
+        let what: String
+        switch why {
+        case .kept:
+            what = "\(records) \(were) KEPT in the ledger (imported by an earlier run); to drop them, run with --forget-missing"
+        case .forgotten: what = "\(records) \(were) removed from the ledger (--forget-missing)"
+        case .otherReader:
+            what =
+                "\(records) \(were) removed from the ledger: read by another iap-audit version, they cannot be kept "
+                + "(give the file again to keep them)"
+        }
+        return RunWarning(.inputVanished, "\(path): not given this run: " + what, file: path)
     }
+
+    /// Records the file's stat, content hash and that it was given, unless the ledger says so already (a
+    /// re-run writes nothing: a stamp unknown when stored, the file then being fresh, stays so until the file's
+    /// row is written again, and the file is hashed meanwhile). `wrote`: the file's row was just (re)written.
+    private func mark(_ path: String, _ stamp: FileStamp, content: String, wrote: Bool, _ stored: [String: StoredFile]) throws {
+        if !wrote, let previous = stored[path], previous.given, previous.contentSha256 == content,
+            previous.stamp == stamp || previous.stamp?.isKnown == false
+        {
+            return
+        }
+        try store.markFile(path: path, stamp: stamp, contentSha256: content)
+    }
+
+    /// Where gzip inputs are inflated to hash their content.
+    private var scratch: String { scratchDirectory ?? String(NSTemporaryDirectory().reversed().drop { $0 == "/" }.reversed()) }
 
     private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }
 
-    /// The size in bytes of the file at `path`. Throws `AuditError.unreadablePath`.
-    private static func size(of path: String) throws -> Int64 {
+    /// A file modified this recently (nanoseconds) is hashed by the next run whatever its stat says: a write in
+    /// the same tick of the file system's clock as the stat would leave the modification time as it was
+    /// (git's "racily clean" files).
+    static let racyNs: Int64 = 2_000_000_000
+
+    /// The size, modification time and inode of the file at `path` (modification time and inode 0: modified
+    /// in the last `racyNs`, not to be trusted). Throws `AuditError.unreadablePath`.
+    static func stamp(of path: String) throws -> FileStamp {
         var info = stat()
         guard stat(path, &info) == 0 else { throw AuditError.unreadablePath(path, String(cString: strerror(errno))) }
-        return Int64(info.st_size)
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let racy = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - modified < racyNs
+        return FileStamp(bytes: Int64(info.st_size), modifiedNs: racy ? 0 : modified, inode: racy ? 0 : Int64(info.st_ino))
     }
 
     /// Skipped and rejected files are classified again on every run (cheap), but stored only when

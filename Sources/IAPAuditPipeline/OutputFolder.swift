@@ -8,12 +8,15 @@ import IAPAuditStore
 
 /// The output folder of a run: created if missing, locked against a second concurrent run
 /// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies), and the
-/// place the workbook is written atomically.
+/// place the workbook is written atomically. The ledger is `DIR/audit.sqlite` unless `--ledger FILE`
+/// names another (whose folder is then locked the same way).
 final class OutputFolder {
     let path: String
-    private let lockDescriptor: Int32
+    private var lockDescriptors: [Int32] = []
+    /// `--ledger FILE`, when given.
+    private let ledger: String?
 
-    var databasePath: String { path + "/audit.sqlite" }
+    var databasePath: String { ledger ?? path + "/audit.sqlite" }
     var workbookPath: String { path + "/audit.xlsx" }
     /// Where reconciliation keeps facts between its stages when they exceed its memory budget, and
     /// where gzip inputs are inflated (as unlinked files: nothing stays); removed when the run ends, a
@@ -22,8 +25,9 @@ final class OutputFolder {
 
     /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
     /// a folder, or another run holds it.
-    init(path: String) throws {
+    init(path: String, ledger: String? = nil) throws {
         self.path = path
+        self.ledger = ledger
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw AuditError.output(path, "exists and is not a folder")
@@ -36,16 +40,27 @@ final class OutputFolder {
         if FileManager.default.fileExists(atPath: path + "/audit.xlsx", isDirectory: &isDirectory), isDirectory.boolValue {
             throw AuditError.output(path + "/audit.xlsx", "exists and is a folder")
         }
-        lockDescriptor = open(path + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        if lockDescriptor < 0 { throw AuditError.output(path, "cannot create .audit.lock: \(String(cString: strerror(errno)))") }
-        if flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
-            close(lockDescriptor)
-            throw AuditError.output(path, "another iap-audit run is writing this folder; try again when it has finished")
+        try lock(path)
+        if let ledger {
+            let folder = URL(fileURLWithPath: ledger).deletingLastPathComponent().path
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            if InputCollector.realPath(folder) != InputCollector.realPath(path) { try lock(folder) }
         }
         try? FileManager.default.removeItem(atPath: spillPath)
     }
 
-    deinit { close(lockDescriptor) }
+    /// Takes `folder/.audit.lock` for this run. Throws `AuditError.output` when another run holds it.
+    private func lock(_ folder: String) throws {
+        let descriptor = open(folder + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        if descriptor < 0 { throw AuditError.output(folder, "cannot create .audit.lock: \(String(cString: strerror(errno)))") }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            close(descriptor)
+            throw AuditError.output(folder, "another iap-audit run is writing this folder; try again when it has finished")
+        }
+        lockDescriptors.append(descriptor)
+    }
+
+    deinit { for descriptor in lockDescriptors { close(descriptor) } }
 
     func openStore() throws -> AuditStore {
         do { return try AuditStore(path: databasePath) } catch let error as SQLiteError where error.isDiskFull {

@@ -34,9 +34,12 @@ public final class AuditStore {
         let upgraded = try database.transaction {
             // An older version, or this version's tables declared otherwise since (a field added to a
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
+            // Version 5 as it was declared gains version 6's columns and keeps every record.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
-            let upgrading = version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint)
-            if upgrading { try Schema.upgradeFromOlder(database, keepingLifecycle: version == Schema.version) }
+            let migrating = version == 5 && stored == Schema.version5Fingerprint
+            if migrating { try Schema.migrateFromVersion5(database) }
+            let upgrading = version > 0 && !migrating && (version < 5 || stored != Schema.tablesFingerprint)
+            if upgrading { try Schema.upgradeFromOlder(database, keepingLifecycle: version >= 5) }
             try database.execute(Schema.tables)
             try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
             try database.execute(Schema.indexes)
@@ -78,15 +81,39 @@ public final class AuditStore {
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
         let statement = try database.prepare(
-            "SELECT path, sha256, note, reader_version, status, bytes, records_imported, records_rejected FROM source_file")
+            """
+            SELECT path, sha256, note, reader_version, status, bytes, records_imported, records_rejected, given, mtime_ns, inode,
+                coalesce(content_sha256, sha256), format
+            FROM source_file
+            """)
         var result: [String: StoredFile] = [:]
         while try statement.step() {
-            result[statement.text(0)] = StoredFile(
+            var file = StoredFile(
                 sha256: statement.text(1), note: statement.text(2), status: statement.text(4),
                 isCurrentReader: statement.int64(3) == Schema.readerVersion, bytes: Int(statement.int64(5)),
                 recordsImported: statement.int64(6), recordsRejected: statement.int64(7))
+            file.given = statement.int64(8) != 0
+            file.stamp = FileStamp(bytes: Int64(file.bytes), modifiedNs: statement.int64(9), inode: statement.int64(10))
+            file.contentSha256 = statement.text(11)
+            file.format = statement.text(12)
+            result[statement.text(0)] = file
         }
         return result
+    }
+
+    /// Records what the ledger knows of the file stored under `path` besides its records: its `stat(2)`
+    /// (`stamp`; the next run does not hash it again while it matches), the SHA-256 of its content (a gzip
+    /// file's inflated bytes; nil: its `sha256`), and that this run was given it (`given`).
+    package func markFile(path: String, stamp: FileStamp?, contentSha256: String?) throws {
+        try database.prepare(
+            "UPDATE source_file SET given = 1, mtime_ns = ?2, inode = ?3, content_sha256 = coalesce(?4, content_sha256) WHERE path = ?1"
+        ).run([path, stamp?.modifiedNs ?? 0, stamp?.inode ?? 0, contentSha256])
+    }
+
+    /// Marks the files stored under `paths` as not given by this run: kept, with their records.
+    package func markMissing(_ paths: [String]) throws {
+        let update = try database.prepare("UPDATE source_file SET given = 0 WHERE path = ?1")
+        try database.transaction { for path in paths { try update.run([path]) } }
     }
 
     /// Removes a file and every record read from it.
@@ -125,17 +152,7 @@ public final class AuditStore {
                 ).run([path, Schema.readerVersion])
                 let fileId = try database.scalar("SELECT last_insert_rowid()")
                 let writer = try RecordWriter(database: database, fileId: fileId)
-                let background = BackgroundWriter(metrics: metrics) { try writer.write($0) }
-                let sink = RecordSink(metrics: metrics) { try background.submit($0) }
-                sink.progress = progress
-                let file: ImportedFile
-                do {
-                    file = try read(sink)
-                    try background.drain()
-                } catch {
-                    try? background.drain()  // the writer must be done before the rollback
-                    throw error
-                }
+                let file = try Self.stream(into: writer, metrics: metrics, progress: progress, read: read)
                 if keep(file) { throw Unchanged() }
                 try writer.finish()
                 try database.prepare(
@@ -261,6 +278,21 @@ public final class AuditStore {
     }
 }
 
+/// What `stat(2)` says of a file, for the ledger's stat check (git's index does the same): a file of the
+/// same size, modification time and inode as when it was stored is taken as unchanged, without hashing.
+public struct FileStamp: Equatable, Sendable {
+    /// Bytes.
+    public var bytes: Int64
+    /// Modification time, nanoseconds since 1970 UTC.
+    public var modifiedNs: Int64
+    public var inode: Int64
+
+    package init(bytes: Int64, modifiedNs: Int64, inode: Int64) { (self.bytes, self.modifiedNs, self.inode) = (bytes, modifiedNs, inode) }
+
+    /// Known (a stamp stored before version 6, or by a run that could not stat, is 0s: never matches).
+    package var isKnown: Bool { modifiedNs != 0 || inode != 0 }
+}
+
 /// The parameters of `finding`'s INSERT, by column.
 private enum FindingColumn: Int32 {
     case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
@@ -281,6 +313,14 @@ public struct StoredFile: Equatable, Sendable {
     public var recordsImported: Int64 = 0
     /// Records rejected from it (`source_file.records_rejected`), whose rejections leave with it.
     public var recordsRejected: Int64 = 0
+    /// Given by the last run (`source_file.given`); false: kept in the ledger though no longer given.
+    public var given = true
+    /// Its size, modification time and inode when it was stored (nil or 0s: unknown).
+    public var stamp: FileStamp?
+    /// The SHA-256 of its content (a gzip file's inflated bytes), else `sha256`.
+    public var contentSha256 = ""
+    /// `source_file.format` (`jsonl`…): a JSON Lines file that grew is read from its old end.
+    public var format = ""
 
     package init(
         sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0, recordsImported: Int64 = 0,

@@ -25,10 +25,13 @@ final class RecordWriter {
         chunk = try database.prepare("INSERT INTO fact_chunk (file_id, stream, part, data) VALUES (?1, ?2, ?3, ?4)")
     }
 
-    /// Stores the facts still held and the file's summary (call once, after the last batch).
-    func finish() throws {
+    /// Stores the facts still held and the file's summary (call once, after the last batch); `previous`: the
+    /// summary of the file's records before these (a file that grew), merged into it.
+    func finish(after previous: FileFacts? = nil) throws {
         try store(facts.take(atLeast: 1))
-        try store([(.summary, 0, facts.summary.encoded())])
+        var summary = previous ?? FileFacts()
+        summary.add(facts.summary)
+        try store([(.summary, 0, summary.encoded())])
     }
 
     private func store(_ chunks: [(stream: FactStream, part: Int, bytes: [UInt8])]) throws {

@@ -5,11 +5,15 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 5
+    package static let version = 6
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 9
 
+    /// Version 6 keeps what a ledger of version 5 holds: it adds `source_file`'s `given`, `mtime_ns`, `inode`
+    /// and `content_sha256` (`migrateFromVersion5`), since the ledger now keeps the records of files no
+    /// longer given, which could not be read again.
+    ///
     /// Older databases are upgraded by dropping everything they hold: version 5 adds the findings'
     /// lifecycle (`LifecycleTables`), version 4 names Apple's records `apple_record` / `apple_transaction`
     /// (3: `verify_response` / `receipt_transaction`), version 3 keys records by `file_id << 32 | line` and
@@ -31,11 +35,7 @@ package enum Schema {
     /// The tables' declaration as a hash (FNV-1a of their DDL and indexes): stored in `ledger_schema`, so
     /// that a ledger whose tables were declared otherwise (a field added to a record declaration) is
     /// dropped and read again rather than written with columns it lacks.
-    static let tablesFingerprint: String = {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in (tables + indexes).utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return String(h, radix: 16)
-    }()
+    static let tablesFingerprint: String = fingerprint(tables + indexes)
 
     /// The fingerprint a ledger was made with; nil when it has none (made before fingerprints).
     static func storedFingerprint(_ database: SQLiteDatabase) throws -> String? {
@@ -46,9 +46,36 @@ package enum Schema {
     }
 
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
-    static var tables: String { ownTables + LifecycleTables.create + RecordTables.create }
+    static var tables: String { ownTables(sourceFileColumns) + LifecycleTables.create + RecordTables.create }
 
-    private static let ownTables = """
+    /// `source_file`'s columns added by version 6, as its CREATE TABLE and `migrateFromVersion5` write them:
+    /// `given` (1: the last run was given the file; 0: kept though no longer given), its `stat(2)` when it
+    /// was stored (`mtime_ns`: modification time in nanoseconds since 1970 UTC, `inode`; 0 and 0: unknown,
+    /// the file is hashed), and `content_sha256` (the SHA-256 of its content: of the inflated bytes for a
+    /// gzip file; NULL: `sha256`).
+    static let sourceFileColumns = [
+        "given INTEGER NOT NULL DEFAULT 1", "mtime_ns INTEGER NOT NULL DEFAULT 0", "inode INTEGER NOT NULL DEFAULT 0",
+        "content_sha256 TEXT",
+    ]
+
+    /// The fingerprint of version 5's tables (before `sourceFileColumns`): a ledger that has it is migrated.
+    static let version5Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes)
+
+    /// Adds `sourceFileColumns` to a ledger of version 5 (inside the open's transaction): nothing is dropped.
+    static func migrateFromVersion5(_ database: SQLiteDatabase) throws {
+        for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
+    }
+
+    /// FNV-1a of `text`, hex.
+    static func fingerprint(_ text: String) -> String {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return String(h, radix: 16)
+    }
+
+    /// The tables but the lifecycle's and the records', `source_file` with the columns `added`.
+    private static func ownTables(_ added: [String]) -> String {
+        """
         CREATE TABLE IF NOT EXISTS source_file (
             file_id INTEGER PRIMARY KEY,
             path TEXT NOT NULL UNIQUE,
@@ -61,7 +88,7 @@ package enum Schema {
             reader_version INTEGER NOT NULL,
             records_in INTEGER NOT NULL,
             records_imported INTEGER NOT NULL,
-            records_rejected INTEGER NOT NULL,
+            records_rejected INTEGER NOT NULL,\(added.map { "\n    " + $0 + "," }.joined())
             CHECK (records_in = records_imported + records_rejected)
         ) STRICT;
         CREATE TABLE IF NOT EXISTS rejection (
@@ -130,6 +157,7 @@ package enum Schema {
             PRIMARY KEY (period, currency, measure)
         ) STRICT;
         """
+    }
 
     /// The statements that delete every row read from file `?1` (records are keyed by
     /// `file_id << 32 | line`, so each is a key range).

@@ -20,7 +20,9 @@ extension AuditStore {
         var files: [FileSummary] = []
         let f = try database.prepare(
             """
-            SELECT path, sha256, bytes, kind, format, status, note, records_in, records_imported, records_rejected
+            SELECT path, sha256, bytes, kind, format, status,
+                   note || CASE WHEN given = 0 THEN ' (kept in the ledger: not given this run)' ELSE '' END,
+                   records_in, records_imported, records_rejected
             FROM source_file ORDER BY path
             """)
         while try f.step() {

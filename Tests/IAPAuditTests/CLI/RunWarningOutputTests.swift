@@ -98,9 +98,10 @@ final class RunWarningOutputTests: XCTestCase {
         XCTAssertEqual(count, 0)
     }
 
-    /// A file the last run into `--out` imported and this run was not given: its records leave the ledger,
-    /// and the warning says which file and how many (the findings change by thousands: it must not be silent).
-    func testAVanishedInputIsNamedWithTheRecordsItTookAway() throws {
+    /// A file the last run into `--out` imported and this run was not given: its records stay in the ledger,
+    /// and the warning says which file, how many and how to drop them (said the first run without it);
+    /// `--forget-missing` drops them, and says so.
+    func testAVanishedInputIsNamedWithTheRecordsItKeeps() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         for name in ["client.jsonl", "server.jsonl", "verify.jsonl"] {
             try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + name, toPath: input + "/" + name)
@@ -122,14 +123,17 @@ final class RunWarningOutputTests: XCTestCase {
         let lines = try String(contentsOfFile: TestPaths.repoRoot + "/sample-data/server.jsonl", encoding: .utf8).split(separator: "\n")
             .count
         let message =
-            "\(input)/server.jsonl: not given this run: its \(CountText.grouped(Int64(lines))) records were removed from the ledger "
-            + "(it was imported on the last run into this folder)"
-        XCTAssertEqual(others(second.err), ["iap-audit: warning: " + message, "iap-audit: warning: " + Self.noServerLog])
+            "\(input)/server.jsonl: not given this run: its \(CountText.grouped(Int64(lines))) records were KEPT in the ledger "
+            + "(imported by an earlier run); to drop them, run with --forget-missing"
+        XCTAssertEqual(others(second.err), ["iap-audit: warning: " + message])
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as? [String: Any])
         let warning = try XCTUnwrap((json["warnings"] as? [[String: Any]])?.first)
         XCTAssertEqual(warning["code"] as? String, "input_vanished")
         XCTAssertEqual(warning["file"] as? String, input + "/server.jsonl")
         XCTAssertEqual(warning["message"] as? String, message)
+        let kept = try XCTUnwrap((json["files"] as? [[String: Any]])?.first { ($0["path"] as? String)?.hasSuffix("/server.jsonl") == true })
+        XCTAssertEqual(kept["imported"] as? Int, lines, "the summary lists it, with its records")
+        XCTAssertEqual((kept["note"] as? String)?.hasSuffix(" (kept in the ledger: not given this run)"), true, "\(kept)")
         let stored =
             try PythonReader.run(
                 """
@@ -138,22 +142,37 @@ final class RunWarningOutputTests: XCTestCase {
                 """, args: [out + "/audit.sqlite"]) as! [[Any]]
         XCTAssertEqual(
             stored.map { $0.map { $0 as? String } }.filter { !($0[0] ?? "").hasPrefix("environment_") },
-            [["input_vanished", message, input + "/server.jsonl"], ["no_server_log", Self.noServerLog, nil]])
+            [["input_vanished", message, input + "/server.jsonl"]])
         XCTAssertEqual(try Self.summaryTop(out + "/audit.xlsx", rows: 3)[2], [message, "input_vanished", input + "/server.jsonl"])
         let third = CLIRun(["run", input, "--out", out] + config)
-        XCTAssertEqual(others(third.err), ["iap-audit: warning: " + Self.noServerLog], "said once: the ledger now mirrors the inputs")
+        XCTAssertEqual(others(third.err), [], "said once: the first run without it")
+
+        let forget = CLIRun(["run", input, "--out", out, "--forget-missing"] + config)
+        let removed =
+            "\(input)/server.jsonl: not given this run: its \(CountText.grouped(Int64(lines))) records were removed from the ledger "
+            + "(--forget-missing)"
+        XCTAssertEqual(others(forget.err), ["iap-audit: warning: " + removed, "iap-audit: warning: " + Self.noServerLog])
+        let after = CLIRun(["run", input, "--out", out, "--forget-missing"] + config)
+        XCTAssertEqual(others(after.err), ["iap-audit: warning: " + Self.noServerLog], "said once: the ledger now holds what is given")
     }
 
-    /// The sentence, by what left the ledger; a file that held no record (skipped, empty) leaves nothing behind.
+    /// The sentence, by what stays or left the ledger; a file that held no record (skipped, empty) leaves nothing behind.
     func testTheVanishedWarningCountsWhatLeft() {
-        func message(_ imported: Int64, _ rejected: Int64, status: String = "imported") -> String? {
+        func message(_ imported: Int64, _ rejected: Int64, status: String = "imported", _ why: LedgerImporter.Vanished = .kept) -> String? {
             LedgerImporter.vanished(
-                "f.jsonl", StoredFile(sha256: "", note: "", status: status, recordsImported: imported, recordsRejected: rejected))?.message
+                "f.jsonl", StoredFile(sha256: "", note: "", status: status, recordsImported: imported, recordsRejected: rejected), why)?
+                .message
         }
-        let tail = "removed from the ledger (it was imported on the last run into this folder)"
+        let tail = "KEPT in the ledger (imported by an earlier run); to drop them, run with --forget-missing"
         XCTAssertEqual(message(1, 0), "f.jsonl: not given this run: its 1 record was " + tail)
         XCTAssertEqual(message(5254, 3), "f.jsonl: not given this run: its 5,254 records (and 3 rejected) were " + tail)
         XCTAssertEqual(message(0, 2, status: "rejected"), "f.jsonl: not given this run: its 2 rejected records were " + tail)
+        XCTAssertEqual(
+            message(2, 0, .forgotten), "f.jsonl: not given this run: its 2 records were removed from the ledger (--forget-missing)")
+        XCTAssertEqual(
+            message(2, 0, .otherReader),
+            "f.jsonl: not given this run: its 2 records were removed from the ledger: read by another iap-audit version, they cannot "
+                + "be kept (give the file again to keep them)")
         XCTAssertNil(message(0, 0, status: "skipped"))
         XCTAssertEqual(CountText.grouped(1_000_000), "1,000,000")
         XCTAssertEqual(CountText.grouped(999), "999")

@@ -42,15 +42,7 @@ final class KilledRunTests: XCTestCase {
 
         var outcomes: [Int] = []
         for point in 1...8 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-            process.arguments = run(root + "/killed")
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(duration * Double(point) / 8 * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try BuiltBinary.kill(run(root + "/killed"), after: duration * Double(point) / 8)
             let after = try lifecycle(root + "/killed")
             XCTAssertEqual(after["consistent"] as? Bool, true, "killed at \(point)/8: the findings stored are the recorded run's")
             outcomes.append(after["last"] as? Int ?? 0)

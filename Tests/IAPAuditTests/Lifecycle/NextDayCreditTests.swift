@@ -128,9 +128,15 @@ final class NextDayCreditTests: XCTestCase {
         XCTAssertEqual(repeated["repeated"] as? Bool, true)
         XCTAssertEqual(repeated["new"] as? [String], ["dropped_order:\(Self.t3)"])
 
-        // Day 2's server log rotated away: the credit's record is gone, the dropped order is back.
+        // Day 2's server log rotated away: the ledger keeps the credit's record, nothing changes (a re-run).
         try FileManager.default.removeItem(atPath: feed + "/day2/server.jsonl")
-        let third = CLIRun(["run", feed, "--out", out])
+        let rotated = CLIRun(["run", feed, "--out", out])
+        XCTAssertEqual(rotated.status, 0, rotated.err)
+        XCTAssertEqual(try ledger(out)["dump"] as? [String], before)
+        XCTAssertTrue(rotated.err.contains("day2/server.jsonl: not given this run: its 1 record was KEPT in the ledger"), rotated.err)
+
+        // Dropped on purpose (--forget-missing): the credit's record is gone, the dropped order is back.
+        let third = CLIRun(["run", feed, "--out", out, "--forget-missing"])
         XCTAssertEqual(third.status, 0, third.err)
         db = try ledger(out)
         XCTAssertEqual((db["runs"] as? [[AnyHashable]])?.last, [3, 5, 2, 0, 1, 0, 1, "2026-10-02T12:00:00.000Z"])

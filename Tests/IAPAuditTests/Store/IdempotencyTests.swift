@@ -85,6 +85,8 @@ final class IdempotencyTests: XCTestCase {
             """, args: [first + "/audit.xlsx"]) as? [[String]]
     }
 
+    /// A changed file is read again; a removed one leaves the ledger with `--forget-missing` (by default it
+    /// stays: `LedgerGrowsTests`).
     func testChangedAndRemovedFilesAreReflected() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         writeInputs(input)
@@ -94,7 +96,9 @@ final class IdempotencyTests: XCTestCase {
             {"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}
             """, to: input + "/client.jsonl")
         try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
-        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        var options = AuditOptions(paths: [input], outputDirectory: out)
+        options.forgetMissing = true
+        let result = try AuditPipeline.run(options)
         XCTAssertEqual(result.filesParsed, 1)
         XCTAssertEqual(
             result.snapshot.files.map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["cert.pem", "client.jsonl", "server.jsonl"])

@@ -73,7 +73,9 @@ final class StoreLifecycleTests: XCTestCase {
         let before = try query(out + "/audit.sqlite", "SELECT count(DISTINCT file_id) FROM fact_chunk")
         XCTAssertEqual(before.first?.first as? Int, 2)
         try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
-        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        var options = AuditOptions(paths: [input], outputDirectory: out)
+        options.forgetMissing = true  // by default the ledger keeps it
+        _ = try AuditPipeline.run(options)
         let rows = try query(
             out + "/audit.sqlite",
             """

@@ -7,6 +7,22 @@ enum BuiltBinary {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iap-audit").path
     }
 
+    /// Starts the binary with `arguments` (its output thrown away) and kills it (SIGKILL) `seconds` later.
+    /// Returns whether it had ended by itself first.
+    @discardableResult
+    static func kill(_ arguments: [String], after seconds: Double) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(useconds_t(seconds * 1_000_000))
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .exit
+    }
+
     struct Missing: Error, CustomStringConvertible {
         var description: String {
             "no iap-audit binary at \(BuiltBinary.path): build with `swift build --build-tests` (scripts/test.sh does)"

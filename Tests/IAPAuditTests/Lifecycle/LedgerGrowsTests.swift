@@ -1,0 +1,190 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditStore
+
+/// The ledger only grows: a file no longer given keeps its records (`--forget-missing` drops them), a file's
+/// content is imported once (a copy under another path, a gzipped copy), and an unchanged file is known by
+/// its stat without being hashed.
+final class LedgerGrowsTests: XCTestCase {
+    static let readLedger = """
+        import json, sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        print(json.dumps({
+            "findings": [list(r) for r in db.execute(
+                "SELECT finding_id, reason, user_ids, evidence, detail FROM finding ORDER BY finding_id")],
+            "counts": [db.execute("SELECT count(*) FROM " + t).fetchone()[0]
+                       for t in ("client_report", "server_request", "apple_record", "apple_transaction", "rejection")],
+            "files": [list(r) for r in db.execute(
+                "SELECT path, status, given, records_imported, mtime_ns, inode FROM source_file ORDER BY path")]}))
+        """
+
+    func ledger(_ out: String) throws -> [String: Any] {
+        try PythonReader.run(Self.readLedger, args: [out + "/audit.sqlite"]) as! [String: Any]
+    }
+
+    func sample(_ names: [String] = ["client.jsonl", "server.jsonl", "verify.jsonl"]) throws -> (input: String, options: AuditOptions) {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        addTeardownBlock {
+            try? FileManager.default.removeItem(atPath: input)
+            try? FileManager.default.removeItem(atPath: out)
+        }
+        for name in names {
+            try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + name, toPath: input + "/" + name)
+        }
+        var options = AuditOptions(paths: [input], outputDirectory: out)
+        options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
+        return (input, options)
+    }
+
+    /// A file removed after it was imported keeps its records and the findings are as they were; the run is a
+    /// re-run (its identity holds the kept file); `--forget-missing` drops it.
+    func testAMissingFileKeepsItsRecordsUntilForgotten() throws {
+        var (input, options) = try sample()
+        _ = try AuditPipeline.run(options)
+        let before = try ledger(options.outputDirectory)
+        try FileManager.default.removeItem(atPath: input + "/server.jsonl")
+        let kept = try AuditPipeline.run(options)
+        XCTAssertEqual(kept.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/server.jsonl"])
+        XCTAssertEqual(kept.snapshot.changes?.repeated, true, "the same records and parameters: nothing to record")
+        let after = try ledger(options.outputDirectory)
+        XCTAssertEqual("\(after["findings"]!)", "\(before["findings"]!)")
+        XCTAssertEqual("\(after["counts"]!)", "\(before["counts"]!)")
+        let server = try XCTUnwrap((after["files"] as! [[Any]]).first { ($0[0] as! String).hasSuffix("/server.jsonl") })
+        XCTAssertEqual(server[2] as? Int, 0, "kept, not given")
+
+        options.forgetMissing = true
+        let forgotten = try AuditPipeline.run(options)
+        XCTAssertEqual(forgotten.snapshot.recordCounts["server_request"], 0)
+        XCTAssertFalse(forgotten.snapshot.files.contains { $0.path.hasSuffix("/server.jsonl") })
+        XCTAssertEqual(forgotten.snapshot.changes?.repeated, false)
+    }
+
+    /// A gzipped copy of an imported file adds nothing, in the same run or a later one, and when the plain file
+    /// is then rotated away its records stay (once).
+    func testAGzippedCopyAddsNothing() throws {
+        let (input, options) = try sample()
+        _ = try AuditPipeline.run(options)
+        let before = try ledger(options.outputDirectory)
+        let archive = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: archive) }
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c '\(input)/verify.jsonl' > '\(archive)/verify.jsonl.1.gz'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        var both = options
+        both.paths = [input, archive]
+        let copied = try AuditPipeline.run(both)
+        let copy = try XCTUnwrap(copied.snapshot.files.first { $0.path.hasSuffix(".gz") })
+        XCTAssertEqual(copy.status, "skipped")
+        XCTAssertEqual(copy.note, "same content as \(input)/verify.jsonl (not counted twice)")
+        XCTAssertEqual("\(try ledger(options.outputDirectory)["counts"]!)", "\(before["counts"]!)")
+        XCTAssertEqual("\(try ledger(options.outputDirectory)["findings"]!)", "\(before["findings"]!)")
+        // logrotate: the plain file goes, its gzipped copy stays: still a copy of the (kept) records.
+        try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
+        let rotated = try AuditPipeline.run(both)
+        XCTAssertEqual(rotated.snapshot.files.first { $0.path.hasSuffix(".gz") }?.status, "skipped")
+        XCTAssertEqual("\(try ledger(options.outputDirectory)["counts"]!)", "\(before["counts"]!)")
+        XCTAssertEqual("\(try ledger(options.outputDirectory)["findings"]!)", "\(before["findings"]!)")
+    }
+
+    /// An unchanged file is known by its size, modification time and inode (stored with it), not by its hash:
+    /// a file rewritten in place with the same size and its modification time put back is not read again —
+    /// the stat check's limit, stated in docs/operations.md. A file modified in the last 2 seconds is hashed.
+    func testAnUnchangedFileIsKnownByItsStat() throws {
+        let (input, options) = try sample(["client.jsonl"])
+        let path = input + "/client.jsonl"
+        let old = Date(timeIntervalSince1970: 1_790_000_000)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        _ = try AuditPipeline.run(options)
+        let files = try ledger(options.outputDirectory)["files"] as! [[Any]]
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        XCTAssertEqual(files[0][4] as? Int, Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+        XCTAssertEqual(files[0][5] as? Int, Int(info.st_ino))
+        // The same bytes count, other content (a user id changed), the old modification time put back.
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: Data(text.replacingOccurrences(of: "\"u", with: "\"v").utf8))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        XCTAssertEqual(try AuditPipeline.run(options).filesParsed, 0, "the stat matches: not hashed, not read")
+        // A new modification time: hashed, and read again (the content changed).
+        try FileManager.default.setAttributes([.modificationDate: old.addingTimeInterval(1)], ofItemAtPath: path)
+        XCTAssertEqual(try AuditPipeline.run(options).filesParsed, 1)
+        // Modified just now: its stat is not trusted (stored as unknown), so the next run hashes it.
+        TestPaths.write("x\n", to: input + "/fresh.txt")
+        XCTAssertFalse(try LedgerImporter.stamp(of: input + "/fresh.txt").isKnown)
+    }
+
+    /// `--ledger FILE` puts the ledger elsewhere; the workbook still goes to `--out`, and the ledger is never an input.
+    func testTheLedgerCanLiveApartFromTheWorkbook() throws {
+        var (input, options) = try sample(["client.jsonl"])
+        options.ledgerPath = input + "/state.sqlite"  // inside the input folder: not read as an input
+        let result = try AuditPipeline.run(options)
+        XCTAssertEqual(result.databasePath, input + "/state.sqlite")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: options.outputDirectory + "/audit.xlsx"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: options.outputDirectory + "/audit.sqlite"))
+        XCTAssertEqual(result.snapshot.files.map(\.path), [input + "/client.jsonl"])
+        XCTAssertEqual(try AuditPipeline.run(options).snapshot.changes?.repeated, true)
+    }
+
+    /// A log that only grew is read from where it ended (its old part checked against the stored hash): its new
+    /// records continue its line numbers, and the ledger holds what a from-scratch run over the whole file holds.
+    /// A log whose old part changed is read whole.
+    func testAGrowingLogIsReadFromItsOldEnd() throws {
+        let (input, options) = try sample(["client.jsonl", "verify.jsonl"])
+        let lines = try String(contentsOfFile: TestPaths.repoRoot + "/sample-data/server.jsonl", encoding: .utf8).split(separator: "\n")
+        let half = lines.count / 2
+        TestPaths.write(lines[..<half].joined(separator: "\n") + "\n", to: input + "/server.jsonl")
+        _ = try AuditPipeline.run(options)
+        let fileId = {
+            "\(try self.query(options.outputDirectory, "SELECT file_id AS id FROM source_file WHERE path LIKE '%/server.jsonl'"))"
+        }
+        let before = try fileId()
+        // The rest of the month, and a line that is no record: rejected at its line in the whole file.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: input + "/server.jsonl"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((lines[half...].joined(separator: "\n") + "\nnot a record\n").utf8))
+        try handle.close()
+        let grown = try AuditPipeline.run(options)
+        XCTAssertEqual(grown.filesParsed, 1)
+        XCTAssertEqual(try fileId(), before, "read from its end into the same file: not read whole again")
+        XCTAssertEqual(
+            try grown.snapshot.rejections.prefix(1).map(\.location.description), ["\(input)/server.jsonl:\(lines.count + 1)"])
+        let scratch = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: scratch) }
+        var whole = options
+        whole.outputDirectory = scratch
+        _ = try AuditPipeline.run(whole)
+        let tables = ["client_report", "server_request", "apple_record", "apple_transaction", "rejection", "finding"]
+        for table in tables {
+            let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
+            XCTAssertEqual("\(try query(options.outputDirectory, sql))", "\(try query(scratch, sql))", table)
+        }
+        let file = "SELECT path, sha256, bytes, kind, format, status, note, records_in, records_imported, records_rejected FROM source_file"
+        XCTAssertEqual("\(try query(options.outputDirectory, file))", "\(try query(scratch, file))")
+
+        // An old line changed (same length): read whole, into a new file row.
+        var text = try String(contentsOfFile: input + "/server.jsonl", encoding: .utf8)
+        text = text.replacingOccurrences(
+            of: "\"granted\":true", with: "\"granted\":1234", options: [], range: text.range(of: "\"granted\":true"))
+        TestPaths.write(text + "{}\n", to: input + "/server.jsonl")
+        _ = try AuditPipeline.run(options)
+        XCTAssertNotEqual(try fileId(), before)
+    }
+
+    /// The rows of `sql` on the ledger in `out`, read with Python's sqlite3 (record ids as file-relative keys).
+    func query(_ out: String, _ sql: String) throws -> [[Any]] {
+        try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(json.dumps([[v & 0xFFFFFFFF if c[0] == "record_id" else (None if c[0] == "file_id" else v)
+                               for v, c in zip(r, cur.description)] for cur in [db.execute(sys.argv[2])] for r in cur]))
+            """, args: [out + "/audit.sqlite", sql]) as! [[Any]]
+    }
+}
