@@ -3,13 +3,13 @@ import IAPAuditModel
 import IAPAuditPipeline
 import IAPAuditSample
 
-/// `iap-audit ack ID --note TEXT [--out DIR] [--json]`: marks a finding known (docs/operations.md).
+/// `iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]`: marks a finding known (docs/operations.md).
 enum AckCommand {
-    static let usage = "iap-audit ack ID --note TEXT [--out DIR] [--json]"
+    static let usage = "iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]"
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments, valued: ["--note", "--out"], flags: ["--json", "-h", "--help"], command: "ack", usage: usage)
+            arguments, valued: ["--note", "--out", "--ledger"], flags: ["--json", "-h", "--help"], command: "ack", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.ack)
             return 0
@@ -22,9 +22,11 @@ enum AckCommand {
             throw UsageError(message: "--note TEXT is required: say why the finding is known", usage: usage, command: "ack")
         }
         let folder = args.value("--out") ?? RunCommand.defaultOutput
-        if folder.isEmpty { throw UsageError(message: "an empty path (\"\") names no folder", usage: usage, command: "ack") }
+        if folder.isEmpty || args.value("--ledger") == "" {
+            throw UsageError(message: "an empty path (\"\") names no folder", usage: usage, command: "ack")
+        }
         let outcome = try FindingAcknowledgement.acknowledge(
-            id, note: note, outputDirectory: folder, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            id, note: note, outputDirectory: folder, ledger: args.value("--ledger"), nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         if args.has("--json") {
             out(
                 RunSummary.encoded([

@@ -119,12 +119,12 @@ enum HelpText {
           --prices FILE         CSV: product_id,storefront_or_currency,price,valid_from.
           --json                Print the period, totals per currency and bridges as one JSON object
                                 (amounts in milliunits).
-        The run's options (--out, --as-of, --grace, --config, --jws-root, --receipt-root,
-        --signatures-at) work as for `run`.
+        The run's options (--out, --ledger, --forget-missing, --as-of, --grace, --config, --jws-root,
+        --receipt-root, --signatures-at) work as for `run`.
         """
 
     static let ack = """
-        USAGE: iap-audit ack ID --note TEXT [--out DIR] [--json]
+        USAGE: iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]
 
         Marks finding ID of the ledger DIR/audit.sqlite known: its status becomes acknowledged, the note
         and the time are kept (table finding_state) and a row is added to finding_history. It stays in
@@ -137,6 +137,7 @@ enum HelpText {
         OPTIONS:
           --note TEXT           Why it is known (required).
           --out DIR             The ledger's folder (default: reports/).
+          --ledger FILE         The ledger, when run was given --ledger FILE.
           --json                Print what was acknowledged as one JSON object.
           -h, --help            Show this help.
 

@@ -18,15 +18,18 @@ public enum FindingAcknowledgement {
         public var databasePath: String
     }
 
-    /// Acknowledges finding `id` of the ledger in `outputDirectory` with `note`, holding the folder's lock.
+    /// Acknowledges finding `id` of the ledger in `outputDirectory` (or `ledger`, `--ledger FILE`) with `note`,
+    /// holding the folder's lock.
     /// Throws `AuditError.ledger` for no ledger, an unknown id (naming the nearest ones) or a resolved
     /// finding; `AuditError.output` while a run writes the folder.
-    public static func acknowledge(_ id: String, note: String, outputDirectory: String, nowMs: Int64) throws -> Outcome {
-        let databasePath = outputDirectory + "/audit.sqlite"
+    public static func acknowledge(_ id: String, note: String, outputDirectory: String, ledger: String? = nil, nowMs: Int64) throws
+        -> Outcome
+    {
+        let databasePath = ledger ?? outputDirectory + "/audit.sqlite"
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw AuditError.ledger(databasePath, "no ledger here: run `iap-audit run … --out \(outputDirectory)` first")
         }
-        let output = try OutputFolder(path: outputDirectory)
+        let output = try OutputFolder(path: outputDirectory, ledger: ledger)
         switch try output.openStore().acknowledge(id, note: note, atMs: nowMs) {
         case .acknowledged(let state, let run):
             return Outcome(

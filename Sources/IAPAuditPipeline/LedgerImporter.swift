@@ -72,7 +72,7 @@ struct LedgerImporter {
         }
         let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
         let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
-        if bulk { try store.beginBulkImport() }
+        if bulk { try store.beginBulkImport() } else if importBytes > 0 { try store.setCache(kibibytes: AuditStore.incrementCacheKiB) }
         let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
         var parsed = 0
         // The files kept from earlier runs, then this run's in order: by the SHA-256 of their bytes, and, for
@@ -144,17 +144,17 @@ struct LedgerImporter {
                 path: file.path, metrics: metrics,
                 progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
                 read: { try FileImporter.stream(file, checker: checker, sink: $0, scratchDirectory: scratchDirectory) },
-                keep: { isUnchanged($0, stored) })
+                keep: { isUnchanged($0, stored) },
+                then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
             if result != nil { parsed += 1 }
             if (result?.status ?? .skipped) == .imported { recordsSeen[content] = entry.path }
-            try mark(entry.path, item.stamp, content: content, wrote: result != nil, stored)
+            if result == nil { try mark(entry.path, item.stamp, content: content, wrote: false, stored) }
         }
         // A big file is its own transaction; small ones and skipped ones share a group's (an unchanged
         // file writes nothing: it counts as no bytes).
         for group in ImportGroups.of(files.map { $0.map { $0.unchanged == nil ? $0.bytes : 0 } ?? 0 }) {
             if group.count == 1 && group.isLarge {
-                // Its own transaction, with what the ledger notes of it (stat, content hash).
-                try store.transaction { try bring(group.first) }
+                try bring(group.first)
             } else {
                 try store.transaction { for number in group.range { try bring(number) } }
             }

@@ -40,7 +40,7 @@ extension AuditStore {
                 try writer.finish(after: previous)
                 try database.prepare(
                     """
-                    UPDATE source_file SET sha256 = ?2, bytes = ?3, records_in = records_in + ?4,
+                    UPDATE source_file SET sha256 = ?2, bytes = ?3, content_sha256 = NULL, records_in = records_in + ?4,
                         records_imported = records_imported + ?5, records_rejected = records_rejected + ?6
                     WHERE file_id = ?1
                     """

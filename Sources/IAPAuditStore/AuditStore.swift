@@ -78,6 +78,13 @@ public final class AuditStore {
 
     package func endBulkImport() throws { try database.execute(Schema.indexes) }
 
+    /// Pages of SQLite's cache while a few files are added to a large ledger (the secondary indexes kept up to
+    /// date row by row: their pages are touched at random), in KiB; the default is 16 MiB.
+    package static let incrementCacheKiB = 131_072
+
+    /// Sets the connection's page cache to `kibibytes` (`PRAGMA cache_size`; memory is taken as pages are read).
+    package func setCache(kibibytes: Int) throws { try database.execute("PRAGMA cache_size = -\(kibibytes)") }
+
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
         let statement = try database.prepare(
@@ -132,12 +139,13 @@ public final class AuditStore {
 
     /// Imports one file in one transaction, replacing an earlier import of the same path: `read` is
     /// given a sink for records streamed batch by batch and returns the file's result (with any records
-    /// not streamed). When `keep` says the result equals what is stored already, nothing changes.
+    /// not streamed). When `keep` says the result equals what is stored already, nothing changes; else `then`
+    /// runs last in the transaction (what the caller notes of the file goes in with it).
     /// Returns the result, or nil when kept.
     package func importStreaming(
         path: String, metrics: ImportMetrics = ImportMetrics(), progress: ((Int, Int) -> Void)? = nil,
         read: (RecordSink) throws -> ImportedFile,
-        keep: (ImportedFile) -> Bool
+        keep: (ImportedFile) -> Bool, then: () throws -> Void = {}
     ) throws -> ImportedFile? {
         struct Unchanged: Error {}
         do {
@@ -165,6 +173,7 @@ public final class AuditStore {
                     fileId, file.sha256, file.bytes, file.kind.rawValue, file.format.rawValue, file.status.rawValue, file.note,
                     file.recordsIn, file.recordsImported, file.recordsRejected,
                 ])
+                try then()
                 return file
             }
         } catch is Unchanged {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import IAPAuditCLI
 @testable import IAPAuditModel
 @testable import IAPAuditPipeline
 @testable import IAPAuditStore
@@ -130,6 +131,11 @@ final class LedgerGrowsTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: options.outputDirectory + "/audit.sqlite"))
         XCTAssertEqual(result.snapshot.files.map(\.path), [input + "/client.jsonl"])
         XCTAssertEqual(try AuditPipeline.run(options).snapshot.changes?.repeated, true)
+        // ack finds it there too.
+        var ids = FindingIds()
+        let id = try XCTUnwrap(try result.snapshot.findings.all().first.map { ids.id(for: $0) })
+        let ack = CLIRun(["ack", id, "--note", "known", "--out", options.outputDirectory, "--ledger", input + "/state.sqlite"])
+        XCTAssertEqual(ack.status, 0, ack.err)
     }
 
     /// A log that only grew is read from where it ended (its old part checked against the stored hash): its new

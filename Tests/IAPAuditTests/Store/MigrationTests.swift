@@ -47,6 +47,34 @@ final class MigrationTests: XCTestCase {
             """, args: [database]) as! [String: Any]
     }
 
+    /// A version-5 ledger (as iap-audit made it before the ledger kept missing files) is migrated in place: its
+    /// records stay, and a file it holds that is no longer given keeps them.
+    func testVersion5IsMigratedKeepingItsRecords() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/client.jsonl", toPath: input + "/client.jsonl")
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        // Back to version 5: without version 6's columns, with version 5's fingerprint.
+        let records =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
+                db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
+                db.execute("PRAGMA user_version = 5")
+                db.commit()
+                print(json.dumps(db.execute("SELECT count(*) FROM client_report").fetchone()[0]))
+                """, args: [out + "/audit.sqlite", Schema.version5Fingerprint]) as? Int
+        XCTAssertGreaterThan(records ?? 0, 2000)
+        try FileManager.default.removeItem(atPath: input + "/client.jsonl")
+        TestPaths.write("{}\n", to: input + "/other.jsonl")
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(
+            result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
+        XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 6)
+    }
+
     func testVersion1IsUpgradedWithoutItsRecords() throws {
         let folder = TestPaths.scratch()
         try makeVersion1(in: folder, input: folder + "/gone.json")
