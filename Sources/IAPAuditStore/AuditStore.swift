@@ -184,9 +184,10 @@ public final class AuditStore {
     }
 
     /// Files of the ledger with records rejected, and the first rejection of each: (path, records in,
-    /// rejected, first rejected line, its reason).
+    /// rejected, first rejected line, its reason). Read on a connection of its own: a run asks while this
+    /// store's connection builds the indexes on another thread (a connection is never shared by two).
     package func rejectedShares() throws -> [(path: String, recordsIn: Int64, rejected: Int64, line: Int64, reason: String)] {
-        let q = try database.prepare(
+        let q = try SQLiteDatabase(path: database.path, readOnly: true).prepare(
             """
             SELECT f.path, f.records_in, f.records_rejected,
                    (SELECT r.line FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1),
