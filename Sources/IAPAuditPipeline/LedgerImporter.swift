@@ -27,7 +27,8 @@ struct LedgerImporter {
     /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
     /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
     /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
-    /// ledger's bytes (rebuilding the indexes costs the whole ledger).
+    /// ledger's bytes (rebuilding the indexes costs the whole ledger). Any import that changes the ledger
+    /// drops `trace`'s indexes (the next `trace` makes them).
     ///
     /// `vanished`: a warning for each file the ledger held records of that is not among the entries (its
     /// records, and rejections, are removed with it).
@@ -59,7 +60,13 @@ struct LedgerImporter {
         }
         let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil ? $0?.entry.path : nil })
         let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
-        if bulk { try store.beginBulkImport() }
+        let given = Set(entries.map(\.path))
+        let gone = stored.keys.sorted().filter { !given.contains($0) }
+        if bulk {
+            try store.beginBulkImport()
+        } else if files.contains(where: { $0.map { $0.unchanged == nil } ?? false }) || !gone.isEmpty {
+            try store.dropTraceIndexes()
+        }
         let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
         var parsed = 0
         var contentSeen: [String: String] = [:]
@@ -111,8 +118,6 @@ struct LedgerImporter {
         }
         progress.end()
         // Files no longer given leave in groups too (one commit per 256, not one each).
-        let given = Set(entries.map(\.path))
-        let gone = stored.keys.sorted().filter { !given.contains($0) }
         for start in stride(from: 0, to: gone.count, by: ImportGroups.maxFiles) {
             try store.transaction {
                 for path in gone[start..<min(gone.count, start + ImportGroups.maxFiles)] { try store.removeFile(path: path) }

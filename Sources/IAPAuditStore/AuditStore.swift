@@ -75,6 +75,10 @@ public final class AuditStore {
 
     package func endBulkImport() throws { try database.execute(Schema.indexes) }
 
+    /// Drops `trace`'s indexes before a run changes the ledger (the next `trace` builds them again), so
+    /// neither the run's index build nor its row-by-row inserts pay for them.
+    package func dropTraceIndexes() throws { try database.execute(Schema.dropTraceIndexes) }
+
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
         let statement = try database.prepare(

@@ -27,7 +27,7 @@ package enum Schema {
     /// dropped and read again rather than written with columns it lacks.
     static let tablesFingerprint: String = {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in (tables + indexes).utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        for b in (tables + indexes + traceIndexes).utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return String(h, radix: 16)
     }()
 
@@ -136,12 +136,39 @@ package enum Schema {
 
     /// Secondary indexes, dropped before a bulk import and made again after it (building an index
     /// once over sorted data is faster than keeping it up to date row by row).
-    static let indexNames = [
-        "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
-        "apple_record_notification",
-    ]
+    static let indexNames =
+        [
+            "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
+            "apple_record_notification",
+        ] + traceIndexNames
 
     static var dropIndexes: String { indexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
+
+    /// `trace`'s indexes, one per kind of id it looks up beyond the run's own (docs/schema.md, Indexes).
+    /// Built by the first `trace` of a ledger (`TraceReader.buildIndexes`), not by `run`: their build would
+    /// add about a fifth to a run (measured); a run that changes the ledger drops them
+    /// (`AuditStore.dropTraceIndexes`), so no import maintains them row by row.
+    package static let traceIndexNames = [
+        "client_report_user", "client_report_device", "client_report_original", "server_request_user", "server_request_device",
+        "server_request_ids", "apple_transaction_original", "apple_transaction_line_item", "apple_record_order",
+    ]
+
+    static var dropTraceIndexes: String { traceIndexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
+
+    static let traceIndexes = """
+        CREATE INDEX IF NOT EXISTS client_report_user ON client_report (user_id) WHERE user_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS client_report_device ON client_report (device_id) WHERE device_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS client_report_original ON client_report (original_transaction_id)
+            WHERE original_transaction_id <> transaction_id;
+        CREATE INDEX IF NOT EXISTS server_request_user ON server_request (user_id) WHERE user_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS server_request_device ON server_request (device_id) WHERE device_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS server_request_ids ON server_request (transaction_ids);
+        CREATE INDEX IF NOT EXISTS apple_transaction_original ON apple_transaction (original_transaction_id)
+            WHERE original_transaction_id <> transaction_id;
+        CREATE INDEX IF NOT EXISTS apple_transaction_line_item ON apple_transaction (web_order_line_item_id)
+            WHERE web_order_line_item_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS apple_record_order ON apple_record (order_id) WHERE order_id IS NOT NULL;
+        """
 
     static let indexes = """
         CREATE INDEX IF NOT EXISTS client_report_transaction ON client_report (transaction_id);
@@ -152,6 +179,7 @@ package enum Schema {
             WHERE notification_uuid IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
+        CREATE INDEX IF NOT EXISTS finding_original ON finding (original_transaction_id);
         """
 
     /// Every view, dropped before `views` makes them again (so a changed view needs no migration).
