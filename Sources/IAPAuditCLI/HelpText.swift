@@ -14,6 +14,8 @@ enum HelpText {
                     reconcile them, and write audit.sqlite and audit.xlsx.
           close     The monthly close: revenue, refunds and losses of a period, priced, and the
                     bridge to App Store Connect's Sales and Financial reports.
+          trace     One id's timeline across every record of the ledger a run left, and the
+                    verdict: Apple's confirmation, the findings, the next action.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
         OPTIONS:
@@ -104,6 +106,31 @@ enum HelpText {
                                 (amounts in milliunits).
         The run's options (--out, --as-of, --grace, --config, --jws-root, --receipt-root,
         --signatures-at) work as for `run`.
+        """
+
+    static let trace = """
+        USAGE: iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx]
+
+        Answers a support ticket ("I paid on Oct 12 and got nothing; here is my Apple order id") from the
+        ledger a run left (DIR/audit.sqlite; run `iap-audit run … --out DIR` first). ID is any of: a
+        transaction id, an original transaction id, an Apple order id (from Look Up Order ID answers kept
+        as {"order_id", "received_at", "response"}), a user id, a device id, a request id, a web order
+        line item id. For each transaction it leads to (a user or device id, an original or order id can
+        lead to several: each is traced) it prints one timeline of client reports, server requests and
+        revokes, Apple's answers, signed transactions, notifications and receipts — time (UTC), source,
+        file:line, what it says — then the verdict: the findings on it, whether Apple confirms the
+        payment and by which record, who was credited, any refund, and the next action in words.
+        An unknown id says which tables and columns were searched, and near matches if any.
+
+        OPTIONS:
+          --out DIR             The run's output folder (default: reports/): reads DIR/audit.sqlite.
+          --ledger FILE         The ledger itself, instead of --out.
+          --format FORMAT       text (default); json: the same as one JSON object; xlsx: also writes
+                                trace-<ID>.xlsx beside the ledger (Trace, Verdicts, Timeline, Findings).
+          -h, --help            Show this help.
+
+        Exit status: 0 traced (an unknown id too: the output says so; JSON "found": false), 1 the ledger
+        cannot be read (missing, another version), 64 usage error.
         """
 
     static let sample = """

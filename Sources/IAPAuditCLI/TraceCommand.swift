@@ -1,0 +1,43 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditReport
+
+/// `iap-audit trace ID`: one id's timeline and verdict from the ledger a run left.
+enum TraceCommand {
+    static let usage = "iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx]"
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(
+            arguments, valued: ["--out", "--ledger", "--format"], flags: ["-h", "--help"], command: "trace", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.trace)
+            return 0
+        }
+        guard args.positionals.count == 1, let id = args.positionals.first else {
+            throw UsageError(
+                message: args.positionals.isEmpty ? "missing ID (a transaction, order, user, device, request… id)" : "one ID at a time",
+                usage: usage, command: "trace")
+        }
+        if id.isEmpty { throw UsageError(message: "an empty ID (\"\") names nothing", usage: usage, command: "trace") }
+        let format = args.value("--format") ?? "text"
+        guard ["text", "json", "xlsx"].contains(format) else {
+            throw UsageError(message: "--format: expected text, json or xlsx, not '\(format)'", usage: usage, command: "trace")
+        }
+        if args.value("--out") != nil && args.value("--ledger") != nil {
+            throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
+        }
+        let ledger = args.value("--ledger") ?? (args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
+        let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
+        let outcome = try TracePipeline.run(id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 })
+        if let note = outcome.indexNote { err("iap-audit: " + RunSummary.printable(note)) }
+        out(
+            format == "json"
+                ? TraceOutput.json(outcome.result, workbookPath: outcome.workbookPath)
+                : TraceOutput.text(outcome.result, workbookPath: outcome.workbookPath).split(
+                    separator: "\n", omittingEmptySubsequences: false
+                )
+                .map { RunSummary.printable(String($0)) }.joined(separator: "\n"))
+        return 0
+    }
+}

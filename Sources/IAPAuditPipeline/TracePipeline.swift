@@ -1,0 +1,68 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditReport
+import IAPAuditStore
+
+/// What `trace` found and wrote.
+public struct TraceOutcome: Sendable {
+    package var result: TraceResult
+    /// `DIR/trace-<id>.xlsx`, when asked for.
+    public var workbookPath: String?
+    /// What became of `trace`'s indexes when the ledger lacked them (built, or why not), for stderr.
+    public var indexNote: String?
+}
+
+/// `iap-audit trace ID`: the ledger a run left, read (`TraceReader`), judged (`TraceJudge`) and, for
+/// `--format xlsx`, written as `trace-<id>.xlsx` beside it. Reads only: the ledger is never changed, and
+/// a run writing it meanwhile is not waited for.
+public enum TracePipeline {
+    /// - Parameters:
+    ///   - ledgerPath: `DIR/audit.sqlite` or `--ledger FILE`.
+    ///   - workbookFolder: where to write `trace-<id>.xlsx`; nil: no workbook.
+    /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version), `AuditError.output`.
+    public static func run(id: String, ledgerPath: String, workbookFolder: String? = nil) throws -> TraceOutcome {
+        let indexNote = try ensureIndexes(ledgerPath)
+        var result = try TraceReader.read(id: id, ledgerPath: ledgerPath)
+        TraceJudge.judge(&result)
+        var outcome = TraceOutcome(result: result, indexNote: indexNote)
+        if let folder = workbookFolder {
+            let path = folder + "/trace-\(fileName(id)).xlsx"
+            do {
+                try XLSXWriter.write(TraceWorkbook.build(result), to: path + ".partial")
+                if rename(path + ".partial", path) != 0 { throw AuditError.output(path, String(cString: strerror(errno))) }
+            } catch {
+                try? FileManager.default.removeItem(atPath: path + ".partial")
+                throw error as? AuditError ?? AuditError.output(path, "\(error)")
+            }
+            outcome.workbookPath = path
+        }
+        return outcome
+    }
+
+    /// Builds `trace`'s indexes when the ledger lacks them (the first trace after a run that changed it),
+    /// holding the folder's lock as a run does; when a run holds it, or the ledger cannot be written, the
+    /// trace reads without them (slower on a large ledger). Returns what happened, nil when nothing was missing.
+    static func ensureIndexes(_ ledgerPath: String) throws -> String? {
+        guard try !TraceReader.missingIndexes(ledgerPath: ledgerPath).isEmpty else { return nil }
+        let folder = (ledgerPath as NSString).deletingLastPathComponent
+        do {
+            let lock = try OutputFolder(path: folder.isEmpty ? "." : folder)
+            let start = Date()
+            try withExtendedLifetime(lock) { try TraceReader.buildIndexes(ledgerPath: ledgerPath) }
+            let seconds = String(format: "%.1f", Date().timeIntervalSince(start))
+            return "built the ledger's trace indexes in \(seconds) s (once after each run that changes the ledger)"
+        } catch {
+            return "traced without the ledger's trace indexes (slower on a large ledger): \(error)"
+        }
+    }
+
+    /// `id` as a file name: letters, digits, `.`, `-` and `_` kept, anything else `_`, at most 100 characters.
+    static func fileName(_ id: String) -> String {
+        let kept = id.unicodeScalars.prefix(100).map { s -> Character in
+            s.isASCII && (CharacterSet.alphanumerics.contains(s) || "._-".unicodeScalars.contains(s)) ? Character(s) : "_"
+        }
+        let name = String(kept)
+        return name.hasPrefix(".") ? "_" + name.dropFirst() : name
+    }
+}
