@@ -129,8 +129,9 @@ enum HelpText {
                                 trace-<ID>.xlsx beside the ledger (Trace, Verdicts, Timeline, Findings).
           -h, --help            Show this help.
 
-        Exit status: 0 traced (an unknown id too: the output says so; JSON "found": false), 1 the ledger
-        cannot be read (missing, another version), 64 usage error.
+        Exit status: 0 traced; 2 no record holds the id (the output says what was searched; JSON
+        "found": false); 1 could not complete (the ledger missing or of another version, the workbook
+        not written); 64 usage error. A guide to each verdict: docs/trace.md.
         """
 
     static let sample = """

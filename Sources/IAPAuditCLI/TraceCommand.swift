@@ -29,15 +29,25 @@ enum TraceCommand {
         }
         let ledger = args.value("--ledger") ?? (args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
         let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
-        let outcome = try TracePipeline.run(id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 })
+        let outcome: TraceOutcome
+        do {
+            outcome = try TracePipeline.run(id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 })
+        } catch let failed as TraceWorkbookError {
+            // The trace is still worth reading; the missing workbook makes it exit 1.
+            show(failed.outcome, format: format, out: out, err: err)
+            throw failed.error
+        }
+        show(outcome, format: format, out: out, err: err)
+        return outcome.result.matches.isEmpty ? unknownIdStatus : 0
+    }
+
+    /// The exit status of an id no record of the ledger holds (the output says what was searched).
+    static let unknownIdStatus: Int32 = 2
+
+    private static func show(_ outcome: TraceOutcome, format: String, out: (String) -> Void, err: (String) -> Void) {
         if let note = outcome.indexNote { err("iap-audit: " + RunSummary.printable(note)) }
-        out(
-            format == "json"
-                ? TraceOutput.json(outcome.result, workbookPath: outcome.workbookPath)
-                : TraceOutput.text(outcome.result, workbookPath: outcome.workbookPath).split(
-                    separator: "\n", omittingEmptySubsequences: false
-                )
-                .map { RunSummary.printable(String($0)) }.joined(separator: "\n"))
-        return 0
+        if format == "json" { return out(TraceOutput.json(outcome.result, workbookPath: outcome.workbookPath)) }
+        let text = TraceOutput.text(outcome.result, workbookPath: outcome.workbookPath)
+        out(text.split(separator: "\n", omittingEmptySubsequences: false).map { RunSummary.printable(String($0)) }.joined(separator: "\n"))
     }
 }

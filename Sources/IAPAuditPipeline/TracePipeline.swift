@@ -13,6 +13,13 @@ public struct TraceOutcome: Sendable {
     public var indexNote: String?
 }
 
+/// `trace --format xlsx` could not write its workbook: the trace it made, and why (`AuditError.output`).
+public struct TraceWorkbookError: Error, CustomStringConvertible {
+    public var outcome: TraceOutcome
+    public var error: any Error
+    public var description: String { "\(error)" }
+}
+
 /// `iap-audit trace ID`: the ledger a run left, read (`TraceReader`), judged (`TraceJudge`) and, for
 /// `--format xlsx`, written as `trace-<id>.xlsx` beside it. Reads only: the ledger is never changed, and
 /// a run writing it meanwhile is not waited for.
@@ -20,7 +27,8 @@ public enum TracePipeline {
     /// - Parameters:
     ///   - ledgerPath: `DIR/audit.sqlite` or `--ledger FILE`.
     ///   - workbookFolder: where to write `trace-<id>.xlsx`; nil: no workbook.
-    /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version), `AuditError.output`.
+    /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version); `TraceWorkbookError`
+    ///   when the workbook cannot be written (it carries the trace, to be shown all the same).
     public static func run(id: String, ledgerPath: String, workbookFolder: String? = nil) throws -> TraceOutcome {
         let indexNote = try ensureIndexes(ledgerPath)
         var result = try TraceReader.read(id: id, ledgerPath: ledgerPath)
@@ -29,15 +37,33 @@ public enum TracePipeline {
         if let folder = workbookFolder {
             let path = folder + "/trace-\(fileName(id)).xlsx"
             do {
-                try XLSXWriter.write(TraceWorkbook.build(result), to: path + ".partial")
-                if rename(path + ".partial", path) != 0 { throw AuditError.output(path, String(cString: strerror(errno))) }
+                try writeWorkbook(result, to: path)
             } catch {
-                try? FileManager.default.removeItem(atPath: path + ".partial")
-                throw error as? AuditError ?? AuditError.output(path, "\(error)")
+                throw TraceWorkbookError(outcome: outcome, error: error)
             }
             outcome.workbookPath = path
         }
         return outcome
+    }
+
+    /// Writes the workbook beside its final name, then renames it into place: never half a workbook.
+    /// - Throws: `AuditError.output`: the path and why, in one line.
+    static func writeWorkbook(_ result: TraceResult, to path: String) throws {
+        do {
+            try XLSXWriter.write(TraceWorkbook.build(result), to: path + ".partial")
+            if rename(path + ".partial", path) != 0 { throw AuditError.output(path, String(cString: strerror(errno))) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: path + ".partial")
+            let why: String
+            switch error {
+            case let e as XLSXError: why = e.systemError.map { String(cString: strerror($0)) } ?? e.message
+            case AuditError.output(_, let text): why = text
+            default: why = "\(error)"
+            }
+            throw AuditError.output(
+                path,
+                "\(why) (the workbook goes beside the ledger: copy the ledger to a folder you can write, and trace it with --ledger FILE)")
+        }
     }
 
     /// Builds `trace`'s indexes when the ledger lacks them (the first trace after a run that changed it),

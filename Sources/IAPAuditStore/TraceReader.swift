@@ -45,17 +45,30 @@ package enum TraceReader {
     }
 
     private static func open(_ path: String) throws -> SQLiteDatabase {
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw AuditError.ledger(path, "no such file (make it with `iap-audit run PATH … --out DIR`, then trace with --out DIR)")
+        }
+        guard !isFolder.boolValue else {
+            throw AuditError.ledger(path, "a folder, not a ledger file (give --out DIR for DIR/audit.sqlite, or --ledger DIR/audit.sqlite)")
         }
         let db: SQLiteDatabase
         do {
             db = try SQLiteDatabase(path: path, readOnly: true)
             let version = try db.scalar("PRAGMA user_version")
             guard version > 0 else { throw AuditError.ledger(path, "not an iap-audit ledger") }
-            guard version == Schema.version, try Schema.storedFingerprint(db) == Schema.tablesFingerprint else {
+            let rerun = "run `iap-audit run PATH … --out DIR` into its folder again with this version, then trace"
+            guard version <= Schema.version else {
                 throw AuditError.ledger(
-                    path, "made by another version of iap-audit (schema \(version)); run `iap-audit run` into its folder again to read it")
+                    path,
+                    "made by a newer iap-audit (schema \(version); this one reads schema \(Schema.version)): trace it with that version")
+            }
+            guard version == Schema.version else {
+                throw AuditError.ledger(
+                    path, "made by an older iap-audit (schema \(version); this one reads schema \(Schema.version)): \(rerun)")
+            }
+            guard try Schema.storedFingerprint(db) == Schema.tablesFingerprint else {
+                throw AuditError.ledger(path, "made by another build of iap-audit (its tables differ from this one's): \(rerun)")
             }
         } catch let error as AuditError {
             throw error

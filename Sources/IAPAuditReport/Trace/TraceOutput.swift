@@ -25,7 +25,7 @@ package enum TraceOutput {
         }
         if !r.unattached.isEmpty {
             lines.append("")
-            lines.append("== records of \(r.id) naming no transaction")
+            lines.append("== records of \(shown(r.id)) naming no transaction")
             lines += table(r.unattached)
         }
         if let workbookPath { lines += ["", "Wrote \(workbookPath)"] }
@@ -33,10 +33,16 @@ package enum TraceOutput {
     }
 
     private static func heading(_ r: TraceResult) -> String {
-        guard !r.matches.isEmpty else { return "trace \(r.id): no record in the ledger holds this id" }
+        let id = shown(r.id)
+        guard !r.matches.isEmpty else { return "trace \(id): no record in the ledger holds this id" }
         let kinds = r.matches.map { "\($0.kind.label) (\($0.columns.joined(separator: ", ")))" }.joined(separator: "; ")
         let count = r.transactions.count
-        return "trace \(r.id): \(kinds); \(count) transaction\(count == 1 ? "" : "s")"
+        return "trace \(id): \(kinds); \(count) transaction\(count == 1 ? "" : "s")"
+    }
+
+    /// The id as asked, in double quotes when it holds white space (a pasted id's trailing space shows).
+    static func shown(_ id: String) -> String {
+        id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) } ? "\"\(id)\"" : id
     }
 
     private static func runStatus(_ r: TraceResult) -> String {

@@ -35,7 +35,7 @@ package enum TraceWording {
         case .posted: text += ids(r.postedIds)
         case .postedOriginal: text += "\(ids(r.postedIds)) (its original id, standing for it)"
         case .postedForAnother: text += "\(ids(r.postedIds)) (standing for \(r.standsFor ?? "another transaction"))"
-        case .answerLists: text += "\(ids(r.postedIds)), not this transaction"
+        case .answerLists: text += "\(ids(r.postedIds)) (another transaction; Apple's answer lists this one too)"
         }
         if r.granted {
             text += "; granted" + (r.creditedIds.map { ", credited \(ids($0))" } ?? "")

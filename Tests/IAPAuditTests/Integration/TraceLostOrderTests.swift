@@ -4,6 +4,7 @@ import XCTest
 @testable import IAPAuditCLI
 @testable import IAPAuditModel
 @testable import IAPAuditPipeline
+@testable import IAPAuditStore
 
 /// The support ticket `trace` is for: "I paid on Oct 12 and got nothing; here is my Apple order id".
 /// Fixtures/cases/order-id-lookup-lost-order holds the user's logs and a wrapped Look Up Order ID answer
@@ -66,7 +67,7 @@ final class TraceLostOrderTests: XCTestCase {
     func testAnUnknownIdSaysWhatItSearchedAndItsNearMatches() throws {
         let out = try ledger()
         let run = try trace(["mk5tttvwjh", "--out", out])
-        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertEqual(run.status, 2, "an unknown id exits 2")
         XCTAssertEqual(
             run.out,
             """
@@ -89,6 +90,11 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertTrue(
             try trace(["zzz", "--out", out]).out.hasSuffix(
                 "no near match (another case, white space around it, or one or two characters off at its end)"))
+        // An id pasted with white space around it: shown in quotes, the id itself its near match.
+        let padded = try trace([" MK5TTTVWJH ", "--out", out])
+        XCTAssertEqual(padded.status, 2)
+        XCTAssertTrue(padded.out.hasPrefix("trace \" MK5TTTVWJH \": no record in the ledger holds this id\n"), padded.out)
+        XCTAssertTrue(padded.out.hasSuffix("\nnear matches: MK5TTTVWJH (Apple order id)"), padded.out)
     }
 
     func testJSONIsOneObjectWithTheSameVerdicts() throws {
@@ -133,11 +139,31 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertEqual(credited["credits_transaction"] as? Bool, true)
         XCTAssertEqual(credited["relation"] as? String, "posted")
         // An unknown id: found false, what was searched.
-        let unknown = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(try trace(["nope", "--out", try ledger(), "--format", "json"]).out.utf8))
-                as? [String: Any])
+        let nope = try trace(["nope", "--out", try ledger(), "--format", "json"])
+        XCTAssertEqual(nope.status, 2)
+        let unknown = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(nope.out.utf8)) as? [String: Any])
         XCTAssertEqual(unknown["found"] as? Bool, false)
         XCTAssertEqual((unknown["searched"] as? [String: [String]])?["order_id"], ["apple_record.order_id"])
+    }
+
+    /// A workbook that cannot be written beside the ledger (here a folder stands in its way): the trace is
+    /// printed all the same, the error says where and what to do, and the exit status is 1.
+    func testAWorkbookThatCannotBeWrittenExits1AfterTheTrace() throws {
+        let folder = TestPaths.scratch()
+        try FileManager.default.copyItem(atPath: try ledger() + "/audit.sqlite", toPath: folder + "/audit.sqlite")
+        try FileManager.default.createDirectory(atPath: folder + "/trace-MK5TTTVWJH.xlsx", withIntermediateDirectories: false)
+        try "x".write(toFile: folder + "/trace-MK5TTTVWJH.xlsx/blocker", atomically: false, encoding: .utf8)
+        let run = TraceTests.trace(["MK5TTTVWJH", "--ledger", folder + "/audit.sqlite", "--format", "xlsx"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.out.hasPrefix("trace MK5TTTVWJH: Apple order id (apple_record.order_id); 2 transactions\n"), run.out)
+        XCTAssertFalse(run.out.contains("Wrote"), run.out)
+        XCTAssertTrue(
+            run.err.hasSuffix(
+                "iap-audit: \(folder)/trace-MK5TTTVWJH.xlsx: error: cannot write output: Is a directory (the workbook goes beside the "
+                    + "ledger: copy the ledger to a folder you can write, and trace it with --ledger FILE)"), run.err)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), [".audit.lock", "audit.sqlite", "trace-MK5TTTVWJH.xlsx"],
+            "no .partial left")
     }
 
     func testWorkbookReadBackWithOpenpyxl() throws {
@@ -234,6 +260,35 @@ final class TraceLostOrderTests: XCTestCase {
             "iap-audit: DIR/audit.sqlite: error: cannot read the ledger: no such file (make it with `iap-audit run PATH … --out DIR`, "
                 + "then trace with --out DIR)")
         XCTAssertEqual(try trace(["T1", "--ledger", missing + "/audit.sqlite", "--format", "json"]).out.contains("\"exit\":1"), true)
+        let folder = try trace(["T1", "--ledger", try ledger()])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertEqual(
+            folder.err,
+            "iap-audit: OUT: error: cannot read the ledger: a folder, not a ledger file (give --out DIR for DIR/audit.sqlite, "
+                + "or --ledger DIR/audit.sqlite)")
+        // A ledger of an older and of a newer schema, and of this schema with other tables.
+        let copy = TestPaths.scratch() + "/audit.sqlite"
+        try FileManager.default.copyItem(atPath: try ledger() + "/audit.sqlite", toPath: copy)
+        let rerun = "run `iap-audit run PATH … --out DIR` into its folder again with this version, then trace"
+        for (change, message) in [
+            (
+                "PRAGMA user_version = \(Schema.version - 1)",
+                "made by an older iap-audit (schema \(Schema.version - 1); this one reads schema \(Schema.version)): \(rerun)"
+            ),
+            (
+                "PRAGMA user_version = \(Schema.version + 1)",
+                "made by a newer iap-audit (schema \(Schema.version + 1); this one reads schema \(Schema.version)): trace it with that version"
+            ),
+            (
+                "PRAGMA user_version = \(Schema.version); UPDATE ledger_schema SET value = 'older' WHERE name = 'tables'",
+                "made by another build of iap-audit (its tables differ from this one's): \(rerun)"
+            ),
+        ] {
+            try SQLiteDatabase(path: copy).execute(change)
+            let old = TraceTests.trace(["u7", "--ledger", copy])
+            XCTAssertEqual(old.status, 1, change)
+            XCTAssertEqual(old.err, "iap-audit: \(copy): error: cannot read the ledger: \(message)", change)
+        }
         for (arguments, message) in [
             ([String](), "Error: missing ID (a transaction, order, user, device, request… id)"),
             (["a", "b"], "Error: one ID at a time"),
