@@ -7,7 +7,10 @@ scripts/setup.sh --with-test-tools
 export IAP_AUDIT_PYTHON="$PWD/.venv/bin/python"
 swift build --build-tests
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Each run's scratch folders (TestPaths.scratch, under $TMPDIR) in a folder of its own, removed at the end.
+scratch=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$scratch"' EXIT
+export TMPDIR="$scratch"
 status=0
 # The suite is XCTest; Swift Testing (no tests here) is turned off so its "0 tests" line is not the last word.
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?

@@ -80,6 +80,17 @@ enum CloseSummary {
                     },
                 ] as [String: Any]
             },
+            "payments": r.payments.map { p in
+                [
+                    "region": p.line.region, "currency": p.line.earned.currency, "units": p.line.units,
+                    "financial_proceeds_milliunits": p.financialProceeds, "earned_milliunits": p.line.earned.milliunits,
+                    "earned_variance_milliunits": p.earnedVariance, "withholding_tax_milliunits": p.line.withholdingTax.milliunits,
+                    "owed_milliunits": p.owed, "exchange_rate": p.line.exchangeRate,
+                    "converted_milliunits": p.converted.map { $0 as Any } ?? NSNull(), "proceeds_milliunits": p.line.proceeds.milliunits,
+                    "bank_currency": p.line.proceeds.currency,
+                    "conversion_difference_milliunits": p.conversionDifference.map { $0 as Any } ?? NSNull(),
+                ] as [String: Any]
+            },
             "unpriced_purchases": r.unpriced.count,
             "outputs": ["xlsx": result.workbookPath, "sqlite": result.audit.databasePath, "audit_xlsx": result.audit.workbookPath],
             "warnings": result.warnings.map {

@@ -4,7 +4,7 @@ import IAPAuditPipeline
 import IAPAuditSample
 
 /// The `iap-audit` command line: parse → validate → run; exit status decided at the end
-/// (0 completed, 1 could not complete, 64 usage error).
+/// (0 completed, 1 could not complete, 3 a completed run alerts (`run --fail-on`), 64 usage error).
 public enum CommandLineInterface {
     public static let version = ToolVersion.current
 
@@ -34,6 +34,8 @@ public enum CommandLineInterface {
                 return try CloseCommand.execute(rest, out: out, err: err)
             case "trace":
                 return try TraceCommand.execute(rest, out: out, err: err)
+            case "ack":
+                return try AckCommand.execute(rest, out: out, err: err)
             case "sample":
                 return try SampleCommand.execute(rest, out: out, err: err)
             default:

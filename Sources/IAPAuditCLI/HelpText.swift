@@ -16,6 +16,7 @@ enum HelpText {
                     bridge to App Store Connect's Sales and Financial reports.
           trace     One id's timeline across every record of the ledger a run left, and the
                     verdict: Apple's confirmation, the findings, the next action.
+          ack       Mark a finding of the ledger known: kept in the reports, out of alerts.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
         OPTIONS:
@@ -23,12 +24,14 @@ enum HelpText {
           --version      Print the version.
 
         Exit status: 0 the run completed (even with findings and rejected lines),
-        1 it could not complete, 64 usage error.
+        1 it could not complete, 3 it completed and alerts (run --fail-on, --fail-on-stale),
+        64 usage error. Scheduling it nightly: docs/operations.md.
         """
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
+                             [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -79,10 +82,20 @@ enum HelpText {
                                 certs/AppleIncRootCertificate.cer when present).
           --signatures-at WHEN  Check every certificate chain at this instant instead of each
                                 payload's signedDate (receipt: creation date); `now` for today.
+          --fail-on WHICH       Exit 3 when such findings exist: `new` (new or reopened since the last
+                                run), `any` (open), or kinds (dropped_order,duplicate_credit). Problem
+                                findings only; acknowledged ones (iap-audit ack) never alert.
+          --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
+                                is older than HOURS by this machine's clock (an export stopped).
           -h, --help            Show this help.
 
+        Each run is numbered in the ledger; the summary, --json and the Changes sheet say what is new,
+        still open, resolved since the last run and reopened. A re-run on the same inputs and
+        parameters records nothing and says that run's changes again.
+
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete
-        (unreadable path, bad config, unwritable output), 64 usage error.
+        (unreadable path, bad config, unwritable output), 3 completed and alerts (--fail-on,
+        --fail-on-stale: the reasons on stderr), 64 usage error.
         """
 
     static let close = """
@@ -134,11 +147,37 @@ enum HelpText {
         not written); 64 usage error. A guide to each verdict: docs/trace.md.
         """
 
+    static let ack = """
+        USAGE: iap-audit ack ID --note TEXT [--out DIR] [--json]
+
+        Marks finding ID of the ledger DIR/audit.sqlite known: its status becomes acknowledged, the note
+        and the time are kept (table finding_state) and a row is added to finding_history. It stays in
+        audit.xlsx and the summaries, and out of run --fail-on's alerts until it is resolved; if it comes
+        back after that, it is reopened and alerts again. An unknown ID is an error naming the nearest ids.
+
+        ARGUMENTS:
+          ID                    kind:transaction_id, as the Changes sheet, the finding sheets
+                                (finding_id) and table finding show it: dropped_order:2000000400594083.
+        OPTIONS:
+          --note TEXT           Why it is known (required).
+          --out DIR             The ledger's folder (default: reports/).
+          --json                Print what was acknowledged as one JSON object.
+          -h, --help            Show this help.
+
+        Exit status: 0 acknowledged, 1 no ledger, unknown or resolved ID, or a run is writing DIR, 64 usage error.
+        """
+
     static let sample = """
         USAGE: iap-audit sample --out DIR [--transactions N] [--seed S]
 
-        Writes client.jsonl, client.csv, server.jsonl, verify.jsonl, config.json and
-        answer-key.json (every planted finding) into DIR. The same seed gives the same bytes.
+        Writes a month of evidence into DIR: client.jsonl, client.csv, server.jsonl,
+        verify.jsonl, signed.jsonl (App Store Server API answers: price, currency,
+        storefront), history.jsonl, notifications.jsonl; App Store Connect's reports of
+        October 2026 in app-store-connect/ (Summary Sales per day, fiscal October's
+        Financial reports per region, the payments summary); prices.csv (for close
+        --prices); test-ca/ (the TEST-ONLY CA that signs the JWS, named in config.json);
+        config.json; and answer-key.json (every planted finding, and the close of
+        2026-10: its bridge rows and totals). The same seed gives the same bytes.
 
         OPTIONS:
           --transactions N      Client transactions to generate (default: 2000).

@@ -8,7 +8,13 @@ enum RunCommand {
     static let usage =
         "iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
-        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME]"
+        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]"
+    /// The options `run` takes a value for, and its flags.
+    static let valuedOptions: Set<String> = [
+        "--out", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at", "--fail-on",
+        "--fail-on-stale",
+    ]
+    static let flags: Set<String> = ["--json", "-h", "--help"]
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.
@@ -16,9 +22,7 @@ enum RunCommand {
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments,
-            valued: ["--out", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at"],
-            flags: ["--json", "-h", "--help"], command: "run", usage: usage)
+            arguments, valued: valuedOptions, flags: flags, command: "run", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.run)
             return 0
@@ -26,11 +30,16 @@ enum RunCommand {
         if args.value("--out") == "" || args.positionals.contains("") {
             throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "run")
         }
+        let rules = try AlertOptions.rules(args, usage: usage)
         let options = try auditOptions(args, usage: usage, command: "run", err: err)
         let result = try AuditPipeline.run(options)
+        // The verdict (exit 3 when a rule alerts) once the run is complete, by the machine's clock.
+        let verdict = try RunAlerts.verdict(result, rules: rules, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         printDiagnostics(result.warnings, result, err: err)
-        out(args.has("--json") ? RunSummary.json(result) : RunSummary.text(result))
-        return 0
+        for reason in verdict.reasons { err("iap-audit: alert: \(RunSummary.printable(reason))") }
+        let text = ([RunSummary.text(result)] + AlertOptions.text(verdict, rules)).joined(separator: "\n")
+        out(args.has("--json") ? RunSummary.json(result, verdict: verdict) : text)
+        return verdict.exit
     }
 
     /// The run's options from the command line (`run` and `close` share them). Throws `UsageError` for a

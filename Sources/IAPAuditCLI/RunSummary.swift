@@ -45,12 +45,16 @@ enum RunSummary {
                 )
             }
         }
+        if let changes = s.changes {
+            lines.append("")
+            lines += ChangesSummary.text(changes)
+        }
         lines.append("")
         lines.append("Wrote \(result.databasePath) and \(result.workbookPath)")
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ result: AuditResult) -> String {
+    static func json(_ result: AuditResult, verdict: RunVerdict = RunVerdict(exit: 0, reasons: [])) -> String {
         let s = result.snapshot
         let (total, imported, rejected) = totals(s)
         var kinds: [String: [String: Int]] = [:]
@@ -78,15 +82,17 @@ enum RunSummary {
             "warnings": result.warnings.map {
                 ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
             },
+            "changes": s.changes.map(ChangesSummary.json) ?? NSNull(),
+            "alert": ["exit": Int(verdict.exit), "reasons": verdict.reasons] as [String: Any],
         ]
-        // Sorted keys: the same run prints the same bytes.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return encoded(object)
     }
 
     /// A failed command as one JSON object: `{"error": "<message>", "exit": <status>}`.
-    static func failure(_ message: String, exit status: Int32) -> String {
-        let object: [String: Any] = ["error": message, "exit": Int(status)]
+    static func failure(_ message: String, exit status: Int32) -> String { encoded(["error": message, "exit": Int(status)]) }
+
+    /// One JSON object, keys sorted: the same run prints the same bytes.
+    static func encoded(_ object: [String: Any]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

@@ -33,9 +33,25 @@ enum SampleCommand {
         } catch {
             throw AuditError.output(directory, (error as NSError).localizedDescription)
         }
+        // Files at the top level by name, those in a folder by their count.
+        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        var names: [String] = []
+        var folders: [(String, Int)] = []
+        for path in summary.files {
+            let relative = path.hasPrefix(base + "/") ? String(path.dropFirst(base.count + 1)) : (path as NSString).lastPathComponent
+            let parts = relative.split(separator: "/", maxSplits: 1)
+            if parts.count == 1 {
+                names.append(relative)
+            } else if let last = folders.last, last.0 == String(parts[0]) {
+                folders[folders.count - 1].1 += 1
+            } else {
+                folders.append((String(parts[0]), 1))
+            }
+        }
+        names += folders.map { "\($0.0)/ (\($0.1) files)" }
         out(
-            "Wrote \(summary.files.joined(separator: ", ")) into \(directory) (\(summary.transactions) client transactions, "
-                + "\(summary.plantedFindings) planted findings in answer-key.json)")
+            "Wrote \(names.joined(separator: ", ")) into \(directory) (\(summary.transactions) client transactions, "
+                + "\(summary.plantedFindings) planted findings and the close of 2026-10 in answer-key.json)")
         if summary.transactions > transactions {
             out(
                 "Note: --transactions \(transactions) was raised to \(summary.transactions): the planted scenarios alone need that many")

@@ -4,6 +4,16 @@ import IAPAuditModel
 /// Recognizes non-JSON content: certificates, PKCS#7 receipts, JWS, App Store Connect reports.
 /// Everything that reaches it is skipped, with the reason (receipts and JWS are read before it).
 enum BinaryShape {
+    /// A tar archive (ustar, POSIX or GNU): its first header's magic `ustar` at offset 257. Its members'
+    /// text sits between 512-byte headers, so it is never read as text (each member's first line
+    /// would be lost in a header); a `.tar.gz` is known by this once inflated.
+    static func isTarArchive(_ data: Data) -> Bool {
+        data.count >= 512 && data.dropFirst(257).prefix(5).elementsEqual("ustar".utf8)
+    }
+
+    /// The skip note of a tar archive.
+    static let tarNote = "tar archive (extract it first: iap-audit reads the files, not the archive)"
+
     /// A description of what the content is, for the skip note.
     static func describe(_ data: Data) -> String {
         let head = data.prefix(64)
@@ -34,6 +44,10 @@ enum BinaryShape {
         if text.hasPrefix("\"iTunes Connect") {
             return
                 "App Store Connect payments report of a layout iap-audit does not read (not transaction evidence: it has no transaction ids)"
+        }
+        let header = firstLine.lowercased().replacingOccurrences(of: " ", with: "")
+        if header.hasPrefix("product_id,storefront_or_currency,price,valid_from") {
+            return "price list (read by `iap-audit close --prices`, not by run: not evidence)"
         }
         if firstLine.contains(";") && firstLine.contains("transaction_id") {
             return "CSV separated by ';' (iap-audit reads comma-separated CSV)"

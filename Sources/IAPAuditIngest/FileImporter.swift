@@ -18,6 +18,9 @@ package enum FileImporter {
         if GzipInput.isGzip(file.data) {
             return try GzipImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratchDirectory)
         }
+        if BinaryShape.isTarArchive(file.data) {
+            return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.tarNote)
+        }
         let first = file.data.first(where: { !($0 == 32 || $0 == 9 || $0 == 10 || $0 == 13) })
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
@@ -127,12 +130,14 @@ package enum FileImporter {
         }
         // Every line an object, none readable: JSON Lines, each line rejected with its own reason.
         if lines.count > 1 && lines.allSatisfy(startsAnObject) { return try rejectEveryLine(file, sink) }
-        // Nothing parses: one rejection with the parser's message.
-        let error = documentError ?? parseError(lines[0].text)
+        // Nothing parses: one rejection with the parser's message, or, for a document too large to be
+        // tried, with the limit (its first line alone, `{`, would only say that a key is missing).
+        let tooLarge = lines.count > 1 && firstObject == nil && file.data.count > maxDocumentBytes
+        let error = tooLarge ? IngestError.other(documentTooLarge(file.data.count)) : documentError ?? parseError(lines[0].text)
         let line = documentError.flatMap(errorLine) ?? lines[0].number
         var result = ImportedFile(
             file: file, kind: .other, format: lines.count > 1 ? .jsonDocument : .jsonLines, status: .rejected,
-            note: "not valid JSON", recordsIn: 1)
+            note: tooLarge ? "JSON document over \(maxDocumentBytes >> 20) MB (not read)" : "not valid JSON", recordsIn: 1)
         var batch = RecordBatch()
         batch.rejections.append(
             Rejection(location: file.location(line), reason: "\(error)", rawText: String(decoding: file.data, as: UTF8.self)))
@@ -162,6 +167,13 @@ package enum FileImporter {
             return true
         }
         return result
+    }
+
+    /// Why a document over `maxDocumentBytes` is not read.
+    static func documentTooLarge(_ bytes: Int) -> String {
+        "JSON document too large: \(CountText.grouped(Int64(bytes))) bytes, over the limit of \(maxDocumentBytes >> 20) MB "
+            + "(\(CountText.grouped(Int64(maxDocumentBytes))) bytes) for one document; not read (JSON Lines, one record a line, "
+            + "has no such limit)"
     }
 
     /// The note for a JSON array document (not a record format).

@@ -6,8 +6,8 @@ public enum AuditError: Error, CustomStringConvertible {
     /// A trust-anchor certificate (`--jws-root`, `--receipt-root`, the config's `*_trust_anchors`, or
     /// the default under certs/) that cannot be read or decoded.
     case trustAnchor(String, String)
-    /// A ledger (`audit.sqlite`) that `trace` cannot read: missing, another program's, or made by another
-    /// version of iap-audit.
+    /// The ledger (`DIR/audit.sqlite`) cannot do what was asked: no ledger yet, an unknown finding id (`ack`),
+    /// one `trace` cannot read (missing, a folder, another program's, made by another version).
     case ledger(String, String)
 
     public var description: String {
@@ -16,7 +16,7 @@ public enum AuditError: Error, CustomStringConvertible {
         case .badConfig(let path, let why): return "\(path): error: bad config: \(why)"
         case .output(let path, let why): return "\(path): error: cannot write output: \(why)"
         case .trustAnchor(let path, let why): return "\(path): error: cannot use as a trust anchor: \(why)"
-        case .ledger(let path, let why): return "\(path): error: cannot read the ledger: \(why)"
+        case .ledger(let path, let why): return "\(path): error: \(why)"
         }
     }
 }

@@ -87,6 +87,8 @@ public struct AuditSnapshot: Sendable {
     public var appleRecords: RecordStream<AppleRecordSummary> = RecordStream([])
     /// The run's warnings (table `run_warning`), in the order the run gave them.
     public var warnings: [RunWarning] = []
+    /// What the run changed in the findings' lifecycle (the Changes sheet); nil when it records none (a close).
+    public var changes: RunChanges? = nil
 
     public init(
         files: [FileSummary], rejections: RecordStream<Rejection>, findings: FindingStream, statuses: [StatusCount],

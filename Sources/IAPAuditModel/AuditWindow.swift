@@ -2,8 +2,10 @@
 ///
 /// Bounds are UTC milliseconds since 1970, both inclusive. `--from`/`--to` window every purchase
 /// (client-reported or Apple-listed, dated by the client's earliest `purchased` ts, else Apple's
-/// purchase date); without `--from`, a purchase that only Apple lists is judged from `logStartMs`,
-/// the earliest client-report or server-log `ts` (what the app's own logs cover).
+/// purchase date). A purchase that only Apple lists is judged only where the app's own logs reach: from
+/// the later of `--from` and `logStartMs` (the earliest client-report or server-log `ts`), and, when
+/// `--to` is given, up to the earlier of `--to` and `logEndMs` (the newest such `ts`) — the logs cannot
+/// show whether a purchase outside them was credited.
 public struct AuditWindow: Sendable, Equatable {
     /// `--from`: the first instant judged; nil when not given.
     public var fromMs: Int64?
@@ -11,9 +13,11 @@ public struct AuditWindow: Sendable, Equatable {
     public var toMs: Int64?
     /// The earliest client-report or server-log `ts`; nil when there are no logs.
     public var logStartMs: Int64?
+    /// The newest client-report or server-log `ts`; nil when there are no logs.
+    public var logEndMs: Int64?
 
-    public init(fromMs: Int64? = nil, toMs: Int64? = nil, logStartMs: Int64? = nil) {
-        (self.fromMs, self.toMs, self.logStartMs) = (fromMs, toMs, logStartMs)
+    public init(fromMs: Int64? = nil, toMs: Int64? = nil, logStartMs: Int64? = nil, logEndMs: Int64? = nil) {
+        (self.fromMs, self.toMs, self.logStartMs, self.logEndMs) = (fromMs, toMs, logStartMs, logEndMs)
     }
 
     /// Where an instant falls outside the window.
@@ -31,17 +35,21 @@ public struct AuditWindow: Sendable, Equatable {
         return nil
     }
 
-    /// Where a purchase that only Apple lists, dated `ms`, falls outside the window: before `--from`,
-    /// else before the logs' start, or after `--to`.
+    /// Where a purchase that only Apple lists, dated `ms`, falls outside the window: before `startMs`, or
+    /// (with `--to`) after `appleOnlyEndMs`.
     public func outsideForAppleOnly(_ ms: Int64?) -> Outside? {
         guard let ms else { return nil }
-        if let start = fromMs ?? logStartMs, ms < start { return .beforeWindow }
-        if let toMs, ms > toMs { return .afterWindow }
+        if let start = startMs, ms < start { return .beforeWindow }
+        if let end = appleOnlyEndMs, ms > end { return .afterWindow }
         return nil
     }
 
-    /// The window's start as judged for Apple-only purchases: `--from`, else the logs' start.
-    public var startMs: Int64? { fromMs ?? logStartMs }
+    /// The window's start as judged for Apple-only purchases: the later of `--from` and the logs' start.
+    public var startMs: Int64? { [fromMs, logStartMs].compactMap { $0 }.max() }
+
+    /// The window's end for Apple-only purchases when `--to` is given: the earlier of `--to` and the logs'
+    /// end; nil (no end) without `--to` (SEMANTICS rule 17).
+    public var appleOnlyEndMs: Int64? { toMs.map { to in min(to, logEndMs ?? to) } }
 
     /// How the window reads, e.g. `2026-10-01T00:00:00.000Z to 2026-10-31T23:59:59.999Z` or
     /// `from 2026-10-01T00:00:04.000Z (the earliest log ts); no end`.

@@ -5,6 +5,8 @@
 struct JSONKeyScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let receipts: Bool
+    /// The text ends where a rejected line was cut: a receipt string it ends in (unterminated) is a part.
+    var cut = false
 
     private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), colon = UInt8(ascii: ":")
 
@@ -47,7 +49,10 @@ struct JSONKeyScanner {
                 switch kind {
                 case .secret: replace(start..<end, with: SecretRedaction.placeholder)
                 case .receipt:
-                    if receipts, let summary = SecretRedaction.receiptSummary(bytes[start..<end]) { replace(start..<end, with: summary) }
+                    let part = cut && end == n
+                    if receipts, let summary = SecretRedaction.receiptSummary(bytes[start..<end], cut: part) {
+                        replace(start..<end, with: summary)
+                    }
                 }
                 i = next
             } else if kind == .secret, j < n, ![UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "n")].contains(bytes[j]) {

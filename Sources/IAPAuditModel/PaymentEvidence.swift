@@ -42,18 +42,21 @@ package struct PaymentEvidence {
     }
 
     /// SEMANTICS rule 24: Apple's signals on a record's environment disagree — `environment` Production with
-    /// a `receipt_type` ending in Sandbox, or a subscription period at sandbox speed (expires − purchase at
-    /// most an hour; no production subscription is shorter than a week) on a record labelled Production or
-    /// not labelled at all. Such a record proves no production payment.
+    /// a `receipt_type` ending in Sandbox, a Notification V1 body's `environment` and its
+    /// `unified_receipt.environment` one Production and the other not, or a subscription period at sandbox
+    /// speed (expires − purchase at most an hour; no production subscription is shorter than a week) on a
+    /// record labelled Production or not labelled at all. Such a record proves no production payment.
     /// - Parameters:
     ///   - environment: the record's `environment` field, normalized (`.none` when absent).
+    ///   - receiptEnvironment: a V1 body's `unified_receipt.environment`, normalized (`.none` when absent).
     ///   - effective: the record's effective environment (rule 2).
     ///   - items: each listed transaction's own environment and purchase and expiry dates (UTC ms).
     package static func environmentConflict(
-        environment: EnvironmentCode, receiptTypeIsSandbox: Bool, effective: EnvironmentCode,
+        environment: EnvironmentCode, receiptTypeIsSandbox: Bool, receiptEnvironment: EnvironmentCode, effective: EnvironmentCode,
         items: some Sequence<(environment: EnvironmentCode, purchaseMs: Int64?, expiresMs: Int64?)>
     ) -> Bool {
         if environment == .production && receiptTypeIsSandbox { return true }
+        if environment != .none && receiptEnvironment != .none && environment.isSandbox != receiptEnvironment.isSandbox { return true }
         guard effective == .production || effective == .none else { return false }
         for item in items where item.environment == .production || item.environment == .none {
             if let purchased = item.purchaseMs, let expires = item.expiresMs, expires - purchased <= 3_600_000 { return true }

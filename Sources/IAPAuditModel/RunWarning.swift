@@ -56,6 +56,14 @@ public struct RunWarning: Sendable, Hashable {
         public static let inputVanished = Code(rawValue: "input_vanished")
         /// Lines of the close's price list (`--prices`) were rejected.
         public static let priceListRejected = Code(rawValue: "price_list_rejected")
+        /// No App Store Connect report of the closed period among the inputs: Apple's figures are absent.
+        public static let noAppleReports = Code(rawValue: "no_apple_reports")
+        /// App Store Connect's reports cover only part of the closed period (days, fiscal months).
+        public static let reportCoverage = Code(rawValue: "report_coverage")
+        /// A report given twice (counted once), or two different reports of the same day or month.
+        public static let duplicateReport = Code(rawValue: "duplicate_report")
+        /// Lines of an App Store Connect report were rejected: Apple's figures from it are incomplete.
+        public static let reportLinesRejected = Code(rawValue: "report_lines_rejected")
         /// Purchases of the closed period have no price (no verified JWS price, no price-list entry).
         public static let unpricedPurchases = Code(rawValue: "unpriced_purchases")
         /// Apple records whose environment signals disagree (SEMANTICS rule 24): read as sandbox.
@@ -68,7 +76,7 @@ public struct RunWarning: Sendable, Hashable {
             .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog,
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
-            .priceListRejected, .unpricedPurchases,
+            .priceListRejected, .unpricedPurchases, .noAppleReports, .reportCoverage, .duplicateReport, .reportLinesRejected,
         ]
     }
 }

@@ -7,7 +7,9 @@
 /// - Receipts (`latest_receipt`, `latest_expired_receipt`, `receipt-data`, `receipt_data`, `receipt`,
 ///   `transactionReceipt`, Unity's `Payload`; a text that is all base64): kept in the database, but a
 ///   sheet shows `[receipt: N bytes of base64, SHA-256 <hex>]` in their place (the hash of the base64
-///   text, line breaks and JSON escapes left out).
+///   text, line breaks and JSON escapes left out). A receipt that runs into the cut of a rejected line
+///   (`Rejection.cutNote`) is only a part of one: `[receipt: at least N characters of base64, cut with
+///   the line (no SHA-256 of a part)]`.
 public enum SecretRedaction {
     /// What a secret's value becomes.
     public static let placeholder = "[redacted]"
@@ -34,8 +36,9 @@ public enum SecretRedaction {
 
     /// `[receipt: N bytes of base64, SHA-256 <hex>]`, or nil when `content` (a JSON string's content, or a
     /// line) is not base64 of at least `shortest` characters. `\/`, `\n`, `\r` escapes and white space are
-    /// left out of the count and the hash.
-    static func receiptSummary(_ content: some Collection<UInt8>, shortest: Int = 8) -> String? {
+    /// left out of the count and the hash. `cut`: `content` ends where a rejected line was cut, so it is a
+    /// receipt's first part: its size is a lower bound and its hash would name no receipt (none is given).
+    static func receiptSummary(_ content: some Collection<UInt8>, shortest: Int = 8, cut: Bool = false) -> String? {
         var base64: [UInt8] = []
         var afterBackslash = false
         for c in content {
@@ -53,6 +56,10 @@ public enum SecretRedaction {
             }
         }
         guard base64.count >= shortest else { return nil }
+        if cut {
+            return
+                "[receipt: at least \(CountText.grouped(Int64(base64.count))) characters of base64, cut with the line (no SHA-256 of a part)]"
+        }
         return "[receipt: \(CountText.grouped(Int64(base64.count))) bytes of base64, SHA-256 \(SwiftSHA256.hex(base64))]"
     }
 
@@ -65,12 +72,21 @@ public enum SecretRedaction {
             (body, note) = (text[..<cut.lowerBound], text[cut.lowerBound...])
         }
         if receipts {
-            let trimmed = body.trimmingWhiteSpace
-            let inner = trimmed.count >= 2 && trimmed.first == "\"" && trimmed.last == "\"" ? trimmed.dropFirst().dropLast() : trimmed
-            if let summary = receiptSummary(inner.utf8, shortest: shortestReceiptText) { return summary + note }
+            // A text cut ends inside the receipt (its closing quote, if any, was cut off).
+            var inner = body.trimmingWhiteSpace
+            if inner.first == "\"" {
+                if !note.isEmpty {
+                    inner = inner.dropFirst()
+                } else if inner.count >= 2 && inner.last == "\"" {
+                    inner = inner.dropFirst().dropLast()
+                }
+            }
+            if let summary = receiptSummary(inner.utf8, shortest: shortestReceiptText, cut: !note.isEmpty) { return summary + note }
         }
         var utf8 = Array(body.utf8)
-        let result = utf8.withUnsafeMutableBufferPointer { JSONKeyScanner(bytes: UnsafeBufferPointer($0), receipts: receipts).rewritten() }
+        let result = utf8.withUnsafeMutableBufferPointer {
+            JSONKeyScanner(bytes: UnsafeBufferPointer($0), receipts: receipts, cut: !note.isEmpty).rewritten()
+        }
         if let result { utf8 = result } else if note.isEmpty { return text }
         return String(decoding: utf8, as: UTF8.self) + note
     }

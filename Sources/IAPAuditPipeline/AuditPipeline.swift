@@ -26,6 +26,8 @@ public struct AuditOptions: Sendable {
     public var configSource = "none"
     /// Warnings found before the run (several configs in the input folder), reported with the run's.
     public var warnings: [RunWarning] = []
+    /// Record the run in the findings' lifecycle (`RunLifecycle`); a close, whose window is its period, does not.
+    public var recordsLifecycle = true
 
     public init(
         paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
@@ -116,6 +118,7 @@ public enum AuditPipeline {
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         warnings += vanished
+        let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint) : nil
         timer.lap("import")
         ImportProgress.phase("reconciling")
         defer { ImportProgress.phase(nil) }
@@ -149,17 +152,29 @@ public enum AuditPipeline {
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }
+        let recorded: (changes: RunChanges, record: LifecycleRecord?)?
+        do {
+            recorded = try lifecycle?.changes(
+                outcome.findings, databasePath: output.databasePath, asOfMs: asOf, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+        } catch {
+            try? indexing.wait()
+            throw error
+        }
+        if let recorded {
+            (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
+        }
         warnings += try RunChecks.afterReconcile(outcome, options, store)
-        if outcome.signedRecordCount > 0 { warnings += signatures.warnings }
+        if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         // The workbook is written from the findings as reconciled while the store takes them (once its
         // indexes are built): both read the sorted findings at once.
         var reported = parameters
         reported["run_status"] = "complete"  // what the store says once the workbook exists
-        let report = try AuditStore.snapshot(
+        var report = try AuditStore.snapshot(
             path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
-        let storing = Background { [warnings] in
+        report.changes = recorded?.changes
+        let storing = Background { [warnings, parameters] in
             try indexing.wait()
-            try store.replaceFindings(outcome.findings.forEach, parameters: parameters, warnings: warnings)
+            try store.replaceFindings(outcome.findings.forEach, parameters: parameters, warnings: warnings, lifecycle: recorded?.record)
         }
         do {
             try output.writeWorkbook(ReportBuilder.workbook(report))
@@ -180,7 +195,8 @@ public enum AuditPipeline {
             throw error
         }
         timer.lap("report")
-        let snapshot = try store.snapshot()
+        var snapshot = try store.snapshot()
+        snapshot.changes = recorded?.changes
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,

@@ -41,12 +41,14 @@ public enum ClosePipeline {
         var audit = options.audit
         audit.fromMs = options.period.startMs
         audit.toMs = options.period.endMs - 1
+        // The period's window is not the nightly runs' parameters: the close is no run of the lifecycle.
+        audit.recordsLifecycle = false
         let run = try AuditPipeline.run(audit)
         let output = try OutputFolder(path: audit.outputDirectory)
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
         inputs.findings = try run.snapshot.findings.all()
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
-        var warnings = run.warnings
+        var warnings = run.warnings + report.warnings
         if let prices, !prices.rejections.isEmpty, let path = options.pricesPath {
             warnings.append(
                 RunWarning(
@@ -63,7 +65,7 @@ public enum ClosePipeline {
                         + "entry): counted in units only; give --prices FILE (product_id,storefront_or_currency,price,valid_from)"))
         }
         try output.openStore().replaceClose(report)
-        let path = output.path + "/close-\(options.period.label).xlsx"
+        let path = output.path + "/close-\(options.period.closeName).xlsx"
         let workbook = CloseWorkbook.build(
             report, files: run.snapshot.files, parameters: run.snapshot.parameters, warnings: warnings,
             priceRejections: prices?.rejections ?? [])

@@ -9,9 +9,11 @@ public enum ConfigDiscovery {
     /// The iap-audit config files (`FileImporter.isAuditConfig`: a JSON object with `bundle_ids`,
     /// `sandbox_allowlist` or a `products` object) at the top level of the folders among `paths` —
     /// not in their sub-folders, not hidden — sorted, each path written as the run lists inputs
-    /// (`folder/name`). Files named on their own are not looked at.
+    /// (`folder/name`). Files named on their own are not looked at. A file reached twice (one folder named
+    /// twice, `same` and `./same`, or through a link) is one config, listed as first reached.
     public static func configs(in paths: [String]) -> [String] {
         var found: [String] = []
+        var resolved = Set<String>()
         for folder in paths {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
@@ -22,7 +24,8 @@ public enum ConfigDiscovery {
                 guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                     attributes[.type] as? FileAttributeType == .typeRegular,
                     let size = attributes[.size] as? Int, size <= FileImporter.maxConfigBytes,
-                    let data = FileManager.default.contents(atPath: path), FileImporter.isAuditConfig(data)
+                    let data = FileManager.default.contents(atPath: path), FileImporter.isAuditConfig(data),
+                    resolved.insert(InputCollector.realPath(path) ?? path).inserted
                 else { continue }
                 found.append(path)
             }

@@ -60,7 +60,7 @@ enum InputCollector {
     }
 
     /// `path` with every symbolic link resolved (realpath(3)); nil when it does not exist.
-    private static func realPath(_ path: String) -> String? {
+    static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

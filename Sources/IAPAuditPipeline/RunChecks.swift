@@ -33,13 +33,19 @@ enum RunChecks {
         var warnings: [RunWarning] = []
         // A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about
         // what it held wrong in bulk: a purchase its rejected lines carried shows as never sent.
-        for file in try store.rejectedShares() where file.rejected * 10 >= file.recordsIn && file.rejected >= 10 {
+        let reports: Set<String> = [
+            "sales_report", "subscription_report", "subscription_event_report", "subscriber_report", "financial_report", "payments_summary",
+        ]
+        for file in try store.rejectedShares() where file.rejected * 10 >= file.recordsIn {
+            let consequence =
+                reports.contains(file.kind)
+                ? "what they held is missing from Apple's figures (a report edited by hand or re-saved by a spreadsheet?); download it again"
+                : "what they held is missing from the findings (a purchase they carried shows as never sent); fix the file and run again"
             warnings.append(
                 RunWarning(
                     .mostlyRejected,
                     "\(file.path): \(CountText.grouped(file.rejected)) of its \(CountText.grouped(file.recordsIn)) records "
-                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(file.reason)): what they held "
-                        + "is missing from the findings (a purchase they carried shows as never sent); fix the file and run again",
+                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(file.reason)): \(consequence)",
                     file: file.path))
         }
         // Logs covering different days (another retention, an export that started late): a purchase the
@@ -102,8 +108,10 @@ enum RunChecks {
             warnings.append(
                 RunWarning(
                     .environmentConflict,
-                    "\(file.file): \(file.conflicts) Apple record(s) labelled Production or naming no environment have a sandbox "
-                        + "receipt_type or subscription periods of an hour or less: read as sandbox (no production payment, no dropped order)",
+                    "\(file.file): \(file.conflicts) Apple record(s) whose environment signals disagree (Production with a sandbox "
+                        + "receipt_type, a notification V1 whose environment and unified_receipt.environment differ, or subscription "
+                        + "periods of an hour or less labelled Production or naming no environment): read as sandbox (no production "
+                        + "payment, no dropped order)",
                     file: file.file))
         }
         for file in outcome.environmentCounts where file.unknown > 0 {

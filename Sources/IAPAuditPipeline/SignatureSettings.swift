@@ -23,7 +23,9 @@ struct SignatureSettings {
     /// The anchor files used, for `run_parameter` (`jws_trust_anchors`, `receipt_trust_anchors`).
     let jwsAnchorPaths: [String]
     let receiptAnchorPaths: [String]
-    let warnings: [RunWarning]
+    /// What to say when a run holds a JWS, or a PKCS#7 receipt, and has no anchor for it (nil: it has one).
+    private var jwsWarning: RunWarning? = nil
+    private var receiptWarning: RunWarning? = nil
 
     /// Throws `AuditError.trustAnchor` when a certificate file cannot be read or decoded.
     init(_ config: AuditConfig) throws {
@@ -46,22 +48,29 @@ struct SignatureSettings {
         fingerprint = Digest.sha256Hex(bytes)
         jwsAnchorPaths = jwsPaths
         receiptAnchorPaths = receiptPaths
-        var warnings: [RunWarning] = []
         if jwsPaths.isEmpty {
-            warnings.append(
+            jwsWarning =
                 RunWarning(
                     .noTrustAnchor,
                     "no JWS trust anchor: every signed transaction and notification is untrusted_root; put Apple Root CA - G3 at "
-                        + "\(Self.defaultJWSAnchor) or name it in jws_trust_anchors (README: Trust anchors)"))
+                        + "\(Self.defaultJWSAnchor) or name it in jws_trust_anchors (README: Trust anchors)")
         }
         if receiptPaths.isEmpty {
-            warnings.append(
+            receiptWarning =
                 RunWarning(
                     .noTrustAnchor,
                     "no receipt trust anchor: every PKCS#7 app receipt is untrusted_root; put the Apple Inc. Root Certificate at "
-                        + "\(Self.defaultReceiptAnchor) or name it in receipt_trust_anchors (README: Trust anchors)"))
+                        + "\(Self.defaultReceiptAnchor) or name it in receipt_trust_anchors (README: Trust anchors)")
         }
-        self.warnings = warnings
+    }
+
+    /// The warnings that apply to the signed records a run holds: the JWS one when it holds a JWS
+    /// (signed transaction, renewal info, app transaction, notification V2, Server API page), the receipt
+    /// one when it holds a PKCS#7 app receipt.
+    func warnings(forSources sources: Set<EvidenceSource>) -> [RunWarning] {
+        let jws: Set<EvidenceSource> = [.signedTransaction, .signedRenewalInfo, .appTransaction, .notificationV2, .serverAPI]
+        return (sources.isDisjoint(with: jws) ? [] : [jwsWarning].compactMap { $0 })
+            + (sources.contains(.appReceipt) ? [receiptWarning].compactMap { $0 } : [])
     }
 
     private static func existing(_ path: String) -> [String] {

@@ -36,9 +36,10 @@ enum InReceiptNeverCreditedRule {
                     environment: conflicting.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: (conflicting.compactMap(\.fact.receivedAtMs) + conflicting.compactMap(\.fact.purchaseDateMs)).min(),
                     evidence: conflicting.map(c.location),
-                    detail: "listed only by \(conflicting.count) Apple record(s) whose environment signals disagree (Production or "
-                        + "unlabelled, with a sandbox receipt_type or subscription periods of an hour or less): no production payment "
-                        + "is proven; never reported by the client, never granted"))
+                    detail: "listed only by \(conflicting.count) Apple record(s) whose environment signals disagree (Production "
+                        + "with a sandbox receipt_type or a notification's Sandbox unified_receipt, or subscription periods of an hour "
+                        + "or less labelled Production or unlabelled): no production payment is proven; never reported by the client, "
+                        + "never granted"))
         }
         for (t, qualifying) in qualifyingById {
             // One purchase is one dropped order, under its first qualifying id.

@@ -187,11 +187,20 @@ final class ReconcileContext {
         guard let side = appleOnly ? window.outsideForAppleOnly(dateMs) : window.outside(dateMs), let dateMs else { return nil }
         let evidence = evidence()
         let users = users()
-        let bound =
-            side == .afterWindow
-            ? "after --to \(Timestamp.iso(window.toMs!))"
-            : window.fromMs.map { "before --from \(Timestamp.iso($0))" }
-                ?? "before the earliest log ts \(Timestamp.iso(window.logStartMs!)): these logs cannot show whether it was credited"
+        let bound: String
+        if side == .afterWindow {
+            let end = appleOnly ? window.appleOnlyEndMs! : window.toMs!
+            bound =
+                end == window.toMs
+                ? "after --to \(Timestamp.iso(end))"
+                : "after the newest log ts \(Timestamp.iso(end)): these logs cannot show whether it was credited"
+        } else {
+            let start = appleOnly ? window.startMs! : window.fromMs!
+            bound =
+                start == window.fromMs
+                ? "before --from \(Timestamp.iso(start))"
+                : "before the earliest log ts \(Timestamp.iso(start)): these logs cannot show whether it was credited"
+        }
         return finding(
             .outsideWindow, side.rawValue, t, users: users, firstSeenMs: dateMs, evidence: evidence,
             detail: "\(what) dated \(Timestamp.iso(dateMs)), \(bound)")

@@ -57,7 +57,7 @@ public enum Reconciler {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
         let asOf = asOfMs ?? summary.newest?.ms
-        let window = AuditWindow(fromMs: fromMs, toMs: toMs, logStartMs: summary.oldestLogMs)
+        let window = AuditWindow(fromMs: fromMs, toMs: toMs, logStartMs: summary.oldestLogMs, logEndMs: summary.newestLogMs)
         let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
         let purchases = try Purchases(source, ranks: ranks, redeliveries: redeliveries, products: config.products)
         lap("reconcile_prepare")
@@ -91,6 +91,8 @@ public enum Reconciler {
         var newest: (ms: Int64, location: SourceLocation)?
         /// The earliest client-report or server-log `ts` (rule 17).
         var oldestLogMs: Int64? { [clientSpan?.lowerBound, serverSpan?.lowerBound].compactMap { $0 }.min() }
+        /// The newest client-report or server-log `ts`.
+        var newestLogMs: Int64? { [clientSpan?.upperBound, serverSpan?.upperBound].compactMap { $0 }.max() }
         var clientSpan: ClosedRange<Int64>?
         var serverSpan: ClosedRange<Int64>?
         var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)] = []

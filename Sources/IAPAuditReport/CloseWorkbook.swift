@@ -1,168 +1,120 @@
 import IAPAuditModel
 
-/// The close workbook (`close-<period>.xlsx`, docs/close.md): Cover, KPIs, Revenue, the bridges to
-/// Apple's reports, Refunds, Losses, Unpriced. Amounts are milliunits of the row's currency.
+/// The close workbook (`close-<period>.xlsx`, docs/close.md): Cover, KPIs, Revenue, Daily, Bridge vs Sales,
+/// Bridge vs Financial, Payments, Refunds, Losses, Unpriced.
+///
+/// Apple calls its reports the source of record, and so does the close: the KPIs show Apple's numbers
+/// first; the ledger's transaction amounts are labelled as what explains them (the bridges) and values the
+/// findings. Amounts are `.money` cells (exact integer milliunits shown in currency units); totals are
+/// formulas with their values, per currency, never across currencies.
 public enum CloseWorkbook {
+    /// The sheets, in order (the two bridges are there even without their report: they say so).
+    package static let sheetNames = [
+        "Cover", "KPIs", "Revenue", "Daily", BridgeSheet.name(.sales), BridgeSheet.name(.financial), "Payments", "Refunds", "Losses",
+        "Unpriced",
+    ]
+
     package static func build(
         _ report: CloseReport, files: [FileSummary], parameters: [String: String], warnings: [RunWarning], priceRejections: [Rejection]
     ) -> ReportWorkbook {
-        var sheets = [cover(report, files: files, parameters: parameters, warnings: warnings, priceRejections: priceRejections)]
-        sheets.append(kpis(report))
-        sheets.append(revenue(report))
-        for bridge in report.bridges { sheets.append(bridgeSheet(bridge)) }
-        sheets.append(refunds(report))
-        sheets.append(losses(report))
-        sheets.append(unpriced(report))
-        return ReportWorkbook(sheets: sheets, createdMs: report.period.startMs)
-    }
-
-    static func cover(
-        _ report: CloseReport, files: [FileSummary], parameters: [String: String], warnings: [RunWarning], priceRejections: [Rejection]
-    ) -> ReportSheet {
+        let revenue = DetailSheets.revenue(report)
+        let bridges = [Bridge.Report.sales, .financial].map { kind in
+            BridgeSheet(report.bridges.first { $0.report == kind }, kind: kind, report: report)
+        }
+        let losses = DetailSheets.losses(report)
+        let sheets = [
+            CoverSheet.build(report, files: files, parameters: parameters, warnings: warnings, priceRejections: priceRejections),
+            KPISheet.build(report, revenue: revenue, bridges: bridges, losses: losses),
+            revenue.sheet,
+            DetailSheets.daily(report),
+            bridges[0].sheet,
+            bridges[1].sheet,
+            PaymentsSheet.build(report),
+            DetailSheets.refunds(report),
+            losses.sheet,
+            DetailSheets.unpriced(report),
+        ]
         let p = report.period
-        var rows: [[ReportCell]] = [
-            [.text("period"), .text(p.label)], [.text("first day"), .text("\(p.firstDay)")], [.text("last day"), .text("\(p.lastDay)")],
-            [.text("calendar"), .text(p.calendar.rawValue)], [.text("time zone"), .text(p.timeZone.identifier)],
-        ]
-        for (month, dates) in report.fiscalMonths {
-            rows.append([.text("fiscal month \(month.reportDate)"), .text("\(month): \(dates.lowerBound) to \(dates.upperBound)")])
-        }
-        rows.append([
-            .text("amounts"),
-            .text("milliunits of each row's currency; transaction amounts explain Apple's reports, the source of record"),
-        ])
-        let period = ReportTable(title: "Close", header: ["", ""], rows: rows)
-        let inputs = ReportTable(
-            title: "Inputs", header: ["file", "kind", "SHA-256", "records in", "imported", "rejected"],
-            rows: files.map {
-                [
-                    .text($0.path), .text($0.kind), .text($0.sha256), .integer($0.recordsIn), .integer($0.recordsImported),
-                    .integer($0.recordsRejected),
-                ]
-            })
-        let warningTable = ReportTable(
-            title: "Warnings", header: ["code", "message"], rows: warnings.map { [.text($0.code.rawValue), .text($0.message)] })
-        let rejected = ReportTable(
-            title: "Price list lines rejected", header: ["file:line", "reason"],
-            rows: priceRejections.map { [.text($0.location.description), .text($0.reason)] })
-        let run = ReportTable(
-            title: "Run parameters", header: ["parameter", "value"],
-            rows: parameters.sorted { $0.key < $1.key }.map { [.text($0.key), .text(SummarySheet.shortened($0.value))] })
-        return ReportSheet(name: "Cover", tables: [period, warningTable, inputs, rejected, run])
+        return ReportWorkbook(
+            sheets: sheets, createdMs: p.startMs,
+            footer: "iap-audit close \(p.label) (\(p.calendar), \(p.timeZone))")
     }
 
-    static func kpis(_ report: CloseReport) -> ReportSheet {
-        var rows: [[ReportCell]] = []
-        for t in report.totals {
-            var measures: [(String, Int64)] = [
-                ("Apple Summary Sales: units", t.appleSalesUnits), ("Apple Summary Sales: customer price", t.appleSales),
-                ("Apple Summary Sales: developer proceeds", t.appleSalesProceeds), ("Apple Financial: proceeds", t.appleFinancialProceeds),
-                ("ledger: gross revenue", t.gross), ("ledger: refunds", t.refunds), ("ledger: net", t.net),
-            ]
-            measures += t.losses.sorted { $0.key < $1.key }.map { ("loss: \($0.key)", $0.value) }
-            rows += measures.map { [.text(t.currency), .text($0.0), .integer($0.1)] }
-        }
-        return ReportSheet(name: "KPIs", tables: [ReportTable(header: ["currency", "measure", "value"], rows: rows, isPrimary: true)])
+    // MARK: - Shared by the sheets
+
+    /// An amount of `currency`, or nothing for the ledger's unpriced purchases (currency `—`).
+    static func money(_ milliunits: Int64, _ currency: String) -> ReportCell {
+        isCurrency(currency) ? .money(milliunits, currency: currency) : .empty
     }
 
-    static func revenue(_ report: CloseReport) -> ReportSheet {
-        let rows: [[ReportCell]] = report.revenue.map {
-            [
-                .text($0.productId), .text($0.currency), .integer($0.sales.units), .integer($0.sales.milliunits), .integer($0.trialUnits),
-                .integer($0.estimated.units), .integer($0.estimated.milliunits), .integer($0.refunds.units),
-                .integer($0.refunds.milliunits),
-                .integer($0.net),
-            ]
+    static func money(_ amount: Money?) -> ReportCell { amount.map { money($0.milliunits, $0.currency) } ?? .empty }
+
+    /// Whether `currency` is a currency (not `—`, the ledger's purchases without a price).
+    static func isCurrency(_ currency: String) -> Bool { currency.count == 3 && currency.allSatisfy { $0.isLetter } }
+
+    /// A day (in the period's time zone) as a date cell.
+    static func day(_ date: CalendarDate) -> ReportCell { .date(date.dayNumber * 86_400_000) }
+
+    /// A string as a formula writes it: in double quotes, a quote doubled.
+    static func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The number a cell holds (a formula's value), as a sum over it counts it: text and blanks are 0.
+    static func value(_ cell: ReportCell) -> Int64 {
+        switch cell {
+        case .integer(let value), .money(let value, _): return value
+        case .formula(_, let cached): return value(cached)
+        default: return 0
         }
-        return ReportSheet(
-            name: "Revenue",
-            tables: [
-                ReportTable(
-                    header: [
-                        "product_id", "currency", "units", "gross", "trial units", "estimated units", "estimated amount", "refund units",
-                        "refunds", "net",
-                    ], rows: rows, isPrimary: true)
-            ])
     }
 
-    static func bridgeSheet(_ bridge: Bridge) -> ReportSheet {
-        var header = [
-            "product_id", "currency", "countries", "ledger units", "ledger amount", "Apple units", "Apple amount", "variance units",
-            "variance amount",
-        ]
-        for bucket in BridgeBucket.allCases { header += ["\(bucket.rawValue) units", "\(bucket.rawValue) amount"] }
-        header += ["remainder units", "remainder amount", "remainder: the ledger's purchases"]
-        let rows: [[ReportCell]] = bridge.rows.map { row in
-            var cells: [ReportCell] = [
-                .text(row.productId), .text(row.currency), .text(row.countries.sorted().joined(separator: ", ")),
-                .integer(row.ledger.units), .integer(row.ledger.milliunits), .integer(row.apple.units), .integer(row.apple.milliunits),
-                .integer(row.variance.units), .integer(row.variance.milliunits),
-            ]
-            for bucket in BridgeBucket.allCases {
-                let tally = row.buckets[bucket] ?? Tally()
-                cells += [.integer(tally.units), .integer(tally.milliunits)]
+    static func text(_ cell: ReportCell) -> String? {
+        if case .text(let text) = cell { return text }
+        return nil
+    }
+
+    /// Σ column `sum` over the rows whose `criteria` columns hold the texts given: what SUMIF/SUMIFS computes.
+    static func sum(_ rows: [[ReportCell]], _ sum: Int, where criteria: [(column: Int, text: String)]) -> Int64 {
+        rows.filter { row in criteria.allSatisfy { $0.column < row.count && text(row[$0.column]) == $0.text } }
+            .reduce(0) { $0 + (sum < $1.count ? value($1[sum]) : 0) }
+    }
+
+    /// The rows matching `criteria` (what COUNTIFS counts).
+    static func count(_ rows: [[ReportCell]], where criteria: [(column: Int, text: String)]) -> Int64 {
+        Int64(rows.filter { row in criteria.allSatisfy { $0.column < row.count && text(row[$0.column]) == $0.text } }.count)
+    }
+
+    /// One footer row per currency of `rows` (sorted): `Total` in `labelColumn`, the currency in
+    /// `currencyColumn`, and in each of `sums` a SUMIF over the rows of that currency with its value. A
+    /// column of `amounts` sums to an amount; the others (units, counts) to integers.
+    static func currencyTotals(
+        _ rows: [[ReportCell]], width: Int, labelColumn: Int = 0, currencyColumn: Int, sums: [Int], amounts: Set<Int>
+    ) -> [[ReportCell]] {
+        // A currency with nothing to total (the unpriced `—` where only amounts are summed) gets no row.
+        let currencies = Set(rows.compactMap { currencyColumn < $0.count ? text($0[currencyColumn]) : nil }).sorted().filter { c in
+            sums.contains { !amounts.contains($0) || isCurrency(c) }
+        }
+        return currencies.enumerated().map { offset, currency in
+            var cells = [ReportCell](repeating: .empty, count: width)
+            cells[labelColumn] = .text("Total")
+            cells[currencyColumn] = .text(currency)
+            let criterion = ReportReference.cell(row: rows.count + offset, column: currencyColumn)
+            for column in sums where !amounts.contains(column) || isCurrency(currency) {
+                let total = sum(rows, column, where: [(currencyColumn, currency)])
+                cells[column] = .formula(
+                    "=SUMIF(\(.column(currencyColumn)),\(criterion),\(.column(column)))",
+                    cached: amounts.contains(column) ? .money(total, currency: currency) : .integer(total))
             }
-            cells += [
-                .integer(row.remainder.units), .integer(row.remainder.milliunits),
-                .text(row.remainderSales.sorted().joined(separator: ", ")),
-            ]
             return cells
         }
-        return ReportSheet(
-            name: bridge.report == .sales ? "Bridge vs Sales" : "Bridge vs Financial",
-            tables: [ReportTable(header: header, rows: rows, isPrimary: true)])
     }
+}
 
-    static func refunds(_ report: CloseReport) -> ReportSheet {
-        let rows: [[ReportCell]] = report.refunds.map {
-            [
-                .dateTime($0.refund.atMs), .text($0.sale.productId ?? ""), .text($0.refund.amount?.currency ?? "—"),
-                .integer($0.refund.amount?.milliunits ?? 0), .text($0.sale.key), .text($0.sale.transactionIds.joined(separator: ", ")),
-                .text($0.refund.location.description),
-            ]
+extension Bridge.Report {
+    /// What Apple's number is on this report.
+    var appleMeasure: String {
+        switch self {
+        case .sales: return "Summary Sales: units × Customer Price"
+        case .financial: return "Financial: Quantity, Extended Partner Share (proceeds)"
         }
-        return ReportSheet(
-            name: "Refunds",
-            tables: [
-                ReportTable(
-                    header: ["refunded (UTC)", "product_id", "currency", "amount", "purchase", "transaction_ids", "evidence"], rows: rows,
-                    isPrimary: true)
-            ])
-    }
-
-    static func losses(_ report: CloseReport) -> ReportSheet {
-        let rows: [[ReportCell]] = report.losses.filter { !$0.finding.kind.isInfo }.map {
-            let f = $0.finding
-            return [
-                .text(f.kind.rawValue), .text(f.reason), .text(f.appleConfirmation?.rawValue ?? ""), .text(f.transactionId),
-                .text(f.userIds.joined(separator: ", ")), .text($0.amount?.currency ?? "—"), .integer($0.amount?.milliunits ?? 0),
-                .text($0.pricing.rawValue), .text(f.detail),
-            ]
-        }
-        return ReportSheet(
-            name: "Losses",
-            tables: [
-                ReportTable(
-                    header: [
-                        "kind", "reason", "apple_confirmation", "transaction_id", "user_ids", "currency", "amount", "pricing", "detail",
-                    ],
-                    rows: rows, isPrimary: true)
-            ])
-    }
-
-    static func unpriced(_ report: CloseReport) -> ReportSheet {
-        let rows: [[ReportCell]] = report.unpriced.map {
-            [
-                .text($0.key), .text($0.productId ?? ""), $0.purchaseMs.map(ReportCell.dateTime) ?? .empty, .text($0.saleClass.rawValue),
-                .text($0.transactionIds.joined(separator: ", ")), .text($0.evidence.map(\.description).joined(separator: "; ")),
-            ]
-        }
-        return ReportSheet(
-            name: "Unpriced",
-            tables: [
-                ReportTable(
-                    header: ["purchase", "product_id", "purchased (UTC)", "class", "transaction_ids", "evidence"], rows: rows,
-                    isPrimary: true)
-            ])
     }
 }

@@ -5,15 +5,17 @@ import IAPAuditModel
 public enum ReportBuilder {
     public static let findingHeader = [
         "kind", "reason", "severity", "apple_confirmation", "transaction_id", "original_transaction_id", "product_id", "user_ids",
-        "environment", "first_seen (UTC)", "evidence", "detail",
+        "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status",
     ]
 
     public static func workbook(_ snapshot: AuditSnapshot) -> ReportWorkbook {
         var sheets = [SummarySheet.build(snapshot)]
+        if let changes = snapshot.changes { sheets.append(ChangesSheet.build(changes)) }
+        let statuses = snapshot.changes?.statusById ?? [:]
         for kind in FindingKind.problems {
-            sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind]))
+            sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses))
         }
-        sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos)))
+        sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos), statuses))
         sheets.append(verifyStatusSheet(snapshot))
         sheets.append(appleRecordsSheet(snapshot))
         sheets.append(rejectedSheet(snapshot))
@@ -24,11 +26,19 @@ public enum ReportBuilder {
     /// are counted in a note: all of them are in audit.sqlite.
     public static let findingRowLimit = 1_000_000
 
-    /// The findings of `kinds`, read from the stream while the sheet is written.
-    static func findingSheet(_ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>) -> ReportSheet {
+    /// The findings of `kinds`, read from the stream while the sheet is written, each with its stable id
+    /// (`FindingIds`: ids of different kinds never collide, so one sheet's reading hands out the store's) and
+    /// its lifecycle status (`statuses`, by id; empty when the run records no lifecycle).
+    static func findingSheet(
+        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingStatus] = [:]
+    ) -> ReportSheet {
         let total = findings.count(kinds)
         let rows = ReportRows(count: min(total, findingRowLimit)) { limit, body in
-            try findings.forEach(kinds, limit: min(limit, findingRowLimit)) { try body(findingRow($0)) }
+            var ids = FindingIds()
+            try findings.forEach(kinds, limit: min(limit, findingRowLimit)) {
+                let id = ids.id(for: $0)
+                try body(findingRow($0) + [.text(id), optional(statuses[id]?.rawValue)])
+            }
         }
         var tables = [ReportTable(header: findingHeader, rows: rows, isPrimary: true)]
         if total > findingRowLimit {

@@ -10,27 +10,28 @@ struct SheetRenderer {
     let strings: CStringPool
     let path: String
     let worksheet: UnsafeMutablePointer<lxw_worksheet>
+    /// Every sheet's layout (formulas name cells of any sheet).
+    let layout: WorkbookLayout
+    /// Where this sheet's tables go.
+    let placements: [Placement]
+    /// The workbook's footer text (`ReportWorkbook.footer`).
+    let footer: String?
 
     /// Max displayed length per column (header and data cells; title rows excepted).
     var lengths: [Int] = []
 
-    /// Where each table landed: its header row, its data row count and its column count.
-    struct Placement {
-        var headerRow: Int
-        var rowCount: Int
-        var width: Int
-        var firstDataRow: Int { headerRow + 1 }
-    }
-
     init(
         book: UnsafeMutablePointer<lxw_workbook>, sheet: ReportSheet, formats: Formats,
-        strings: CStringPool, path: String
+        strings: CStringPool, path: String, layout: WorkbookLayout, footer: String? = nil
     ) throws {
         self.book = book
         self.sheet = sheet
         self.formats = formats
         self.strings = strings
         self.path = path
+        self.layout = layout
+        self.placements = WorkbookLayout.place(sheet.tables)
+        self.footer = footer
 
         let name = try strings.make(sheet.name, path: path)
         let validation = workbook_validate_sheet_name(book, name)
@@ -71,44 +72,19 @@ struct SheetRenderer {
 
     mutating func render() throws {
         // Check the layout fits in a worksheet before converting indices to C types.
-        var totalRows = 0
-        for (index, table) in sheet.tables.enumerated() {
-            if index > 0 { totalRows += 1 }
-            totalRows += (table.title == nil ? 0 : 1) + 1 + table.rows.count
-            let width = Self.width(of: table)
-            if width > XLSXWriter.maxColumns {
-                throw invalid("table \(index) has \(width) columns; a worksheet holds at most \(XLSXWriter.maxColumns)")
-            }
+        for (index, table) in sheet.tables.enumerated() where Self.width(of: table) > XLSXWriter.maxColumns {
+            throw invalid("table \(index) has \(Self.width(of: table)) columns; a worksheet holds at most \(XLSXWriter.maxColumns)")
         }
+        let totalRows = placements.last?.endRow ?? 0
         if totalRows > XLSXWriter.maxRows {
             throw invalid("the tables need \(totalRows) rows; a worksheet holds at most \(XLSXWriter.maxRows)")
         }
+        try setUpPrinting()
 
-        // Printed (or exported to PDF) landscape, one page wide.
-        worksheet_set_landscape(worksheet)
-        worksheet_fit_to_pages(worksheet, 1, 0)
-
-        var placements: [Placement] = []
-        var row = 0
-        var primaryDone = false
-        for (index, table) in sheet.tables.enumerated() {
-            if index > 0 { row += 1 }  // one blank row between tables
-            let placement = try writeTable(table, at: &row)
-            placements.append(placement)
-
-            if table.isPrimary, !primaryDone {
-                primaryDone = true
-                worksheet_freeze_panes(worksheet, lxw_row_t(placement.headerRow + 1), 0)
-                if placement.width > 0 {
-                    try check(
-                        worksheet_autofilter(
-                            worksheet, lxw_row_t(placement.headerRow), 0,
-                            lxw_row_t(placement.headerRow + placement.rowCount),
-                            lxw_col_t(placement.width - 1)),
-                        "worksheet_autofilter", row: placement.headerRow, column: 0)
-                }
-            }
-        }
+        // Before any row is written: with rows going to disk as they are written, libxlsxwriter refuses an
+        // autofilter over rows already flushed.
+        if let index = sheet.tables.firstIndex(where: \.isPrimary) { try setUpPrimary(placements[index]) }
+        for index in sheet.tables.indices { try writeTable(index) }
 
         for (column, length) in lengths.enumerated() {
             try check(
@@ -122,70 +98,148 @@ struct SheetRenderer {
         let chartColumn = min(widest + 1, XLSXWriter.maxColumns - 1)
         var chartRow = 0
         for chart in sheet.charts {
-            if try addChart(chart, placements: placements, row: chartRow, column: chartColumn) {
-                chartRow += XLSXWriter.rowsPerChart
+            let row =
+                chart.placement == .besideTable && placements.indices.contains(chart.tableIndex)
+                ? max(chartRow, placements[chart.tableIndex].firstRow) : chartRow
+            if try addChart(chart, placements: placements, row: row, column: chartColumn) {
+                chartRow = row + XLSXWriter.rowsPerChart
             }
         }
     }
 
-    /// Writes the title row (if any), header row and data rows starting at `row`; leaves `row`
-    /// just below the last data row.
-    mutating func writeTable(_ table: ReportTable, at row: inout Int) throws -> Placement {
+    /// The primary table's header frozen, an autofilter over its header and data rows, its notes and header
+    /// printed on top of every page.
+    func setUpPrimary(_ placement: Placement) throws {
+        worksheet_freeze_panes(worksheet, lxw_row_t(placement.headerRow + 1), 0)
+        guard placement.width > 0 else { return }
+        try check(
+            worksheet_autofilter(
+                worksheet, lxw_row_t(placement.headerRow), 0, lxw_row_t(placement.headerRow + placement.rowCount),
+                lxw_col_t(placement.width - 1)),
+            "worksheet_autofilter", row: placement.headerRow, column: 0)
+        try check(
+            worksheet_repeat_rows(worksheet, lxw_row_t(placement.notesRow ?? placement.headerRow), lxw_row_t(placement.headerRow)),
+            "worksheet_repeat_rows", row: placement.headerRow, column: 0)
+    }
+
+    /// Landscape, one page wide, and the workbook's footer on the left, the sheet's name and the page number
+    /// on the right.
+    func setUpPrinting() throws {
+        worksheet_set_landscape(worksheet)
+        worksheet_fit_to_pages(worksheet, 1, 0)
+        guard let footer = footer else { return }
+        // `&` starts a code in a header or footer: a literal one is doubled.
+        let text = "&L" + footer.replacingOccurrences(of: "&", with: "&&") + "&R&A, page &P of &N"
+        try check(worksheet_set_footer(worksheet, try strings.make(text, path: path)), "worksheet_set_footer")
+    }
+
+    /// Writes table `index` where the layout placed it: its title, notes, header, data and footer rows.
+    mutating func writeTable(_ index: Int) throws {
+        let table = sheet.tables[index]
+        let placement = placements[index]
         let width = Self.width(of: table)
         if lengths.count < width { lengths.append(contentsOf: repeatElement(0, count: width - lengths.count)) }
 
-        if let title = table.title {
-            if !title.isEmpty {
-                try check(
-                    worksheet_write_string(
-                        worksheet, lxw_row_t(row), 0, try strings.make(title, path: path), formats.title),
-                    "worksheet_write_string", row: row, column: 0)
-            }
-            row += 1
+        if let row = placement.titleRow, let title = table.title, !title.isEmpty {
+            try check(
+                worksheet_write_string(worksheet, lxw_row_t(row), 0, try strings.make(title, path: path), formats.title),
+                "worksheet_write_string", row: row, column: 0)
         }
+        if placement.isNote { return }
+        if let row = placement.notesRow { try writeNotes(table.notes, row: row, width: width) }
 
-        // A title alone (a note: no header, no rows) is one row.
-        if width == 0 && table.title != nil && table.rows.count == 0 { return Placement(headerRow: row - 1, rowCount: 0, width: 0) }
-        let headerRow = row
+        let headerRow = placement.headerRow
+        // A column whose first filled cell (of the first rows) is a number has its header on the right, above
+        // them; a column of text right of it starts a little away from them.
+        let first = try table.rows.prefix(20)
+        let numeric = (0..<width).map { column in
+            first.lazy.compactMap { column < $0.count && $0[column] != .empty ? $0[column] : nil }.first?.isNumber == true
+        }
+        let indented = (0..<width).map { $0 > 0 && numeric[$0 - 1] && !numeric[$0] }
         for column in 0..<width {
-            let text = column < table.header.count ? table.header[column] : ""
+            let header = numeric[column] ? formats.headerRight : indented[column] ? formats.headerIndented : formats.header
+            let text = table.header[column]
             if text.isEmpty {
                 try check(
-                    worksheet_write_blank(worksheet, lxw_row_t(row), lxw_col_t(column), formats.header),
-                    "worksheet_write_blank", row: row, column: column)
+                    worksheet_write_blank(worksheet, lxw_row_t(headerRow), lxw_col_t(column), header),
+                    "worksheet_write_blank", row: headerRow, column: column)
             } else {
                 try check(
                     worksheet_write_string(
-                        worksheet, lxw_row_t(row), lxw_col_t(column), try strings.make(text, path: path),
-                        formats.header),
-                    "worksheet_write_string", row: row, column: column)
+                        worksheet, lxw_row_t(headerRow), lxw_col_t(column), try strings.make(text, path: path), header),
+                    "worksheet_write_string", row: headerRow, column: column)
                 lengths[column] = max(lengths[column], XLSXWriter.displayLength(of: text))
             }
         }
-        row += 1
 
-        var written = 0
-        var current = row
+        var current = placement.firstDataRow
         try table.rows.forEach { cells in
             if cells.count > lengths.count { lengths.append(contentsOf: repeatElement(0, count: cells.count - lengths.count)) }
+            if table.wrapsToWidths {
+                try writeWrappedToWidths(cells, row: current, table: index, indented: indented)
+                current += 1
+                return
+            }
             if let wrapped = table.wrappedColumn, wrapped < cells.count, case .text(let text) = cells[wrapped] {
                 try fitRow(current, to: text, column: wrapped)
             }
             for (column, cell) in cells.enumerated() {
-                if let wrapped = table.wrappedColumn, case .text(let text) = cell {
-                    let length = try writeText(
-                        text, row: current, column: column, format: column == wrapped ? formats.wrapped : formats.top)
-                    lengths[column] = max(lengths[column], column == wrapped ? min(length, ReportTable.wrapWidth) : length)
-                    continue
-                }
-                let length = try writeCell(cell, row: current, column: column)
-                lengths[column] = max(lengths[column], length)
+                let role: CellRole = table.wrappedColumn == nil ? .plain : column == table.wrappedColumn ? .wrapped : .top
+                let indent = column < indented.count && indented[column]
+                let length = try writeCell(cell, row: current, column: column, table: index, role: role, indent: indent)
+                lengths[column] = max(lengths[column], role == .wrapped ? min(length, ReportTable.wrapWidth) : length)
             }
             current += 1
-            written += 1
         }
-        row = current
-        return Placement(headerRow: headerRow, rowCount: written, width: width)
+        let written = current - placement.firstDataRow
+        if written != placement.rowCount {
+            throw invalid("table \(index) gave \(written) rows, not the \(placement.rowCount) it announced", row: current, column: 0)
+        }
+        for cells in table.footer {
+            for column in 0..<max(width, cells.count) {
+                let length = try writeCell(
+                    column < cells.count ? cells[column] : .empty, row: current, column: column, table: index, role: .footer)
+                if column < lengths.count { lengths[column] = max(lengths[column], length) }
+            }
+            current += 1
+        }
+    }
+
+    /// The notes row: each note wrapped in its column (widened to `ReportTable.noteWidth`), the row as tall as
+    /// the longest note needs at that width.
+    mutating func writeNotes(_ notes: [String], row: Int, width: Int) throws {
+        let lines = notes.map { XLSXWriter.wrappedLines($0, width: ReportTable.noteWidth) }.max() ?? 1
+        try check(
+            worksheet_set_row(worksheet, lxw_row_t(row), XLSXWriter.noteLineHeight * Double(max(lines, 1)), nil), "worksheet_set_row",
+            row: row, column: 0)
+        let format = try formats.styles.format(CellStyle(italic: true, wrap: true, alignTop: true, fontSize: XLSXWriter.noteFontSize))
+        for (column, note) in notes.enumerated() where column < width && !note.isEmpty {
+            _ = try writeText(note, row: row, column: column, format: format)
+            lengths[column] = max(lengths[column], ReportTable.noteWidth)
+        }
+    }
+
+    /// A row of a `wrapsToWidths` table: its text wrapped in the columns as wide as they are (a column no table
+    /// above has used takes its text's width), the row as tall as its longest text needs.
+    mutating func writeWrappedToWidths(_ cells: [ReportCell], row: Int, table: Int, indented: [Bool]) throws {
+        let known = lengths
+        func characters(_ column: Int) -> Int { max(Int(XLSXWriter.columnWidth(forDisplayLength: known[column])) - 1, 4) }
+        var lines = 1
+        for (column, cell) in cells.enumerated() where known[column] > 0 {
+            if case .text(let text) = cell { lines = max(lines, XLSXWriter.wrappedLines(text, width: characters(column))) }
+        }
+        if lines > 1 {
+            try check(
+                worksheet_set_row(worksheet, lxw_row_t(row), XLSXWriter.lineHeight * Double(lines), nil), "worksheet_set_row", row: row,
+                column: 0)
+        }
+        for (column, cell) in cells.enumerated() {
+            let isText = { if case .text = cell { return true } else { return false } }()
+            let length = try writeCell(
+                cell, row: row, column: column, table: table, role: isText ? .wrapped : .top,
+                indent: column < indented.count && indented[column])
+            if !isText || known[column] == 0 { lengths[column] = max(lengths[column], length) }
+        }
     }
 
     /// Makes `row` tall enough for `text` wrapped in `column` (written before the row's cells: rows go to
@@ -198,54 +252,5 @@ struct SheetRenderer {
         try check(
             worksheet_set_row(worksheet, lxw_row_t(row), XLSXWriter.lineHeight * Double(lines), nil), "worksheet_set_row",
             row: row, column: column)
-    }
-
-    /// Writes one data cell; returns its displayed length (0 when nothing is written).
-    func writeCell(_ cell: ReportCell, row: Int, column: Int) throws -> Int {
-        let r = lxw_row_t(row)
-        let c = lxw_col_t(column)
-        switch cell {
-        case .empty:
-            return 0
-        case .text(let text):
-            return try writeText(text, row: row, column: column)
-        case .integer(let value):
-            try check(
-                worksheet_write_number(worksheet, r, c, Double(value), nil),
-                "worksheet_write_number", row: row, column: column)
-            return String(value).count
-        case .number(let value):
-            guard value.isFinite else {
-                // Excel has no NaN/infinity; write them as text rather than a corrupt number.
-                return try writeText(
-                    value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity"),
-                    row: row, column: column)
-            }
-            try check(
-                worksheet_write_number(worksheet, r, c, value, nil),
-                "worksheet_write_number", row: row, column: column)
-            return XLSXWriter.displayLength(of: value)
-        case .dateTime(let milliseconds), .date(let milliseconds):
-            let isDay = cell == .date(milliseconds)
-            try check(
-                worksheet_write_number(
-                    worksheet, r, c, XLSXWriter.excelSerial(milliseconds: milliseconds), isDay ? formats.date : formats.dateTime),
-                "worksheet_write_number", row: row, column: column)
-            return isDay ? XLSXWriter.dateDisplayLength : XLSXWriter.dateTimeDisplayLength
-        }
-    }
-
-    /// Always a string cell (worksheet_write_string never makes a formula, whatever the text
-    /// starts with). Empty text writes nothing.
-    /// Text longer than Excel's cell limit (32,767 characters) is cut, with a note saying so:
-    /// the full text stays in audit.sqlite.
-    func writeText(_ fullText: String, row: Int, column: Int, format: UnsafeMutablePointer<lxw_format>? = nil) throws -> Int {
-        if fullText.isEmpty { return 0 }
-        let text = XLSXWriter.fittingExcel(fullText)
-        // libxlsxwriter copies the text: no copy needs to outlive the call.
-        try check(
-            text.withCString { worksheet_write_string(worksheet, lxw_row_t(row), lxw_col_t(column), $0, format) },
-            "worksheet_write_string", row: row, column: column)
-        return XLSXWriter.displayLength(of: text)
     }
 }

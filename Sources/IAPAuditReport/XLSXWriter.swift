@@ -12,13 +12,15 @@ import IAPAuditModel
 
 /// Renders a `ReportWorkbook` (plain data) into an .xlsx file with libxlsxwriter.
 ///
-/// This file, `XLSXSheetRenderer.swift`, `XLSXChartRenderer.swift` and `XLSXResources.swift` are the only
-/// code that talks to libxlsxwriter.
+/// The `XLSX*.swift` files are the only code that talks to libxlsxwriter (`XLSXMoney.cellValue` the only
+/// place an amount becomes a C double).
 ///
-/// Layout of each sheet: tables one below the other from row 0, one blank row between them;
-/// a table with a title gets a bold title row above its bold, bordered, filled header row.
-/// The sheet's first primary table gets frozen panes below its header and an autofilter
-/// over its header and data rows. Charts are column charts placed to the right of the tables.
+/// Layout of each sheet (`WorkbookLayout`, computed before anything is written): tables one below the
+/// other from row 0, one blank row between them; a table with a title gets a bold title row, then its
+/// notes (if any) above its bold, bordered, filled header row, its data rows and its footer rows. The
+/// sheet's first primary table gets frozen panes below its header, an autofilter over its header and
+/// data rows, and its notes and header repeated on every printed page. Every sheet prints landscape, one
+/// page wide. Charts are column charts placed to the right of the tables.
 public enum XLSXWriter {
     /// Excel's limits.
     static let maxRows = 1_048_576
@@ -33,6 +35,9 @@ public enum XLSXWriter {
     static let rowsPerChart = 16
     /// Points per line of text in a row (Excel's default row is 15 points high).
     static let lineHeight = 15.0
+    /// A note's font size and the points per line it takes.
+    static let noteFontSize = 9
+    static let noteLineHeight = 12.0
 
     /// Writes `workbook` to `path` (overwriting). Throws `XLSXError` (with the libxlsxwriter
     /// error text and the sheet/cell) on failure, e.g. an unwritable path or a full disk.
@@ -77,17 +82,17 @@ public enum XLSXWriter {
         var closed = false
         defer { if !closed { lxw_workbook_free(book) } }
 
-        // A known creation time makes the same audit the same bytes (libxlsxwriter: 0 = now).
-        if let createdMs = workbook.createdMs, createdMs >= 1000 {
-            var properties = lxw_doc_properties()
-            properties.created = time_t(createdMs / 1000)
-            workbook_set_properties(book, &properties)
-        }
+        // A known creation time makes the same audit the same bytes: never the clock (libxlsxwriter's 0).
+        var properties = lxw_doc_properties()
+        let createdSeconds = (workbook.createdMs ?? 0) / 1000
+        properties.created = time_t(createdSeconds != 0 ? createdSeconds : ReportWorkbook.undatedCreatedMs / 1000)
+        workbook_set_properties(book, &properties)
         let formats = try Formats(book: book, strings: strings, path: path)
+        let layout = WorkbookLayout(workbook)
 
         for sheet in workbook.sheets {
             var renderer = try SheetRenderer(
-                book: book, sheet: sheet, formats: formats, strings: strings, path: path)
+                book: book, sheet: sheet, formats: formats, strings: strings, path: path, layout: layout, footer: workbook.footer)
             try renderer.render()
         }
 
@@ -152,9 +157,9 @@ public enum XLSXWriter {
 
     /// The lines `text` takes wrapped at `ReportTable.wrapWidth` characters. The column is at least that
     /// many widths of `0` wide and most letters are narrower, which leaves room for breaks between words.
-    static func wrappedLines(_ text: String) -> Int {
+    static func wrappedLines(_ text: String, width: Int = ReportTable.wrapWidth) -> Int {
         text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
-            $0 + max(1, ($1.count + ReportTable.wrapWidth - 1) / ReportTable.wrapWidth)
+            $0 + max(1, ($1.count + width - 1) / width)
         }
     }
 

@@ -51,7 +51,7 @@ struct AnswerKey {
 
     /// `answer-key.json`: one member per line, one finding per line.
     func render(
-        seed: UInt64, transactions: Int, asOf: Int64, files: SampleFiles, scenarios: [(String, Int)]
+        seed: UInt64, transactions: Int, asOf: Int64, files: SampleFiles, scenarios: [(String, Int)], close: String
     ) -> String {
         func q(_ s: String) -> String { SampleJSON.string(s).rendered }
         func block(_ pairs: [(String, Int)]) -> String {
@@ -63,6 +63,9 @@ struct AnswerKey {
             ("client_csv_lines", files.clientCSVRows),
             ("server_lines", files.serverLines),
             ("verify_lines", files.verifyLines),
+            ("signed_lines", files.lines["signed.jsonl"] ?? 0),
+            ("history_lines", files.lines["history.jsonl"] ?? 0),
+            ("notification_lines", files.lines["notifications.jsonl"] ?? 0),
         ]
         let findings = sorted.map { entry in
             "    "
@@ -81,7 +84,8 @@ struct AnswerKey {
         out += "  \"counts\": \(block(counts)),\n"
         out += "  \"planted\": \(block(planted.map { ($0.label, $0.count) })),\n"
         out += "  \"scenarios\": \(block(scenarios)),\n"
-        out += "  \"findings\": [\n" + findings.joined(separator: ",\n") + "\n  ]\n"
+        out += "  \"findings\": [\n" + findings.joined(separator: ",\n") + "\n  ],\n"
+        out += "  \"close\": \(close)\n"
         out += "}\n"
         return out
     }

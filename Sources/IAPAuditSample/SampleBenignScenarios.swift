@@ -116,7 +116,8 @@ extension SampleBuilder {
         let (user, device) = newUser()
         let t = slot()
         let product = rep % 2 == 0 ? random.pick(SampleCatalog.nonConsumables) : SampleCatalog.monthly
-        var shared = newTransaction(product, at: t - random.seconds(SampleClock.day...20 * SampleClock.day))
+        // Bought by the family organizer before the month (Apple's October reports do not have it).
+        var shared = newTransaction(product, at: SampleClock.start - random.seconds(30 * SampleClock.day...120 * SampleClock.day))
         shared.familyShared = true
         grantedPurchase(newTransaction(consumable(), at: t), user, device, extraItems: [shared])
     }
@@ -139,7 +140,7 @@ extension SampleBuilder {
         let (tx, user, device) = reportedPurchase()
         verify(
             at: tx.purchasedAt + 4, user, device, ids: [tx.id],
-            answers: [SampleApple.ios6Response(tx, bundleId: SampleCatalog.bundleId, status: status)], status: status,
+            answers: [ios6(tx, status: status)], status: status,
             environment: "Production", granted: true)
     }
 }

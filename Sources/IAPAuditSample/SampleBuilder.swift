@@ -6,6 +6,8 @@ final class SampleBuilder {
     var random: SampleRandom
     var log = SampleLog()
     var key = AnswerKey()
+    /// The money of the sample as the generator knows it (what the close must find).
+    var book = SampleBook()
     /// Distinct transaction ids created so far (every id any file lists as a `transaction_id`).
     private(set) var transactionCount = 0
     /// Cases planted so far, by name.
@@ -50,6 +52,7 @@ final class SampleBuilder {
         var tx = SampleTransaction(
             id: id, originalId: original?.originalId ?? id, productId: product, purchasedAt: t,
             originalPurchasedAt: original?.originalPurchasedAt ?? t, idsAsNumbers: big)
+        tx.storefront = original?.storefront ?? SamplePrices.legacyStorefront(SamplePrices.legacyCurrency[product]!, &random)
         if product == SampleCatalog.weekly || product == SampleCatalog.monthly {
             tx.expiresAt = t + (product == SampleCatalog.weekly ? 7 : 30) * SampleClock.day
             tx.webOrderLineItemId = "2000000" + String(100_000_000 + random.below(900_000_000))
@@ -62,9 +65,10 @@ final class SampleBuilder {
     func restoredTransaction(_ product: String, at t: Int64) -> SampleTransaction {
         let boughtAt = SampleClock.start - random.seconds(20 * SampleClock.day...300 * SampleClock.day)
         let oldId = "1000000" + String(100_000_000 + random.below(900_000_000))
-        let old = SampleTransaction(
+        var old = SampleTransaction(
             id: oldId, originalId: oldId, productId: product, purchasedAt: boughtAt,
             originalPurchasedAt: boughtAt)
+        old.storefront = SamplePrices.legacyStorefront(SamplePrices.legacyCurrency[product]!, &random)
         return newTransaction(product, at: t, renewing: old)
     }
 
@@ -130,11 +134,11 @@ final class SampleBuilder {
                     transactionId: nil, originalTransactionId: nil, productId: tx.productId,
                     state: "purchasing"))
         }
-        log.addClient(
-            SampleClientLine(
-                at: at, userId: user, deviceId: device, transactionId: tx.id,
-                originalTransactionId: tx.originalId, productId: tx.productId, state: state,
-                quantity: quantity))
+        let line = SampleClientLine(
+            at: at, userId: user, deviceId: device, transactionId: tx.id, originalTransactionId: tx.originalId, productId: tx.productId,
+            state: state, quantity: quantity)
+        log.addClient(line)
+        book.clientReported(line)
     }
 
     /// A status-0 answer listing `items` in the receipt of `user`'s device, made at `at` (or at
@@ -152,9 +156,19 @@ final class SampleBuilder {
             )
             installs[user] = install
         }
+        book.list(receipt: items, style: style)
         return SampleApple.receiptResponse(
             items: items, installedAt: install.installedAt, downloadId: install.downloadId,
             createdAt: createdAt ?? at, style: style)
+    }
+
+    /// An iOS 6 style answer (flat `receipt`, no web order line item) listing `tx`.
+    func ios6(_ tx: SampleTransaction, bundleId: String = SampleCatalog.bundleId, status: Int) -> SampleJSON {
+        book.list(
+            SampleBook.Listing(
+                tx: tx, proof: bundleId == SampleCatalog.bundleId && (status == 0 || status == 21006) ? .proves : .unproven,
+                lineItemShown: false))
+        return SampleApple.ios6Response(tx, bundleId: bundleId, status: status)
     }
 
     /// A request Apple answered in production with status 0 and a receipt listing `transactions`.
@@ -175,16 +189,21 @@ final class SampleBuilder {
     func verify(
         at: Int64, _ user: String, _ device: String, ids: [String], answers: [SampleJSON], status: Int?,
         environment: String?, granted: Bool, restore: Bool = false, credited: [String]? = nil, sha: String? = nil,
-        loggedTwice: Bool = false, textBooleans: Bool = false, answerLater: Bool = false, creditedQuantity: SampleJSON? = nil
+        loggedTwice: Bool = false, textBooleans: Bool = false, answerLater: Bool = false, creditedQuantity: SampleJSON? = nil,
+        signed: String? = nil
     ) -> String {
         let requestId = "r" + random.hex(16)
-        var latency = answers.isEmpty ? (answerLater ? 5000 : 30_000) : 0
+        var latency = answers.isEmpty && signed == nil ? (answerLater ? 5000 : 30_000) : 0
         var received = at
-        for answer in answers {
+        for answer in answers.map({ Optional($0) }) + (signed == nil ? [] : [nil]) {
             let ms = 120 + random.below(700) + (random.chance(0.1) ? random.below(4000) : 0)
             latency += ms
             received += max(1, Int64((ms + 999) / 1000))
-            log.addVerify(requestId: requestId, receivedAt: received, answer)
+            if let answer {
+                log.addVerify(requestId: requestId, receivedAt: received, answer)
+            } else {
+                log.addSigned(requestId: requestId, receivedAt: received, signed!)
+            }
         }
         var o = SampleObject()
         o.add("ts", .string(SampleClock.iso(at)))

@@ -14,6 +14,8 @@ enum SampleCatalog {
         ("com.example.gems1980", 8), ("com.example.gems3280", 5), ("com.example.gems6480", 3),
         ("com.example.coins.small", 10), ("com.example.energy.refill", 4),
     ]
+    /// Bought three at a time in the quantity cases (SEMANTICS rule 20).
+    static let energyRefill = "com.example.energy.refill"
     static let nonConsumables = ["com.example.premium", "com.example.removeads", "com.example.pack.halloween"]
     static let monthly = "com.example.pro.monthly"
     /// A weekly plan, so renewals fall inside the sample's month.
@@ -43,6 +45,7 @@ enum SampleCatalog {
         var lines = ["{"]
         lines.append("  \"bundle_ids\": [\(quoted(bundleId))],")
         lines.append("  \"sandbox_allowlist\": [\(reviewers.map(quoted).joined(separator: ", "))],")
+        lines.append("  \"jws_trust_anchors\": [\(quoted("test-ca/" + SampleTestCA.rootFile))],")
         lines.append("  \"products\": {")
         let products = productTypes
         for (index, (id, type)) in products.enumerated() {

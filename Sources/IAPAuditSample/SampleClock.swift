@@ -32,6 +32,41 @@ enum SampleClock {
         return "\(date) \(time) America/Los_Angeles"
     }
 
+    /// The close's period, October 2026 in UTC: `[start, periodEnd)`.
+    static let periodEnd: Int64 = start + 31 * day
+
+    /// `YYYY-MM-DD` of an instant in UTC.
+    static func utcDay(_ t: Int64) -> String { civil(t).0 }
+
+    /// `YYYY-MM-DD` of an instant in Los Angeles: the day Apple's Sales and Trends reports put it in.
+    static func pacificDay(_ t: Int64) -> String { civil(t + pacificOffset(t)).0 }
+
+    /// `YYYY-MM-DD` → `MM/DD/YYYY`, as App Store Connect's reports write dates.
+    static func reportDate(_ day: String) -> String {
+        let parts = day.split(separator: "-")
+        return "\(parts[1])/\(parts[2])/\(parts[0])"
+    }
+
+    /// The days `first` … `last` (`YYYY-MM-DD`), each one day on from the one before.
+    static func days(from first: String, to last: String) -> [String] {
+        var result: [String] = []
+        var d = dayNumber(of: first)
+        while true {
+            let text = civil(d * day).0
+            result.append(text)
+            if text == last { return result }
+            d += 1
+        }
+    }
+
+    /// Apple's fiscal October 2026, by the rule (FINANCE.md): fiscal year 2027 begins the day after the
+    /// last Saturday of September 2026, and its first month has five Sunday–Saturday weeks.
+    static var fiscalOctober: (first: String, last: String) {
+        let september30 = dayNumber(2026, 10) - 1
+        let lastSaturday = september30 - (september30 + 4 + 1) % 7  // 1970-01-01 was a Thursday
+        return (civil((lastSaturday + 1) * day).0, civil((lastSaturday + 35) * day).0)
+    }
+
     /// Milliseconds since 1970 as text (Apple's `*_ms` fields).
     static func ms(_ t: Int64) -> String { String(t * 1000) }
 
@@ -81,6 +116,12 @@ enum SampleClock {
             month += 1
         }
         return (year, month, rest + 1)
+    }
+
+    /// Day number of a `YYYY-MM-DD` day.
+    private static func dayNumber(of text: String) -> Int64 {
+        let parts = text.split(separator: "-").map { Int64($0)! }
+        return dayNumber(parts[0], parts[1]) + parts[2] - 1
     }
 
     /// Day number of the first day of a month.

@@ -23,10 +23,18 @@ public struct SampleGenerator: Sendable {
         self.seed = seed
     }
 
-    /// The file names `write(to:)` creates.
-    public static let fileNames = [
-        "client.jsonl", "client.csv", "server.jsonl", "verify.jsonl", "config.json", "answer-key.json",
-    ]
+    /// The file names `write(to:)` creates (App Store Connect's reports in `app-store-connect/`, the
+    /// test CA in `test-ca/`).
+    public static let fileNames =
+        [
+            "client.jsonl", "client.csv", "server.jsonl", "verify.jsonl", "signed.jsonl", "history.jsonl", "notifications.jsonl",
+            "prices.csv", "config.json", "answer-key.json",
+        ]
+        + SampleAppleReports.salesDays.map {
+            "app-store-connect/S_D_\(SampleAppleReports.vendor)_\($0.replacingOccurrences(of: "-", with: "")).txt"
+        }
+        + SamplePrices.regions.map { "app-store-connect/\(SampleAppleReports.vendor)_1026_\($0.code).txt" }
+        + ["app-store-connect/financial_report.csv"] + SampleTestCA.files.map { "test-ca/" + $0.name }
 
     /// Writes the six files into `directory`, creating it (and its parents) when missing and
     /// replacing files of the same names.
@@ -37,19 +45,31 @@ public struct SampleGenerator: Sendable {
         for plant in SampleGenerator.cases {
             for rep in 0..<repeats { plant(builder)(rep) }
         }
+        builder.plantCloseCases()
         builder.addOrdinaryTraffic(upTo: transactions)
 
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let files = try builder.log.write(to: directory, csvShare: 0.1, random: &builder.random)
         let asOf = builder.log.newest
         let scenarios = builder.scenarioCounts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let sales = builder.book.sales()
+        let reports = SampleAppleReports(sales: sales, omitted: builder.book.omitted, appleOnly: builder.book.appleOnly)
+        let payments = SamplePayments(reports)
+        let close = SampleCloseKey(sales: sales, book: builder.book, reports: reports, findings: builder.key.sorted)
         let key = builder.key.render(
             seed: seed, transactions: builder.transactionCount, asOf: asOf, files: files,
-            scenarios: scenarios)
+            scenarios: scenarios, close: close.render(payments: payments))
         var paths = files.paths
-        for (name, text) in [("config.json", SampleCatalog.configText), ("answer-key.json", key)] {
-            paths.append(try SampleFileWriter.write(text, to: directory, name: name))
+        var written: [(String, String)] = [("prices.csv", SamplePrices.priceListText), ("config.json", SampleCatalog.configText)]
+        for folder in ["app-store-connect", "test-ca"] {
+            try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: true)
         }
+        written += reports.salesFiles.map { ("app-store-connect/" + $0.name, $0.text) }
+        written += reports.financialFiles.map { ("app-store-connect/" + $0.name, $0.text) }
+        written.append(("app-store-connect/financial_report.csv", payments.text))
+        written += SampleTestCA.files.map { ("test-ca/" + $0.name, $0.text) }
+        written.append(("answer-key.json", key))
+        for (name, text) in written { paths.append(try SampleFileWriter.write(text, to: directory, name: name)) }
         return SampleSummary(
             files: paths, transactions: builder.transactionCount, plantedFindings: builder.key.entries.count,
             planted: Dictionary(uniqueKeysWithValues: builder.key.planted.map { ($0.label, $0.count) }),

@@ -92,9 +92,20 @@ extension SampleBuilder {
         history: inout [String: [SampleTransaction]]
     ) {
         let at = (txs.map(\.purchasedAt).max() ?? 0) + random.seconds(2...5)
+        let ids = txs.map(\.id)
+        // About a third of single consumable purchases are checked with the App Store Server API: a signed
+        // transaction with its price, currency and storefront.
+        if txs.count == 1 && !restore && !txs[0].idsAsNumbers && SampleBook.productTypes[txs[0].productId] == "consumable"
+            && random.chance(0.3)
+        {
+            let (tx, details) = priced(txs[0], in: random.weighted(SamplePrices.jwsStorefronts))
+            verifySigned(at: at, user, device, tx, details)
+            history[user, default: []].append(tx)
+            return
+        }
         let answer: SampleJSON
         if txs.count == 1 && !restore && !txs[0].idsAsNumbers && random.chance(0.005) {
-            answer = SampleApple.ios6Response(txs[0], bundleId: SampleCatalog.bundleId, status: 0)
+            answer = ios6(txs[0], status: 0)
         } else {
             let earlier = Array((history[user] ?? []).suffix(random.weighted([(0, 30), (1, 30), (2, 25), (3, 15)])))
             var style = ReceiptStyle.production
@@ -102,7 +113,6 @@ extension SampleBuilder {
             style.latest = random.weighted([(ReceiptStyle.LatestReceiptInfo.omitted, 90), (.array, 8), (.object, 2)])
             answer = ok(user, earlier + txs, at: at, style)
         }
-        let ids = txs.map(\.id)
         verify(
             at: at, user, device, ids: ids, answers: [answer], status: 0, environment: "Production", granted: true,
             restore: restore, credited: random.chance(0.25) ? ids : nil, textBooleans: random.chance(0.01))

@@ -99,7 +99,7 @@ extension SampleBuilder {
     func plantUnderCredited(_ rep: Int) {
         planted("dropped_order/under_credited")
         let (user, device) = newUser()
-        var tx = newTransaction(consumable(), at: slot())
+        var tx = newTransaction(SampleCatalog.energyRefill, at: slot())
         tx.quantity = 3
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2, quantity: rep % 3 == 2 ? 1 : (rep % 2 == 0 ? 3 : nil))
         let credited: SampleJSON? =
@@ -119,7 +119,7 @@ extension SampleBuilder {
     func plantQuantityCredited(_ rep: Int) {
         planted("benign: quantity 3 credited 3")
         let (user, device) = newUser()
-        var tx = newTransaction(consumable(), at: slot())
+        var tx = newTransaction(SampleCatalog.energyRefill, at: slot())
         tx.quantity = 3
         report(tx, user, device, "purchased", at: tx.purchasedAt + 2, quantity: 3)
         let at = tx.purchasedAt + 4

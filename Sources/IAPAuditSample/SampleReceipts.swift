@@ -19,6 +19,11 @@ struct SampleTransaction {
     var familyShared = false
     /// Units bought (`quantity`).
     var quantity = 1
+    /// Where it was bought (alpha-3): what Apple's reports say. A JWS writes it as `storefront`; a
+    /// verifyReceipt item does not, so only the generator knows it.
+    var storefront = "USA"
+    /// A free trial (`is_trial_period`, JWS `offerDiscountType` FREE_TRIAL).
+    var trial = false
     /// Write `transaction_id` and `original_transaction_id` as JSON numbers, not strings.
     var idsAsNumbers = false
 
@@ -64,7 +69,7 @@ enum SampleApple {
             o.add("web_order_line_item_id", .text(tx.webOrderLineItemId))
             o.add("is_in_intro_offer_period", .string("false"))
         }
-        o.add("is_trial_period", .string("false"))
+        o.add("is_trial_period", .string(tx.trial ? "true" : "false"))
         if let cancelled = tx.cancelledAt {
             addDate(&o, "cancellation_date", cancelled)
             o.add("cancellation_reason", .text(tx.cancellationReason))

@@ -54,6 +54,11 @@ struct SampleLog {
     private var client: [(at: Int64, order: Int, line: SampleClientLine)] = []
     private var server: [(at: Int64, order: Int, text: String)] = []
     private var verify: [(at: Int64, order: Int, text: String)] = []
+    /// Apple's signed answers to requests, Server API pages and notifications (`signed.jsonl`,
+    /// `history.jsonl`, `notifications.jsonl`).
+    private var signed: [(at: Int64, order: Int, text: String)] = []
+    private var history: [(at: Int64, order: Int, text: String)] = []
+    private var notifications: [(at: Int64, order: Int, text: String)] = []
     private var order = 0
 
     mutating func addClient(_ line: SampleClientLine) {
@@ -76,9 +81,30 @@ struct SampleLog {
         verify.append((at, order, line.rendered))
     }
 
+    /// A signed transaction (compact JWS) answering request `requestId`, received at `at`.
+    mutating func addSigned(requestId: String, receivedAt at: Int64, _ jws: String) {
+        order += 1
+        let line = SampleJSON.object([
+            ("request_id", .string(requestId)), ("received_at", .string(SampleClock.iso(at))), ("signed_transaction", .string(jws)),
+        ])
+        signed.append((at, order, line.rendered))
+    }
+
+    /// A Get Transaction History page fetched at `at` (bare: it sets no as-of).
+    mutating func addHistory(at: Int64, _ page: SampleJSON) {
+        order += 1
+        history.append((at, order, page.rendered))
+    }
+
+    /// A notification body signed at `at` (bare: it sets no as-of).
+    mutating func addNotification(at: Int64, _ body: SampleJSON) {
+        order += 1
+        notifications.append((at, order, body.rendered))
+    }
+
     /// The newest timestamp of any record: the as-of a reconciler defaults to.
     var newest: Int64 {
-        max(client.map(\.at).max() ?? 0, server.map(\.at).max() ?? 0, verify.map(\.at).max() ?? 0)
+        max(client.map(\.at).max() ?? 0, server.map(\.at).max() ?? 0, verify.map(\.at).max() ?? 0, signed.map(\.at).max() ?? 0)
     }
 
     /// Writes the three inputs into `directory`, each sorted by time (ties keep the order
@@ -101,10 +127,17 @@ struct SampleLog {
         let server = try SampleFileWriter(directory: directory, name: "server.jsonl")
         for entry in self.server.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) { try server.append(entry.text) }
         files.serverLines = self.server.count
-        let verify = try SampleFileWriter(directory: directory, name: "verify.jsonl")
-        for entry in self.verify.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) { try verify.append(entry.text) }
-        files.verifyLines = self.verify.count
-        files.paths = try [json, csv, server, verify].map { try $0.close() }
+        var paths = try [json, csv, server].map { try $0.close() }
+        for (name, entries) in [
+            ("verify.jsonl", verify), ("signed.jsonl", signed), ("history.jsonl", history), ("notifications.jsonl", notifications),
+        ] {
+            let file = try SampleFileWriter(directory: directory, name: name)
+            for entry in entries.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) { try file.append(entry.text) }
+            paths.append(try file.close())
+            files.lines[name] = entries.count
+        }
+        files.verifyLines = verify.count
+        files.paths = paths
         return files
     }
 }
@@ -116,6 +149,8 @@ struct SampleFiles {
     var clientCSVRows = 0
     var serverLines = 0
     var verifyLines = 0
+    /// Lines of the Apple files by name (`verify.jsonl`, `signed.jsonl`, `history.jsonl`, `notifications.jsonl`).
+    var lines: [String: Int] = [:]
 }
 
 /// Writes one file line by line through a 1 MB buffer (the file is replaced).

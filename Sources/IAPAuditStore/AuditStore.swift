@@ -36,7 +36,7 @@ public final class AuditStore {
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
             let upgrading = version > 0 && (version < Schema.version || stored != Schema.tablesFingerprint)
-            if upgrading { try Schema.upgradeFromOlder(database) }
+            if upgrading { try Schema.upgradeFromOlder(database, keepingLifecycle: version == Schema.version) }
             try database.execute(Schema.tables)
             try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
             try database.execute(Schema.indexes)
@@ -190,17 +190,27 @@ public final class AuditStore {
     /// Files of the ledger with records rejected, and the first rejection of each: (path, records in,
     /// rejected, first rejected line, its reason). Read on a connection of its own: a run asks while this
     /// store's connection builds the indexes on another thread (a connection is never shared by two).
-    package func rejectedShares() throws -> [(path: String, recordsIn: Int64, rejected: Int64, line: Int64, reason: String)] {
+    package func rejectedShares() throws -> [(path: String, kind: String, recordsIn: Int64, rejected: Int64, line: Int64, reason: String)] {
         let q = try SQLiteDatabase(path: database.path, readOnly: true).prepare(
             """
-            SELECT f.path, f.records_in, f.records_rejected,
+            SELECT f.path, f.kind, f.records_in, f.records_rejected,
                    (SELECT r.line FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1),
                    (SELECT r.reason FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1)
             FROM source_file f WHERE f.records_rejected > 0 ORDER BY f.path
             """)
-        var result: [(String, Int64, Int64, Int64, String)] = []
-        while try q.step() { result.append((q.text(0), q.int64(1), q.int64(2), q.optionalInt64(3) ?? 0, q.optionalText(4) ?? "")) }
+        var result: [(String, String, Int64, Int64, Int64, String)] = []
+        while try q.step() {
+            result.append((q.text(0), q.text(1), q.int64(2), q.int64(3), q.optionalInt64(4) ?? 0, q.optionalText(5) ?? ""))
+        }
         return result
+    }
+
+    /// The kinds of Apple record the ledger holds (`apple_record.source`).
+    package func appleSources() throws -> Set<EvidenceSource> {
+        let q = try database.prepare("SELECT DISTINCT source FROM apple_record")
+        var sources = Set<EvidenceSource>()
+        while try q.step() { if let source = EvidenceSource(rawValue: q.text(0)) { sources.insert(source) } }
+        return sources
     }
 
     /// Sets one run parameter on its own (e.g. `run_status = incomplete` when a run starts).
@@ -210,22 +220,26 @@ public final class AuditStore {
         }
     }
 
-    /// Replaces the findings (given one by one, in table order), the run parameters and the run's warnings
-    /// (table `run_warning`, in the order given) in one transaction.
+    /// Replaces the findings (given one by one, in table order; each stored with its stable id, `FindingIds`),
+    /// the run parameters and the run's warnings (table `run_warning`, in the order given), and records the
+    /// run's lifecycle when given, in one transaction.
     package func replaceFindings(
-        _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = []
+        _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = [],
+        lifecycle: LifecycleRecord? = nil
     ) throws {
         try database.transaction {
             try database.execute("DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning;")
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
-                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation, finding_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 """)
+            var ids = FindingIds()
             try findings { f in
                 insert.resetForRow()
                 typealias C = FindingColumn
+                insert.bind(C.findingId, constant: ids.id(for: f))
                 insert.bind(C.kind, constant: f.kind.rawValue)
                 insert.bind(C.reason, constant: f.reason)
                 insert.bind(C.severity, constant: f.severity.rawValue)
@@ -247,6 +261,7 @@ public final class AuditStore {
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
             let warning = try database.prepare("INSERT INTO run_warning (code, message, file) VALUES (?1, ?2, ?3)")
             for w in warnings { try warning.run([w.code.rawValue, w.message, w.file]) }
+            if let lifecycle { try record(lifecycle) }
         }
     }
 }
@@ -254,7 +269,7 @@ public final class AuditStore {
 /// The parameters of `finding`'s INSERT, by column.
 private enum FindingColumn: Int32 {
     case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
-        evidence, detail, appleConfirmation
+        evidence, detail, appleConfirmation, findingId
 }
 
 /// A file already in the ledger: its content hash and the note it was stored with.

@@ -23,6 +23,22 @@ package enum CloseReader {
                     originalTransactionId: c.optionalText(3), productId: c.optionalText(4), tsMs: c.int64(5)))
         }
         try reports(db, &inputs)
+        let files = try db.prepare(
+            """
+            SELECT f.path, f.kind, f.records_in, f.records_rejected,
+                   (SELECT r.line FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1),
+                   (SELECT r.reason FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1)
+            FROM source_file f
+            WHERE f.kind IN ('sales_report', 'subscription_report', 'subscription_event_report', 'subscriber_report',
+                             'financial_report', 'payments_summary')
+            ORDER BY f.path
+            """)
+        while try files.step() {
+            let first = files.optionalInt64(4).map { (line: $0, reason: files.optionalText(5) ?? "") }
+            inputs.reportFiles.append(
+                ReportFile(
+                    path: files.text(0), kind: files.text(1), recordsIn: files.int64(2), rejected: files.int64(3), firstRejection: first))
+        }
         return inputs
     }
 
@@ -88,7 +104,8 @@ package enum CloseReader {
                    r.received_at_ms, r.notification_type, t.transaction_id, t.original_transaction_id, t.web_order_line_item_id,
                    t.product_id, t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
                    t.revocation_percentage, t.price_milliunits, t.currency, t.storefront, t.is_trial_period, t.type,
-                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id
+                   t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id, t.quantity,
+                   r.receipt_environment
             FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id JOIN source_file f ON f.file_id = r.file_id
             ORDER BY t.record_id, t.position
             """)
@@ -104,9 +121,9 @@ package enum CloseReader {
         while try q.step() {
             let signals = ListingSignals(
                 recordId: q.int64(2), status: q.int64(3), environment: q.optionalText(4), receiptType: q.optionalText(5),
-                source: q.text(6), bundleId: q.optionalText(7) ?? q.optionalText(30), itemSignature: q.text(27),
-                itemEnvironment: q.optionalText(28), ownership: q.optionalText(29), purchaseMs: q.optionalInt64(15),
-                expiresMs: q.optionalInt64(17))
+                receiptEnvironment: q.optionalText(32), source: q.text(6), bundleId: q.optionalText(7) ?? q.optionalText(30),
+                itemSignature: q.text(27), itemEnvironment: q.optionalText(28), ownership: q.optionalText(29),
+                purchaseMs: q.optionalInt64(15), expiresMs: q.optionalInt64(17))
             var l = CloseListing(
                 location: SourceLocation(file: q.text(0), line: Int(q.int64(1))), transactionId: q.text(11),
                 evidence: ListingEvidenceJudge<Int>.unjudged)
@@ -121,6 +138,7 @@ package enum CloseReader {
             l.currency = q.optionalText(21)
             l.storefront = q.optionalText(22)
             l.isTrialPeriod = q.optionalInt64(23) == 1
+            l.quantity = max(1, q.optionalInt64(31) ?? 1)
             l.type = q.optionalText(24)
             l.notificationType = q.optionalText(25) ?? q.optionalText(10)
             l.issuedMs = q.optionalInt64(8) ?? q.optionalInt64(26) ?? q.optionalInt64(9)

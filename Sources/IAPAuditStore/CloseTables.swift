@@ -4,7 +4,7 @@ extension AuditStore {
     /// Replaces a period's close tables (docs/schema.md: `close_period`, `close_sale`, `close_bridge`,
     /// `close_total`) in one transaction: closing a period again on the same inputs gives the same rows.
     package func replaceClose(_ report: CloseReport) throws {
-        let period = report.period.label
+        let period = report.period.closeName
         try database.transaction {
             for table in ["close_period", "close_sale", "close_bridge", "close_total"] {
                 try database.prepare("DELETE FROM \(table) WHERE period = ?1").run([period])

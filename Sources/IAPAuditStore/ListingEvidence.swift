@@ -7,6 +7,8 @@ struct ListingSignals {
     /// The record's `environment` and `receipt_type`.
     var environment: String?
     var receiptType: String?
+    /// The record's `receipt_environment` (the receipt's own word, when it has one).
+    var receiptEnvironment: String?
     /// `apple_record.source`.
     var source: String
     /// The record's bundle id, else the transaction's.
@@ -27,7 +29,9 @@ struct ListingEvidenceJudge<Item> {
     let bundleIds: Set<String>
     private var recordId: Int64 = -1
     private var record: [(item: Item, evidence: PaymentEvidence, purchaseMs: Int64?, expiresMs: Int64?)] = []
-    private var signals: (environment: EnvironmentCode, sandboxType: Bool, effective: EnvironmentCode) = (.none, false, .none)
+    private var signals: (environment: EnvironmentCode, sandboxType: Bool, receipt: EnvironmentCode, effective: EnvironmentCode) = (
+        .none, false, .none, .none
+    )
 
     init(bundleIds: Set<String>) { self.bundleIds = bundleIds }
 
@@ -46,6 +50,7 @@ struct ListingEvidenceJudge<Item> {
             recordId = s.recordId
             signals = (
                 s.environment.map(Self.code) ?? .none, s.receiptType.map { $0.hasSuffix("Sandbox") } ?? false,
+                s.receiptEnvironment.map(Self.code) ?? .none,
                 Self.effective(status: s.status, environment: s.environment, receiptType: s.receiptType)
             )
         }
@@ -61,7 +66,8 @@ struct ListingEvidenceJudge<Item> {
     /// The last record's listings (call once the rows are done).
     mutating func finish() -> [(Item, PaymentEvidence)] {
         let conflict = PaymentEvidence.environmentConflict(
-            environment: signals.environment, receiptTypeIsSandbox: signals.sandboxType, effective: signals.effective,
+            environment: signals.environment, receiptTypeIsSandbox: signals.sandboxType, receiptEnvironment: signals.receipt,
+            effective: signals.effective,
             items: record.lazy.map { ($0.evidence.itemEnvironment, $0.purchaseMs, $0.expiresMs) })
         defer { record = [] }
         return record.map { entry in

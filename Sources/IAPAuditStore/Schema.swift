@@ -5,19 +5,25 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 4
+    package static let version = 5
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 9
 
-    /// Older databases are upgraded by dropping everything they hold: version 4 names Apple's records
-    /// `apple_record` / `apple_transaction` (3: `verify_response` / `receipt_transaction`), version 3 keys
-    /// records by `file_id << 32 | line` and keeps facts beside them; so every file is read again by the
-    /// next run (the ledger mirrors the run's inputs: nothing is lost, nothing is misread).
-    static func upgradeFromOlder(_ database: SQLiteDatabase) throws {
+    /// Older databases are upgraded by dropping everything they hold: version 5 adds the findings'
+    /// lifecycle (`LifecycleTables`), version 4 names Apple's records `apple_record` / `apple_transaction`
+    /// (3: `verify_response` / `receipt_transaction`), version 3 keys records by `file_id << 32 | line` and
+    /// keeps facts beside them; so every file is read again by the next run (the ledger mirrors the run's
+    /// inputs: nothing is lost, nothing is misread). A ledger of this version whose record tables were
+    /// declared otherwise (`keepingLifecycle`) keeps its lifecycle: the runs and the findings' history are
+    /// not in the inputs.
+    static func upgradeFromOlder(_ database: SQLiteDatabase, keepingLifecycle: Bool = false) throws {
         var objects: [(type: String, name: String)] = []
         let list = try database.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'")
-        while try list.step() { objects.append((list.text(0), list.text(1))) }
+        while try list.step() {
+            if keepingLifecycle && LifecycleTables.names.contains(list.text(1)) { continue }
+            objects.append((list.text(0), list.text(1)))
+        }
         // Views first: a view names tables.
         for o in objects.sorted(by: { $0.type > $1.type }) { try database.execute("DROP \(o.type.uppercased()) IF EXISTS \"\(o.name)\"") }
     }
@@ -40,7 +46,7 @@ package enum Schema {
     }
 
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
-    static var tables: String { ownTables + RecordTables.create }
+    static var tables: String { ownTables + LifecycleTables.create + RecordTables.create }
 
     private static let ownTables = """
         CREATE TABLE IF NOT EXISTS source_file (
@@ -75,7 +81,7 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS fact_chunk_part ON fact_chunk (stream, part);
         CREATE INDEX IF NOT EXISTS fact_chunk_file ON fact_chunk (file_id);
         CREATE TABLE IF NOT EXISTS finding (
-            finding_id INTEGER PRIMARY KEY,
+            finding_id TEXT NOT NULL,
             kind TEXT NOT NULL,
             reason TEXT NOT NULL,
             severity TEXT NOT NULL CHECK (severity IN ('error', 'warning', 'info')),
@@ -180,6 +186,7 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
         CREATE INDEX IF NOT EXISTS finding_original ON finding (original_transaction_id);
+        CREATE UNIQUE INDEX IF NOT EXISTS finding_stable_id ON finding (finding_id);
         """
 
     /// Every view, dropped before `views` makes them again (so a changed view needs no migration).
@@ -189,6 +196,24 @@ package enum Schema {
     ]
 
     static var dropViews: String { viewNames.map { "DROP VIEW IF EXISTS \($0);" }.joined(separator: "\n") }
+
+    /// A server request line as `transaction_evidence` shows it (`s`: the `server_request` row): its
+    /// event and request id, whether it granted, restore, the logged status and environment. A granted
+    /// request whose `credited_transaction_ids` holds none of `credited` (SQL expressions: the ids of the
+    /// row's transaction) says so and lists what it credited (SEMANTICS rule 5: its grant set).
+    private static func requestDetail(credited ids: String, otherwise: String) -> String {
+        """
+        s.event || ' ' || s.request_id || CASE WHEN s.granted IS NOT 1 THEN ', not granted'
+                       WHEN s.credited_transaction_ids IS NULL
+                         OR EXISTS (SELECT 1 FROM json_each(s.credited_transaction_ids) c WHERE c.value IN (\(ids)))
+                       THEN ', granted'
+                       ELSE ', granted but \(otherwise) (credited '
+                         || coalesce((SELECT group_concat(c.value, ', ') FROM json_each(s.credited_transaction_ids) c), 'nothing')
+                         || ')' END
+                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
+                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+        """
+    }
 
     static let views = """
         CREATE VIEW finding_by_kind_reason AS
@@ -219,9 +244,7 @@ package enum Schema {
             FROM client_report c JOIN source_file f USING (file_id) WHERE c.transaction_id IS NOT NULL
             UNION ALL
             SELECT j.value, 'server_request', f.path, s.line, strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_ms / 1000.0, 'unixepoch'), s.user_id,
-                   s.event || ' ' || s.request_id || CASE s.granted WHEN 1 THEN ', granted' ELSE ', not granted' END
-                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
-                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+                   \(requestDetail(credited: "j.value", otherwise: "did not credit this id"))
             FROM server_request s JOIN source_file f USING (file_id), json_each(s.transaction_ids) j
             UNION ALL
             -- A request that carried the transaction's original id (a renewal credited through it), as an Apple
@@ -230,9 +253,8 @@ package enum Schema {
             -- (instr before json_each, so only those lines are parsed).
             SELECT o.transaction_id, 'server_request', f.path, s.line,
                    strftime('%Y-%m-%dT%H:%M:%fZ', s.ts_ms / 1000.0, 'unixepoch'), s.user_id,
-                   s.event || ' ' || s.request_id || CASE s.granted WHEN 1 THEN ', granted' ELSE ', not granted' END
-                   || CASE s.restore WHEN 1 THEN ', restore' ELSE '' END
-                   || coalesce(', logged status ' || s.verify_status, ', no status logged') || coalesce(', ' || s.environment, '')
+                   \(requestDetail(
+                       credited: "o.original_transaction_id, o.transaction_id", otherwise: "credited neither this id nor its original id"))
                    || ', carried its original id ' || o.original_transaction_id || ', not this transaction''s id'
             FROM (SELECT DISTINCT transaction_id, original_transaction_id FROM apple_transaction
                   WHERE original_transaction_id <> transaction_id) o

@@ -151,7 +151,7 @@ extension AuditStore {
             produce: { kinds, limit, body in
                 let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 let q = try SQLiteDatabase(path: path, readOnly: true).prepare(
-                    "SELECT \(findingColumns) FROM finding WHERE kind IN (\(names)) ORDER BY finding_id LIMIT ?1")
+                    "SELECT \(findingColumns) FROM finding WHERE kind IN (\(names)) ORDER BY rowid LIMIT ?1")
                 q.bind([Int64(limit)])
                 while try q.step() {
                     if let finding = finding(q) { try body(finding) }

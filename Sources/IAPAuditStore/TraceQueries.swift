@@ -143,7 +143,7 @@ final class TraceQueries {
 
     // MARK: Apple records
 
-    /// An Apple record's columns (0–15), then a listing's (16–36).
+    /// An Apple record's columns (0–15), then a listing's (16–37).
     static let recordColumns = """
         r.record_id, f.path, r.line, r.received_at_ms, r.signed_date_ms, r.request_date_ms, r.receipt_creation_date_ms, r.request_id,
         r.order_id, r.status, r.environment, r.receipt_type, r.source, r.signature, r.notification_type, r.notification_subtype
@@ -152,7 +152,7 @@ final class TraceQueries {
         t.transaction_id, t.original_transaction_id, t.web_order_line_item_id, t.product_id, t.quantity, t.purchase_date_ms,
         t.expires_date_ms, t.cancellation_date_ms, t.revocation_type, t.revocation_percentage, t.price_milliunits, t.currency,
         t.environment, t.sections, t.signature, t.notification_type, t.signed_date_ms, t.in_app_ownership_type, t.bundle_id,
-        r.bundle_id, t.notification_subtype
+        r.bundle_id, t.notification_subtype, r.receipt_environment
         """
 
     /// The record part of an Apple event (without its listing), and its time.
@@ -202,7 +202,8 @@ final class TraceQueries {
         ) { q in
             let signals = ListingSignals(
                 recordId: q.int64(0), status: q.int64(9), environment: q.optionalText(10), receiptType: q.optionalText(11),
-                source: q.text(12), bundleId: q.optionalText(35) ?? q.optionalText(34), itemSignature: q.text(30),
+                receiptEnvironment: q.optionalText(37), source: q.text(12), bundleId: q.optionalText(35) ?? q.optionalText(34),
+                itemSignature: q.text(30),
                 itemEnvironment: q.optionalText(28), ownership: q.optionalText(33), purchaseMs: q.optionalInt64(21),
                 expiresMs: q.optionalInt64(22))
             guard q.text(16).utf8.elementsEqual(transactionId.utf8) else {
@@ -235,14 +236,14 @@ final class TraceQueries {
     /// under the purchase's first id).
     func findings(of transactionId: String, original: String?) throws -> [Finding] {
         var result: [Finding] = []
-        try each("SELECT \(AuditStore.findingColumns) FROM finding WHERE transaction_id = ?1 ORDER BY finding_id", [transactionId]) { q in
+        try each("SELECT \(AuditStore.findingColumns) FROM finding WHERE transaction_id = ?1 ORDER BY rowid", [transactionId]) { q in
             if let f = AuditStore.finding(q) { result.append(f) }
         }
         guard let original else { return result }
         try each(
             """
             SELECT \(AuditStore.findingColumns) FROM finding
-            WHERE original_transaction_id = ?1 AND transaction_id <> ?2 AND instr(detail, ?2) > 0 ORDER BY finding_id
+            WHERE original_transaction_id = ?1 AND transaction_id <> ?2 AND instr(detail, ?2) > 0 ORDER BY rowid
             """, [original, transactionId]
         ) { q in
             if let f = AuditStore.finding(q), Self.names(f.detail, transactionId) { result.append(f) }

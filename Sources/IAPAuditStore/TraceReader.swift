@@ -47,36 +47,39 @@ package enum TraceReader {
     private static func open(_ path: String) throws -> SQLiteDatabase {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw AuditError.ledger(path, "no such file (make it with `iap-audit run PATH … --out DIR`, then trace with --out DIR)")
+            throw unreadable(path, "no such file (make it with `iap-audit run PATH … --out DIR`, then trace with --out DIR)")
         }
         guard !isFolder.boolValue else {
-            throw AuditError.ledger(path, "a folder, not a ledger file (give --out DIR for DIR/audit.sqlite, or --ledger DIR/audit.sqlite)")
+            throw unreadable(path, "a folder, not a ledger file (give --out DIR for DIR/audit.sqlite, or --ledger DIR/audit.sqlite)")
         }
         let db: SQLiteDatabase
         do {
             db = try SQLiteDatabase(path: path, readOnly: true)
             let version = try db.scalar("PRAGMA user_version")
-            guard version > 0 else { throw AuditError.ledger(path, "not an iap-audit ledger") }
+            guard version > 0 else { throw unreadable(path, "not an iap-audit ledger") }
             let rerun = "run `iap-audit run PATH … --out DIR` into its folder again with this version, then trace"
             guard version <= Schema.version else {
-                throw AuditError.ledger(
+                throw unreadable(
                     path,
                     "made by a newer iap-audit (schema \(version); this one reads schema \(Schema.version)): trace it with that version")
             }
             guard version == Schema.version else {
-                throw AuditError.ledger(
+                throw unreadable(
                     path, "made by an older iap-audit (schema \(version); this one reads schema \(Schema.version)): \(rerun)")
             }
             guard try Schema.storedFingerprint(db) == Schema.tablesFingerprint else {
-                throw AuditError.ledger(path, "made by another build of iap-audit (its tables differ from this one's): \(rerun)")
+                throw unreadable(path, "made by another build of iap-audit (its tables differ from this one's): \(rerun)")
             }
         } catch let error as AuditError {
             throw error
         } catch {
-            throw AuditError.ledger(path, "\(error)")
+            throw unreadable(path, "\(error)")
         }
         return db
     }
+
+    /// `AuditError.ledger`: `<path>: error: cannot read the ledger: <why>`.
+    private static func unreadable(_ path: String, _ why: String) -> AuditError { .ledger(path, "cannot read the ledger: " + why) }
 
     /// The config's bundle ids (the run parameter `config`, canonical JSON).
     private static func bundleIds(_ config: String?) -> Set<String> {

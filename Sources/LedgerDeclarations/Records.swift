@@ -115,6 +115,13 @@ let appleRecord = RecordDeclaration(
             "receipt.receipt_type", "receiptType", .text(required: false), column: "receipt_type",
             doc: ["`receipt.receipt_type`: `Production`, `ProductionSandbox`, `Sandbox`, `ProductionVPP`…"]),
         FieldDeclaration(
+            "unified_receipt.environment", "receiptEnvironment", .text(required: false), column: "receipt_environment",
+            doc: [
+                "`unified_receipt.environment` of a Notification V1 body (`Production`, `Sandbox`), whose top-level",
+                "`environment` is `environment`: when the two disagree, the record's signals disagree (SEMANTICS rule 24).",
+                "Nil for every other record.",
+            ]),
+        FieldDeclaration(
             "receipt.receipt_creation_date", "receiptCreationDateMs", .integer(swift: "Int64", required: false),
             column: "receipt_creation_date_ms",
             doc: ["`receipt.receipt_creation_date(_ms)`: when the App Store made the receipt, ms since 1970 UTC."]),

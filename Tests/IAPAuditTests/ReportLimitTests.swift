@@ -69,19 +69,43 @@ final class RejectedTextCutTests: XCTestCase {
         TestPaths.write([good, long, short].joined(separator: "\n"), to: input + "/client.jsonl")
         XCTAssertEqual(CLIRun(["run", input, "--out", out]).status, 0)
         let note = " … [cut: \(long.count) characters in all; the whole line is at its file:line]"
-        let read =
-            try PythonReader.run(
-                """
-                import json, sqlite3, sys, openpyxl
-                db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
-                stored = [r[0] for r in db.execute("SELECT raw_text FROM rejection ORDER BY line")]
-                ws = openpyxl.load_workbook(sys.argv[1] + "/audit.xlsx", read_only=True)["Rejected"]
-                rows = [r for r in ws.iter_rows(values_only=True)]
-                header = [i for i, r in enumerate(rows) if r and r[0] == "file"][0]
-                shown = [r[3] for r in rows[header + 1:] if r and r[0]]
-                print(json.dumps({"stored": stored, "shown": shown}))
-                """, args: [out]) as? [String: [String]]
+        let read = try rejectedTexts(out)
         XCTAssertEqual(read?["stored"], [String(long.prefix(4000)) + note, short])
         XCTAssertEqual(read?["shown"], [String(long.prefix(2000)) + note, short])
+    }
+
+    /// A receipt the cut ends in is a part of one: the sheet gives its size as a lower bound and no hash
+    /// (found by a user: `[receipt: 3,939 bytes of base64, SHA-256 cfda…]` for an 11,236-character one).
+    func testAReceiptCutWithItsLineIsNotSizedOrHashedAsAWhole() throws {
+        let input = TestPaths.scratch() + "/in", out = TestPaths.scratch()
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let receipt = "MIIr" + String(repeating: "QUJDRA+/", count: 1404)
+        XCTAssertEqual(receipt.count, 11_236)
+        let head = #"{"request_id": "r1", "received_at": "yesterday", "receipt_data": ""#
+        let line = head + receipt + #""}"#
+        TestPaths.write(line, to: input + "/verify.jsonl")
+        XCTAssertEqual(CLIRun(["run", input, "--out", out]).status, 0)
+        XCTAssertEqual(line.count, 11_304)
+        let note = " … [cut: 11304 characters in all; the whole line is at its file:line]"
+        let read = try rejectedTexts(out)
+        XCTAssertEqual(read?["stored"], [String(line.prefix(4000)) + note])
+        XCTAssertEqual(
+            read?["shown"],
+            [head + "[receipt: at least 3,934 characters of base64, cut with the line (no SHA-256 of a part)]" + note])
+    }
+
+    /// The texts of table `rejection` and of the Rejected sheet, in line order.
+    func rejectedTexts(_ out: String) throws -> [String: [String]]? {
+        try PythonReader.run(
+            """
+            import json, sqlite3, sys, openpyxl
+            db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
+            stored = [r[0] for r in db.execute("SELECT raw_text FROM rejection ORDER BY line")]
+            ws = openpyxl.load_workbook(sys.argv[1] + "/audit.xlsx", read_only=True)["Rejected"]
+            rows = [r for r in ws.iter_rows(values_only=True)]
+            header = [i for i, r in enumerate(rows) if r and r[0] == "file"][0]
+            shown = [r[3] for r in rows[header + 1:] if r and r[0]]
+            print(json.dumps({"stored": stored, "shown": shown}))
+            """, args: [out]) as? [String: [String]]
     }
 }

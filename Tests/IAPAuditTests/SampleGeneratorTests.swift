@@ -105,12 +105,15 @@ final class SampleGeneratorTests: XCTestCase {
         XCTAssertEqual(counts["client_csv_lines"], csvRows)
         XCTAssertEqual(counts["server_lines"], try lines(directory, "server.jsonl").count)
         XCTAssertEqual(counts["verify_lines"], try lines(directory, "verify.jsonl").count)
+        XCTAssertEqual(counts["signed_lines"], try lines(directory, "signed.jsonl").count)
+        XCTAssertEqual(counts["history_lines"], try lines(directory, "history.jsonl").count)
+        XCTAssertEqual(counts["notification_lines"], try lines(directory, "notifications.jsonl").count)
         XCTAssertGreaterThan(csvRows, 0)
     }
 
     func testEveryLineParses() throws {
         let (directory, _) = try generate(transactions: 2000, seed: 1)
-        for name in ["client.jsonl", "server.jsonl", "verify.jsonl"] {
+        for name in ["client.jsonl", "server.jsonl", "verify.jsonl", "signed.jsonl", "history.jsonl", "notifications.jsonl"] {
             for line in try lines(directory, name) { _ = try object(line) }
         }
         _ = try object(text(directory, "config.json"))
@@ -146,6 +149,18 @@ final class SampleGeneratorTests: XCTestCase {
             add(receipt?["transaction_id"])
             addItems(response["latest_receipt_info"])
         }
+        // Apple's signed transactions: answers to requests, Server API pages, notifications.
+        func addSigned(_ jws: Any?) throws {
+            guard let jws = jws as? String else { return }
+            let payload = try TestJWS(jws).payload
+            add(payload["transactionId"])
+            if let data = payload["data"] as? [String: Any] { try addSigned(data["signedTransactionInfo"]) }
+        }
+        for line in try lines(directory, "signed.jsonl") { try addSigned(try object(line)["signed_transaction"]) }
+        for line in try lines(directory, "notifications.jsonl") { try addSigned(try object(line)["signedPayload"]) }
+        for line in try lines(directory, "history.jsonl") {
+            for jws in try object(line)["signedTransactions"] as? [Any] ?? [] { try addSigned(jws) }
+        }
         for row in try findings(key(directory)) {
             XCTAssertTrue(ids.contains(row["transaction_id"]!), "\(row) not in the files")
         }
@@ -169,6 +184,20 @@ final class SampleGeneratorTests: XCTestCase {
         XCTAssertNil(products[SampleCatalog.unknownProduct])
         XCTAssertTrue(try text(directory, "verify.jsonl").contains(SampleCatalog.unknownProduct))
         XCTAssertEqual(config["bundle_ids"] as? [String], ["com.example.app"])
+    }
+
+    /// The generator's own calendar agrees with the tool's: fiscal October 2026 by Apple's rule, and the
+    /// Pacific-time days of the month's edges (Summary Sales days).
+    func testFiscalOctoberAndPacificDaysAreApples() throws {
+        let october = FiscalCalendar().dates(of: try XCTUnwrap(FiscalMonth(named: 10, of: 2026)))
+        XCTAssertEqual(SampleClock.fiscalOctober.first, "\(october.lowerBound)")
+        XCTAssertEqual(SampleClock.fiscalOctober.last, "\(october.upperBound)")
+        XCTAssertEqual(SampleClock.fiscalOctober.first, "2026-09-27")
+        let pacific = try PeriodTimeZone(parsing: "America/Los_Angeles")
+        for t in [SampleClock.start, SampleClock.start + 7 * 3600 - 1, SampleClock.start + 7 * 3600, SampleClock.periodEnd + 9000] {
+            XCTAssertEqual(SampleClock.pacificDay(t), "\(pacific.date(containing: t * 1000))", SampleClock.iso(t))
+        }
+        XCTAssertEqual(SampleClock.pacificDay(SampleClock.periodEnd + 9000), "2026-10-31")
     }
 
     func testPacificTimeFollowsDaylightSaving() {

@@ -22,67 +22,60 @@ final class XLSXWriterTests: XCTestCase {
     static let longText = String(repeating: "x", count: 100)
 
     /// Reads an .xlsx back with openpyxl (an independent reader) and prints JSON.
-    static let readerScript = #"""
-        import sys, json, datetime, re, zipfile
-        import openpyxl
+    static let readerScript =
+        PythonReader.xlsxPrelude + #"""
+            path = sys.argv[1]
+            wb = openpyxl.load_workbook(path)
 
-        path = sys.argv[1]
-        wb = openpyxl.load_workbook(path)
+            out = {"sheets": wb.sheetnames, "data": {}}
+            for ws in wb.worksheets:
+                cells = {}
+                for row in ws.iter_rows():
+                    for c in row:
+                        if c.value is None:
+                            continue
+                        cells[c.coordinate] = {
+                            "value": plain(c.value),
+                            "type": c.data_type,
+                            "format": c.number_format,
+                            "bold": bool(c.font is not None and c.font.b),
+                            "fill": c.fill.fill_type if c.fill is not None else None,
+                            "bottom": c.border.bottom.style if c.border is not None else None,
+                        }
+                charts = []
+                for ch in ws._charts:
+                    anchor = ch.anchor._from
+                    charts.append({"col": anchor.col, "row": anchor.row})
+                out["data"][ws.title] = {
+                    "cells": cells,
+                    "freeze": ws.freeze_panes,
+                    "autofilter": ws.auto_filter.ref,
+                    "widths": {k: d.width for k, d in ws.column_dimensions.items() if d.customWidth},
+                    "charts": len(ws._charts),
+                    "chartAnchors": charts,
+                }
 
-        def plain(v):
-            if isinstance(v, (datetime.datetime, datetime.date)):
-                return {"datetime": v.isoformat()}
-            return v
-
-        out = {"sheets": wb.sheetnames, "data": {}}
-        for ws in wb.worksheets:
-            cells = {}
-            for row in ws.iter_rows():
-                for c in row:
-                    if c.value is None:
-                        continue
-                    cells[c.coordinate] = {
-                        "value": plain(c.value),
-                        "type": c.data_type,
-                        "format": c.number_format,
-                        "bold": bool(c.font is not None and c.font.b),
-                        "fill": c.fill.fill_type if c.fill is not None else None,
-                        "bottom": c.border.bottom.style if c.border is not None else None,
-                    }
-            charts = []
-            for ch in ws._charts:
-                anchor = ch.anchor._from
-                charts.append({"col": anchor.col, "row": anchor.row})
-            out["data"][ws.title] = {
-                "cells": cells,
-                "freeze": ws.freeze_panes,
-                "autofilter": ws.auto_filter.ref,
-                "widths": {k: d.width for k, d in ws.column_dimensions.items() if d.customWidth},
-                "charts": len(ws._charts),
-                "chartAnchors": charts,
-            }
-
-        # Raw XML checks, independent of openpyxl's interpretation.
-        z = zipfile.ZipFile(path)
-        formulas = 0
-        for name in z.namelist():
-            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
-                formulas += len(re.findall(r"<f[ >]", z.read(name).decode("utf-8")))
-        out["formulaElements"] = formulas
-        chartXML = []
-        for name in sorted(z.namelist()):
-            if name.startswith("xl/charts/chart") and name.endswith(".xml"):
-                x = z.read(name).decode("utf-8")
-                chartXML.append({
-                    "type": "bar" if "<c:barChart>" in x else "other",
-                    "barDir": re.findall(r'<c:barDir val="(\w+)"', x),
-                    "refs": re.findall(r"<c:f>(.*?)</c:f>", x),
-                    "texts": re.findall(r"<a:t>(.*?)</a:t>", x),
-                    "values": re.findall(r"<c:v>(.*?)</c:v>", x),
-                })
-        out["chartXML"] = chartXML
-        print(json.dumps(out))
-        """#
+            # Raw XML checks, independent of openpyxl's interpretation.
+            z = zipfile.ZipFile(path)
+            formulas = 0
+            for name in z.namelist():
+                if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                    formulas += len(re.findall(r"<f[ >]", z.read(name).decode("utf-8")))
+            out["formulaElements"] = formulas
+            chartXML = []
+            for name in sorted(z.namelist()):
+                if name.startswith("xl/charts/chart") and name.endswith(".xml"):
+                    x = z.read(name).decode("utf-8")
+                    chartXML.append({
+                        "type": "bar" if "<c:barChart>" in x else "other",
+                        "barDir": re.findall(r'<c:barDir val="(\w+)"', x),
+                        "refs": re.findall(r"<c:f>(.*?)</c:f>", x),
+                        "texts": re.findall(r"<a:t>(.*?)</a:t>", x),
+                        "values": re.findall(r"<c:v>(.*?)</c:v>", x),
+                    })
+            out["chartXML"] = chartXML
+            print(json.dumps(out))
+            """#
 
     var scratch: URL!
 

@@ -5,8 +5,8 @@ import IAPAuditModel
 /// (source `notification_v1`, signature `not_checked`: V1 bodies are unsigned).
 ///
 /// Source: Apple, "App Store Server Notifications V1" → `responseBody` (deprecated): `notification_type`,
-/// `environment` (`PROD` → `Production`, `Sandbox`), `unified_receipt` {`status`, `environment`,
-/// `latest_receipt_info`, `pending_renewal_info`} read as a verifyReceipt body by
+/// `environment` (`PROD` → `Production`, `Sandbox`), `unified_receipt` {`status`, `environment` (also kept
+/// as `receiptEnvironment`), `latest_receipt_info`, `pending_renewal_info`} read as a verifyReceipt body by
 /// `VerifyResponseParser`; older bodies (before 2020) carry `latest_receipt_info` /
 /// `latest_expired_receipt_info` as single objects at the top level (flat iOS 6 names: `bid`,
 /// `expires_date_formatted`), and CANCEL bodies a top-level `cancellation_date(_ms)` for the
@@ -39,6 +39,9 @@ enum NotificationV1Reader {
         response.bundleId =
             try response.bundleId ?? o.text("bid") ?? unified.flatMap { try itemBundleId($0) } ?? itemBundleId(o)
         let environment = try o.text("environment").flatMap { $0.isEmpty ? nil : $0 }
+        // The receipt's own word is kept beside the body's: `PROD` over a Sandbox receipt proves no
+        // production payment (SEMANTICS rule 24), whichever of the two is taken as the environment.
+        response.receiptEnvironment = unified == nil ? nil : response.environment.map(Environment.normalized)
         response.environment = (environment ?? response.environment).map(Environment.normalized)
         try applyCancellation(o, to: &response)
         response.source = .notificationV1

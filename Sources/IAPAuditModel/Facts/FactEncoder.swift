@@ -151,7 +151,8 @@ package enum FactEncoder {
         func environmentConflict(_ r: AppleRecordRow, _ batch: RecordBatch, environment: EnvironmentCode) -> Bool {
             PaymentEvidence.environmentConflict(
                 environment: bytes(r.environment).map(EnvironmentCode.normalizing) ?? .none,
-                receiptTypeIsSandbox: PaymentEvidence.isSandboxReceiptType(bytes(r.receiptType)), effective: environment,
+                receiptTypeIsSandbox: PaymentEvidence.isSandboxReceiptType(bytes(r.receiptType)),
+                receiptEnvironment: bytes(r.receiptEnvironment).map(EnvironmentCode.normalizing) ?? .none, effective: environment,
                 items: r.items.lazy.map { i in
                     let item = batch.appleTransactions[Int(i)]
                     return (bytes(item.environment).map(EnvironmentCode.normalizing) ?? .none, item.purchaseDateMs, item.expiresDateMs)

@@ -174,6 +174,16 @@ public struct AccountingPeriod: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The close's name for the period, unique per calendar and time zone (file names, the close tables'
+    /// key): `2026-10` for a gregorian UTC month, `2026-10-apple-fiscal-America_Los_Angeles` otherwise,
+    /// so the calendar and the fiscal close of one month never overwrite each other.
+    public var closeName: String {
+        var name = label
+        if calendar == .appleFiscal { name += "-apple-fiscal" }
+        if timeZone != .utc { name += "-" + timeZone.identifier.replacingOccurrences(of: "/", with: "_") }
+        return name
+    }
+
     /// `fiscal October 2026, 2026-09-27 to 2026-10-31 (apple-fiscal, America/Los_Angeles)`.
     public var description: String {
         let name: String

@@ -8,8 +8,25 @@ package struct CloseInputs: Sendable {
     package var financial: [FinancialLine] = []
     package var payments: [PaymentLine] = []
     package var findings: [Finding] = []
+    /// App Store Connect's report files of the ledger, with their rejected lines.
+    package var reportFiles: [ReportFile] = []
 
     package init() {}
+}
+
+/// An App Store Connect report file of the ledger (`source_file`), and how many of its lines were rejected.
+package struct ReportFile: Sendable {
+    package var path: String
+    /// `source_file.kind`: `sales_report`, `financial_report`, `payments_summary`…
+    package var kind: String
+    package var recordsIn: Int64
+    package var rejected: Int64
+    /// The first rejected line and its reason; nil when none was rejected.
+    package var firstRejection: (line: Int64, reason: String)?
+
+    package init(path: String, kind: String, recordsIn: Int64, rejected: Int64, firstRejection: (line: Int64, reason: String)?) {
+        (self.path, self.kind, self.recordsIn, self.rejected, self.firstRejection) = (path, kind, recordsIn, rejected, firstRejection)
+    }
 }
 
 /// One transaction as one Apple record lists it (apple_transaction ⋈ apple_record).
@@ -33,6 +50,8 @@ package struct CloseListing: Sendable {
     package var storefront: String?
     /// A free trial (`is_trial_period`, JWS `offerDiscountType` FREE_TRIAL).
     package var isTrialPeriod: Bool
+    /// Units bought (receipt item / JWS `quantity`; 1 when not given).
+    package var quantity: Int64 = 1
     /// JWS `type` (`Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`, `Non-Renewing Subscription`).
     package var type: String?
     /// The notification that listed it (`REFUND_REVERSED` undoes a refund).

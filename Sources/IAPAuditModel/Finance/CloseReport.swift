@@ -41,6 +41,8 @@ package struct LedgerSale: Sendable {
     /// The transaction ids of the purchase (sorted).
     package var transactionIds: [String]
     package var productId: String?
+    /// Units bought (`quantity`): what Apple's reports count.
+    package var units: Int64 = 1
     /// Apple's purchase date (a restored purchase's original one), else the client's `ts`, UTC ms.
     package var purchaseMs: Int64?
     /// ISO 3166-1 alpha-2, from the JWS storefront; nil when unknown.
@@ -58,9 +60,10 @@ package struct LedgerSale: Sendable {
 
     package init(
         key: String, transactionIds: [String], productId: String? = nil, purchaseMs: Int64? = nil, countryCode: String? = nil,
-        amount: Money? = nil, pricing: Pricing, saleClass: Class, exclusion: String? = nil, isTrial: Bool, refunds: [Refund],
-        evidence: [SourceLocation]
+        amount: Money? = nil, pricing: Pricing, saleClass: Class, exclusion: String? = nil, isTrial: Bool, units: Int64 = 1,
+        refunds: [Refund], evidence: [SourceLocation]
     ) {
+        self.units = units
         (
             self.key, self.transactionIds, self.productId, self.purchaseMs, self.countryCode, self.amount, self.pricing, self.saleClass,
             self.exclusion, self.isTrial, self.refunds, self.evidence
@@ -196,6 +199,12 @@ package struct CloseReport: Sendable {
         package init(finding: Finding, amount: Money? = nil, pricing: LedgerSale.Pricing) {
             (self.finding, self.amount, self.pricing) = (finding, amount, pricing)
         }
+
+        /// The label it is totalled under (`Totals.losses`): its kind, and a dropped order's confirmation
+        /// (`dropped_order confirmed`, `dropped_order claimed`, `sandbox_leak`).
+        package var label: String {
+            finding.kind == .droppedOrder ? "dropped_order \(finding.appleConfirmation?.rawValue ?? "claimed")" : finding.kind.rawValue
+        }
     }
 
     /// One currency's headline numbers.
@@ -275,6 +284,8 @@ package struct CloseReport: Sendable {
     package var bridges: [Bridge]
     /// The payments summary rows of the period's fiscal months, against the Financial reports.
     package var payments: [Payment] = []
+    /// What the close says about Apple's reports (copies, gaps, rejected lines) and its own inputs.
+    package var warnings: [RunWarning] = []
 
     package init(
         period: AccountingPeriod, fiscalMonths: [(month: FiscalMonth, dates: ClosedRange<CalendarDate>)], sales: [LedgerSale],

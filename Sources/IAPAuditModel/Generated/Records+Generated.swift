@@ -239,6 +239,10 @@ public struct AppleRecord: Hashable, Sendable {
     public var bundleId: String?
     /// `receipt.receipt_type`: `Production`, `ProductionSandbox`, `Sandbox`, `ProductionVPP`…
     public var receiptType: String?
+    /// `unified_receipt.environment` of a Notification V1 body (`Production`, `Sandbox`), whose top-level
+    /// `environment` is `environment`: when the two disagree, the record's signals disagree (SEMANTICS rule 24).
+    /// Nil for every other record.
+    public var receiptEnvironment: String?
     /// `receipt.receipt_creation_date(_ms)`: when the App Store made the receipt, ms since 1970 UTC.
     public var receiptCreationDateMs: Int64?
     /// `receipt.request_date(_ms)`: when the verifyReceipt request was answered, ms since 1970 UTC.
@@ -274,6 +278,7 @@ public struct AppleRecord: Hashable, Sendable {
         isRetryable: Bool? = nil,
         bundleId: String? = nil,
         receiptType: String? = nil,
+        receiptEnvironment: String? = nil,
         receiptCreationDateMs: Int64? = nil,
         requestDateMs: Int64? = nil,
         items: [AppleTransaction] = [],
@@ -295,6 +300,7 @@ public struct AppleRecord: Hashable, Sendable {
         self.isRetryable = isRetryable
         self.bundleId = bundleId
         self.receiptType = receiptType
+        self.receiptEnvironment = receiptEnvironment
         self.receiptCreationDateMs = receiptCreationDateMs
         self.requestDateMs = requestDateMs
         self.items = items
@@ -356,6 +362,7 @@ package struct AppleRecordRow: Sendable {
     package var isRetryable: Bool?
     package var bundleId: TextRef
     package var receiptType: TextRef
+    package var receiptEnvironment: TextRef
     package var receiptCreationDateMs: Int64?
     package var requestDateMs: Int64?
     package var items: Range<Int32>
@@ -382,6 +389,7 @@ package struct AppleRecordRow: Sendable {
         isRetryable: Bool? = nil,
         bundleId: TextRef = .null,
         receiptType: TextRef = .null,
+        receiptEnvironment: TextRef = .null,
         receiptCreationDateMs: Int64? = nil,
         requestDateMs: Int64? = nil,
         items: Range<Int32> = 0..<0,
@@ -407,6 +415,7 @@ package struct AppleRecordRow: Sendable {
         self.isRetryable = isRetryable
         self.bundleId = bundleId
         self.receiptType = receiptType
+        self.receiptEnvironment = receiptEnvironment
         self.receiptCreationDateMs = receiptCreationDateMs
         self.requestDateMs = requestDateMs
         self.items = items
@@ -2119,6 +2128,7 @@ extension RecordBatch {
             isRetryable: r.isRetryable,
             bundleId: arena.append(r.bundleId),
             receiptType: arena.append(r.receiptType),
+            receiptEnvironment: arena.append(r.receiptEnvironment),
             receiptCreationDateMs: r.receiptCreationDateMs,
             requestDateMs: r.requestDateMs,
             items: itemsStart..<Int32(appleTransactions.count),

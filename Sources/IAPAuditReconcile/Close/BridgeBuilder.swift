@@ -67,7 +67,7 @@ extension Bridge {
         for sale in sales {
             guard let productId = sale.productId else { continue }
             let currency = sale.amount?.currency ?? "—"
-            let value = Tally(units: 1, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
+            let value = Tally(units: sale.units, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
             let inPeriod = sale.purchaseMs.map(period.contains) ?? false
             let booked = sale.purchaseMs.map(appleBooks) ?? false
             if inPeriod {
@@ -78,7 +78,7 @@ extension Bridge {
             if sale.saleClass == .paid && !sale.isTrial {
                 for refund in sale.refunds where appleBooks(refund.atMs) {
                     rows[productId, currency].buckets[.refunds, default: Tally()] += Tally(
-                        units: -1, milliunits: -(refund.amount?.milliunits ?? 0))
+                        units: -sale.units, milliunits: -(refund.amount?.milliunits ?? 0))
                 }
             }
             guard inPeriod || booked else { continue }
@@ -99,7 +99,8 @@ extension Bridge {
                 if booked, sale.pricing == .estimated, let estimate = sale.amount,
                     let actual = applePrices[PriceKey(productId, sale.countryCode, estimate.currency)]
                 {
-                    row.buckets[.estimatedPrices, default: Tally()] += Tally(milliunits: actual.milliunits - estimate.milliunits)
+                    row.buckets[.estimatedPrices, default: Tally()] += Tally(
+                        milliunits: actual.milliunits * sale.units - estimate.milliunits)
                 }
                 if inPeriod { row.remainderSales.append(sale.key) }
             }

@@ -3,10 +3,18 @@ import IAPAuditModel
 /// Builds a `CloseReport` from the ledger's inputs.
 package enum CloseBuilder {
     package static func build(
-        _ inputs: CloseInputs, period: AccountingPeriod, products: [String: ProductType], prices: PriceList?
+        _ given: CloseInputs, period: AccountingPeriod, products: [String: ProductType], prices: PriceList?
     ) -> CloseReport {
         // Report dates win over the rule (FINANCE.md): a financial report names its fiscal month's dates.
         var fiscal = FiscalCalendar()
+        for line in given.financial {
+            let month = fiscal.fiscalMonth(containing: line.startDate)
+            try? fiscal.useReportedDates(line.startDate...line.endDate, for: month)
+        }
+        let checkedMonths = Bridge.fiscalMonths(of: period).map { ($0, fiscal.dates(of: $0)) }
+        // Apple's reports: copies counted once, gaps and rejected lines said.
+        let (inputs, reportWarnings) = ReportCheck.check(given, period: period, fiscalMonths: checkedMonths)
+        fiscal = FiscalCalendar()
         for line in inputs.financial {
             let month = fiscal.fiscalMonth(containing: line.startDate)
             try? fiscal.useReportedDates(line.startDate...line.endDate, for: month)
@@ -26,9 +34,9 @@ package enum CloseBuilder {
             let currency = sale.amount?.currency ?? "—"
             let key = product + "\u{0}" + currency
             if let at = sale.purchaseMs, period.contains(at) {
-                let value = Tally(units: 1, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
+                let value = Tally(units: sale.units, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
                 revenue[key, default: .init(productId: product, currency: currency)].sales += value
-                if sale.isTrial { revenue[key]!.trialUnits += 1 }
+                if sale.isTrial { revenue[key]!.trialUnits += sale.units }
                 if sale.pricing == .estimated { revenue[key]!.estimated += value }
                 let day = period.timeZone.date(containing: at)
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].revenue +=
@@ -36,13 +44,19 @@ package enum CloseBuilder {
             }
             for refund in sale.refunds where period.contains(refund.atMs) && !sale.isTrial {
                 let amount = refund.amount?.milliunits ?? 0
-                revenue[key, default: .init(productId: product, currency: currency)].refunds += Tally(units: -1, milliunits: -amount)
+                revenue[key, default: .init(productId: product, currency: currency)].refunds += Tally(
+                    units: -sale.units, milliunits: -amount)
                 refunds.append(.init(sale: sale, refund: refund))
                 let day = period.timeZone.date(containing: refund.atMs)
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].refunds -= amount
             }
         }
-        let losses = value(inputs.findings, sales)
+        // Losses are booked in the period they happened (a finding first seen in it), so each close books a
+        // loss once; a verification backlog is a wait, not money lost or given away: not valued.
+        let losses = value(
+            inputs.findings.filter {
+                !$0.kind.isInfo && $0.kind != .verificationBacklog && ($0.firstSeenMs.map(period.contains) ?? false)
+            }, sales)
         var bridges: [Bridge] = []
         if inputs.sales.contains(where: { $0.beginDate >= period.firstDay && $0.beginDate <= period.lastDay }) {
             bridges.append(.sales(sales, inputs.sales, period: period))
@@ -60,6 +74,7 @@ package enum CloseBuilder {
             totals: totals(revenue.values, losses, inputs, period: period, spans: spans),
             daily: daily.values.sorted { ($0.day, $0.currency) < ($1.day, $1.currency) }, bridges: bridges)
         report.payments = payments(inputs, months: months, spans: spans)
+        report.warnings = reportWarnings
         return report
     }
 
@@ -108,11 +123,6 @@ package enum CloseBuilder {
         }
     }
 
-    /// The label a valued finding is totalled under: its kind, and a dropped order's confirmation.
-    package static func lossLabel(_ f: Finding) -> String {
-        f.kind == .droppedOrder ? "dropped_order \(f.appleConfirmation?.rawValue ?? "claimed")" : f.kind.rawValue
-    }
-
     private static func totals(
         _ revenue: Dictionary<String, CloseReport.Revenue>.Values, _ losses: [CloseReport.ValuedFinding], _ inputs: CloseInputs,
         period: AccountingPeriod, spans: [ClosedRange<CalendarDate>]
@@ -135,7 +145,7 @@ package enum CloseBuilder {
         }
         for loss in losses where !loss.finding.kind.isInfo {
             guard let amount = loss.amount else { continue }
-            totals[amount.currency, default: .init(currency: amount.currency)].losses[lossLabel(loss.finding), default: 0] +=
+            totals[amount.currency, default: .init(currency: amount.currency)].losses[loss.label, default: 0] +=
                 amount.milliunits
         }
         return totals.values.sorted { $0.currency < $1.currency }

@@ -13,12 +13,20 @@ package enum LedgerSales {
         timeZone: PeriodTimeZone
     ) -> [LedgerSale] {
         var listingsByKey: [String: [CloseListing]] = [:]
-        for l in inputs.listings { listingsByKey[key(l, products), default: []].append(l) }
+        var byOriginal = Set<String>()
+        for l in inputs.listings {
+            let (key, original) = purchase(l, products)
+            listingsByKey[key, default: []].append(l)
+            if original { byOriginal.insert(key) }
+        }
         var sales: [LedgerSale] = []
         var listed = Set<String>()
         for (key, listings) in listingsByKey {
             for l in listings { listed.insert(l.transactionId) }
-            sales.append(sale(key, listings, prices: prices, currencyOfCountry: currencyOfCountry, timeZone: timeZone))
+            sales.append(
+                sale(
+                    key, listings, byOriginal: byOriginal.contains(key), prices: prices, currencyOfCountry: currencyOfCountry,
+                    timeZone: timeZone))
         }
         // Purchases only the client reported: no Apple record lists any of their ids.
         var claimed: [String: [ClientPurchase]] = [:]
@@ -42,20 +50,26 @@ package enum LedgerSales {
     }
 
     /// The purchase key of a listing (rule 18), by the config's product type, else the JWS `type`.
-    static func key(_ l: CloseListing, _ products: [String: ProductType]) -> String {
+    static func key(_ l: CloseListing, _ products: [String: ProductType]) -> String { purchase(l, products).key }
+
+    /// The purchase key, and whether the purchase is dated by its original purchase (a non-consumable or
+    /// non-renewing purchase, whose restores bring new ids; a subscription period and a consumable are
+    /// dated by their own purchase date).
+    static func purchase(_ l: CloseListing, _ products: [String: ProductType]) -> (key: String, byOriginal: Bool) {
         let type = l.productId.flatMap { products[$0] } ?? l.type.flatMap(ProductType.init(jwsType:))
         let original = l.originalTransactionId ?? l.transactionId
         switch type {
-        case .consumable?: return l.transactionId
-        case .nonConsumable?, .nonRenewing?: return original
+        case .consumable?: return (l.transactionId, false)
+        case .nonConsumable?, .nonRenewing?: return (original, true)
         case .autoRenewable?, nil:
-            if let line = l.webOrderLineItemId, line != "0" { return original + "/" + line }
-            return original
+            if let line = l.webOrderLineItemId, line != "0" { return (original + "/" + line, false) }
+            return (original, type == nil)
         }
     }
 
     private static func sale(
-        _ key: String, _ listings: [CloseListing], prices: PriceList?, currencyOfCountry: [String: String], timeZone: PeriodTimeZone
+        _ key: String, _ listings: [CloseListing], byOriginal: Bool, prices: PriceList?, currencyOfCountry: [String: String],
+        timeZone: PeriodTimeZone
     ) -> LedgerSale {
         let paying = listings.filter { $0.evidence.provesPayment() }
         let saleClass: LedgerSale.Class
@@ -68,23 +82,30 @@ package enum LedgerSales {
             saleClass = .unproven
         }
         let main = paying.first ?? listings[0]
-        // A restore or re-issue is dated by the original purchase.
-        let purchaseMs = listings.compactMap { $0.originalPurchaseDateMs ?? $0.purchaseDateMs }.min()
-        let priced = listings.first { $0.evidence.isSigned && $0.evidence.isTrusted && $0.priceMilliunits != nil && $0.currency != nil }
+        // A restore is dated by the original purchase; a subscription period and a consumable by their own.
+        let purchaseMs = listings.compactMap { byOriginal ? $0.originalPurchaseDateMs ?? $0.purchaseDateMs : $0.purchaseDateMs }.min()
+        let units = listings.map(\.quantity).max() ?? 1
+        // JWS `price` of a record Apple stands behind (the transaction's own signature verified, whether or
+        // not the page or notification around it is signed): the transaction's total, never × quantity.
+        let priced = listings.first { $0.evidence.itemSignature == .verified && $0.priceMilliunits != nil && $0.currency != nil }
         let storefront = listings.lazy.compactMap(\.storefront).first
+        var country = storefront.flatMap(Storefront.countryCode(of:))
         var amount: Money? = nil
         var pricing = LedgerSale.Pricing.unpriced
         if let priced {
             (amount, pricing) = (Money(milliunits: priced.priceMilliunits!, currency: priced.currency!), .jws)
         } else if let product = main.productId, let atMs = purchaseMs,
-            let (estimate, _) = estimate(product, storefront: storefront, atMs: atMs, prices, currencyOfCountry, timeZone)
+            let (unitPrice, entry) = estimate(product, storefront: storefront, atMs: atMs, prices, currencyOfCountry, timeZone),
+            let total = unitPrice.times(units)
         {
-            (amount, pricing) = (estimate, .estimated)
+            (amount, pricing) = (total, .estimated)
+            if country == nil, case .storefront(let code) = entry.scope { country = Storefront.countryCode(of: code) }
         }
+        let isTrial = listings.contains(where: \.isTrialPeriod)
         return LedgerSale(
             key: key, transactionIds: ExactText.distinctSorted(listings.map(\.transactionId)), productId: main.productId,
-            purchaseMs: purchaseMs, countryCode: storefront.flatMap(Storefront.countryCode(of:)), amount: amount, pricing: pricing,
-            saleClass: saleClass, exclusion: exclusion, isTrial: listings.contains(where: \.isTrialPeriod) || amount?.milliunits == 0,
+            purchaseMs: purchaseMs, countryCode: country, amount: isTrial ? amount.map { Money.zero($0.currency) } : amount,
+            pricing: pricing, saleClass: saleClass, exclusion: exclusion, isTrial: isTrial, units: units,
             refunds: refunds(listings, amount), evidence: Array(Set(listings.map(\.location))).sorted())
     }
 
@@ -113,23 +134,32 @@ package enum LedgerSales {
         return result
     }
 
-    /// The price list's price of `product` at `atMs`: the storefront's entry, else the entry in the currency
-    /// Apple's reports give for the storefront's country, else the product's only entry; in the currency
-    /// Apple's reports give for a storefront-keyed entry.
+    /// The price list's unit price of `product` at `atMs`: for a purchase whose storefront is known, its
+    /// storefront's entry, else the entry in the currency Apple's reports give for its country (never another
+    /// currency); for one whose storefront is unknown (a receipt), the product's only entry. A
+    /// storefront-keyed entry is in the currency Apple's reports give for that storefront's country.
     static func estimate(
         _ product: String, storefront: String?, atMs: Int64, _ prices: PriceList?, _ currencyOfCountry: [String: String],
         _ timeZone: PeriodTimeZone
     ) -> (Money, PriceListEntry)? {
         guard let prices else { return nil }
-        let storefrontCurrency = storefront.flatMap(Storefront.countryCode(of:)).flatMap { currencyOfCountry[$0] }
         var tries: [[PriceScope]] = []
-        if let storefront { tries.append([.storefront(storefront)]) }
-        if let storefrontCurrency { tries.append([.currency(storefrontCurrency)]) }
-        tries.append(prices.scopes(of: product))
+        if let storefront {
+            tries.append([.storefront(storefront)])
+            if let currency = Storefront.countryCode(of: storefront).flatMap({ currencyOfCountry[$0] }) {
+                tries.append([.currency(currency)])
+            }
+        } else {
+            tries.append(prices.scopes(of: product))
+        }
         for scopes in tries {
             let found = scopes.compactMap { prices.price(of: product, in: $0, atMs: atMs, timeZone: timeZone) }
             guard found.count == 1, let entry = found.first else { continue }
-            guard let money = entry.money(storefrontCurrency: storefrontCurrency) else { return nil }
+            var entryCurrency: String? = nil
+            if case .storefront(let code) = entry.scope {
+                entryCurrency = Storefront.countryCode(of: code).flatMap { currencyOfCountry[$0] }
+            }
+            guard let money = entry.money(storefrontCurrency: entryCurrency) else { return nil }
             return (money, entry)
         }
         return nil

@@ -51,6 +51,7 @@ enum RecordTables {
             is_retryable INTEGER,
             bundle_id TEXT,
             receipt_type TEXT,
+            receipt_environment TEXT,
             receipt_creation_date_ms INTEGER,
             request_date_ms INTEGER,
             raw_json TEXT NOT NULL,
@@ -417,6 +418,7 @@ final class RecordInserts {
                 appleRecord.bind(AppleRecordColumn.isRetryable, r.isRetryable)
                 appleRecord.bind(AppleRecordColumn.bundleId, text: r.bundleId, in: base)
                 appleRecord.bind(AppleRecordColumn.receiptType, text: r.receiptType, in: base)
+                appleRecord.bind(AppleRecordColumn.receiptEnvironment, text: r.receiptEnvironment, in: base)
                 appleRecord.bind(AppleRecordColumn.receiptCreationDateMs, r.receiptCreationDateMs)
                 appleRecord.bind(AppleRecordColumn.requestDateMs, r.requestDateMs)
                 appleRecord.bind(AppleRecordColumn.rawJSON, redactingSecretsIn: r.rawJSON, in: base)
@@ -815,6 +817,7 @@ private enum AppleRecordColumn: Int32 {
     case isRetryable
     case bundleId
     case receiptType
+    case receiptEnvironment
     case receiptCreationDateMs
     case requestDateMs
     case rawJSON
@@ -831,10 +834,11 @@ private enum AppleRecordColumn: Int32 {
 
     static let insert = """
         INSERT INTO apple_record (record_id, file_id, line, request_id, received_at_ms, order_id, status, environment,
-            is_retryable, bundle_id, receipt_type, receipt_creation_date_ms, request_date_ms, raw_json, source, signature,
-            signed_date_ms, notification_uuid, notification_type, notification_subtype, notification_version,
-            notification_status, error_message, notes)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
+            is_retryable, bundle_id, receipt_type, receipt_environment, receipt_creation_date_ms, request_date_ms, raw_json,
+            source, signature, signed_date_ms, notification_uuid, notification_type, notification_subtype,
+            notification_version, notification_status, error_message, notes)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
+            ?25)
         """
 }
 

@@ -67,6 +67,21 @@ final class ConfigInInputFolderTests: XCTestCase {
         XCTAssertEqual(kinds, ["duplicate_credit"])
     }
 
+    /// One folder named twice (`dir` and `dir/.`, or through a link) holds one config: it is used, not
+    /// warned about as two (found by a user: `run same ./same`).
+    func testTheSameConfigReachedTwiceIsOne() throws {
+        let dir = try inputFolder()
+        TestPaths.write(Self.config, to: dir + "/config.json")
+        let link = TestPaths.scratch() + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: dir)
+        XCTAssertEqual(ConfigDiscovery.configs(in: [dir, dir + "/.", link, dir + "/"]), [dir + "/config.json"])
+        let (run, parameters, kinds) = try run([dir, dir + "/."], out: TestPaths.scratch())
+        XCTAssertFalse(run.err.contains("config files in the input folder"), run.err)
+        XCTAssertTrue(run.err.contains("iap-audit: using \(dir)/config.json as --config (found in the input folder)"), run.err)
+        XCTAssertEqual(parameters["config_source"], "\(dir)/config.json (found in the input folder)")
+        XCTAssertEqual(kinds, ["regranted"])
+    }
+
     /// Only the folder's top level is looked at, and `--config` wins over a config in the folder.
     func testSubFoldersAndAGivenConfig() throws {
         let dir = try inputFolder()

@@ -50,8 +50,9 @@ final class DiskFullTests: XCTestCase {
     }
 
     func testAFullDiskWhileImportingEndsInOneClearMessage() throws {
-        // Room for the empty ledger (a 64 KiB page per table and index: about 1.9 MB), not for the sample's records.
-        let out = try smallDisk("3m") + "/out"
+        // Room for the empty ledger (a 64 KiB page per table and index: about 2.5 MB with the lifecycle's tables), not
+        // for the sample's records (a 6 MB ledger).
+        let out = try smallDisk("4m") + "/out"
         let (run, raw) = run(out)
         XCTAssertEqual(run.status, 1)
         let message =

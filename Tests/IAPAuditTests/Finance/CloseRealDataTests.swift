@@ -76,6 +76,25 @@ final class CloseRealDataTests: XCTestCase {
             ])
     }
 
+    /// The Payments sheet of close-2014-09.xlsx, read back with openpyxl: exact milliunits in every amount cell.
+    func testThePaymentsSheet() throws {
+        let result = try close()
+        let rows =
+            try PythonReader.run(
+                """
+                import json, sys, openpyxl
+                ws = openpyxl.load_workbook(sys.argv[1])["Payments"]
+                print(json.dumps([[c.value for c in row][:13] for row in ws.iter_rows(min_row=4) if row[0].value]))
+                """, args: [result.workbookPath]) as! [[Any]]
+        XCTAssertEqual(
+            rows.map { $0.map { "\($0)" } },
+            [
+                ["Switzerland", "CHF", "29", "33150", "33150", "0", "0", "33150", "0.80030", "EUR", "26530", "26530", "0"],
+                ["Euro-Zone", "EUR", "19", "206890", "206890", "0", "0", "206890", "1.00000", "EUR", "206890", "206890", "0"],
+                ["Japan", "JPY", "2", "0", "179000", "179000", "-37000", "142000", "0.00817", "EUR", "1160", "1160", "0"],
+            ])
+    }
+
     /// The close tables hold the bridge, read back with Python's sqlite3.
     func testTheCloseTablesHoldTheBridge() throws {
         let result = try close()
@@ -85,7 +104,7 @@ final class CloseRealDataTests: XCTestCase {
                 import json, sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
                 print(json.dumps(db.execute("SELECT product_id, currency, apple_units, apple_milliunits, commission_tax_milliunits, "
-                    "remainder_units, remainder_milliunits FROM close_bridge WHERE period = '2014-09' AND report = 'Financial' "
+                    "remainder_units, remainder_milliunits FROM close_bridge WHERE period = '2014-09-apple-fiscal-America_Los_Angeles' AND report = 'Financial' "
                     "ORDER BY product_id").fetchall()))
                 """, args: [result.audit.databasePath]) as! [[Any]]
         XCTAssertEqual(rows.count, 6)

@@ -66,6 +66,7 @@ extension RecordBatch {
             isRetryable: r.isRetryable,
             bundleId: text(r.bundleId),
             receiptType: text(r.receiptType),
+            receiptEnvironment: text(r.receiptEnvironment),
             receiptCreationDateMs: r.receiptCreationDateMs,
             requestDateMs: r.requestDateMs,
             items: r.items.map { appleTransaction(appleTransactions[Int($0)]) },
@@ -478,20 +479,20 @@ extension AuditStore {
         let appleRecordQuery = try database.prepare(
             """
             SELECT t.record_id, f.path, t.line, t.request_id, t.received_at_ms, t.order_id, t.status, t.environment,
-                t.is_retryable, t.bundle_id, t.receipt_type, t.receipt_creation_date_ms, t.request_date_ms, t.raw_json, t.source,
-                t.signature, t.signed_date_ms, t.notification_uuid, t.notification_type, t.notification_subtype,
-                t.notification_version, t.notification_status, t.error_message, t.notes
+                t.is_retryable, t.bundle_id, t.receipt_type, t.receipt_environment, t.receipt_creation_date_ms, t.request_date_ms,
+                t.raw_json, t.source, t.signature, t.signed_date_ms, t.notification_uuid, t.notification_type,
+                t.notification_subtype, t.notification_version, t.notification_status, t.error_message, t.notes
             FROM apple_record t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
             """)
         while try appleRecordQuery.step() {
             var notification: NotificationInfo? = nil
-            if !appleRecordQuery.isNull(18) {
+            if !appleRecordQuery.isNull(19) {
                 notification = NotificationInfo(
-                    notificationUUID: appleRecordQuery.optionalText(17),
-                    notificationType: appleRecordQuery.text(18),
-                    subtype: appleRecordQuery.optionalText(19),
-                    version: appleRecordQuery.optionalText(20),
-                    status: appleRecordQuery.optionalInt64(21).map { Int($0) }
+                    notificationUUID: appleRecordQuery.optionalText(18),
+                    notificationType: appleRecordQuery.text(19),
+                    subtype: appleRecordQuery.optionalText(20),
+                    version: appleRecordQuery.optionalText(21),
+                    status: appleRecordQuery.optionalInt64(22).map { Int($0) }
                 )
             }
             let value = AppleRecord(
@@ -504,17 +505,18 @@ extension AuditStore {
                 isRetryable: appleRecordQuery.optionalInt64(8).map { $0 != 0 },
                 bundleId: appleRecordQuery.optionalText(9),
                 receiptType: appleRecordQuery.optionalText(10),
-                receiptCreationDateMs: appleRecordQuery.optionalInt64(11),
-                requestDateMs: appleRecordQuery.optionalInt64(12),
+                receiptEnvironment: appleRecordQuery.optionalText(11),
+                receiptCreationDateMs: appleRecordQuery.optionalInt64(12),
+                requestDateMs: appleRecordQuery.optionalInt64(13),
                 items: appleTransactions[appleRecordQuery.int64(0)] ?? [],
                 pendingRenewals: pendingRenewals[appleRecordQuery.int64(0)] ?? [],
-                rawJSON: appleRecordQuery.text(13),
-                source: EvidenceSource(rawValue: appleRecordQuery.text(14))!,
-                signature: SignatureStatus(text: appleRecordQuery.text(15)) ?? .notChecked,
-                signedDateMs: appleRecordQuery.optionalInt64(16),
+                rawJSON: appleRecordQuery.text(14),
+                source: EvidenceSource(rawValue: appleRecordQuery.text(15))!,
+                signature: SignatureStatus(text: appleRecordQuery.text(16)) ?? .notChecked,
+                signedDateMs: appleRecordQuery.optionalInt64(17),
                 notification: notification,
-                errorMessage: appleRecordQuery.optionalText(22),
-                notes: IdList.decode(appleRecordQuery.text(23))
+                errorMessage: appleRecordQuery.optionalText(23),
+                notes: IdList.decode(appleRecordQuery.text(24))
             )
             ledger.appleRecords.append(value)
         }

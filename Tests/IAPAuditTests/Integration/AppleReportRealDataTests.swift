@@ -57,7 +57,14 @@ final class AppleReportRealDataTests: XCTestCase {
         }
         // Not transaction evidence: no finding, and the run says nothing was audited.
         XCTAssertEqual(try run().result.snapshot.findings.all().count, 0)
-        XCTAssertEqual(try run().result.warnings.map(\.code), [.noConfig, .nothingImported])
+        XCTAssertEqual(try run().result.warnings.map(\.code), [.noConfig, .mostlyRejected, .nothingImported])
+        // report2.txt: all 4 lines rejected, named with the report's consequence, not the findings'.
+        let mostly = try XCTUnwrap(try run().result.warnings.first { $0.code == .mostlyRejected })
+        XCTAssertTrue(mostly.message.contains("report2.txt: 4 of its 4 records (100%) were rejected"), mostly.message)
+        XCTAssertTrue(
+            mostly.message.hasSuffix(
+                "what they held is missing from Apple's figures (a report edited by hand or re-saved by a spreadsheet?); download it again"),
+            mostly.message)
     }
 
     /// sales.tsv (Summary Sales): `Developer Proceeds` and `Customer Price` are per unit; the totals are

@@ -236,7 +236,7 @@ final class RealDataTests: XCTestCase {
             ["imdhemy__appstore-iap/server-notification.json", "nov__itunes-receipt/autorenew_subscription.json"].map(TestPaths.realData))
         XCTAssertTrue(
             conflicts.allSatisfy {
-                $0.message.hasPrefix($0.file! + ": 1 Apple record(s) labelled Production or naming no environment have a sandbox")
+                $0.message.hasPrefix($0.file! + ": 1 Apple record(s) whose environment signals disagree (Production with a sandbox")
             }, "\(conflicts)")
         let unknown = result.warnings.filter { $0.code == .environmentUnknown }.map { URL(fileURLWithPath: $0.file!).lastPathComponent }
         XCTAssertEqual(unknown.sorted(), ["legacyTransaction", "receipt_expired_cancelled.json", "valid.json"])

@@ -59,6 +59,14 @@ final class SampleDataTests: XCTestCase {
         XCTAssertEqual(records("/server.jsonl"), Int64(counts["server_lines"] ?? -2))
         XCTAssertEqual(records("/verify.jsonl"), Int64(counts["verify_lines"] ?? -2))
         XCTAssertEqual(records("/client.jsonl") + records("/client.csv") - 0, Int64(counts["client_lines"] ?? -2))
+        XCTAssertEqual(records("/signed.jsonl"), Int64(counts["signed_lines"] ?? -2))
+        XCTAssertEqual(records("/history.jsonl"), Int64(counts["history_lines"] ?? -2))
+        XCTAssertEqual(records("/notifications.jsonl"), Int64(counts["notification_lines"] ?? -2))
+        // App Store Connect's reports: every line a record (Summary Sales rows, Financial rows and their
+        // totals, the payments summary's regions, total and bank line).
+        let reports = files.filter { $0.path.contains("/app-store-connect/") }
+        XCTAssertEqual(reports.count, 36)
+        XCTAssertEqual(reports.filter { $0.status != "imported" || $0.recordsRejected != 0 }.map(\.path), [])
     }
 
     /// The SQLite file read back with Python's sqlite3: findings by kind equal the store's, views answer.
@@ -80,6 +88,8 @@ final class SampleDataTests: XCTestCase {
                   "without_evidence": db.execute("SELECT count(*) FROM finding WHERE NOT json_valid(evidence) OR json_array_length(evidence) = 0 OR evidence NOT LIKE '%:%'").fetchone()[0],
                   "findings": db.execute("SELECT count(*) FROM finding").fetchone()[0],
                   "info_severity": db.execute("SELECT DISTINCT severity FROM finding WHERE kind IN ('sandbox_allowlisted','sandbox_refused','pending_verification','regranted')").fetchall(),
+                  # Apple's signed records (by the sample's test CA, config.json's jws_trust_anchors): each transaction's signature.
+                  "signed": {s: n for s, n in db.execute("SELECT t.signature, count(*) FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id WHERE r.source != 'verify_receipt' GROUP BY t.signature")},
                 }
                 print(json.dumps(out))
                 """, args: [Self.out + "/audit.sqlite"]) as! [String: Any]
@@ -90,6 +100,7 @@ final class SampleDataTests: XCTestCase {
         XCTAssertEqual(read["without_evidence"] as? Int, 0, "every finding names its evidence (file:line)")
         XCTAssertEqual(read["findings"] as? Int, byKind.values.reduce(0, +))
         XCTAssertEqual(read["info_severity"] as? [[String]], [["info"]])
+        XCTAssertEqual(read["signed"] as? [String: Int], ["verified": 433], "every signed transaction of the sample verifies")
         let totals = read["files_in"] as! [Int]
         XCTAssertEqual(totals[0], totals[1] + totals[2])
         XCTAssertEqual(totals[2], read["rejections"] as? Int)
@@ -115,6 +126,42 @@ final class SampleDataTests: XCTestCase {
         // Two accounts were granted it: the finding is listed once for each.
         XCTAssertEqual(
             rows, ["client_report", "finding", "finding", "server_request", "server_request", "verify_receipt", "verify_receipt"])
+    }
+
+    /// A granted request that credited only part of what it carried (`credited_transaction_ids`, the
+    /// sample's `dropped_order/not_credited` batch): its line is evidence of both ids, and says which one
+    /// it did not credit.
+    func testTransactionEvidenceSaysWhatAGrantedRequestDidNotCredit() throws {
+        _ = try audit()
+        func requests(_ id: String) throws -> [String] {
+            try PythonReader.run(
+                """
+                import json, os, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([os.path.basename(f) + ':' + str(l) + ' ' + d for f, l, d in db.execute(
+                    "SELECT file, line, detail FROM transaction_evidence WHERE transaction_id = ? AND source = 'server_request' "
+                    "ORDER BY time", (sys.argv[2],))]))
+                """, args: [Self.out + "/audit.sqlite", id]) as! [String]
+        }
+        XCTAssertEqual(
+            try requests("2000000400594110"),
+            [
+                "server.jsonl:1022 verify rd2d18764625a26ec, granted but did not credit this id (credited 2000000400594109), "
+                    + "logged status 0, Production"
+            ])
+        XCTAssertEqual(
+            try requests("2000000400594109"), ["server.jsonl:1022 verify rd2d18764625a26ec, granted, logged status 0, Production"])
+    }
+
+    /// The sample's run warns only about what it holds: its environment conflicts and iOS 6 answers, never
+    /// a missing receipt trust anchor (it holds JWS, verified by the sample CA, and no PKCS#7 receipt);
+    /// its price list is named as what it is.
+    func testTheSampleRunWarnsOnlyAboutWhatItHolds() throws {
+        let result = try audit()
+        XCTAssertEqual(result.warnings.map(\.code), [.environmentConflict, .environmentUnknown])
+        XCTAssertEqual(
+            result.snapshot.files.first { $0.path.hasSuffix("/prices.csv") }?.note,
+            "price list (read by `iap-audit close --prices`, not by run: not evidence)")
     }
 
     /// The XLSX read back with openpyxl: sheet names, header rows, the Summary's counts.
@@ -145,7 +192,7 @@ final class SampleDataTests: XCTestCase {
         XCTAssertEqual(
             read["sheets"] as? [String],
             [
-                "Summary", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
+                "Summary", "Changes", "dropped_order", "duplicate_credit", "sandbox_leak", "refund_still_granted",
                 "invalid_credit", "verification_backlog", "info", "Verify Status", "Apple Records", "Rejected",
             ])
         let headers = try XCTUnwrap(read["headers"] as? [String: [String]])
@@ -163,17 +210,24 @@ final class SampleDataTests: XCTestCase {
         let summary = try XCTUnwrap(read["summary"] as? [String: Any])
         let counts = try XCTUnwrap(try answerKey()["counts"] as? [String: Int])
         let lines = counts["client_lines"]! + counts["server_lines"]! + counts["verify_lines"]!
-        XCTAssertEqual(lines, 6519)
-        XCTAssertEqual(summary["inputs"] as? [Int], [lines, lines, 0], "records in = imported + rejected")
+        XCTAssertEqual(lines, 6037)
+        // The logs and verifyReceipt answers, Apple's signed records (427 answers, 2 Server API pages, 4
+        // notifications) and App Store Connect's reports (734 lines).
+        let signed = counts["signed_lines"]! + counts["history_lines"]! + counts["notification_lines"]!
+        XCTAssertEqual(signed, 433)
+        let records = lines + signed + 734
+        XCTAssertEqual(summary["inputs"] as? [Int], [records, records, 0], "records in = imported + rejected")
         XCTAssertEqual(summary["run_status"] as? String, "complete")
-        XCTAssertEqual(summary["problems"] as? Int, 110)
-        XCTAssertEqual(summary["info"] as? Int, 50)
+        // The close's planted cases add one confirmed dropped order (bought 2026-11-01, after the logs end)
+        // and two outside_window/before_window (bought in September, only Apple's records show them).
+        XCTAssertEqual(summary["problems"] as? Int, 111)
+        XCTAssertEqual(summary["info"] as? Int, 52)
         // Rule 22: the Summary splits dropped orders into confirmed by Apple and claimed by the client alone.
         let key = try XCTUnwrap(try answerKey()["findings"] as? [[String: String]])
         let confirmed = key.filter { $0["apple_confirmation"] == "confirmed" }.count
         let claimed = key.filter { $0["apple_confirmation"] == "claimed" }.count
         XCTAssertEqual(summary["dropped"] as? [Int], [confirmed + claimed, confirmed, 0, claimed])
-        XCTAssertEqual([confirmed, claimed], [16, 24])
+        XCTAssertEqual([confirmed, claimed], [17, 24])
         XCTAssertEqual(read["charts"] as? Int, 1)
         XCTAssertEqual(read["first_seen_type"] as? String, "datetime")
     }

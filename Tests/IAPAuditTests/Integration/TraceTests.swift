@@ -54,24 +54,31 @@ final class TraceTests: XCTestCase {
     // MARK: Every kind of id
 
     /// A transaction id: a dropped order Apple confirms (not_credited).
-    func testTransactionId() throws { try assertGolden("sample-transaction-id", "2000000400594161") }
+    func testTransactionId() throws { try assertGolden("sample-transaction-id", "2000000400594108") }
 
-    /// An original transaction id: a subscription's first id and its renewals, two of them credited
-    /// through the original id (SEMANTICS rule 6: "standing for it"); each period traced on its own.
-    func testOriginalTransactionId() throws { try assertGolden("sample-original-transaction-id", "2000000400594511") }
+    /// A transaction id whose timeline crosses a JWS signed transaction, a V2 REFUND notification (prorated)
+    /// and the server's revoke: refunded and taken back, nothing to do.
+    func testSignedTransactionAndRefundNotification() throws {
+        try assertGolden("sample-refund-notification", "2000000400594860")
+    }
 
-    /// A user id: both of the user's purchases, and a purchase still `purchasing` that names no transaction.
-    func testUserId() throws { try assertGolden("sample-user-id", "u127") }
+    /// An original transaction id: a subscription's first id and its renewals, each credited through the
+    /// original id (SEMANTICS rule 6: "its original id, standing for it"); each period traced on its own.
+    func testOriginalTransactionId() throws { try assertGolden("sample-original-transaction-id", "2000000400594378") }
+
+    /// A user id: the user's three purchases (one request posting two of them), and a purchase still
+    /// `purchasing` that names no transaction.
+    func testUserId() throws { try assertGolden("sample-user-id", "u104") }
 
     /// A device id: the device's purchases, one in a receipt answering another purchase's request and
     /// never credited (in_receipt_never_credited).
-    func testDeviceId() throws { try assertGolden("sample-device-id", "3F3162B0-A354-420F-8E7A-85CB4E40FA23") }
+    func testDeviceId() throws { try assertGolden("sample-device-id", "F7C25EB8-EE1C-47BD-ABEC-FDA67A3A7F2E") }
 
     /// A request id: the transactions it posted and those its answer lists.
-    func testRequestId() throws { try assertGolden("sample-request-id", "r5d3a93fc48cf28cb") }
+    func testRequestId() throws { try assertGolden("sample-request-id", "rf7f6e9ee74b3b744") }
 
     /// A web order line item id: one subscription period under two ids (re-issued), credited twice.
-    func testWebOrderLineItemId() throws { try assertGolden("sample-web-order-line-item-id", "2000000123203501") }
+    func testWebOrderLineItemId() throws { try assertGolden("sample-web-order-line-item-id", "2000000384090660") }
 
     // MARK: Verdicts
 
@@ -80,24 +87,24 @@ final class TraceTests: XCTestCase {
         let out = try sampleLedger()
         let expected: [(finding: String, id: String, action: TraceAction, text: String)] = [
             (
-                "dropped_order/in_receipt_never_credited", "2000000400594168", .creditManually,
-                "credit manually to u276: Apple confirms payment (sample-data/verify.jsonl:1359), no credit found"
+                "dropped_order/in_receipt_never_credited", "2000000400594115", .creditManually,
+                "credit manually to u276: Apple confirms payment (sample-data/verify.jsonl:227), no credit found"
             ),
             (
                 "dropped_order/never_sent", "2000000400594083", .requery,
                 "re-query Apple Get Transaction Info for 2000000400594083: only the client reports the purchase; it never reached the server"
             ),
             (
-                "dropped_order/revoked_while_paid", "2000000400594898", .creditRest,
-                "credit u407 again: the credit was revoked on 2026-10-20 (sample-data/server.jsonl:1304) while Apple shows it paid "
-                    + "(sample-data/verify.jsonl:1147) and not refunded"
+                "dropped_order/revoked_while_paid", "2000000400594750", .creditRest,
+                "credit u407 again: the credit was revoked on 2026-10-20 (sample-data/server.jsonl:1271) while Apple shows it paid "
+                    + "(sample-data/verify.jsonl:786) and not refunded"
             ),
             (
-                "dropped_order/stale_receipt", "2000000400594921", .requery,
-                "re-query Apple Get Transaction Info for 2000000400594921: the receipt was stale (created before the purchase)"
+                "dropped_order/stale_receipt", "2000000400594778", .requery,
+                "re-query Apple Get Transaction Info for 2000000400594778: the receipt was stale (created before the purchase)"
             ),
             (
-                "dropped_order/under_credited", "2000000400594906", .creditRest,
+                "dropped_order/under_credited", "2000000400594758", .creditRest,
                 "credit the rest to u417: paid 3, credited 1 (the server log's credited_quantity): 2 unit(s) not delivered"
             ),
             (
@@ -106,56 +113,56 @@ final class TraceTests: XCTestCase {
                     + "not be authenticated), and no Apple record proves the payment"
             ),
             (
-                "duplicate_credit/cross_account", "2000000400594187", .revoke,
-                "revoke the extra credit: one payment granted 2 times: rcfdc1dab0a8771fb (u283), r08489dd6e9b5ba42 (u284)"
+                "duplicate_credit/cross_account", "2000000400594197", .revoke,
+                "revoke the extra credit: one payment granted 2 times: rd2f9cc28370b39a2 (u283), rf37b075b8d93a858 (u284)"
             ),
             (
-                "sandbox_leak/sandbox_credited", "2000000400594195", .revoke,
-                "revoke from u295: credited on a Sandbox answer, where no money is paid, by request(s) rb1be1a1358b15d4c"
+                "sandbox_leak/sandbox_credited", "2000000400594205", .revoke,
+                "revoke from u295: credited on a Sandbox answer, where no money is paid, by request(s) r6fd0a04b4af91a88"
             ),
             (
-                "refund_still_granted/cancelled_not_revoked", "2000000400594307", .revoke,
-                "revoke: refunded on 2026-10-05 (sample-data/verify.jsonl:322) but still granted to u303"
+                "refund_still_granted/cancelled_not_revoked", "2000000400594217", .revoke,
+                "revoke: refunded on 2026-10-07 (sample-data/verify.jsonl:445) but still granted to u303"
             ),
             (
-                "invalid_credit/nonzero_status", "2000000400594351", .reverify,
-                "re-verify with Apple Get Transaction Info for 2000000400594351: granted to u311 without proof (Apple answered status "
+                "invalid_credit/nonzero_status", "2000000400594233", .reverify,
+                "re-verify with Apple Get Transaction Info for 2000000400594233: granted to u311 without proof (Apple answered status "
                     + "21003: receipt could not be authenticated); take the credit back if Apple does not list it"
             ),
             (
-                "verification_backlog/retryable_status", "2000000400594149", .requery,
-                "re-query Apple Get Transaction Info for 2000000400594149: the verification failed (last status 21002: receipt-data "
+                "verification_backlog/retryable_status", "2000000400594095", .requery,
+                "re-query Apple Get Transaction Info for 2000000400594095: the verification failed (last status 21002: receipt-data "
                     + "malformed or the service had a temporary issue), and no Apple record proves the payment"
             ),
             (
-                "sandbox_allowlisted/allowlisted_user", "2000000400594199", .noAction,
+                "sandbox_allowlisted/allowlisted_user", "2000000400594209", .noAction,
                 "no action: credited to u-reviewer-1, an allowlisted tester, on a Sandbox answer (no money was paid)"
             ),
             (
-                "sandbox_refused/sandbox_receipt", "2000000400594249", .noAction,
+                "sandbox_refused/sandbox_receipt", "2000000400594213", .noAction,
                 "no action: a sandbox purchase, correctly not credited (no money was paid)"
             ),
             (
-                "pending_verification/no_verify_response", "2000000400594422", .wait,
-                "wait: Apple has not answered yet (request r31067f671bc0b73e); pending since 2026-10-30T18:45:04.000Z"
+                "pending_verification/no_verify_response", "2000000400594350", .wait,
+                "wait: Apple has not answered yet (request r399a6c6f4a4d20b2); pending since 2026-10-30T12:06:18.000Z"
             ),
             (
-                "regranted/non_consumable", "2000000400594430", .noAction,
-                "no action: credited to u343 (sample-data/server.jsonl:881), Apple confirms payment (sample-data/verify.jsonl:870)"
+                "regranted/non_consumable", "2000000400594358", .noAction,
+                "no action: credited to u343 (sample-data/server.jsonl:777), Apple confirms payment (sample-data/verify.jsonl:595)"
             ),
             (
-                "id_reissued/same_billing_event", "2000000400594792", .noAction,
-                "no action: credited to u387 (sample-data/server.jsonl:474), Apple confirms payment (sample-data/verify.jsonl:468)"
+                "id_reissued/same_billing_event", "2000000400594613", .noAction,
+                "no action: credited to u387 (sample-data/server.jsonl:140), Apple confirms payment (sample-data/verify.jsonl:101)"
             ),
             (
-                "outside_window/before_window", "2000000400594800", .notJudged,
-                "not judged by these logs: purchase only Apple lists dated 2026-07-25T01:06:40.000Z, before the earliest log ts "
-                    + "2026-10-01T00:01:32.000Z: these logs cannot show whether it was credited"
+                "outside_window/before_window", "2000000400594673", .notJudged,
+                "not judged by these logs: purchase only Apple lists dated 2026-04-29T11:18:12.000Z, before the earliest log ts "
+                    + "2026-10-01T00:01:09.000Z: these logs cannot show whether it was credited"
             ),
             (
-                "refund_superseded/later_purchase", "2000000400594945", .noAction,
-                "no action: refunded on 2026-10-02 (sample-data/verify.jsonl:180); u429 holds the later purchase 2000000400594946 of "
-                    + "com.example.premium (purchased 2026-10-03T18:40:16.000Z)"
+                "refund_superseded/later_purchase", "2000000400594785", .noAction,
+                "no action: refunded on 2026-10-05 (sample-data/verify.jsonl:261); u429 holds the later purchase 2000000400594841 of "
+                    + "com.example.premium (purchased 2026-10-06T12:38:15.000Z)"
             ),
         ]
         let key = try answerKey()
@@ -177,7 +184,7 @@ final class TraceTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.repoRoot + "/sample-data/answer-key.json"))
         let findings = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["findings"] as? [[String: String]])
         let dropped = findings.filter { $0["kind"] == "dropped_order" }
-        XCTAssertEqual(dropped.count, 40)
+        XCTAssertEqual(dropped.count, 41)
         let word = ["confirmed": "confirmed", "refunded": "refunded", "claimed": "not_confirmed"]
         for f in dropped {
             let id = try XCTUnwrap(f["transaction_id"])

@@ -28,7 +28,8 @@ final class WindowSliceTests: XCTestCase {
     func testOneDayOfTheSampleMonth() throws {
         let config = try ConfigLoader.load(path: sampleData + "/config.json")
         let crossing = try checkSlice(
-            of: sampleData, files: ["client.jsonl", "client.csv", "server.jsonl", "verify.jsonl"], config: config, minimumHistory: 20)
+            of: sampleData, files: ["client.jsonl", "client.csv", "server.jsonl", "verify.jsonl", "signed.jsonl"], config: config,
+            minimumHistory: 20)
         XCTAssertEqual(crossing.crossing, [:])
     }
 
@@ -78,7 +79,7 @@ final class WindowSliceTests: XCTestCase {
                     continue
                 }
                 kept.append(raw)
-                if name == "verify.jsonl" {
+                if name == "verify.jsonl" || name == "signed.jsonl" {
                     for (id, ms) in line.purchases where ms < Self.dayStart { appleOnlyBefore[id] = ms }
                 } else {
                     logged.formUnion(line.ids)
@@ -128,6 +129,13 @@ final class WindowSliceTests: XCTestCase {
                 if let id = dict["transaction_id"].map({ "\($0)" }), id != "<null>" {
                     line.ids.insert(id)
                     if let ms = (dict["purchase_date_ms"] as? String).flatMap({ Int64($0) }) { line.purchases[id] = ms }
+                }
+                // A signed transaction answering the request (App Store Server API): its decoded payload.
+                if let jws = dict["signed_transaction"] as? String, let payload = try? TestJWS(jws).payload,
+                    let id = payload["transactionId"] as? String
+                {
+                    line.ids.insert(id)
+                    line.purchases[id] = (payload["purchaseDate"] as? NSNumber)?.int64Value
                 }
                 for key in ["transaction_ids", "credited_transaction_ids"] {
                     for id in dict[key] as? [Any] ?? [] { line.ids.insert("\(id)") }

@@ -43,6 +43,22 @@ final class SecretRedactionTests: XCTestCase {
         XCTAssertEqual(SecretRedaction.shown(#"{"receipt_data": "TUlJQk"# + note).hasSuffix(note), true)
     }
 
+    /// A receipt the cut of a rejected line ends in: a lower bound and no hash (a prefix's hash names no
+    /// receipt), however it is written; one that closes before the cut keeps its size and hash.
+    func testAReceiptCutWithItsLineIsAPart() {
+        let note = " … [cut: 9000 characters in all; the whole line is at its file:line]"
+        let part = "MIIT" + String(repeating: "QUJD", count: 20)
+        let summary = "[receipt: at least 84 characters of base64, cut with the line (no SHA-256 of a part)]"
+        XCTAssertEqual(SecretRedaction.shown(#"{"receipt_data": "\#(part)"# + note), #"{"receipt_data": "\#(summary)"# + note)
+        XCTAssertEqual(
+            SecretRedaction.shown(#"{"body": "{"latest_receipt": "\#(part)"# + note), #"{"body": "{"latest_receipt": "\#(summary)"# + note)
+        XCTAssertEqual(SecretRedaction.shown(part + note), summary + note)
+        XCTAssertEqual(SecretRedaction.shown("\"" + part + note), summary + note)
+        let whole = "[receipt: 84 bytes of base64, SHA-256 \(SwiftSHA256.hex(Array(part.utf8)))]"
+        XCTAssertEqual(
+            SecretRedaction.shown(#"{"receipt_data": "\#(part)", "note": "x"# + note), #"{"receipt_data": "\#(whole)", "note": "x"# + note)
+    }
+
     func testReceiptsAreStoredButShownAsTheirSizeAndHash() throws {
         let receipt = "MIIT" + String(repeating: "QUJD", count: 30) + "+/8="
         let hash = Digest.sha256Hex(Data(receipt.utf8))

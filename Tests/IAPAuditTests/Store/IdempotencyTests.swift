@@ -56,20 +56,33 @@ final class IdempotencyTests: XCTestCase {
     /// The workbook of the same audit is the same bytes: its creation time is the as-of, not the
     /// clock (read from docProps/core.xml by Python's zipfile).
     func testSameAuditGivesTheSameWorkbookBytes() throws {
-        let input = TestPaths.scratch(), first = TestPaths.scratch(), second = TestPaths.scratch()
+        let input = TestPaths.scratch()
         writeInputs(input)
-        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: first))
+        XCTAssertEqual(try workbookCreatedTwice(input), [["created", "2026-10-01T00:00:03Z"], ["modified", "2026-10-01T00:00:03Z"]])
+    }
+
+    /// With no timestamped record (as-of none) the creation time is a fixed instant, 1980-01-01 (the zip
+    /// entries' own date), not the clock: the same audit is still the same bytes (found by a user).
+    func testSameAuditWithoutAnAsOfGivesTheSameWorkbookBytes() throws {
+        let created = try workbookCreatedTwice(TestPaths.realData("gabrielgarza__monza/cancel.json"), asOf: "none (no timestamped record)")
+        XCTAssertEqual(created, [["created", "1980-01-01T00:00:00Z"], ["modified", "1980-01-01T00:00:00Z"]])
+    }
+
+    /// Audits `input` into two fresh folders: the workbooks are the same bytes; their creation and
+    /// modification times (read from docProps/core.xml by Python's zipfile).
+    func workbookCreatedTwice(_ input: String, asOf: String? = nil) throws -> [[String]]? {
+        let first = TestPaths.scratch(), second = TestPaths.scratch()
+        let run = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: first))
+        if let asOf { XCTAssertEqual(run.snapshot.parameters["as_of"], asOf) }
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: second))
-        let created =
-            try PythonReader.run(
-                """
-                import json, re, sys, zipfile
-                core = zipfile.ZipFile(sys.argv[1]).read("docProps/core.xml").decode()
-                print(json.dumps(re.findall(r"<dcterms:(created|modified)[^>]*>([^<]*)<", core)))
-                """, args: [first + "/audit.xlsx"]) as? [[String]]
-        XCTAssertEqual(created, [["created", "2026-10-01T00:00:03Z"], ["modified", "2026-10-01T00:00:03Z"]])
         XCTAssertEqual(
             FileManager.default.contents(atPath: first + "/audit.xlsx"), FileManager.default.contents(atPath: second + "/audit.xlsx"))
+        return try PythonReader.run(
+            """
+            import json, re, sys, zipfile
+            core = zipfile.ZipFile(sys.argv[1]).read("docProps/core.xml").decode()
+            print(json.dumps(re.findall(r"<dcterms:(created|modified)[^>]*>([^<]*)<", core)))
+            """, args: [first + "/audit.xlsx"]) as? [[String]]
     }
 
     func testChangedAndRemovedFilesAreReflected() throws {

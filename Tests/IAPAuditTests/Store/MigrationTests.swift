@@ -60,10 +60,11 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             check["tables"] as? [String],
             [
-                "apple_record", "apple_transaction", "client_report", "close_bridge", "close_period", "close_sale", "close_total",
-                "fact_chunk",
+                "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_period", "close_sale",
+                "close_total", "fact_chunk",
                 "financial_report_line", "financial_report_total",
-                "finding", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection", "run_parameter", "run_warning",
+                "finding", "finding_history", "finding_state", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection",
+                "run_input", "run_parameter", "run_warning",
                 "sales_report_line", "server_request", "source_file", "subscriber_report_line", "subscription_event_line",
                 "subscription_report_line", "verify_status_code",
             ], "version 1's verify_response and receipt_transaction are gone")

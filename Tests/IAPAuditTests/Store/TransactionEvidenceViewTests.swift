@@ -122,4 +122,48 @@ final class TransactionEvidenceViewTests: XCTestCase {
         XCTAssertEqual(originalRows.count, 3, "the original purchase's own requests, as carrying it: \(originalRows)")
         XCTAssertFalse(originalRows.joined().contains("carried its original id"))
     }
+
+    /// A granted request's grant set is its `credited_transaction_ids` when logged (SEMANTICS rule 5): a
+    /// carried id it leaves out is "granted but did not credit this id", with what it did credit; the
+    /// request that posted a renewal's original id says so when it credited neither.
+    func testAGrantedRequestThatDidNotCreditTheIdSaysSo() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        let (original, renewal) = ("2000000400000001", "2000000400000002")
+        TestPaths.write(
+            """
+            {"ts":"2026-10-01T09:01:00Z","request_id":"r1","user_id":"u1","transaction_ids":["\(original)","2000000400000009"],"verify_status":0,"granted":true,"credited_transaction_ids":["2000000400000009"]}
+            {"ts":"2026-10-02T09:01:00Z","request_id":"r2","user_id":"u1","transaction_ids":["\(original)"],"verify_status":0,"granted":true,"credited_transaction_ids":[]}
+            {"ts":"2026-10-03T09:01:00Z","request_id":"r3","user_id":"u1","transaction_ids":["\(original)"],"verify_status":0,"granted":true,"credited_transaction_ids":["\(original)"]}
+            """, to: input + "/server.jsonl")
+        TestPaths.write(
+            """
+            {"request_id":"r3","received_at":"2026-10-03T09:01:01Z","response":{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[{"quantity":"1","product_id":"p","transaction_id":"\(renewal)","original_transaction_id":"\(original)","purchase_date_ms":"1790845200000"}]}}}
+            """, to: input + "/verify.jsonl")
+        _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out, asOfMs: Timestamp.parseMs("2026-10-05T00:00:00Z")))
+        func requests(_ id: String) throws -> [String] {
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([r[0] for r in db.execute(
+                    "SELECT detail FROM transaction_evidence WHERE transaction_id = ? AND source = 'server_request' ORDER BY time",
+                    (sys.argv[2],))]))
+                """, args: [out + "/audit.sqlite", id]) as! [String]
+        }
+        XCTAssertEqual(
+            try requests(original),
+            [
+                "verify r1, granted but did not credit this id (credited 2000000400000009), logged status 0",
+                "verify r2, granted but did not credit this id (credited nothing), logged status 0",
+                "verify r3, granted, logged status 0",
+            ])
+        let carried = ", logged status 0, carried its original id \(original), not this transaction's id"
+        XCTAssertEqual(
+            try requests(renewal),
+            [
+                "verify r1, granted but credited neither this id nor its original id (credited 2000000400000009)" + carried,
+                "verify r2, granted but credited neither this id nor its original id (credited nothing)" + carried,
+                "verify r3, granted" + carried,
+            ])
+    }
 }

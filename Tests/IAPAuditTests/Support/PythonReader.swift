@@ -46,6 +46,19 @@ enum PythonReader {
         return venvPython
     }
 
+    /// What the scripts reading an .xlsx back share: the imports, and `plain(v)`, a cell value as JSON can
+    /// hold it (a date as `{"datetime": ISO 8601}`).
+    static let xlsxPrelude = #"""
+        import sys, json, datetime, re, zipfile
+        import openpyxl
+
+        def plain(v):
+            if isinstance(v, (datetime.datetime, datetime.date)):
+                return {"datetime": v.isoformat()}
+            return v
+
+        """#
+
     /// Runs `python -c script args...`; the script must print one JSON document on stdout.
     /// Throws `Failure` (with the script's stderr) if Python is missing, exits non-zero, or
     /// prints something that is not JSON.

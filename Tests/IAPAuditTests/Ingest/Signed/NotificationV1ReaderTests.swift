@@ -31,6 +31,7 @@ final class NotificationV1ReaderTests: XCTestCase {
         let r = try read("aporat__store-receipt-validator/serverNotificationRequest.json")
         XCTAssertEqual(r.notification?.notificationType, "DID_RENEW")
         XCTAssertEqual(r.environment, "Production", "PROD")
+        XCTAssertEqual(r.receiptEnvironment, "Production", "unified_receipt.environment")
         XCTAssertEqual(r.bundleId, "my.app")
         XCTAssertEqual(r.items.count, 1)
         let item = try XCTUnwrap(r.items.first)
@@ -47,10 +48,39 @@ final class NotificationV1ReaderTests: XCTestCase {
         XCTAssertEqual(r.notes, [])
     }
 
+    /// A body whose `environment` and `unified_receipt.environment` disagree (one Production, the other
+    /// not) is a record whose environment signals disagree (SEMANTICS rule 24): both are stored, and the
+    /// run's environment_conflict warning counts it (the findings: the scenario case
+    /// `environment-conflict-notification-v1-body-and-receipt-disagree`).
+    func testBodyAndReceiptEnvironmentsThatDisagreeAreAConflict() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        let name = "notifications.jsonl"
+        try FileManager.default.copyItem(
+            atPath: FixtureCaseTests.casesFolder + "/environment-conflict-notification-v1-body-and-receipt-disagree/" + name,
+            toPath: input + "/" + name)
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out, asOfMs: 1_791_590_400_000))
+        XCTAssertEqual(
+            result.warnings.filter { $0.code == .environmentConflict }.map(\.message),
+            [
+                "\(input)/\(name): 2 Apple record(s) whose environment signals disagree (Production with a sandbox receipt_type, "
+                    + "a notification V1 whose environment and unified_receipt.environment differ, or subscription periods of an hour "
+                    + "or less labelled Production or naming no environment): read as sandbox (no production payment, no dropped order)"
+            ])
+        let stored =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([[e, r] for e, r in db.execute("SELECT environment, receipt_environment FROM apple_record ORDER BY line")]))
+                """, args: [out + "/audit.sqlite"]) as! [[String]]
+        XCTAssertEqual(stored, [["Production", "Sandbox"], ["Sandbox", "Production"], ["Production", "Production"]])
+    }
+
     func testCancelWithCancellationDate() throws {
         let r = try read("gabrielgarza__monza/cancel.json")
         XCTAssertEqual(r.notification?.notificationType, "CANCEL")
         XCTAssertEqual(r.environment, "Production", "PROD")
+        XCTAssertNil(r.receiptEnvironment, "no unified_receipt")
         XCTAssertEqual(r.bundleId, "com.bundle.id", "the item's bid")
         XCTAssertEqual(r.items.count, 1)
         let item = try XCTUnwrap(r.items.first)

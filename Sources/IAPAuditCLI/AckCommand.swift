@@ -1,0 +1,42 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditSample
+
+/// `iap-audit ack ID --note TEXT [--out DIR] [--json]`: marks a finding known (docs/operations.md).
+enum AckCommand {
+    static let usage = "iap-audit ack ID --note TEXT [--out DIR] [--json]"
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(
+            arguments, valued: ["--note", "--out"], flags: ["--json", "-h", "--help"], command: "ack", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.ack)
+            return 0
+        }
+        guard args.positionals.count == 1, let id = args.positionals.first, !id.isEmpty else {
+            let message = args.positionals.isEmpty ? "missing the finding's ID (e.g. dropped_order:2000000400594083)" : "one ID at a time"
+            throw UsageError(message: message, usage: usage, command: "ack")
+        }
+        guard let note = args.value("--note"), !note.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UsageError(message: "--note TEXT is required: say why the finding is known", usage: usage, command: "ack")
+        }
+        let folder = args.value("--out") ?? RunCommand.defaultOutput
+        if folder.isEmpty { throw UsageError(message: "an empty path (\"\") names no folder", usage: usage, command: "ack") }
+        let outcome = try FindingAcknowledgement.acknowledge(
+            id, note: note, outputDirectory: folder, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+        if args.has("--json") {
+            out(
+                RunSummary.encoded([
+                    "finding_id": outcome.id, "status": "acknowledged", "note": outcome.note,
+                    "acknowledged_at": Timestamp.iso(outcome.acknowledgedAtMs), "run": outcome.run, "first_seen_run": outcome.firstSeenRun,
+                    "ledger": outcome.databasePath,
+                ]))
+        } else {
+            out(
+                "acknowledged \(RunSummary.printable(outcome.id)) (open since run \(outcome.firstSeenRun)) in \(outcome.databasePath): "
+                    + "it stays in the reports and out of --fail-on alerts until it is resolved")
+        }
+        return 0
+    }
+}

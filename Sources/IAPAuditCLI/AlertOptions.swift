@@ -1,0 +1,48 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+
+/// `run --fail-on new|any|KIND[,KIND…]` and `--fail-on-stale HOURS`, read into `AlertRules` (usage errors: 64).
+enum AlertOptions {
+    static func rules(_ args: ArgumentReader, usage: String) throws -> AlertRules {
+        var rules = AlertRules()
+        if let text = args.value("--fail-on") { rules.failOn = try failOn(text, usage: usage) }
+        if let text = args.value("--fail-on-stale") {
+            // Decimal digits only, as for --grace.
+            let decimal = text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+            guard decimal, let hours = Double(text), hours > 0, hours <= 87_600 else {
+                throw UsageError(
+                    message: "--fail-on-stale: not a number of hours above 0 and at most 87600: '\(text)'", usage: usage, command: "run")
+            }
+            rules.staleHours = hours
+        }
+        return rules
+    }
+
+    static func failOn(_ text: String, usage: String) throws -> AlertRules.FailOn {
+        let fail = { (why: String) in UsageError(message: "--fail-on: \(why): '\(text)'", usage: usage, command: "run") }
+        switch text {
+        case "new": return .new
+        case "any": return .any
+        default: break
+        }
+        let problems = FindingKind.problems.map(\.rawValue).joined(separator: ", ")
+        var kinds: [FindingKind] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            if item == "new" || item == "any" { throw fail("new and any stand alone, not in a list of kinds") }
+            guard let kind = FindingKind(rawValue: item) else {
+                throw fail("expected new, any, or finding kinds separated by commas (\(problems)); '\(item)' is none")
+            }
+            if kind.isInfo { throw fail("\(item) is an info kind: info findings never alert (problem kinds: \(problems))") }
+            if !kinds.contains(kind) { kinds.append(kind) }
+        }
+        return .kinds(kinds)
+    }
+
+    /// The verdict in the text summary: nothing when no rule was given.
+    static func text(_ verdict: RunVerdict, _ rules: AlertRules) -> [String] {
+        guard rules.failOn != nil || rules.staleHours != nil else { return [] }
+        guard verdict.exit != 0 else { return ["", "Verdict: ok, exit 0: nothing alerts"] }
+        return ["", "Verdict: alert, exit \(verdict.exit):"] + verdict.reasons.map { "  " + RunSummary.printable($0) }
+    }
+}

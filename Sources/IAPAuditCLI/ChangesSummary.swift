@@ -1,0 +1,77 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+
+/// What a run changed in the findings' lifecycle, in the run's summaries: text for people, a JSON object.
+enum ChangesSummary {
+    /// Ids listed per event in the text (the Changes sheet, `--json` and table `finding_history` have them all).
+    static let listed = 20
+
+    static func text(_ c: RunChanges) -> [String] {
+        let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { "\(c.count($0)) \(words($0))" }
+        let acknowledged = c.acknowledged.count
+        let against = c.previousRun.map { "against run \($0)" } ?? "the ledger's first run (every finding is new)"
+        var lines = [
+            c.repeated
+                ? "Changes: run \(c.run) again (the same inputs and parameters: nothing recorded), \(against):"
+                : "Changes: run \(c.run), \(against):",
+            "  " + counts.joined(separator: ", ") + (acknowledged > 0 ? "; \(acknowledged) of this run's findings acknowledged" : ""),
+        ]
+        for event in [LifecycleEvent.new, .reopened, .resolved, .stillOpen] {
+            let rows = c.changes.filter { $0.event == event }
+            for change in rows.prefix(listed) {
+                lines.append("  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(change)))")
+            }
+            if rows.count > listed {
+                lines.append(
+                    "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) … and \(rows.count - listed) more (Changes sheet)"
+                )
+            }
+        }
+        return lines
+    }
+
+    /// One change: its id and what the event says (the reason, or what resolved it).
+    static func line(_ change: FindingChange) -> String {
+        let s = change.state
+        switch change.event {
+        case .resolved:
+            let at = s.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
+            let by =
+                s.resolvedEvidence.isEmpty
+                ? ": no new record (the inputs or parameters changed)" : " by " + s.resolvedEvidence.joined(separator: ", ")
+            return s.id + at + by
+        default:
+            return s.id + "  " + s.reason + (s.status == .acknowledged ? " (acknowledged)" : "")
+        }
+    }
+
+    static func words(_ event: LifecycleEvent) -> String {
+        switch event {
+        case .new: return "new"
+        case .reopened: return "reopened"
+        case .resolved: return "resolved"
+        case .stillOpen: return "still open"
+        case .acknowledged: return "acknowledged"
+        }
+    }
+
+    static func json(_ c: RunChanges) -> [String: Any] {
+        var object: [String: Any] = [
+            "run": c.run, "previous_run": c.previousRun.map { $0 as Any } ?? NSNull(), "repeated": c.repeated,
+            "fingerprint": c.fingerprint, "recorded_at": Timestamp.iso(c.recordedAtMs), "acknowledged": c.acknowledged,
+            "counts": Dictionary(
+                uniqueKeysWithValues: LifecycleEvent.allCases.filter { $0 != .acknowledged }.map { ($0.rawValue, c.count($0)) }
+            )
+            .merging(["acknowledged": c.acknowledged.count]) { a, _ in a },
+        ]
+        for event in [LifecycleEvent.new, .reopened, .stillOpen] { object[event.rawValue] = c.ids(event) }
+        object["resolved"] = c.changes.filter { $0.event == .resolved }.map {
+            [
+                "finding_id": $0.state.id, "resolved_at": $0.state.resolvedAtMs.map { Timestamp.iso($0) as Any } ?? NSNull(),
+                "evidence": $0.state.resolvedEvidence,
+            ] as [String: Any]
+        }
+        return object
+    }
+}

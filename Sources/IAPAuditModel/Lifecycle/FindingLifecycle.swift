@@ -1,0 +1,83 @@
+/// How a run moves the ledger's findings along their lifecycle (docs/findings.md, Lifecycle): the findings
+/// of this run against the states the last recorded run left.
+///
+/// | before this run                 | in this run | event        | status after            |
+/// |---------------------------------|-------------|--------------|-------------------------|
+/// | never seen                      | yes         | `new`        | open                    |
+/// | open or acknowledged            | yes         | `still_open` | unchanged               |
+/// | resolved                        | yes         | `reopened`   | open (the ack is spent) |
+/// | open or acknowledged            | no          | `resolved`   | resolved                |
+/// | resolved                        | no          | nothing      | resolved                |
+public enum FindingLifecycle {
+    /// One finding of this run: its id and what the state keeps of it.
+    public struct Current: Sendable, Equatable {
+        public var id: String
+        public var kind: FindingKind
+        public var transactionId: String
+        public var reason: String
+
+        public init(id: String, kind: FindingKind, transactionId: String, reason: String) {
+            (self.id, self.kind, self.transactionId, self.reason) = (id, kind, transactionId, reason)
+        }
+    }
+
+    /// What resolved a finding: the new records of its transaction that this run imported (`file:line`),
+    /// and when (the earliest of their times; without one, the run's as-of).
+    public struct Resolution: Sendable, Equatable {
+        public var atMs: Int64?
+        public var evidence: [String]
+
+        public init(atMs: Int64?, evidence: [String]) { (self.atMs, self.evidence) = (atMs, evidence) }
+    }
+
+    /// The changes of run `run`, ordered by event (`LifecycleEvent` order) then id (bytes).
+    /// - Parameters:
+    ///   - current: this run's findings (ids unique).
+    ///   - previous: the findings open or acknowledged after the last recorded run.
+    ///   - earlier: the state of a finding resolved before (nil: never seen).
+    ///   - resolve: what resolved the findings of `previous` this run does not have (by id; one absent:
+    ///     no new record, resolved at `asOfMs`).
+    ///   - asOfMs: this run's as-of.
+    public static func changes(
+        run: Int, current: [Current], previous: [FindingState], earlier: (String) throws -> FindingState?,
+        resolve: ([FindingState]) throws -> [String: Resolution], asOfMs: Int64?
+    ) throws -> [FindingChange] {
+        // Ids compare as exact bytes (rule 1), as everywhere in the ledger.
+        let open = Dictionary(previous.map { (ExactText($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+        var changes: [FindingChange] = []
+        var seen = Set<ExactText>()
+        for f in current {
+            seen.insert(ExactText(f.id))
+            if var state = open[ExactText(f.id)] {
+                (state.lastSeenRun, state.reason) = (run, f.reason)
+                let detail = state.status == .acknowledged ? "\(f.reason) (acknowledged: \(state.note ?? ""))" : f.reason
+                changes.append(FindingChange(event: .stillOpen, state: state, detail: detail))
+            } else if var state = try earlier(f.id) {
+                let resolvedIn = state.resolvedRun.map { " (resolved in run \($0))" } ?? ""
+                (state.status, state.lastSeenRun, state.reason) = (.open, run, f.reason)
+                (state.acknowledgedAtMs, state.note) = (nil, nil)
+                changes.append(FindingChange(event: .reopened, state: state, detail: f.reason + resolvedIn))
+            } else {
+                let state = FindingState(
+                    id: f.id, kind: f.kind.rawValue, transactionId: f.transactionId, reason: f.reason, status: .open, firstSeenRun: run,
+                    lastSeenRun: run)
+                changes.append(FindingChange(event: .new, state: state, detail: f.reason))
+            }
+        }
+        let gone = previous.filter { !seen.contains(ExactText($0.id)) }
+        let resolutions = gone.isEmpty ? [:] : try resolve(gone)
+        for var state in gone {
+            let resolution = resolutions[state.id] ?? Resolution(atMs: asOfMs, evidence: [])
+            state.status = .resolved
+            (state.resolvedRun, state.resolvedAtMs, state.resolvedEvidence) = (run, resolution.atMs ?? asOfMs, resolution.evidence)
+            let detail =
+                resolution.evidence.isEmpty
+                ? "no new record of \(state.transactionId): resolved by what changed in the inputs or parameters"
+                : "resolved by \(resolution.evidence.count) new record(s): \(resolution.evidence.joined(separator: ", "))"
+            changes.append(FindingChange(event: .resolved, state: state, detail: detail))
+        }
+        return changes.sorted {
+            $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8)
+        }
+    }
+}

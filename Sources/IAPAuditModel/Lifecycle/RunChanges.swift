@@ -1,0 +1,34 @@
+/// What a run changed in the ledger's findings (the Changes sheet, the summaries, `run --fail-on`).
+public struct RunChanges: Sendable, Equatable {
+    /// The run's number in this ledger (table `audit_run`).
+    public var run: Int
+    /// The run compared against; nil on the ledger's first run (every finding is new).
+    public var previousRun: Int?
+    /// The run had the same inputs and parameters as the last recorded one (`run`): nothing was recorded,
+    /// and these are that run's changes, with the findings' states as they are now.
+    public var repeated: Bool
+    /// The run's identity: SHA-256 of its inputs and parameters (docs/operations.md).
+    public var fingerprint: String
+    /// When the run was recorded (machine clock), ms since 1970 UTC.
+    public var recordedAtMs: Int64
+    /// In `LifecycleEvent` order, then by id.
+    public var changes: [FindingChange]
+
+    public init(run: Int, previousRun: Int?, repeated: Bool, fingerprint: String, recordedAtMs: Int64, changes: [FindingChange]) {
+        (self.run, self.previousRun, self.repeated, self.fingerprint) = (run, previousRun, repeated, fingerprint)
+        (self.recordedAtMs, self.changes) = (recordedAtMs, changes)
+    }
+
+    /// The ids of one event, in order.
+    public func ids(_ event: LifecycleEvent) -> [String] { changes.filter { $0.event == event }.map(\.state.id) }
+
+    public func count(_ event: LifecycleEvent) -> Int { changes.reduce(0) { $0 + ($1.event == event ? 1 : 0) } }
+
+    /// The findings of this run (new, reopened, still open) that are acknowledged.
+    public var acknowledged: [String] { changes.filter { $0.event != .resolved && $0.state.status == .acknowledged }.map(\.state.id) }
+
+    /// The status of each finding of this run, by id (`open` or `acknowledged`).
+    public var statusById: [String: FindingStatus] {
+        Dictionary(changes.filter { $0.event != .resolved }.map { ($0.state.id, $0.state.status) }, uniquingKeysWith: { a, _ in a })
+    }
+}

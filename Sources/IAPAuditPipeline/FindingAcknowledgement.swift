@@ -1,0 +1,46 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditStore
+
+/// `iap-audit ack`: marks a finding of the ledger known. It stays in the reports (with status
+/// `acknowledged`) and out of `run --fail-on`'s alerts until it is resolved; if it comes back after that, it
+/// is reopened and alerts again.
+public enum FindingAcknowledgement {
+    /// What was acknowledged.
+    public struct Outcome: Sendable, Equatable {
+        public var id: String
+        public var note: String
+        /// Machine clock, ms since 1970 UTC.
+        public var acknowledgedAtMs: Int64
+        /// The last recorded run (the history row's run).
+        public var run: Int
+        public var firstSeenRun: Int
+        public var databasePath: String
+    }
+
+    /// Acknowledges finding `id` of the ledger in `outputDirectory` with `note`, holding the folder's lock.
+    /// Throws `AuditError.ledger` for no ledger, an unknown id (naming the nearest ones) or a resolved
+    /// finding; `AuditError.output` while a run writes the folder.
+    public static func acknowledge(_ id: String, note: String, outputDirectory: String, nowMs: Int64) throws -> Outcome {
+        let databasePath = outputDirectory + "/audit.sqlite"
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw AuditError.ledger(databasePath, "no ledger here: run `iap-audit run … --out \(outputDirectory)` first")
+        }
+        let output = try OutputFolder(path: outputDirectory)
+        switch try output.openStore().acknowledge(id, note: note, atMs: nowMs) {
+        case .acknowledged(let state, let run):
+            return Outcome(
+                id: state.id, note: note, acknowledgedAtMs: nowMs, run: run, firstSeenRun: state.firstSeenRun, databasePath: databasePath)
+        case .resolved(let state):
+            let at = state.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
+            throw AuditError.ledger(
+                databasePath, "finding \(id) is resolved (run \(state.resolvedRun ?? state.lastSeenRun)\(at)): nothing to acknowledge")
+        case .unknown(let nearest):
+            let list = nearest.map { "\($0.id) (\($0.status))" }.joined(separator: ", ")
+            throw AuditError.ledger(
+                databasePath,
+                "no finding '\(id)' in this ledger"
+                    + (nearest.isEmpty ? " (it holds no finding yet)" : "; nearest: \(list)") + "; ids are kind:transaction_id")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditStore
+
+/// When a run should page (`run --fail-on`, `--fail-on-stale`; docs/operations.md).
+public struct AlertRules: Sendable, Equatable {
+    /// Which findings alert: `new` (new or reopened this run), `any` (open), or open findings of these kinds.
+    /// Problem kinds only: info findings never alert, nor do acknowledged ones.
+    public enum FailOn: Sendable, Equatable {
+        case new
+        case any
+        case kinds([FindingKind])
+    }
+
+    public var failOn: FailOn?
+    /// The newest record of a feed (client reports, server log, Apple records) older than this many hours
+    /// by the machine's clock alerts: an upstream export stopped.
+    public var staleHours: Double?
+
+    public init(failOn: FailOn? = nil, staleHours: Double? = nil) { (self.failOn, self.staleHours) = (failOn, staleHours) }
+}
+
+/// A run's verdict: exit status 0 (nothing alerts) or 3 (an alert), and why, one sentence a reason.
+public struct RunVerdict: Sendable, Equatable {
+    public var exit: Int32
+    public var reasons: [String]
+
+    public init(exit: Int32, reasons: [String]) { (self.exit, self.reasons) = (exit, reasons) }
+}
+
+/// Judges a completed run by its alert rules.
+public enum RunAlerts {
+    /// The exit status of a run that completed and alerts.
+    public static let alertExit: Int32 = 3
+    /// Ids named in one reason, at most (the Changes sheet, `--json` and the ledger have them all).
+    static let namedIds = 10
+
+    /// - Parameter nowMs: the machine's clock, ms since 1970 UTC (the stale check's "now").
+    /// Throws `SQLiteError` when the ledger cannot be read for the stale check.
+    public static func verdict(_ result: AuditResult, rules: AlertRules, nowMs: Int64) throws -> RunVerdict {
+        var reasons: [String] = []
+        if let failOn = rules.failOn, let changes = result.snapshot.changes { reasons += findingReasons(changes, failOn) }
+        if let hours = rules.staleHours {
+            reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath), hours: hours, nowMs: nowMs)
+        }
+        return RunVerdict(exit: reasons.isEmpty ? 0 : alertExit, reasons: reasons)
+    }
+
+    /// The findings that alert under `failOn`: open (not acknowledged) problem findings of this run.
+    static func findingReasons(_ changes: RunChanges, _ failOn: AlertRules.FailOn) -> [String] {
+        let open = changes.changes.filter { $0.event != .resolved && $0.state.status == .open && $0.state.isProblem }
+        switch failOn {
+        case .new:
+            return [LifecycleEvent.new, .reopened].compactMap { event in
+                let ids = open.filter { $0.event == event }.map(\.state.id)
+                return ids.isEmpty ? nil : "\(ids.count) \(event == .new ? "new" : "reopened") problem finding(s): \(named(ids))"
+            }
+        case .any:
+            let ids = open.map(\.state.id)
+            return ids.isEmpty ? [] : ["\(ids.count) open problem finding(s): \(named(ids))"]
+        case .kinds(let kinds):
+            return kinds.compactMap { kind in
+                let ids = open.filter { $0.state.kind == kind.rawValue }.map(\.state.id)
+                return ids.isEmpty ? nil : "\(ids.count) open \(kind.rawValue) finding(s): \(named(ids))"
+            }
+        }
+    }
+
+    /// A feed whose newest record is older than `hours` before `nowMs`; no timed record at all alerts too.
+    static func staleReasons(_ newest: [NewestRecord], hours: Double, nowMs: Int64) -> [String] {
+        guard !newest.isEmpty else {
+            return ["no record with a time in the ledger (client reports, server log, Apple records): nothing shows the exports run"]
+        }
+        let limitMs = Int64(hours * 3_600_000)
+        return newest.filter { nowMs - $0.ms > limitMs }.map {
+            "\($0.feed.rawValue) stale: the newest record (\($0.location), \(Timestamp.iso($0.ms))) is \(hoursText(nowMs - $0.ms)) hours "
+                + "old by this machine's clock (\(Timestamp.iso(nowMs))), more than --fail-on-stale \(hoursText(limitMs)): has its export stopped?"
+        }
+    }
+
+    /// Hours with one decimal.
+    static func hoursText(_ ms: Int64) -> String { String(format: "%.1f", Double(ms) / 3_600_000) }
+
+    static func named(_ ids: [String]) -> String {
+        ids.prefix(namedIds).joined(separator: ", ") + (ids.count > namedIds ? " … and \(ids.count - namedIds) more" : "")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditStore
+
+/// The findings' lifecycle across the runs into one ledger (docs/findings.md, Lifecycle): each run's findings
+/// against the states the last recorded run left (`FindingLifecycle`), recorded with the findings in one
+/// transaction. A run with the same identity as the last recorded one (`RunIdentity`) records nothing and
+/// shows that run's changes again.
+struct RunLifecycle {
+    let identity: RunIdentity
+    let last: (run: Int, fingerprint: String)?
+    /// The findings open or acknowledged after the last recorded run.
+    let previous: [FindingState]
+    /// Files whose content the last recorded run did not have (new or changed): path by file id.
+    let newFiles: [Int64: String]
+
+    /// The same inputs and parameters as the last recorded run.
+    var repeated: Bool { last?.fingerprint == identity.fingerprint }
+
+    /// Reads what the lifecycle needs from the store once the inputs are imported (on the run's connection,
+    /// before reconciliation).
+    init(_ store: AuditStore, _ options: AuditOptions, signatures: String) throws {
+        let files = try store.ledgerFiles()
+        identity = RunIdentity(files: files, options: options, signatures: signatures)
+        last = try store.lastRun()
+        previous = last == nil ? [] : try store.unresolvedFindings()
+        let before = try store.runInputs()
+        newFiles = Dictionary(
+            files.filter { $0.status != "skipped" && before[$0.path] != $0.sha256 }.map { ($0.fileId, $0.path) },
+            uniquingKeysWith: { a, _ in a })
+    }
+
+    /// This run's changes, and what to record with its findings (nil for a repeated run). Reads the ledger
+    /// on a connection of its own (the run's may be building indexes meanwhile).
+    /// - Parameters:
+    ///   - asOfMs: the run's as-of (a finding resolved without a new record is resolved at it).
+    ///   - nowMs: the machine's clock: when the run is recorded.
+    func changes(_ findings: FindingSpill, databasePath: String, asOfMs: Int64?, nowMs: Int64) throws -> (RunChanges, LifecycleRecord?) {
+        let reader = try LifecycleReader(path: databasePath)
+        if let last, repeated {
+            let recordedAt = try reader.recordedAtMs(ofRun: last.run) ?? nowMs
+            let previousRun = last.run > 1 ? last.run - 1 : nil
+            return (
+                RunChanges(
+                    run: last.run, previousRun: previousRun, repeated: true, fingerprint: identity.fingerprint, recordedAtMs: recordedAt,
+                    changes: try reader.changes(ofRun: last.run)), nil
+            )
+        }
+        let run = (last?.run ?? 0) + 1
+        var current: [FindingLifecycle.Current] = []
+        var ids = FindingIds()
+        try findings.forEach { f in
+            current.append(FindingLifecycle.Current(id: ids.id(for: f), kind: f.kind, transactionId: f.transactionId, reason: f.reason))
+        }
+        let changes = try FindingLifecycle.changes(
+            run: run, current: current, previous: previous, earlier: { last == nil ? nil : try reader.state($0) },
+            resolve: { try resolutions($0, reader) }, asOfMs: asOfMs)
+        let record = LifecycleRecord(
+            run: run, fingerprint: identity.fingerprint, parameters: identity.parameters, recordedAtMs: nowMs, asOfMs: asOfMs,
+            inputs: identity.inputs, findings: current.count, changes: changes)
+        return (
+            RunChanges(
+                run: run, previousRun: last?.run, repeated: false, fingerprint: identity.fingerprint, recordedAtMs: nowMs, changes: changes),
+            record
+        )
+    }
+
+    /// What resolved each finding of `gone`: the records of its transaction in the files new to this run,
+    /// but for those that were its evidence already (a file that grew is read whole again).
+    private func resolutions(_ gone: [FindingState], _ reader: LifecycleReader) throws -> [String: FindingLifecycle.Resolution] {
+        guard !newFiles.isEmpty else { return [:] }
+        let stored = try reader.storedFindings(gone.map(\.id))
+        var transactions: [String: String?] = [:]
+        for state in gone { transactions.updateValue(stored[state.id]?.originalTransactionId, forKey: state.transactionId) }
+        let records = try reader.records(about: transactions, in: newFiles)
+        var result: [String: FindingLifecycle.Resolution] = [:]
+        for state in gone {
+            let known = Set(stored[state.id]?.evidence ?? [])
+            let new = (records[state.transactionId] ?? []).filter { !known.contains($0.location.description) }
+            guard !new.isEmpty else { continue }
+            result[state.id] = FindingLifecycle.Resolution(
+                atMs: new.compactMap(\.ms).min(), evidence: new.map(\.location.description))
+        }
+        return result
+    }
+}

@@ -1,0 +1,121 @@
+import IAPAuditModel
+
+/// Reads the findings' lifecycle on a read-only connection of its own, so a run can read it while its own
+/// connection builds the indexes (WAL): earlier states, the last run's stored findings, the records that
+/// resolved a finding, a recorded run's changes.
+package final class LifecycleReader {
+    private let database: SQLiteDatabase
+    private var stateQuery: SQLiteStatement?
+
+    /// Throws `SQLiteError` when the database cannot be opened.
+    package init(path: String) throws { database = try SQLiteDatabase(path: path, readOnly: true) }
+
+    /// The columns `state(_:from:)` reads, in order.
+    static let stateColumnNames = [
+        "finding_id", "kind", "transaction_id", "reason", "status", "first_seen_run", "last_seen_run", "resolved_run", "resolved_at_ms",
+        "resolved_evidence", "acknowledged_at_ms", "note",
+    ]
+    static let stateColumns = stateColumnNames.joined(separator: ", ")
+
+    /// The state in `stateColumns` order from column `first` on.
+    static func state(_ q: SQLiteStatement, from first: Int32 = 0) -> FindingState {
+        FindingState(
+            id: q.text(first), kind: q.text(first + 1), transactionId: q.text(first + 2), reason: q.text(first + 3),
+            status: FindingStatus(rawValue: q.text(first + 4)) ?? .open, firstSeenRun: Int(q.int64(first + 5)),
+            lastSeenRun: Int(q.int64(first + 6)), resolvedRun: q.optionalInt64(first + 7).map(Int.init),
+            resolvedAtMs: q.optionalInt64(first + 8), resolvedEvidence: IdList.decode(q.text(first + 9)),
+            acknowledgedAtMs: q.optionalInt64(first + 10), note: q.optionalText(first + 11))
+    }
+
+    /// The state of finding `id`, or nil when the ledger never saw it.
+    package func state(_ id: String) throws -> FindingState? {
+        let q = try stateQuery ?? database.prepare("SELECT \(Self.stateColumns) FROM finding_state WHERE finding_id = ?1")
+        stateQuery = q
+        q.bind([id])
+        defer { q.reset() }
+        return try q.step() ? Self.state(q) : nil
+    }
+
+    /// What the stored findings (the last run's) say of the findings `ids`: original transaction id and evidence.
+    package func storedFindings(_ ids: [String]) throws -> [String: (originalTransactionId: String?, evidence: [String])] {
+        let q = try database.prepare("SELECT original_transaction_id, evidence FROM finding WHERE finding_id = ?1")
+        var found: [String: (String?, [String])] = [:]
+        for id in ids {
+            q.bind([id])
+            if try q.step() { found[id] = (q.optionalText(0), IdList.decode(q.text(1))) }
+        }
+        return found
+    }
+
+    /// The records about each transaction in the files `files` (file id → path), with their times (client or
+    /// server `ts`, Apple `received_at`, else the record's signed date): client reports of T, server-log lines
+    /// carrying or crediting T (or carrying its original id), Apple records listing T. In (file, line) order.
+    /// - Parameter transactions: each transaction id with its original id (nil or the same: none).
+    package func records(about transactions: [String: String?], in files: [Int64: String]) throws -> [String: [(
+        location: SourceLocation, ms: Int64?
+    )]] {
+        var byOriginal: [String: [String]] = [:]
+        for (t, original) in transactions {
+            if let original, original != t { byOriginal[original, default: []].append(t) }
+        }
+        var found: [String: [(location: SourceLocation, ms: Int64?)]] = [:]
+        let range = "record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295"
+        let client = try database.prepare("SELECT transaction_id, line, ts_ms FROM client_report WHERE \(range)")
+        let server = try database.prepare(
+            "SELECT transaction_ids, credited_transaction_ids, line, ts_ms FROM server_request WHERE \(range)")
+        let apple = try database.prepare(
+            """
+            SELECT t.transaction_id, r.line, coalesce(r.received_at_ms, r.signed_date_ms)
+            FROM apple_transaction t JOIN apple_record r USING (record_id) WHERE t.\(range)
+            """)
+        for (fileId, path) in files.sorted(by: { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }) {
+            var lines: [Int: (ids: Set<String>, ms: Int64?)] = [:]
+            func add(_ t: String, _ line: Int64, _ ms: Int64?) {
+                guard transactions[t] != nil else { return }
+                lines[Int(line), default: ([], ms)].ids.insert(t)
+            }
+            client.bind([fileId])
+            while try client.step() { if let t = client.optionalText(0) { add(t, client.int64(1), client.optionalInt64(2)) } }
+            server.bind([fileId])
+            while try server.step() {
+                let carried = IdList.decode(server.text(0))
+                for id in carried + (server.optionalText(1).map(IdList.decode) ?? []) {
+                    add(id, server.int64(2), server.optionalInt64(3))
+                    for t in byOriginal[id] ?? [] where carried.contains(id) { add(t, server.int64(2), server.optionalInt64(3)) }
+                }
+            }
+            apple.bind([fileId])
+            while try apple.step() { add(apple.text(0), apple.int64(1), apple.optionalInt64(2)) }
+            for (line, entry) in lines.sorted(by: { $0.key < $1.key }) {
+                for t in entry.ids { found[t, default: []].append((SourceLocation(file: path, line: line), entry.ms)) }
+            }
+        }
+        return found
+    }
+
+    /// When run `run` was recorded (machine clock, ms since 1970 UTC); nil when there is no such run.
+    package func recordedAtMs(ofRun run: Int) throws -> Int64? {
+        let q = try database.prepare("SELECT recorded_at_ms FROM audit_run WHERE run = ?1")
+        q.bind([run])
+        return try q.step() ? q.int64(0) : nil
+    }
+
+    /// The changes recorded by run `run` (its events, not the acknowledgements since), with each finding's
+    /// state as it is now, in `LifecycleEvent` order then by id.
+    package func changes(ofRun run: Int) throws -> [FindingChange] {
+        let q = try database.prepare(
+            """
+            SELECT h.event, h.detail, \(Self.stateColumnNames.map { "s." + $0 }.joined(separator: ", "))
+            FROM finding_history h JOIN finding_state s USING (finding_id) WHERE h.run = ?1 AND h.event <> 'acknowledged'
+            """)
+        q.bind([run])
+        var changes: [FindingChange] = []
+        while try q.step() {
+            guard let event = LifecycleEvent(rawValue: q.text(0)) else { continue }
+            changes.append(FindingChange(event: event, state: Self.state(q, from: 2), detail: q.text(1)))
+        }
+        return changes.sorted {
+            $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditCLI
+@testable import IAPAuditModel
+
+/// What the README and docs/inputs.md say of the command line is what it does (found by a user: a
+/// usage line without `--from`/`--to`, warning codes missing, `--prices`/`--tz` documented as if `run`
+/// took them).
+final class DocumentationTests: XCTestCase {
+    func text(_ path: String) throws -> String { try String(contentsOfFile: TestPaths.repoRoot + "/" + path, encoding: .utf8) }
+
+    /// Words separated by single spaces (a wrapped line read as one).
+    func words(_ text: some StringProtocol) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+
+    func testTheReadmeUsageOfRunIsTheCommandsUsage() throws {
+        let readme = try text("README.md")
+        let start = try XCTUnwrap(readme.range(of: "iap-audit run ["))
+        let end = try XCTUnwrap(readme.range(of: "\niap-audit ", range: start.upperBound..<readme.endIndex))
+        XCTAssertEqual(words(readme[start.lowerBound..<end.lowerBound]), words(RunCommand.usage))
+    }
+
+    func testTheReadmeNamesEveryWarningCode() throws {
+        let readme = try text("README.md")
+        let paragraph = try XCTUnwrap(readme.components(separatedBy: "\n- ").first { $0.contains("Codes:") })
+        XCTAssertEqual(RunWarning.Code.all.map(\.rawValue).filter { !paragraph.contains("`\($0)`") }, [])
+    }
+
+    /// An option docs/inputs.md names that `run` does not take is said to belong to `close`, which
+    /// docs/close.md documents, and `run` refuses it as a usage error.
+    func testOptionsInInputsThatRunDoesNotTakeAreSaidToBeClosesOptions() throws {
+        let inputs = try text("docs/inputs.md"), close = try text("docs/close.md")
+        let named = Set(inputs.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
+        let notRun = named.subtracting(RunCommand.valuedOptions.union(RunCommand.flags)).sorted()
+        XCTAssertEqual(notRun, ["--prices", "--tz"])
+        XCTAssertTrue(
+            words(inputs).contains(
+                "`--prices` and `--tz` are options of the coming `iap-audit close` command (issue 12, docs/close.md), not of `run`: "
+                    + "this version's `run` does not accept them"), "docs/inputs.md")
+        let closeUsage = try XCTUnwrap(close.components(separatedBy: "```").dropFirst().first)
+        for option in notRun {
+            XCTAssertTrue(closeUsage.contains(option), "docs/close.md's usage names \(option)")
+            XCTAssertEqual(CLIRun(["run", option, "x"]).status, 64, option)
+        }
+    }
+}

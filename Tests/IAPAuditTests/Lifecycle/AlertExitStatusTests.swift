@@ -1,0 +1,96 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+
+/// `run --fail-on` and `--fail-on-stale` on the built binary: exit 3 when they alert, 0 when not, 1 when the run
+/// could not complete, 64 for a bad value; the reasons on stderr and in `--json`'s `alert`.
+final class AlertExitStatusTests: XCTestCase {
+    typealias Day = NextDayCreditTests
+
+    func testFindingsAlertWithExit3AndNothingElseDoes() throws {
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        try Day.writeDays(feed)
+        try FileManager.default.removeItem(atPath: feed + "/day2")
+        let id = "dropped_order:\(Day.t1)"
+
+        // A ledger's first run: every finding is new.
+        let first = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on", "new", "--json"])
+        XCTAssertEqual(first.status, 3, first.err)
+        let json = try JSONSerialization.jsonObject(with: Data(first.out.utf8)) as! [String: Any]
+        XCTAssertEqual(NextDayCreditTests.canonical(json["alert"]), #"{"exit":3,"reasons":["1 new problem finding(s): \#(id)"]}"#)
+        XCTAssertTrue(first.err.hasSuffix("iap-audit: alert: 1 new problem finding(s): \(id)\n"), first.err)
+
+        for (rule, status) in [("any", Int32(3)), ("dropped_order", 3), ("duplicate_credit,sandbox_leak", 0), ("verification_backlog", 0)] {
+            let run = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on", rule])
+            XCTAssertEqual(run.status, status, "--fail-on \(rule): \(run.err)")
+        }
+        let plain = try BuiltBinary.run(["run", feed, "--out", out])
+        XCTAssertEqual(plain.status, 0, "without --fail-on a run with findings completes with 0")
+        XCTAssertFalse(plain.out.contains("Verdict"), "no verdict line without a rule")
+
+        // A run that could not complete is 1, whatever the rules.
+        let missing = try BuiltBinary.run(["run", root + "/missing", "--out", out, "--fail-on", "new", "--fail-on-stale", "1"])
+        XCTAssertEqual(missing.status, 1, missing.err)
+
+        // Usage errors: 64.
+        for (arguments, message) in [
+            (["--fail-on", "regranted"], "--fail-on: regranted is an info kind: info findings never alert"),
+            (["--fail-on", "dropped"], "--fail-on: expected new, any, or finding kinds separated by commas"),
+            (["--fail-on", "new,dropped_order"], "--fail-on: new and any stand alone, not in a list of kinds"),
+            (["--fail-on", "dropped_order,"], "--fail-on: expected new, any, or finding kinds separated by commas"),
+            (["--fail-on-stale", "0"], "--fail-on-stale: not a number of hours above 0 and at most 87600: '0'"),
+            (["--fail-on-stale", "1e3"], "--fail-on-stale: not a number of hours above 0 and at most 87600: '1e3'"),
+        ] {
+            let run = try BuiltBinary.run(["run", feed, "--out", out] + arguments)
+            XCTAssertEqual(run.status, 64, "\(arguments)")
+            XCTAssertTrue(run.err.hasPrefix("Error: " + message), run.err)
+        }
+        for arguments in [["ack", id, "--out", out], ["ack", "--note", "x", "--out", out], ["ack", id, "--note", " ", "--out", out]] {
+            XCTAssertEqual(try BuiltBinary.run(arguments).status, 64, "\(arguments)")
+        }
+    }
+
+    /// The stale alarm names the feed whose export stopped: client reports 48 hours old, the server log fresh.
+    /// (Purchase 1000 never reached the server: a dropped order; request r1 for 2000, unanswered an hour: pending, info.)
+    func testAStaleFeedAlertsByTheMachinesClock() throws {
+        let root = TestPaths.scratch(), out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let now = Int64(Date().timeIntervalSince1970) * 1000
+        let old = now - 48 * 3_600_000, recent = now - 3_600_000
+        TestPaths.write(
+            #"{"ts":\#(old),"user_id":"u1","transaction_id":"1000","product_id":"p","state":"purchased"}"# + "\n",
+            to: root + "/client.jsonl")
+        TestPaths.write(
+            #"{"ts":\#(recent),"request_id":"r1","user_id":"u1","transaction_ids":["2000"],"granted":false}"# + "\n",
+            to: root + "/server.jsonl")
+        let stale = try BuiltBinary.run([
+            "run", root + "/client.jsonl", root + "/server.jsonl", "--out", out, "--fail-on-stale", "24", "--json",
+        ])
+        XCTAssertEqual(stale.status, 3, stale.err)
+        let reasons = try XCTUnwrap(
+            ((try JSONSerialization.jsonObject(with: Data(stale.out.utf8)) as? [String: Any])?["alert"] as? [String: Any])?["reasons"]
+                as? [String])
+        XCTAssertEqual(reasons.count, 1, "\(reasons)")
+        let reason = try XCTUnwrap(reasons.first)
+        XCTAssertTrue(
+            reason.hasPrefix(
+                "client reports stale: the newest record (\(root)/client.jsonl:1, \(Timestamp.iso(old))) is 48.0 hours old by this machine's clock ("
+            ),
+            reason)
+        XCTAssertTrue(reason.hasSuffix("), more than --fail-on-stale 24.0: has its export stopped?"), reason)
+        XCTAssertTrue(stale.err.contains("iap-audit: alert: client reports stale: "), stale.err)
+
+        let fresh = try BuiltBinary.run(["run", root + "/client.jsonl", root + "/server.jsonl", "--out", out, "--fail-on-stale", "72"])
+        XCTAssertEqual(fresh.status, 0, fresh.err)
+        XCTAssertTrue(fresh.out.hasSuffix("Verdict: ok, exit 0: nothing alerts\n"), fresh.out)
+
+        // Both rules at once: every reason, findings first.
+        let both = try BuiltBinary.run(
+            ["run", root + "/client.jsonl", root + "/server.jsonl", "--out", out, "--fail-on", "any", "--fail-on-stale", "24"])
+        XCTAssertEqual(both.status, 3)
+        XCTAssertEqual(both.err.components(separatedBy: "iap-audit: alert: ").count - 1, 2, both.err)
+        XCTAssertTrue(both.err.contains("iap-audit: alert: 1 open problem finding(s): dropped_order:1000\n"), both.err)
+    }
+}

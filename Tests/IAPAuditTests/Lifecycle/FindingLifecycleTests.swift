@@ -1,0 +1,83 @@
+import XCTest
+
+@testable import IAPAuditModel
+
+/// The lifecycle's rule on its own: ids, and how a run moves each finding (new, still open, reopened, resolved).
+final class FindingLifecycleTests: XCTestCase {
+    func testIdsAreKindAndPurchaseKeyAndTellTwoReasonsApart() {
+        var ids = FindingIds()
+        let a = Finding(kind: .droppedOrder, reason: "revoked_while_paid", transactionId: "2000000400594083")
+        let b = Finding(kind: .droppedOrder, reason: "under_credited", transactionId: "2000000400594083")
+        let c = Finding(kind: .duplicateCredit, reason: "same_user", transactionId: "2000000400594083")
+        let d = Finding(kind: .outsideWindow, reason: "before_window", transactionId: "7")
+        XCTAssertEqual(
+            [a, b, c, d, d].map { ids.id(for: $0) },
+            [
+                "dropped_order:2000000400594083", "dropped_order:2000000400594083:under_credited", "duplicate_credit:2000000400594083",
+                "outside_window:7", "outside_window:7:before_window",
+            ])
+        XCTAssertEqual(ids.id(for: d), "outside_window:7:before_window#2")
+        // Ids are exact bytes: é and e + U+0301 are two transactions, two ids.
+        XCTAssertEqual(ids.id(for: Finding(kind: .droppedOrder, reason: "x", transactionId: "caf\u{E9}")), "dropped_order:caf\u{E9}")
+        XCTAssertEqual(ids.id(for: Finding(kind: .droppedOrder, reason: "x", transactionId: "cafe\u{301}")), "dropped_order:cafe\u{301}")
+    }
+
+    private func state(_ id: String, _ status: FindingStatus, first: Int = 1, last: Int = 2, note: String? = nil) -> FindingState {
+        FindingState(
+            id: id, kind: String(id.prefix { $0 != ":" }), transactionId: String(id.split(separator: ":")[1]), reason: "never_sent",
+            status: status, firstSeenRun: first, lastSeenRun: last, resolvedRun: status == .resolved ? last : nil,
+            acknowledgedAtMs: note == nil ? nil : 5, note: note)
+    }
+
+    private func current(_ id: String, _ reason: String = "not_credited") -> FindingLifecycle.Current {
+        FindingLifecycle.Current(
+            id: id, kind: FindingKind(rawValue: String(id.prefix { $0 != ":" }))!, transactionId: String(id.split(separator: ":")[1]),
+            reason: reason)
+    }
+
+    func testEveryTransitionOfARun() throws {
+        let earlier = ["dropped_order:4": state("dropped_order:4", .resolved, first: 1, last: 1)]
+        var asked: [[String]] = []
+        let changes = try FindingLifecycle.changes(
+            run: 3,
+            current: [current("dropped_order:1"), current("dropped_order:2"), current("dropped_order:4"), current("sandbox_leak:5")],
+            previous: [
+                state("dropped_order:1", .open), state("dropped_order:2", .acknowledged, note: "known"), state("dropped_order:3", .open),
+                state("duplicate_credit:6", .acknowledged, note: "refunded"),
+            ],
+            earlier: { earlier[$0] },
+            resolve: { gone in
+                asked.append(gone.map(\.id).sorted())
+                return ["dropped_order:3": FindingLifecycle.Resolution(atMs: 1_000, evidence: ["day3/server.jsonl:4"])]
+            }, asOfMs: 9_000)
+        XCTAssertEqual(asked, [["dropped_order:3", "duplicate_credit:6"]], "resolve is asked once, for what went away")
+        XCTAssertEqual(
+            changes.map { "\($0.event.rawValue) \($0.state.id) \($0.state.status.rawValue)" },
+            [
+                "new sandbox_leak:5 open", "reopened dropped_order:4 open", "resolved dropped_order:3 resolved",
+                "resolved duplicate_credit:6 resolved", "still_open dropped_order:1 open", "still_open dropped_order:2 acknowledged",
+            ])
+        let byId = Dictionary(uniqueKeysWithValues: changes.map { ($0.state.id, $0) })
+        XCTAssertEqual(
+            byId["sandbox_leak:5"]?.state,
+            FindingState(
+                id: "sandbox_leak:5", kind: "sandbox_leak", transactionId: "5", reason: "not_credited", status: .open, firstSeenRun: 3,
+                lastSeenRun: 3))
+        // Still open: seen by this run, its reason now; an acknowledgement carries on.
+        XCTAssertEqual(byId["dropped_order:1"]?.state.lastSeenRun, 3)
+        XCTAssertEqual(byId["dropped_order:1"]?.state.reason, "not_credited")
+        XCTAssertEqual(byId["dropped_order:2"]?.state.note, "known")
+        XCTAssertEqual(byId["dropped_order:2"]?.detail, "not_credited (acknowledged: known)")
+        // Reopened: first seen kept, the acknowledgement spent.
+        XCTAssertEqual(byId["dropped_order:4"]?.state.firstSeenRun, 1)
+        XCTAssertEqual(byId["dropped_order:4"]?.detail, "not_credited (resolved in run 1)")
+        // Resolved by new records, or at the as-of without one.
+        XCTAssertEqual(byId["dropped_order:3"]?.state.resolvedAtMs, 1_000)
+        XCTAssertEqual(byId["dropped_order:3"]?.state.resolvedEvidence, ["day3/server.jsonl:4"])
+        XCTAssertEqual(byId["dropped_order:3"]?.detail, "resolved by 1 new record(s): day3/server.jsonl:4")
+        XCTAssertEqual(byId["duplicate_credit:6"]?.state.resolvedAtMs, 9_000)
+        XCTAssertEqual(byId["duplicate_credit:6"]?.state.resolvedRun, 3)
+        XCTAssertEqual(
+            byId["duplicate_credit:6"]?.detail, "no new record of 6: resolved by what changed in the inputs or parameters")
+    }
+}

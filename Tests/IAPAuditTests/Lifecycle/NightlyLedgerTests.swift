@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+
+/// The sample month fed one day a night into one ledger: after every run the lifecycle (table audit_run and
+/// finding_history, read back with Python's sqlite3) is what the findings of consecutive runs give by set
+/// arithmetic done here, independently of the pipeline; a re-run adds nothing.
+final class NightlyLedgerTests: XCTestCase {
+    static let readFindings = """
+        import json, sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        print(json.dumps([kind + ":" + t for kind, t in db.execute("SELECT kind, transaction_id FROM finding")]))
+        """
+
+    static let readLifecycle = """
+        import json, sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        print(json.dumps({
+            "runs": db.execute("SELECT run, files, findings, new, still_open, resolved, reopened FROM audit_run ORDER BY run").fetchall(),
+            "history": db.execute("SELECT run, event, finding_id FROM finding_history ORDER BY rowid").fetchall(),
+            "states": db.execute("SELECT finding_id, status, first_seen_run, last_seen_run, resolved_run FROM finding_state").fetchall(),
+            "last_resolved": db.execute("SELECT finding_id, resolved_at, resolved_evidence FROM finding_state WHERE resolved_run = 31").fetchall(),
+            "dump": [line for line in db.iterdump() if line.startswith(('INSERT INTO "audit_run"', 'INSERT INTO "finding_history"',
+                                                                         'INSERT INTO "finding_state"', 'INSERT INTO "run_input"'))]}))
+        """
+
+    func testAMonthFedNightByNight() throws {
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        XCTAssertEqual(month.days.count, 31)
+        var options = AuditOptions(paths: [feed], outputDirectory: out)
+        options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
+        var sets: [Set<String>] = []
+        for day in month.days.indices {
+            try month.deliver(day, into: feed)
+            _ = try AuditPipeline.run(options)
+            let ids = try PythonReader.run(Self.readFindings, args: [out + "/audit.sqlite"]) as! [String]
+            XCTAssertEqual(Set(ids).count, ids.count, "no two findings of a kind about one purchase in the sample")
+            sets.append(Set(ids))
+        }
+        let lifecycle = try PythonReader.run(Self.readLifecycle, args: [out + "/audit.sqlite"]) as! [String: Any]
+        let runs = lifecycle["runs"] as! [[Int]]
+        let history = (lifecycle["history"] as! [[Any]]).map { (run: $0[0] as! Int, event: $0[1] as! String, id: $0[2] as! String) }
+
+        // What each run should have recorded, from the findings of consecutive runs alone.
+        var seen = Set<String>()
+        var expectedRuns: [[Int]] = []
+        for (k, now) in sets.enumerated() {
+            let before = k > 0 ? sets[k - 1] : []
+            let events: [String: Set<String>] = [
+                "new": now.subtracting(seen), "still_open": now.intersection(before),
+                "resolved": before.subtracting(now), "reopened": now.intersection(seen).subtracting(before),
+            ]
+            expectedRuns.append([
+                k + 1, month.days[...k].map(\.files.count).reduce(0, +), now.count, events["new"]!.count,
+                events["still_open"]!.count, events["resolved"]!.count, events["reopened"]!.count,
+            ])
+            for (event, ids) in events {
+                let recorded = Set(history.filter { $0.run == k + 1 && $0.event == event }.map(\.id))
+                XCTAssertEqual(recorded, ids, "run \(k + 1), \(event)")
+            }
+            seen.formUnion(now)
+        }
+        XCTAssertEqual(runs, expectedRuns)
+        XCTAssertEqual(history.count, expectedRuns.reduce(0) { $0 + $1[3] + $1[4] + $1[5] + $1[6] }, "one row per change, no more")
+
+        // The month as it unfolds (the numbers checked above against the findings): 186 findings were new on some
+        // night, 23 of them resolved by a later one (an answer, a credit, a later as-of), none came back.
+        XCTAssertEqual(runs.map { $0[3] }.reduce(0, +), seen.count, "every finding ever seen was new once")
+        XCTAssertEqual([3, 5, 6].map { c in runs.map { $0[c] }.reduce(0, +) }, [186, 23, 0])
+        XCTAssertEqual(runs.last, [31, 153, 163, 3, 160, 2, 0], "the last night sees the whole month: the answer key's 163 findings")
+        // The 31st brings one Apple answer (received 00:00:00, to a request of the 30th), which proves a credit,
+        // and the month's notifications, one of which (sent 2026-10-20 09:00) settles a dropped order.
+        XCTAssertEqual(
+            lifecycle["last_resolved"] as? [[String]],
+            [
+                ["dropped_order:2000000400594860", "2026-10-20T09:00:00.000Z", "[\"\(feed)/2026-10-31/notifications.jsonl:3\"]"],
+                ["invalid_credit:2000000400599615", "2026-10-31T00:00:00.000Z", "[\"\(feed)/2026-10-31/verify.jsonl:1\"]"],
+            ])
+
+        // The last state of every finding: open if the last run had it, else resolved; first and last run seen.
+        let states = (lifecycle["states"] as! [[Any]]).map { ($0[0] as! String, $0[1] as! String, $0[2] as! Int, $0[3] as! Int) }
+        XCTAssertEqual(states.count, seen.count)
+        for (id, status, first, last) in states {
+            XCTAssertEqual(status, sets.last!.contains(id) ? "open" : "resolved", id)
+            XCTAssertEqual(first, sets.firstIndex { $0.contains(id) }! + 1, id)
+            XCTAssertEqual(last, sets.lastIndex { $0.contains(id) }! + 1, id)
+        }
+
+        // The same inputs again: no run, no history row, nothing changed.
+        let again = try AuditPipeline.run(options)
+        XCTAssertEqual(again.snapshot.changes?.repeated, true)
+        XCTAssertEqual(again.snapshot.changes?.run, 31)
+        let after = try PythonReader.run(Self.readLifecycle, args: [out + "/audit.sqlite"]) as! [String: Any]
+        XCTAssertEqual(after["dump"] as? [String], lifecycle["dump"] as? [String])
+    }
+}
