@@ -233,21 +233,40 @@ final class TraceQueries {
 
     /// The findings on `transactionId`, then those of its purchase (SEMANTICS rule 18) kept under another of
     /// its ids: same original id, naming it in their detail (a re-issued id credited twice is one finding,
-    /// under the purchase's first id).
-    func findings(of transactionId: String, original: String?) throws -> [Finding] {
-        var result: [Finding] = []
-        try each("SELECT \(AuditStore.findingColumns) FROM finding WHERE transaction_id = ?1 ORDER BY rowid", [transactionId]) { q in
-            if let f = AuditStore.finding(q) { result.append(f) }
-        }
-        guard let original else { return result }
+    /// under the purchase's first id); each with its lifecycle state (`finding_state`, by its `finding_id`).
+    func findings(of transactionId: String, original: String?) throws -> [(Finding, FindingState?)] {
+        var found: [(Finding, String)] = []
         try each(
-            """
-            SELECT \(AuditStore.findingColumns) FROM finding
-            WHERE original_transaction_id = ?1 AND transaction_id <> ?2 AND instr(detail, ?2) > 0 ORDER BY rowid
-            """, [original, transactionId]
+            "SELECT \(AuditStore.findingColumns), finding_id FROM finding WHERE transaction_id = ?1 ORDER BY rowid", [transactionId]
         ) { q in
-            if let f = AuditStore.finding(q), Self.names(f.detail, transactionId) { result.append(f) }
+            if let f = AuditStore.finding(q) { found.append((f, q.text(11))) }
         }
+        if let original {
+            try each(
+                """
+                SELECT \(AuditStore.findingColumns), finding_id FROM finding
+                WHERE original_transaction_id = ?1 AND transaction_id <> ?2 AND instr(detail, ?2) > 0 ORDER BY rowid
+                """, [original, transactionId]
+            ) { q in
+                if let f = AuditStore.finding(q), Self.names(f.detail, transactionId) { found.append((f, q.text(11))) }
+            }
+        }
+        return try found.map { f, id in
+            var state: FindingState? = nil
+            try each("SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE finding_id = ?1", [id]) {
+                state = LifecycleReader.state($0)
+            }
+            return (f, state)
+        }
+    }
+
+    /// The findings on `transactionId` a later run resolved (`finding_state`; the `finding_state_transaction` index).
+    func resolvedFindings(of transactionId: String) throws -> [FindingState] {
+        var result: [FindingState] = []
+        try each(
+            "SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE transaction_id = ?1 AND status = 'resolved' ORDER BY finding_id",
+            [transactionId]
+        ) { result.append(LifecycleReader.state($0)) }
         return result
     }
 

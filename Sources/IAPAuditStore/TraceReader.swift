@@ -194,8 +194,10 @@ package enum TraceReader {
             }
         }
         let own = try q.findings(of: transactionId, original: nil)
-        original = original ?? own.lazy.compactMap(\.originalTransactionId).first
-        trace.findings = try q.findings(of: transactionId, original: original)
+        original = original ?? own.lazy.compactMap(\.0.originalTransactionId).first
+        let findings = try q.findings(of: transactionId, original: original)
+        (trace.findings, trace.findingStates) = (findings.map(\.0), findings.map(\.1))
+        trace.resolvedFindings = try q.resolvedFindings(of: transactionId)
         trace.originalTransactionId = original
         trace.productId = product ?? trace.findings.lazy.compactMap(\.productId).first
         let posted = [transactionId] + (original.map { $0.utf8.elementsEqual(transactionId.utf8) ? [] : [$0] } ?? [])

@@ -75,10 +75,21 @@ package struct TransactionTrace: Sendable {
     package var events: [TraceEvent] = []
     /// The findings on it (table `finding`, in table order).
     package var findings: [Finding] = []
+    /// Where each of `findings` stands across runs (`finding_state`: open since run N, or acknowledged
+    /// with its note), in the same order; nil where the ledger keeps no state for it.
+    package var findingStates: [FindingState?] = []
+    /// Its findings that a later run resolved (no longer in `finding`): when, and by which records.
+    package var resolvedFindings: [FindingState] = []
     /// Set by `TraceJudge`.
     package var verdict: TraceVerdict?
 
     package init(transactionId: String) { self.transactionId = transactionId }
+
+    /// The lifecycle state of `finding`, one of `findings`.
+    package func state(of finding: Finding) -> FindingState? {
+        guard let i = findings.firstIndex(where: { $0 == finding }), i < findingStates.count else { return nil }
+        return findingStates[i]
+    }
 }
 
 /// One record on a transaction's timeline.

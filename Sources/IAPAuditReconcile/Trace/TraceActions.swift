@@ -6,13 +6,20 @@ import IAPAuditModel
 enum TraceActions {
     static func next(_ trace: TransactionTrace, _ facts: TraceFacts) -> (TraceAction, String) {
         let findings = trace.findings.sorted { $0.kind < $1.kind }
-        if let f = findings.first(where: { !$0.kind.isInfo }) { return problem(f, trace, facts) }
+        if let f = findings.first(where: { !$0.kind.isInfo }) { return acknowledged(problem(f, trace, facts), trace.state(of: f)) }
         if let f = findings.first(where: { [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .outsideWindow].contains($0.kind) })
         {
-            return info(f, facts)
+            return acknowledged(info(f, facts), trace.state(of: f))
         }
         let superseded = findings.first { $0.kind == .refundSuperseded }?.detail.components(separatedBy: "superseded: ").last
         return fromRecords(facts, superseded: superseded)
+    }
+
+    /// An action decided by a finding `iap-audit ack` marked known says so, with its note: someone has it in hand.
+    private static func acknowledged(_ action: (TraceAction, String), _ state: FindingState?) -> (TraceAction, String) {
+        guard let state, state.status == .acknowledged else { return action }
+        let day = state.acknowledgedAtMs.map { " on " + Timestamp.day($0) } ?? ""
+        return (action.0, action.1 + "; acknowledged\(day)" + (state.note.map { ": \($0)" } ?? ""))
     }
 
     private static func users(_ ids: [String]) -> String { ids.isEmpty ? "nobody" : ids.joined(separator: ", ") }

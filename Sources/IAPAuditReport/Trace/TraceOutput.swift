@@ -66,6 +66,11 @@ package enum TraceOutput {
             let confirmation = f.appleConfirmation.map { ", apple_confirmation \($0.rawValue)" } ?? ""
             let elsewhere = f.transactionId.utf8.elementsEqual(t.transactionId.utf8) ? "" : " on \(f.transactionId), the same purchase"
             lines.append("  \(f.kind.rawValue)/\(f.reason)\(elsewhere) (\(f.severity.rawValue)\(confirmation)): \(f.detail)")
+            if let state = t.state(of: f) { lines.append("    \(state.id): \(TraceWording.state(state))") }
+        }
+        if !t.resolvedFindings.isEmpty {
+            lines.append("resolved findings:")
+            lines += t.resolvedFindings.map { "  \($0.kind)/\($0.reason) (\($0.id)): \(TraceWording.state($0))" }
         }
         guard let v = t.verdict else { return lines }
         lines.append("Apple: " + appleWord(v.apple))
@@ -113,10 +118,20 @@ package enum TraceOutput {
             "transaction_id": t.transactionId, "original_transaction_id": t.originalTransactionId ?? null,
             "product_id": t.productId ?? null, "timeline": t.events.map(event),
             "findings": t.findings.map { f in
-                [
+                let state = t.state(of: f)
+                return [
                     "kind": f.kind.rawValue, "reason": f.reason, "severity": f.severity.rawValue, "transaction_id": f.transactionId,
                     "apple_confirmation": f.appleConfirmation?.rawValue ?? null, "user_ids": f.userIds, "detail": f.detail,
                     "evidence": f.evidence.map(\.description), "first_seen": f.firstSeenMs.map(Timestamp.iso) ?? null,
+                    "finding_id": state?.id ?? null, "status": state?.status.rawValue ?? null,
+                    "first_seen_run": state?.firstSeenRun ?? null,
+                    "acknowledged_at": state?.acknowledgedAtMs.map(Timestamp.iso) ?? null, "note": state?.note ?? null,
+                ] as [String: Any]
+            },
+            "resolved_findings": t.resolvedFindings.map { s in
+                [
+                    "finding_id": s.id, "kind": s.kind, "reason": s.reason, "resolved_run": s.resolvedRun ?? null,
+                    "resolved_at": s.resolvedAtMs.map(Timestamp.iso) ?? null, "resolved_evidence": s.resolvedEvidence,
                 ] as [String: Any]
             },
         ]

@@ -72,6 +72,21 @@ package enum TraceWording {
         return head + (l.evidence.provesPayment() ? "; proves the payment" : "; proves no payment: \(l.whyNoProof)")
     }
 
+    /// Where a finding stands across runs, in words: `open since run 1`, `acknowledged on <time>: <note>
+    /// (since run 1)`, `resolved in run 3 (<time>) by server.jsonl:88`.
+    package static func state(_ s: FindingState) -> String {
+        switch s.status {
+        case .open: return "open since run \(s.firstSeenRun)"
+        case .acknowledged:
+            let when = s.acknowledgedAtMs.map { " on " + Timestamp.iso($0) } ?? ""
+            return "acknowledged\(when)" + (s.note.map { ": \($0)" } ?? "") + " (since run \(s.firstSeenRun))"
+        case .resolved:
+            let run = s.resolvedRun.map { " in run \($0)" } ?? ""
+            let when = s.resolvedAtMs.map { " (\(Timestamp.iso($0)))" } ?? ""
+            return "resolved\(run)\(when)" + (s.resolvedEvidence.isEmpty ? ", no new record of it" : " by " + ids(s.resolvedEvidence))
+        }
+    }
+
     /// The kind of Apple record, in words.
     static func name(_ a: TraceAppleRecord, source: String) -> String {
         switch EvidenceSource(rawValue: source) {

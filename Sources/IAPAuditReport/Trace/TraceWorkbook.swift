@@ -29,10 +29,18 @@ package enum TraceWorkbook {
         var findings: [[ReportCell]] = []
         for t in r.transactions {
             findings += t.findings.map { f in
-                [
+                let state = t.state(of: f)
+                return [
                     .text(f.transactionId), .text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue),
                     .text(f.appleConfirmation?.rawValue ?? ""), .text(f.userIds.joined(separator: ", ")), .text(f.detail),
-                    .text(f.evidence.map(\.description).joined(separator: ", ")),
+                    .text(f.evidence.map(\.description).joined(separator: ", ")), .text(state?.id ?? ""),
+                    .text(state.map(TraceWording.state) ?? ""),
+                ]
+            }
+            findings += t.resolvedFindings.map { s in
+                [
+                    .text(s.transactionId), .text(s.kind), .text(s.reason), .empty, .empty, .empty, .empty, .empty, .text(s.id),
+                    .text(TraceWording.state(s)),
                 ]
             }
         }
@@ -63,6 +71,7 @@ package enum TraceWorkbook {
                         ReportTable(
                             header: [
                                 "transaction_id", "kind", "reason", "severity", "apple_confirmation", "user_ids", "detail", "evidence",
+                                "finding_id", "status",
                             ],
                             rows: findings, isPrimary: true, wrappedColumn: 6)
                     ]),

@@ -58,6 +58,7 @@ final class TraceLostOrderTests: XCTestCase {
             2026-10-14T10:00:00.000Z  server_api  order-lookup.jsonl:1  Apple Look Up Order ID MK5TTTVWJH: Production, lists it (server_api), purchased 2026-10-12T09:03:00.000Z, com.example.gems300, USD 4.99, signature verified; proves the payment
             findings:
               dropped_order/in_receipt_never_credited (error, apple_confirmation confirmed): in 1 production record(s) from Apple (server_api); never reported by the client, never granted
+                dropped_order:2000000400000102: open since run 1
             Apple: confirms the payment (order-lookup.jsonl:1)
             credited: nobody
             next action: credit manually: Apple confirms payment (order-lookup.jsonl:1), no credit found; no log names its user
@@ -208,6 +209,8 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertEqual(
             text(try XCTUnwrap(sheets["Findings"]?[1])).prefix(5),
             ["2000000400000102", "dropped_order", "in_receipt_never_credited", "error", "confirmed"])
+        XCTAssertEqual(
+            Array(text(try XCTUnwrap(sheets["Findings"]?[1])).suffix(2)), ["dropped_order:2000000400000102", "open since run 1"])
     }
 
     /// Refunds as two scenario cases show them: a refunded purchase nobody credited needs nothing; a refund

@@ -31,7 +31,7 @@ final class TraceTests: XCTestCase {
     /// the columns' padding (which the paths' length sets) as two spaces.
     static func portable(_ text: String, out: String, base: String = TestPaths.repoRoot) -> String {
         text.replacingOccurrences(of: base + "/", with: "").replacingOccurrences(of: out, with: "OUT")
-            .replacingOccurrences(of: " {2,}", with: "  ", options: .regularExpression)
+            .replacingOccurrences(of: "(?<=\\S) {2,}", with: "  ", options: .regularExpression)
     }
 
     /// Compares the trace of `id` with Fixtures/trace/`name`.txt.
