@@ -158,6 +158,10 @@ enum TraceActions {
         if case .confirmed(let record) = facts.appleWord {
             return (.noAction, "no action: Apple lists the payment (\(record)) and no finding flags it")
         }
+        let listings = facts.apple.compactMap(\.1.listing)
+        if !listings.isEmpty && listings.allSatisfy({ $0.evidence.familyShared }) {
+            return (.noAction, "no action: a Family Sharing copy (FAMILY_SHARED) of the organizer's purchase, no payment of its own")
+        }
         return (.noAction, "no action: no credit, and no Apple record proves a payment")
     }
 }

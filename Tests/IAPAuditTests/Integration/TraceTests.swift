@@ -178,6 +178,23 @@ final class TraceTests: XCTestCase {
         }
     }
 
+    /// A purchase only a family member's Server API page lists (FAMILY_SHARED): Apple proves no payment of
+    /// this account's, and there is nothing to do.
+    func testFamilySharedCopy() throws {
+        let outcome = try TracePipeline.run(id: "2000000400594865", ledgerPath: try sampleLedger() + "/audit.sqlite")
+        let verdict = try XCTUnwrap(outcome.result.transactions.first?.verdict)
+        XCTAssertEqual(verdict.apple.code, "not_confirmed")
+        if case .notConfirmed(let why) = verdict.apple {
+            XCTAssertEqual(
+                Self.portable(why, out: Self.out),
+                "no Apple record proves a production payment: sample-data/history.jsonl:1 (a family member's own transaction (FAMILY_SHARED))"
+            )
+        }
+        XCTAssertEqual(verdict.action, .noAction)
+        XCTAssertEqual(
+            verdict.nextAction, "no action: a Family Sharing copy (FAMILY_SHARED) of the organizer's purchase, no payment of its own")
+    }
+
     /// Every dropped order of the answer key: the verdict's word on Apple's confirmation is the finding's.
     func testAppleConfirmationAgreesWithEveryDroppedOrder() throws {
         let out = try sampleLedger()
