@@ -5,12 +5,14 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 5
+    package static let version = 6
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 9
 
-    /// Older databases are upgraded by dropping everything they hold: version 5 adds the findings'
+    /// Older databases are upgraded by dropping everything they hold: version 6 keeps the close's price list
+    /// (`close_period.price_list`, `price_list_sha256`), units per sale, refunds and valued findings
+    /// (`close_refund`, `close_loss`), version 5 adds the findings'
     /// lifecycle (`LifecycleTables`), version 4 names Apple's records `apple_record` / `apple_transaction`
     /// (3: `verify_response` / `receipt_transaction`), version 3 keys records by `file_id << 32 | line` and
     /// keeps facts beside them; so every file is read again by the next run (the ledger mirrors the run's
@@ -102,14 +104,24 @@ package enum Schema {
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS close_period (
             period TEXT PRIMARY KEY, calendar TEXT NOT NULL, time_zone TEXT NOT NULL, first_day TEXT NOT NULL, last_day TEXT NOT NULL,
-            start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, fiscal_months TEXT NOT NULL
+            start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, fiscal_months TEXT NOT NULL, price_list TEXT, price_list_sha256 TEXT
         ) STRICT;
         CREATE TABLE IF NOT EXISTS close_sale (
             period TEXT NOT NULL, purchase_key TEXT NOT NULL, transaction_ids TEXT NOT NULL, product_id TEXT, purchase_ms INTEGER,
             country_code TEXT, amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, sale_class TEXT NOT NULL, exclusion TEXT,
-            is_trial INTEGER NOT NULL, refunded_milliunits INTEGER NOT NULL, evidence TEXT NOT NULL,
+            is_trial INTEGER NOT NULL, refunded_milliunits INTEGER NOT NULL, evidence TEXT NOT NULL, units INTEGER NOT NULL,
             PRIMARY KEY (period, purchase_key)
         ) STRICT;
+        CREATE TABLE IF NOT EXISTS close_refund (
+            period TEXT NOT NULL, purchase_key TEXT NOT NULL, transaction_ids TEXT NOT NULL, product_id TEXT, purchase_ms INTEGER,
+            refunded_ms INTEGER NOT NULL, amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, evidence TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS close_refund_period ON close_refund (period);
+        CREATE TABLE IF NOT EXISTS close_loss (
+            period TEXT NOT NULL, kind TEXT NOT NULL, transaction_id TEXT NOT NULL, reason TEXT NOT NULL, label TEXT NOT NULL,
+            amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, first_seen_ms INTEGER
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS close_loss_period ON close_loss (period);
         CREATE TABLE IF NOT EXISTS close_bridge (
             period TEXT NOT NULL, report TEXT NOT NULL, product_id TEXT NOT NULL, currency TEXT NOT NULL,
             ledger_units INTEGER NOT NULL, ledger_milliunits INTEGER NOT NULL, apple_units INTEGER NOT NULL, apple_milliunits INTEGER NOT NULL,

@@ -60,8 +60,8 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             check["tables"] as? [String],
             [
-                "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_period", "close_sale",
-                "close_total", "fact_chunk",
+                "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_loss", "close_period",
+                "close_refund", "close_sale", "close_total", "fact_chunk",
                 "financial_report_line", "financial_report_total",
                 "finding", "finding_history", "finding_state", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection",
                 "run_input", "run_parameter", "run_warning",
