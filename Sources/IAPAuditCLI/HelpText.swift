@@ -24,8 +24,8 @@ enum HelpText {
           --version      Print the version.
 
         Exit status: 0 the run completed (even with findings and rejected lines),
-        1 it could not complete, 3 it completed and alerts (run --fail-on, --fail-on-stale),
-        64 usage error. Scheduling it nightly: docs/operations.md.
+        1 it could not complete, 2 trace found no record of the id, 3 it completed and alerts
+        (run --fail-on, --fail-on-stale), 64 usage error. Scheduling it nightly: docs/operations.md.
         """
 
     static let run = """
