@@ -13,9 +13,9 @@ enum CloseCommand {
             arguments,
             valued: [
                 "--period", "--calendar", "--tz", "--prices", "--out", "--as-of", "--grace", "--config", "--jws-root", "--receipt-root",
-                "--signatures-at",
+                "--signatures-at", "--redact-key",
             ],
-            flags: ["--json", "-h", "--help"], command: "close", usage: usage)
+            flags: ["--json", "-h", "--help", "--redact", "--redact-ledger"], command: "close", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.close)
             return 0

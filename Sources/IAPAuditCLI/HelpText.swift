@@ -32,6 +32,7 @@ enum HelpText {
         USAGE: iap-audit run [PATH ...] [--out DIR] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
                              [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]
+                             [--redact [--redact-key FILE] [--redact-ledger]]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -87,6 +88,14 @@ enum HelpText {
                                 findings only; acknowledged ones (iap-audit ack) never alert.
           --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
                                 is older than HOURS by this machine's clock (an export stopped).
+          --redact              Show user ids (and app account tokens) as u_<16 hex>, device ids as
+                                d_<16 hex> (HMAC-SHA256 under a key: the same id, the same token) in
+                                audit.xlsx, the close workbook, --json and stderr; rejected lines'
+                                text is not shown. The ledger keeps the ids (README, Redaction).
+          --redact-key FILE     The key (at least 16 bytes; the file readable by its owner only);
+                                default: the environment variable IAP_AUDIT_REDACT_KEY.
+          --redact-ledger       Store the tokens in the ledger too (implies --redact); such a ledger
+                                is used only with --redact-ledger and the same key.
           -h, --help            Show this help.
 
         Each run is numbered in the ledger; the summary, --json and the Changes sheet say what is new,
@@ -118,7 +127,7 @@ enum HelpText {
           --json                Print the period, totals per currency and bridges as one JSON object
                                 (amounts in milliunits).
         The run's options (--out, --as-of, --grace, --config, --jws-root, --receipt-root,
-        --signatures-at) work as for `run`.
+        --signatures-at, --redact, --redact-key, --redact-ledger) work as for `run`.
         """
 
     static let trace = """

@@ -76,9 +76,17 @@ public enum ClosePipeline {
         }
         try output.openStore().replaceClose(report, priceList: prices?.file)
         let path = output.path + "/close-\(options.period.closeName).xlsx"
+        // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
+        var shown = (report: report, parameters: run.snapshot.parameters)
+        if let redaction = audit.redaction, !redaction.ledger {
+            shown.report.losses = report.losses.map {
+                var loss = $0; loss.finding = redaction.redactor.finding(loss.finding); return loss
+            }
+            shown.parameters["config"] = ConfigLoader.canonicalJSON(redaction.redactor.config(audit.config))
+        }
         let workbook = CloseWorkbook.build(
-            report, files: run.snapshot.files.filter { $0.path != prices?.file.path } + (prices.map { [$0.file] } ?? []),
-            parameters: run.snapshot.parameters, warnings: warnings,
+            shown.report, files: run.snapshot.files.filter { $0.path != prices?.file.path } + (prices.map { [$0.file] } ?? []),
+            parameters: shown.parameters, warnings: warnings,
             priceRejections: prices?.rejections ?? [])
         do {
             try XLSXWriter.write(workbook, to: path + ".partial")

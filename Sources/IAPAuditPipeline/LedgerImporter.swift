@@ -18,6 +18,8 @@ struct LedgerImporter {
     var metrics = ImportMetrics()
     /// Where gzip inputs are inflated (unlinked temporary files); nil: `TMPDIR`.
     var scratchDirectory: String? = nil
+    /// `--redact-ledger`: each batch's ids become tokens before it is stored (`RecordBatch.redactIds`).
+    var redactor: IdRedactor? = nil
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -103,7 +105,7 @@ struct LedgerImporter {
             let result = try store.importStreaming(
                 path: file.path, metrics: metrics,
                 progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
-                read: { try FileImporter.stream(file, checker: checker, sink: $0, scratchDirectory: scratchDirectory) },
+                read: { try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) })
             if result != nil { parsed += 1 }
         }
@@ -139,6 +141,18 @@ struct LedgerImporter {
             .inputVanished,
             "\(path): not given this run: \(removed) \(imported + rejected == 1 ? "was" : "were") removed from the ledger "
                 + "(it was imported on the last run into this folder)", file: path)
+    }
+
+    /// `sink`, or under `--redact-ledger` a sink that redacts each batch's ids before handing it on.
+    private func redacting(_ sink: RecordSink) -> RecordSink {
+        guard let redactor else { return sink }
+        let redacted = RecordSink(metrics: sink.metrics) { batch in
+            var batch = batch
+            batch.redactIds(with: redactor)
+            try sink.write(batch)
+        }
+        redacted.progress = sink.progress
+        return redacted
     }
 
     private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }

@@ -41,11 +41,13 @@ enum RunChecks {
                 reports.contains(file.kind)
                 ? "what they held is missing from Apple's figures (a report edited by hand or re-saved by a spreadsheet?); download it again"
                 : "what they held is missing from the findings (a purchase they carried shows as never sent); fix the file and run again"
+            // Under --redact the id a reason quotes is not said (the warning is shown on stderr and the Summary sheet).
+            let reason = options.redaction == nil ? file.reason : IdRedactor.reason(file.reason)
             warnings.append(
                 RunWarning(
                     .mostlyRejected,
                     "\(file.path): \(CountText.grouped(file.rejected)) of its \(CountText.grouped(file.recordsIn)) records "
-                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(file.reason)): \(consequence)",
+                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(reason)): \(consequence)",
                     file: file.path))
         }
         // Logs covering different days (another retention, an export that started late): a purchase the
