@@ -27,11 +27,20 @@ enum TraceCommand {
         if args.value("--out") != nil && args.value("--ledger") != nil {
             throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
         }
-        let ledger = args.value("--ledger") ?? (args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
+        if let out = args.value("--out"), FileManager.default.fileExists(atPath: out),
+            (try? FileManager.default.attributesOfItem(atPath: out)[.type] as? FileAttributeType) == .typeRegular
+        {
+            throw UsageError(
+                message: "--out \(out) is a file: --out names the folder a run wrote (--out DIR); a ledger file is --ledger FILE",
+                usage: usage, command: "trace")
+        }
+        let ledger = args.value("--ledger") ?? OutputFolder.normalized(args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
         let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
         let outcome: TraceOutcome
         do {
-            outcome = try TracePipeline.run(id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 })
+            outcome = try TracePipeline.run(
+                id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 },
+                onWait: { err("iap-audit: " + $0) })
         } catch let failed as TraceWorkbookError {
             // The trace is still worth reading; the missing workbook makes it exit 1.
             show(failed.outcome, format: format, out: out, err: err)

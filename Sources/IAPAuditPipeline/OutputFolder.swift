@@ -7,9 +7,10 @@ import IAPAuditReport
 import IAPAuditStore
 
 /// The output folder of a run: created if missing, locked against a second concurrent run
-/// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies), and the
+/// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies; `FolderLock`: it
+/// waits for traces reading the ledger), and the
 /// place the workbook is written atomically.
-final class OutputFolder {
+package final class OutputFolder {
     let path: String
     private let lockDescriptor: Int32
 
@@ -22,7 +23,8 @@ final class OutputFolder {
 
     /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
     /// a folder, or another run holds it.
-    init(path: String) throws {
+    init(path given: String) throws {
+        let path = Self.normalized(given)
         self.path = path
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -38,7 +40,7 @@ final class OutputFolder {
         }
         lockDescriptor = open(path + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         if lockDescriptor < 0 { throw AuditError.output(path, "cannot create .audit.lock: \(String(cString: strerror(errno)))") }
-        if flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
+        if !FolderLock.exclusive(lockDescriptor) {
             close(lockDescriptor)
             throw AuditError.output(path, "another iap-audit run is writing this folder; try again when it has finished")
         }
@@ -46,6 +48,14 @@ final class OutputFolder {
     }
 
     deinit { close(lockDescriptor) }
+
+    /// `path` without trailing slashes (`ledger/` → `ledger`, so files are named `ledger/audit.sqlite`);
+    /// `/` stays `/`.
+    package static func normalized(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1 && p.hasSuffix("/") { p = p.dropLast() }
+        return String(p)
+    }
 
     func openStore() throws -> AuditStore {
         do { return try AuditStore(path: databasePath) } catch let error as SQLiteError where error.isDiskFull {

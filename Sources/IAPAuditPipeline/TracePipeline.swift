@@ -21,15 +21,21 @@ public struct TraceWorkbookError: Error, CustomStringConvertible {
 }
 
 /// `iap-audit trace ID`: the ledger a run left, read (`TraceReader`), judged (`TraceJudge`) and, for
-/// `--format xlsx`, written as `trace-<id>.xlsx` beside it. Reads only: the ledger is never changed, and
-/// a run writing it meanwhile is not waited for.
+/// `--format xlsx`, written as `trace-<id>.xlsx` beside it. It reads (adding only its indexes), under the
+/// folder's shared lock: it waits for a run writing the ledger, and a run waits for it (`FolderLock`).
 public enum TracePipeline {
     /// - Parameters:
     ///   - ledgerPath: `DIR/audit.sqlite` or `--ledger FILE`.
     ///   - workbookFolder: where to write `trace-<id>.xlsx`; nil: no workbook.
     /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version); `TraceWorkbookError`
     ///   when the workbook cannot be written (it carries the trace, to be shown all the same).
-    public static func run(id: String, ledgerPath: String, workbookFolder: String? = nil) throws -> TraceOutcome {
+    ///   - onWait: told once when a run is writing the ledger and the trace waits for it (`FolderLock`).
+    public static func run(
+        id: String, ledgerPath: String, workbookFolder: String? = nil, onWait: (String) -> Void = { _ in }
+    ) throws -> TraceOutcome {
+        let folder = (ledgerPath as NSString).deletingLastPathComponent
+        let lock = try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait)
+        defer { if let lock { close(lock) } }
         let indexNote = try ensureIndexes(ledgerPath)
         var result = try TraceReader.read(id: id, ledgerPath: ledgerPath)
         TraceJudge.judge(&result)
@@ -67,15 +73,14 @@ public enum TracePipeline {
     }
 
     /// Builds `trace`'s indexes when the ledger lacks them (the first trace after a run that changed it),
-    /// holding the folder's lock as a run does; when a run holds it, or the ledger cannot be written, the
-    /// trace reads without them (slower on a large ledger). Returns what happened, nil when nothing was missing.
+    /// under the folder's shared lock (no run is writing; SQLite orders two traces building at once); when
+    /// the ledger cannot be written, the trace reads without them (slower on a large ledger). Returns what
+    /// happened, nil when nothing was missing.
     static func ensureIndexes(_ ledgerPath: String) throws -> String? {
         guard try !TraceReader.missingIndexes(ledgerPath: ledgerPath).isEmpty else { return nil }
-        let folder = (ledgerPath as NSString).deletingLastPathComponent
         do {
-            let lock = try OutputFolder(path: folder.isEmpty ? "." : folder)
             let start = Date()
-            try withExtendedLifetime(lock) { try TraceReader.buildIndexes(ledgerPath: ledgerPath) }
+            try TraceReader.buildIndexes(ledgerPath: ledgerPath)
             let seconds = String(format: "%.1f", Date().timeIntervalSince(start))
             return "built the ledger's trace indexes in \(seconds) s (once after each run that changes the ledger)"
         } catch {
