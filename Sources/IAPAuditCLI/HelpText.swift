@@ -131,7 +131,7 @@ enum HelpText {
         """
 
     static let trace = """
-        USAGE: iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx]
+        USAGE: iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]
 
         Answers a support ticket ("I paid on Oct 12 and got nothing; here is my Apple order id") from the
         ledger a run left (DIR/audit.sqlite; run `iap-audit run … --out DIR` first). ID is any of: a
@@ -149,7 +149,14 @@ enum HelpText {
           --ledger FILE         The ledger itself, instead of --out.
           --format FORMAT       text (default); json: the same as one JSON object; xlsx: also writes
                                 trace-<ID>.xlsx beside the ledger (Trace, Verdicts, Timeline, Findings).
+          --redact              Show every user and device id as its token (u_…, d_…: HMAC-SHA256 under
+                                the key, as run --redact shows them), the ID too; ID may be an original
+                                id or a token. Transaction, order and request ids stay.
+          --redact-key FILE     The key (a file only its owner reads); else the environment variable
+                                IAP_AUDIT_REDACT_KEY.
           -h, --help            Show this help.
+        A ledger made with run --redact-ledger holds tokens: trace a user or device by its token, or by
+        its original id with --redact and the same key (another key is refused).
 
         Exit status: 0 traced; 2 no record holds the id (the output says what was searched; JSON
         "found": false); 1 could not complete (the ledger missing or of another version, the workbook

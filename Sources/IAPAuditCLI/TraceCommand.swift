@@ -5,11 +5,12 @@ import IAPAuditReport
 
 /// `iap-audit trace ID`: one id's timeline and verdict from the ledger a run left.
 enum TraceCommand {
-    static let usage = "iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx]"
+    static let usage = "iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]"
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments, valued: ["--out", "--ledger", "--format"], flags: ["-h", "--help"], command: "trace", usage: usage)
+            arguments, valued: ["--out", "--ledger", "--format", "--redact-key"], flags: ["-h", "--help", "--redact", "--redact-ledger"],
+            command: "trace", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.trace)
             return 0
@@ -27,6 +28,13 @@ enum TraceCommand {
         if args.value("--out") != nil && args.value("--ledger") != nil {
             throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
         }
+        if args.has("--redact-ledger") {
+            throw UsageError(
+                message: "--redact-ledger is run's: trace never changes the ledger (a redacted ledger is traced as it is; give --redact "
+                    + "and its key to trace an original id)", usage: usage, command: "trace")
+        }
+        // The same key, and the same usage errors, as run's (a redacted ledger is traced as it is: see TraceRedaction).
+        let redaction = try RunCommand.redaction(args, usage: usage, command: "trace")
         if let out = args.value("--out"), FileManager.default.fileExists(atPath: out),
             (try? FileManager.default.attributesOfItem(atPath: out)[.type] as? FileAttributeType) == .typeRegular
         {
@@ -39,7 +47,7 @@ enum TraceCommand {
         let outcome: TraceOutcome
         do {
             outcome = try TracePipeline.run(
-                id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 },
+                id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 }, redaction: redaction,
                 onWait: { err("iap-audit: " + $0) })
         } catch let failed as TraceWorkbookError {
             // The trace is still worth reading; the missing workbook makes it exit 1.

@@ -64,13 +64,18 @@ public struct Redaction: Sendable {
     /// The run parameter `redaction`: `ledger, key k_…` or `outputs, key k_…` (the key's fingerprint, not the key).
     var parameter: String { "\(ledger ? "ledger" : "outputs"), key \(redactor.fingerprint)" }
 
+    /// The fingerprint of the key a ledger's ids were redacted with (its run parameter `redaction`, `ledger, key
+    /// k_…`); nil for a ledger of original ids.
+    static func ledgerKey(_ stored: String?) -> String? {
+        stored.flatMap { $0.hasPrefix("ledger, key ") ? String($0.dropFirst("ledger, key ".count)) : nil }
+    }
+
     /// Checks the ledger against this run's redaction before anything is imported: a ledger that holds tokens
     /// (`--redact-ledger`) is used only with `--redact-ledger` and the same key (else rows would join by
     /// originals on one side and tokens on the other, silently); `--redact-ledger` does not take over a
     /// ledger of originals (its past runs keep them). Throws `AuditError.ledger`.
     static func check(_ redaction: Redaction?, stored: String?, storedFiles: Int, databasePath: String) throws {
-        let storedKey = stored.flatMap { $0.hasPrefix("ledger, key ") ? String($0.dropFirst("ledger, key ".count)) : nil }
-        if let storedKey {
+        if let storedKey = ledgerKey(stored) {
             guard let redaction, redaction.ledger else {
                 throw AuditError.ledger(
                     databasePath,

@@ -27,21 +27,26 @@ public enum TracePipeline {
     /// - Parameters:
     ///   - ledgerPath: `DIR/audit.sqlite` or `--ledger FILE`.
     ///   - workbookFolder: where to write `trace-<id>.xlsx`; nil: no workbook.
-    /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version); `TraceWorkbookError`
-    ///   when the workbook cannot be written (it carries the trace, to be shown all the same).
+    ///   - redaction: `--redact` and its key: user and device ids shown as tokens (`TraceRedaction`).
     ///   - onWait: told once when a run is writing the ledger and the trace waits for it (`FolderLock`).
+    /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version, redacted with another key than
+    ///   `redaction`'s); `TraceWorkbookError` when the workbook cannot be written (it carries the trace, to be
+    ///   shown all the same).
     public static func run(
-        id: String, ledgerPath: String, workbookFolder: String? = nil, onWait: (String) -> Void = { _ in }
+        id: String, ledgerPath: String, workbookFolder: String? = nil, redaction: Redaction? = nil, onWait: (String) -> Void = { _ in }
     ) throws -> TraceOutcome {
         let folder = (ledgerPath as NSString).deletingLastPathComponent
         let lock = try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait)
         defer { if let lock { close(lock) } }
         let indexNote = try ensureIndexes(ledgerPath)
-        var result = try TraceReader.read(id: id, ledgerPath: ledgerPath)
+        let plan = try TraceRedaction.plan(id: id, ledgerPath: ledgerPath, redaction: redaction)
+        var result = try TraceReader.read(id: id, ledgerPath: ledgerPath, lookup: plan.lookup)
+        plan.apply(&result)
         TraceJudge.judge(&result)
         var outcome = TraceOutcome(result: result, indexNote: indexNote)
         if let folder = workbookFolder {
-            let path = folder + "/trace-\(fileName(id)).xlsx"
+            // Named by the id as shown: a user's token, not the user id.
+            let path = folder + "/trace-\(fileName(result.id)).xlsx"
             do {
                 try writeWorkbook(result, to: path)
             } catch {

@@ -9,19 +9,21 @@ import IAPAuditModel
 /// `transaction_ids`: the `server_request_ids` index; or any, among the requests of its users and
 /// devices and the requests Apple's answers listing it answered), and those whose answer lists it.
 package enum TraceReader {
+    /// - Parameter lookup: the text looked up as a kind of id instead of `id` (`trace --redact`: a user id's
+    ///   token on a redacted ledger, the user id a token stands for on a ledger of originals).
     /// - Throws: `AuditError.ledger` when the file is missing, not iap-audit's, or of another version.
-    package static func read(id: String, ledgerPath: String) throws -> TraceResult {
+    package static func read(id: String, ledgerPath: String, lookup: [TraceIdKind: String] = [:]) throws -> TraceResult {
         let db = try open(ledgerPath)
         var result = TraceResult(id: id, ledgerPath: ledgerPath)
-        let parameters = try db.prepare("SELECT name, value FROM run_parameter")
-        while try parameters.step() { result.runParameters[parameters.text(0)] = parameters.text(1) }
+        result.runParameters = try runParameters(db)
         let queries = TraceQueries(db, bundleIds: bundleIds(result.runParameters["config"]))
-        let (matches, transactionIds) = try resolve(id, queries)
+        let (matches, transactionIds) = try resolve(id, lookup, queries)
         result.matches = matches
         result.transactions = try transactionIds.map { try trace($0, queries) }
         if matches.contains(where: { $0.kind == .userId || $0.kind == .deviceId }) {
             result.unattached = try queries.clientReports(
-                where: "(c.user_id = ?1 OR c.device_id = ?1) AND c.transaction_id IS NULL", [id])
+                where: "(c.user_id = ?1 OR c.device_id = ?2) AND c.transaction_id IS NULL",
+                [lookup[.userId] ?? id, lookup[.deviceId] ?? id])
         }
         if matches.isEmpty { result.nearMatches = try TraceNearMatches.find(id, queries) }
         return result
@@ -44,7 +46,15 @@ package enum TraceReader {
         try db.execute(Schema.traceIndexes)
     }
 
-    private static func open(_ path: String) throws -> SQLiteDatabase {
+    /// The ledger's last run's parameters (`run_parameter`).
+    static func runParameters(_ db: SQLiteDatabase) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let parameters = try db.prepare("SELECT name, value FROM run_parameter")
+        while try parameters.step() { result[parameters.text(0)] = parameters.text(1) }
+        return result
+    }
+
+    static func open(_ path: String) throws -> SQLiteDatabase {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw unreadable(path, "no such file (make it with `iap-audit run PATH … --out DIR`, then trace with --out DIR)")
@@ -91,13 +101,13 @@ package enum TraceReader {
     // MARK: What the id is
 
     /// The kinds of id `id` is (with the columns that hold it) and the transactions it leads to, in byte order.
-    static func resolve(_ id: String, _ q: TraceQueries) throws -> ([TraceMatch], [String]) {
+    static func resolve(_ id: String, _ lookup: [TraceIdKind: String], _ q: TraceQueries) throws -> ([TraceMatch], [String]) {
         var matches: [TraceMatch] = []
         var transactions: [String] = []
         /// `checks`: each column and the query telling whether it holds the id (`?1`; the first-id range `?1`, `?2`).
         func found(_ kind: TraceIdKind, _ checks: [(String, String)], leadsTo: () throws -> [String]) throws {
             let (low, high) = TraceQueries.firstIdRange(id)
-            let columns = try checks.filter { try q.exists($0.1, $0.1.contains("?2") ? [low, high] : [id]) }.map(\.0)
+            let columns = try checks.filter { try q.exists($0.1, $0.1.contains("?2") ? [low, high] : [lookup[kind] ?? id]) }.map(\.0)
             guard !columns.isEmpty else { return }
             matches.append(TraceMatch(kind: kind, columns: columns))
             transactions += try leadsTo()
@@ -136,6 +146,7 @@ package enum TraceReader {
                 [id])
         }
         for (kind, column) in [(TraceIdKind.userId, "user_id"), (.deviceId, "device_id")] {
+            let value = lookup[kind] ?? id
             try found(
                 kind,
                 [
@@ -143,15 +154,15 @@ package enum TraceReader {
                     ("server_request.\(column)", "SELECT 1 FROM server_request WHERE \(column) = ?1"),
                 ]
             ) {
-                var ids = try q.texts("SELECT transaction_id FROM client_report WHERE \(column) = ?1", [id])
-                ids += try q.transactions(ofRequestsWhere: column, is: id)
+                var ids = try q.texts("SELECT transaction_id FROM client_report WHERE \(column) = ?1", [value])
+                ids += try q.transactions(ofRequestsWhere: column, is: value)
                 if kind == .userId {
-                    let quoted = String(IdList.encode([id]).dropFirst().dropLast())
+                    let quoted = String(IdList.encode([value]).dropFirst().dropLast())
                     ids += try q.texts(
                         """
                         SELECT transaction_id FROM finding
                         WHERE instr(user_ids, ?1) > 0 AND EXISTS (SELECT 1 FROM json_each(user_ids) u WHERE u.value = ?2)
-                        """, [quoted, id])
+                        """, [quoted, value])
                 }
                 return ids
             }

@@ -15,6 +15,11 @@ package struct TraceResult: Sendable {
     /// The ledger read and its last run's parameters (`as_of`, `grace_hours`, `audit_window`, `run_status`).
     package var ledgerPath: String
     package var runParameters: [String: String] = [:]
+    /// What the trace shows of user and device ids (`trace --redact`, a ledger made with `--redact-ledger`):
+    /// `outputs, key k_…` (tokens of the ledger's original ids) or `ledger, key k_…` (the ledger's tokens).
+    package var redaction: String?
+    /// Lines said under the ledger's: what the redaction means for this trace.
+    package var notes: [String] = []
 
     package init(id: String, ledgerPath: String) { (self.id, self.ledgerPath) = (id, ledgerPath) }
 

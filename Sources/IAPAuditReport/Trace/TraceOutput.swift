@@ -6,6 +6,7 @@ import IAPAuditModel
 package enum TraceOutput {
     package static func text(_ r: TraceResult, workbookPath: String? = nil) -> String {
         var lines = [heading(r), "ledger \(r.ledgerPath)" + (r.asOfMs.map { ", as of \(Timestamp.iso($0))" } ?? "") + runStatus(r)]
+        lines += r.notes
         if r.matches.isEmpty {
             lines.append("searched:")
             lines += TraceIdKind.allCases.map { "  \($0.label): \($0.columns.joined(separator: ", "))" }
@@ -106,6 +107,7 @@ package enum TraceOutput {
             "transactions": r.transactions.map(transaction), "unattached": r.unattached.map(event),
             "searched": Dictionary(uniqueKeysWithValues: TraceIdKind.allCases.map { ($0.rawValue, $0.columns) }),
             "near_matches": r.nearMatches.map { ["id": $0.id, "kind": $0.kind.rawValue] },
+            "redaction": r.redaction ?? null, "notes": r.notes,
         ]
         if let workbookPath { object["xlsx"] = workbookPath }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()

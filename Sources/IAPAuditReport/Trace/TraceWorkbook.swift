@@ -8,6 +8,7 @@ package enum TraceWorkbook {
             [.text("id"), .text(r.id)], [.text("ledger"), .text(r.ledgerPath)],
             [.text("as of"), r.asOfMs.map(ReportCell.dateTime) ?? .empty], [.text("transactions"), .integer(Int64(r.transactions.count))],
         ]
+        about += (r.redaction.map { [[.text("redaction"), .text($0)]] } ?? []) + r.notes.map { [.text("note"), .text($0)] }
         about += r.matches.map { [.text("matched as \($0.kind.label)"), .text($0.columns.joined(separator: ", "))] }
         if r.matches.isEmpty {
             about += TraceIdKind.allCases.map { [.text("searched \($0.label)"), .text($0.columns.joined(separator: ", "))] }

@@ -10,9 +10,10 @@ import XCTest
 final class RedactionKeyTests: XCTestCase {
     static let key = "key-test-9d3e1f0a7b6c5d4e"
 
-    func testAMissingShortEmptyOrOpenKeyIsAUsageErrorThatShowsNoKey() throws {
-        let out = TestPaths.scratch()
-        let cases: [([String], String)] = [
+    /// The options of each key that is a usage error (exit 64), and what the message says; `openKeyFlag` goes with
+    /// the key file every user may read (`trace` takes no `--redact-ledger`), `missing` is no file.
+    static func keyErrorCases(openKeyFlag: String, missing: String) -> [([String], String)] {
+        [
             (
                 ["--redact"],
                 "--redact needs a key: --redact-key FILE (a file only its owner reads) or the environment variable IAP_AUDIT_REDACT_KEY"
@@ -20,12 +21,17 @@ final class RedactionKeyTests: XCTestCase {
             (["--redact", "--redact-key", RedactionCheck.keyFile("short-secret")], "the key is 12 bytes, shorter than 16"),
             (["--redact", "--redact-key", RedactionCheck.keyFile("")], "the key is empty"),
             (
-                ["--redact-ledger", "--redact-key", RedactionCheck.keyFile(Self.key, mode: 0o644)],
+                [openKeyFlag, "--redact-key", RedactionCheck.keyFile(Self.key, mode: 0o644)],
                 "the key file may be read or written by every user of this machine (mode 644): run chmod 600"
             ),
-            (["--redact", "--redact-key", out + "/none"], "cannot read the key file: No such file or directory"),
+            (["--redact", "--redact-key", missing], "cannot read the key file: No such file or directory"),
             (["--redact-key", RedactionCheck.keyFile(Self.key)], "--redact-key is given without --redact"),
         ]
+    }
+
+    func testAMissingShortEmptyOrOpenKeyIsAUsageErrorThatShowsNoKey() throws {
+        let out = TestPaths.scratch()
+        let cases = Self.keyErrorCases(openKeyFlag: "--redact-ledger", missing: out + "/none")
         for (options, message) in cases {
             let run = CLIRun(["run", TestPaths.repoRoot + "/sample-data", "--out", out, "--json"] + options)
             XCTAssertEqual(run.status, 64, "\(options)")
