@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers, each a target, so that a wrong-way import does not compile (docs/architecture.md):
 //
-//   iap-audit (main.swift) → IAPAuditCLI → IAPAuditPipeline, IAPAuditSample
+//   iap-audit (main.swift) → IAPAuditCLI → IAPAuditPipeline, IAPAuditReport (trace's rendering), IAPAuditSample
 //   IAPAuditSample → IAPAuditCrypto (it signs its synthetic JWS)
 //   IAPAuditPipeline → IAPAuditIngest, IAPAuditCrypto, IAPAuditStore, IAPAuditReconcile, IAPAuditReport
 //   each of those → IAPAuditModel (the bottom: records, facts, findings; no C, no I/O)
@@ -41,7 +41,7 @@ let package = Package(
             dependencies: ["IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest", "IAPAuditStore", "IAPAuditReconcile", "IAPAuditReport"],
             path: "Sources/IAPAuditPipeline"),
         .target(name: "IAPAuditSample", dependencies: ["IAPAuditModel", "IAPAuditCrypto"], path: "Sources/IAPAuditSample"),
-        .target(name: "IAPAuditCLI", dependencies: ["IAPAuditPipeline", "IAPAuditSample"], path: "Sources/IAPAuditCLI"),
+        .target(name: "IAPAuditCLI", dependencies: ["IAPAuditPipeline", "IAPAuditReport", "IAPAuditSample"], path: "Sources/IAPAuditCLI"),
         .executableTarget(name: "iap-audit", dependencies: ["IAPAuditCLI"], path: "Sources/iap-audit"),
         .executableTarget(name: "iap-audit-json-probe", dependencies: ["IAPAuditIngest"], path: "Sources/iap-audit-json-probe"),
 

@@ -32,12 +32,19 @@ enum AckCommand {
                 RunSummary.encoded([
                     "finding_id": outcome.id, "status": "acknowledged", "note": outcome.note,
                     "acknowledged_at": Timestamp.iso(outcome.acknowledgedAtMs), "run": outcome.run, "first_seen_run": outcome.firstSeenRun,
-                    "ledger": outcome.databasePath,
+                    "ledger": outcome.databasePath, "previous_note": outcome.previousNote.map { $0 as Any } ?? NSNull(),
+                    "previous_acknowledged_at": outcome.previousAcknowledgedAtMs.map { Timestamp.iso($0) as Any } ?? NSNull(),
                 ]))
         } else {
             out(
                 "acknowledged \(RunSummary.printable(outcome.id)) (open since run \(outcome.firstSeenRun)) in \(outcome.databasePath): "
                     + "it stays in the reports and out of --fail-on alerts until it is resolved")
+            if let previous = outcome.previousNote {
+                let at = outcome.previousAcknowledgedAtMs.map { " on \(Timestamp.iso($0))" } ?? ""
+                out(
+                    "it was acknowledged already\(at) with the note \"\(RunSummary.printable(previous))\": the new note replaces it "
+                        + "(finding_history keeps both)")
+            }
         }
         return 0
     }

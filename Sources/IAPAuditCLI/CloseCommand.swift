@@ -13,10 +13,9 @@ enum CloseCommand {
             arguments,
             valued: [
                 "--period", "--calendar", "--tz", "--prices", "--out", "--ledger", "--as-of", "--grace", "--config", "--jws-root",
-                "--receipt-root",
-                "--signatures-at",
+                "--receipt-root", "--signatures-at", "--redact-key",
             ],
-            flags: ["--json", "--forget-missing", "-h", "--help"], command: "close", usage: usage)
+            flags: ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"], command: "close", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.close)
             return 0

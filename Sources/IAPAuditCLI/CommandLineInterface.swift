@@ -9,10 +9,12 @@ public enum CommandLineInterface {
     public static let version = ToolVersion.current
 
     /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails
-    /// says why on stderr; asked for `--json`, it also prints `{"error": "<why>", "exit": 1}` (64 for a usage
+    /// says why on stderr; asked for `--json` (or `--format json`), it also prints `{"error": "<why>", "exit": 1}` (64 for a usage
     /// error) on stdout, so a scheduler reading stdout sees the failure.
     public static func main(arguments: [String], out: (String) -> Void = Console.out, err: (String) -> Void = Console.err) -> Int32 {
-        let json = arguments.contains("--json")
+        let json =
+            arguments.contains("--json") || arguments.contains("--format=json")
+            || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
         do {
             guard let command = arguments.first else {
                 out(HelpText.main)
@@ -30,6 +32,8 @@ public enum CommandLineInterface {
                 return try RunCommand.execute(rest, out: out, err: err)
             case "close":
                 return try CloseCommand.execute(rest, out: out, err: err)
+            case "trace":
+                return try TraceCommand.execute(rest, out: out, err: err)
             case "ack":
                 return try AckCommand.execute(rest, out: out, err: err)
             case "sample":

@@ -14,6 +14,8 @@ enum HelpText {
                     reconcile them, and write audit.sqlite and audit.xlsx.
           close     The monthly close: revenue, refunds and losses of a period, priced, and the
                     bridge to App Store Connect's Sales and Financial reports.
+          trace     One id's timeline across every record of the ledger a run left, and the
+                    verdict: Apple's confirmation, the findings, the next action.
           ack       Mark a finding of the ledger known: kept in the reports, out of alerts.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
@@ -22,14 +24,15 @@ enum HelpText {
           --version      Print the version.
 
         Exit status: 0 the run completed (even with findings and rejected lines),
-        1 it could not complete, 3 it completed and alerts (run --fail-on, --fail-on-stale),
-        64 usage error. Scheduling it nightly: docs/operations.md.
+        1 it could not complete, 2 trace found no record of the id, 3 it completed and alerts
+        (run --fail-on, --fail-on-stale), 64 usage error. Scheduling it nightly: docs/operations.md.
         """
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
                              [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]
+                             [--redact [--redact-key FILE] [--redact-ledger]]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -89,6 +92,14 @@ enum HelpText {
                                 findings only; acknowledged ones (iap-audit ack) never alert.
           --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
                                 is older than HOURS by this machine's clock (an export stopped).
+          --redact              Show user ids (and app account tokens) as u_<16 hex>, device ids as
+                                d_<16 hex> (HMAC-SHA256 under a key: the same id, the same token) in
+                                audit.xlsx, the close workbook, --json and stderr; rejected lines'
+                                text is not shown. The ledger keeps the ids (README, Redaction).
+          --redact-key FILE     The key (at least 16 bytes; the file readable by its owner only);
+                                default: the environment variable IAP_AUDIT_REDACT_KEY.
+          --redact-ledger       Store the tokens in the ledger too (implies --redact); such a ledger
+                                is used only with --redact-ledger and the same key.
           -h, --help            Show this help.
 
         Each run is numbered in the ledger; the summary, --json and the Changes sheet say what is new,
@@ -120,7 +131,40 @@ enum HelpText {
           --json                Print the period, totals per currency and bridges as one JSON object
                                 (amounts in milliunits).
         The run's options (--out, --ledger, --forget-missing, --as-of, --grace, --config, --jws-root,
-        --receipt-root, --signatures-at) work as for `run`.
+        --receipt-root, --signatures-at, --redact, --redact-key, --redact-ledger) work as for `run`.
+        """
+
+    static let trace = """
+        USAGE: iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]
+
+        Answers a support ticket ("I paid on Oct 12 and got nothing; here is my Apple order id") from the
+        ledger a run left (DIR/audit.sqlite; run `iap-audit run … --out DIR` first). ID is any of: a
+        transaction id, an original transaction id, an Apple order id (from Look Up Order ID answers kept
+        as {"order_id", "received_at", "response"}), a user id, a device id, a request id, a web order
+        line item id. For each transaction it leads to (a user or device id, an original or order id can
+        lead to several: each is traced) it prints one timeline of client reports, server requests and
+        revokes, Apple's answers, signed transactions, notifications and receipts — time (UTC), source,
+        file:line, what it says — then the verdict: the findings on it, whether Apple confirms the
+        payment and by which record, who was credited, any refund, and the next action in words.
+        An unknown id says which tables and columns were searched, and near matches if any.
+
+        OPTIONS:
+          --out DIR             The run's output folder (default: reports/): reads DIR/audit.sqlite.
+          --ledger FILE         The ledger itself, instead of --out.
+          --format FORMAT       text (default); json: the same as one JSON object; xlsx: also writes
+                                trace-<ID>.xlsx beside the ledger (Trace, Verdicts, Timeline, Findings).
+          --redact              Show every user and device id as its token (u_…, d_…: HMAC-SHA256 under
+                                the key, as run --redact shows them), the ID too; ID may be an original
+                                id or a token. Transaction, order and request ids stay.
+          --redact-key FILE     The key (a file only its owner reads); else the environment variable
+                                IAP_AUDIT_REDACT_KEY.
+          -h, --help            Show this help.
+        A ledger made with run --redact-ledger holds tokens: trace a user or device by its token, or by
+        its original id with --redact and the same key (another key is refused).
+
+        Exit status: 0 traced; 2 no record holds the id (the output says what was searched; JSON
+        "found": false); 1 could not complete (the ledger missing or of another version, the workbook
+        not written); 64 usage error. A guide to each verdict: docs/trace.md.
         """
 
     static let ack = """

@@ -8,14 +8,14 @@ enum RunCommand {
     static let usage =
         "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
-        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]"
+        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] "
+        + "[--redact [--redact-key FILE] [--redact-ledger]]"
     /// The options `run` takes a value for, and its flags.
     static let valuedOptions: Set<String> = [
         "--out", "--ledger", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at",
-        "--fail-on",
-        "--fail-on-stale",
+        "--fail-on", "--fail-on-stale", "--redact-key",
     ]
-    static let flags: Set<String> = ["--json", "--forget-missing", "-h", "--help"]
+    static let flags: Set<String> = ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"]
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.
@@ -98,7 +98,26 @@ enum RunCommand {
                     command: "run")
             }
         }
+        options.redaction = try redaction(args, usage: usage, command: command)
         return options
+    }
+
+    /// `--redact`, `--redact-ledger` (which implies it) and the key: `--redact-key FILE`, else the environment
+    /// variable `IAP_AUDIT_REDACT_KEY`. A key without `--redact`, or `--redact` without a usable key, is a usage
+    /// error; no message holds the key.
+    static func redaction(_ args: ArgumentReader, usage: String, command: String) throws -> Redaction? {
+        guard args.has("--redact") || args.has("--redact-ledger") else {
+            if args.value("--redact-key") != nil {
+                throw UsageError(message: "--redact-key is given without --redact", usage: usage, command: command)
+            }
+            return nil
+        }
+        do {
+            return try Redaction(
+                keyFile: args.value("--redact-key"), environment: ProcessInfo.processInfo.environment, ledger: args.has("--redact-ledger"))
+        } catch let error as Redaction.KeyError {
+            throw UsageError(message: error.description, usage: usage, command: command)
+        }
     }
 
     /// Warnings and the first rejections on stderr (all of them are in the database).
@@ -106,7 +125,8 @@ enum RunCommand {
         for warning in warnings { err("iap-audit: warning: \(RunSummary.printable(warning.message))") }
         let rejections = result.snapshot.rejections
         for rejection in (try? rejections.prefix(printedRejections)) ?? [] {
-            err(RunSummary.printable("\(rejection.location): error: \(rejection.reason)"))
+            let reason = result.redaction == nil ? rejection.reason : IdRedactor.reason(rejection.reason)
+            err(RunSummary.printable("\(rejection.location): error: \(reason)"))
         }
         if rejections.count > printedRejections {
             err("iap-audit: \(rejections.count - printedRejections) more rejected records: see table rejection in \(result.databasePath)")

@@ -44,6 +44,8 @@ enum RecordDispatcher {
                     receivedAtMs: try o.logTimestamp("received_at"), checker: checker)
                 response.rawJSON = raw
                 batch.append(response, keepRaw: keepRaw)
+            case .wrappedOrderLookup:
+                apple(try ServerAPIResponseReader.readOrderLookup(o, at: location, raw: raw, checker: checker))
             case .postedReceipt:
                 apple(try AppReceiptReader.readWrapped(o, at: location, checker: checker))
             case .signed:

@@ -6,6 +6,9 @@ enum RecordShape: Hashable {
     /// `{"request_id", "received_at", "signed_transaction": "<compact JWS>"}`: a JWS the server fetched
     /// or received for a request.
     case wrappedSignedTransaction
+    /// `{"order_id", "received_at", "response": {…}}`: an App Store Server API Look Up Order ID answer
+    /// fetched for an Apple order id (the id on the customer's invoice), kept with that id.
+    case wrappedOrderLookup
     /// An app receipt as posted: `{"request_id", "received_at", "receipt_data"}`, a Unity IAP wrapper or
     /// a purchase object holding `transactionReceipt`.
     case postedReceipt
@@ -25,6 +28,7 @@ enum RecordShape: Hashable {
     /// - Parameter o: a JSON object; `has` is true for a field present, null or not.
     static func of(_ o: any RecordObject) -> RecordShape {
         let has = { (key: String) in o.has(key) }
+        if has("order_id") && has("response") { return .wrappedOrderLookup }
         if has("request_id") && has("response") { return .wrappedVerifyResponse }
         if has("request_id") && has("signed_transaction") { return .wrappedSignedTransaction }
         if AppReceiptReader.isWrapper(o) { return .postedReceipt }
@@ -84,6 +88,7 @@ enum RecordShape: Hashable {
         case .serverRequest: return .serverLog
         case .wrappedVerifyResponse, .bareVerifyResponse: return .verifyResponse
         case .wrappedSignedTransaction: return .signedTransaction
+        case .wrappedOrderLookup: return .serverAPIResponse
         case .postedReceipt: return .appReceipt
         case .signed(let kind): return kind
         default: return .other

@@ -6,7 +6,8 @@ public enum AuditError: Error, CustomStringConvertible {
     /// A trust-anchor certificate (`--jws-root`, `--receipt-root`, the config's `*_trust_anchors`, or
     /// the default under certs/) that cannot be read or decoded.
     case trustAnchor(String, String)
-    /// The ledger (`DIR/audit.sqlite`) cannot do what was asked: no ledger yet, an unknown finding id (`ack`).
+    /// The ledger (`DIR/audit.sqlite`) cannot do what was asked: no ledger yet, an unknown finding id (`ack`),
+    /// one `trace` cannot read (missing, a folder, another program's, made by another version).
     case ledger(String, String)
 
     public var description: String {

@@ -64,6 +64,9 @@ public struct RunWarning: Sendable, Hashable {
         public static let duplicateReport = Code(rawValue: "duplicate_report")
         /// Lines of an App Store Connect report were rejected: Apple's figures from it are incomplete.
         public static let reportLinesRejected = Code(rawValue: "report_lines_rejected")
+        /// The closed period ends after what the ledger can judge (its as-of plus the grace): the close is
+        /// provisional.
+        public static let periodOpen = Code(rawValue: "period_open")
         /// Purchases of the closed period have no price (no verified JWS price, no price-list entry).
         public static let unpricedPurchases = Code(rawValue: "unpriced_purchases")
         /// Apple records whose environment signals disagree (SEMANTICS rule 24): read as sandbox.
@@ -77,6 +80,7 @@ public struct RunWarning: Sendable, Hashable {
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
             .priceListRejected, .unpricedPurchases, .noAppleReports, .reportCoverage, .duplicateReport, .reportLinesRejected,
+            .periodOpen,
         ]
     }
 }

@@ -33,6 +33,8 @@ public struct AuditOptions: Sendable {
     public var warnings: [RunWarning] = []
     /// Record the run in the findings' lifecycle (`RunLifecycle`); a close, whose window is its period, does not.
     public var recordsLifecycle = true
+    /// `--redact` / `--redact-ledger` (README, "Redaction"); nil: the outputs show the ids as they are.
+    public var redaction: Redaction? = nil
 
     public init(
         paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
@@ -54,6 +56,8 @@ public struct AuditResult: Sendable {
     /// What the operator should know: printed on stderr, listed in `--json`, stored in table
     /// `run_warning` and shown on the Summary sheet (the same list as `snapshot.warnings`).
     public var warnings: [RunWarning] = []
+    /// How the outputs redact ids (`--redact`): the run's summary and diagnostics redact theirs too.
+    public var redaction: Redaction? = nil
 }
 
 /// ingest → store → reconcile → report.
@@ -77,6 +81,9 @@ public enum AuditPipeline {
     /// A full disk under `--out` is said as such (`DiskFull`), and leaves a database that says
     /// `run_status = incomplete` and no workbook.
     public static func run(_ options: AuditOptions) throws -> AuditResult {
+        var options = options
+        // A redacted ledger's rules see tokens: its sandbox allowlist is tokens too.
+        if let redaction = options.redaction, redaction.ledger { options.config = redaction.redactor.config(options.config) }
         let timer = PhaseTimer()
         let entries = try InputCollector.entries(
             in: options.paths, outputDirectory: options.outputDirectory, configFile: options.configFile, ledger: options.ledgerPath)
@@ -97,6 +104,8 @@ public enum AuditPipeline {
         // No file at all under the paths (an empty folder: a failed mount, a log export that did not
         // run) would empty a ledger the last run filled: stop instead.
         let stored = try store.storedFiles()
+        try Redaction.check(
+            options.redaction, stored: try store.runParameter("redaction"), storedFiles: stored.count, databasePath: output.databasePath)
         if entries.isEmpty, !stored.isEmpty {
             throw AuditError.unreadablePath(
                 options.paths.joined(separator: ", "),
@@ -115,11 +124,14 @@ public enum AuditPipeline {
         }
         var warnings = try options.warnings + RunChecks.beforeImport(store, options, databasePath: output.databasePath)
         try store.setRunParameter("run_status", "incomplete")
+        // Said before the first token is stored: a killed run's ledger is refused to another key too.
+        if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
         try output.removeWorkbook()
         let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
         let (parsed, bulk, vanished) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
-            scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing
+            scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,
+            redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }
         )
         .importEntries(entries)
         try store.setRunParameter("signature_settings", signatures.fingerprint)
@@ -155,6 +167,7 @@ public enum AuditPipeline {
             // Complete only once the workbook is written too (below).
             "run_status": "incomplete",
         ]
+        if let redaction = options.redaction { parameters["redaction"] = redaction.parameter }
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }
@@ -175,6 +188,9 @@ public enum AuditPipeline {
         // indexes are built): both read the sorted findings at once.
         var reported = parameters
         reported["run_status"] = "complete"  // what the store says once the workbook exists
+        // The outputs' redaction (a redacted ledger holds tokens already).
+        let shown = options.redaction.flatMap { $0.ledger ? nil : $0.redactor }
+        if let shown { reported["config"] = ConfigLoader.canonicalJSON(shown.config(options.config)) }
         var report = try AuditStore.snapshot(
             path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
         report.changes = recorded?.changes
@@ -183,7 +199,7 @@ public enum AuditPipeline {
             try store.replaceFindings(outcome.findings.forEach, parameters: parameters, warnings: warnings, lifecycle: recorded?.record)
         }
         do {
-            try output.writeWorkbook(ReportBuilder.workbook(report))
+            try output.writeWorkbook(ReportBuilder.workbook(report, redactor: shown))
         } catch {
             try? storing.wait()
             throw error
@@ -206,6 +222,6 @@ public enum AuditPipeline {
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-            filesParsed: parsed, warnings: warnings)
+            filesParsed: parsed, warnings: warnings, redaction: options.redaction)
     }
 }

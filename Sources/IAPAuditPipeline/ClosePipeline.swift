@@ -57,6 +57,16 @@ public enum ClosePipeline {
                         + "\(prices.rejections[0].location): \(prices.rejections[0].reason)): purchases they would price are estimated "
                         + "from other lines or unpriced", file: path))
         }
+        let judged = run.asOfMs.map { $0 + audit.graceMs }
+        if options.period.endMs > judged ?? Int64.min {
+            let asOf = run.asOfMs.map(Timestamp.iso) ?? "none: no timestamped record"
+            warnings.append(
+                RunWarning(
+                    .periodOpen,
+                    "\(options.period.label) ends \(Timestamp.iso(options.period.endMs)), after what the ledger can judge (its as-of, "
+                        + "\(asOf), plus the grace of \(audit.graceMs / 3_600_000) h): the close is provisional — purchases, credits "
+                        + "and refunds of the period's last days may still come; close it again once the logs reach its end"))
+        }
         if !report.unpriced.isEmpty {
             warnings.append(
                 RunWarning(
@@ -64,10 +74,19 @@ public enum ClosePipeline {
                     "\(report.unpriced.count) purchase(s) of \(options.period.label) have no price (no verified JWS price, no price-list "
                         + "entry): counted in units only; give --prices FILE (product_id,storefront_or_currency,price,valid_from)"))
         }
-        try output.openStore().replaceClose(report)
+        try output.openStore().replaceClose(report, priceList: prices?.file)
         let path = output.path + "/close-\(options.period.closeName).xlsx"
+        // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
+        var shown = (report: report, parameters: run.snapshot.parameters)
+        if let redaction = audit.redaction, !redaction.ledger {
+            shown.report.losses = report.losses.map {
+                var loss = $0; loss.finding = redaction.redactor.finding(loss.finding); return loss
+            }
+            shown.parameters["config"] = ConfigLoader.canonicalJSON(redaction.redactor.config(audit.config))
+        }
         let workbook = CloseWorkbook.build(
-            report, files: run.snapshot.files, parameters: run.snapshot.parameters, warnings: warnings,
+            shown.report, files: run.snapshot.files.filter { $0.path != prices?.file.path } + (prices.map { [$0.file] } ?? []),
+            parameters: shown.parameters, warnings: warnings,
             priceRejections: prices?.rejections ?? [])
         do {
             try XLSXWriter.write(workbook, to: path + ".partial")

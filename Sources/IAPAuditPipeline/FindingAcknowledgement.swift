@@ -16,6 +16,10 @@ public enum FindingAcknowledgement {
         public var run: Int
         public var firstSeenRun: Int
         public var databasePath: String
+        /// When it was acknowledged already: that note and its time (ms, machine clock), now replaced
+        /// (`finding_history` keeps both).
+        public var previousNote: String?
+        public var previousAcknowledgedAtMs: Int64?
     }
 
     /// Acknowledges finding `id` of the ledger in `outputDirectory` (or `ledger`, `--ledger FILE`) with `note`,
@@ -31,9 +35,11 @@ public enum FindingAcknowledgement {
         }
         let output = try OutputFolder(path: outputDirectory, ledger: ledger)
         switch try output.openStore().acknowledge(id, note: note, atMs: nowMs) {
-        case .acknowledged(let state, let run):
+        case .acknowledged(let state, let run, let before):
+            let again = before.status == .acknowledged
             return Outcome(
-                id: state.id, note: note, acknowledgedAtMs: nowMs, run: run, firstSeenRun: state.firstSeenRun, databasePath: databasePath)
+                id: state.id, note: note, acknowledgedAtMs: nowMs, run: run, firstSeenRun: state.firstSeenRun, databasePath: databasePath,
+                previousNote: again ? before.note : nil, previousAcknowledgedAtMs: again ? before.acknowledgedAtMs : nil)
         case .resolved(let state):
             let at = state.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
             throw AuditError.ledger(

@@ -22,6 +22,8 @@ struct LedgerImporter {
     var scratchDirectory: String? = nil
     /// Remove the files the ledger holds that this run was not given (`--forget-missing`); else they are kept.
     var forgetMissing = false
+    /// `--redact-ledger`: each batch's ids become tokens before it is stored (`RecordBatch.redactIds`).
+    var redactor: IdRedactor? = nil
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -31,7 +33,8 @@ struct LedgerImporter {
     /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
     /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
     /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
-    /// ledger's bytes (rebuilding the indexes costs the whole ledger).
+    /// ledger's bytes (rebuilding the indexes costs the whole ledger). Any import that changes the ledger
+    /// drops `trace`'s indexes (the next `trace` makes them).
     ///
     /// `vanished`: a warning for each file the ledger holds records of that the last run was given and this
     /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records.
@@ -72,14 +75,19 @@ struct LedgerImporter {
         }
         let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
         let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
-        if bulk { try store.beginBulkImport() } else if importBytes > 0 { try store.setCache(kibibytes: AuditStore.incrementCacheKiB) }
+        let given = Set(entries.map(\.path))
+        let gone = stored.keys.sorted().filter { !given.contains($0) }
+        if bulk {
+            try store.beginBulkImport()
+        } else if files.contains(where: { $0.map { $0.unchanged == nil } ?? false }) || (forgetMissing && !gone.isEmpty) {
+            try store.dropTraceIndexes()
+        }
+        if !bulk && importBytes > 0 { try store.setCache(kibibytes: AuditStore.incrementCacheKiB) }
         let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
         var parsed = 0
         // The files kept from earlier runs, then this run's in order: by the SHA-256 of their bytes, and, for
         // those whose records were imported, of their content (a gzip file's inflated bytes): a file of the
         // same bytes as another, or whose content is one imported, is a copy of it.
-        let given = Set(entries.map(\.path))
-        let gone = stored.keys.sorted().filter { !given.contains($0) }
         let keeping = forgetMissing ? [] : gone.filter { Self.keeps(stored[$0]!) }
         var bytesSeen: [String: String] = [:]
         var recordsSeen: [String: String] = [:]
@@ -116,7 +124,7 @@ struct LedgerImporter {
                 let added = try store.appendStreaming(
                     path: entry.path, sha256: grown.sha256, bytes: Int(item.bytes), metrics: metrics,
                     progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
-                    read: { try FileImporter.stream(part, checker: checker, sink: $0, scratchDirectory: scratchDirectory) })
+                    read: { try FileImporter.stream(part, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) })
                 if added != nil {
                     progress.finish(fileBytes: part.bytes - grown.oldBytes)
                     (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
@@ -143,7 +151,7 @@ struct LedgerImporter {
             let result = try store.importStreaming(
                 path: file.path, metrics: metrics,
                 progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
-                read: { try FileImporter.stream(file, checker: checker, sink: $0, scratchDirectory: scratchDirectory) },
+                read: { try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
             if result != nil { parsed += 1 }
@@ -231,6 +239,18 @@ struct LedgerImporter {
 
     /// Where gzip inputs are inflated to hash their content.
     private var scratch: String { scratchDirectory ?? String(NSTemporaryDirectory().reversed().drop { $0 == "/" }.reversed()) }
+
+    /// `sink`, or under `--redact-ledger` a sink that redacts each batch's ids before handing it on.
+    private func redacting(_ sink: RecordSink) -> RecordSink {
+        guard let redactor else { return sink }
+        let redacted = RecordSink(metrics: sink.metrics) { batch in
+            var batch = batch
+            batch.redactIds(with: redactor)
+            try sink.write(batch)
+        }
+        redacted.progress = sink.progress
+        return redacted
+    }
 
     private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }
 

@@ -7,10 +7,10 @@ import IAPAuditReport
 import IAPAuditStore
 
 /// The output folder of a run: created if missing, locked against a second concurrent run
-/// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies), and the
-/// place the workbook is written atomically. The ledger is `DIR/audit.sqlite` unless `--ledger FILE`
-/// names another (whose folder is then locked the same way).
-final class OutputFolder {
+/// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies; `FolderLock`: it
+/// waits for traces reading the ledger), and the place the workbook is written atomically. The ledger is
+/// `DIR/audit.sqlite` unless `--ledger FILE` names another (whose folder is then locked the same way).
+package final class OutputFolder {
     let path: String
     private var lockDescriptors: [Int32] = []
     /// `--ledger FILE`, when given.
@@ -25,7 +25,8 @@ final class OutputFolder {
 
     /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
     /// a folder, or another run holds it.
-    init(path: String, ledger: String? = nil) throws {
+    init(path given: String, ledger: String? = nil) throws {
+        let path = Self.normalized(given)
         self.path = path
         self.ledger = ledger
         var isDirectory: ObjCBool = false
@@ -49,11 +50,12 @@ final class OutputFolder {
         try? FileManager.default.removeItem(atPath: spillPath)
     }
 
-    /// Takes `folder/.audit.lock` for this run. Throws `AuditError.output` when another run holds it.
+    /// Takes `folder/.audit.lock` for this run (waiting for traces). Throws `AuditError.output` when another run
+    /// holds it.
     private func lock(_ folder: String) throws {
         let descriptor = open(folder + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         if descriptor < 0 { throw AuditError.output(folder, "cannot create .audit.lock: \(String(cString: strerror(errno)))") }
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        if !FolderLock.exclusive(descriptor) {
             close(descriptor)
             throw AuditError.output(folder, "another iap-audit run is writing this folder; try again when it has finished")
         }
@@ -61,6 +63,14 @@ final class OutputFolder {
     }
 
     deinit { for descriptor in lockDescriptors { close(descriptor) } }
+
+    /// `path` without trailing slashes (`ledger/` → `ledger`, so files are named `ledger/audit.sqlite`);
+    /// `/` stays `/`.
+    package static func normalized(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1 && p.hasSuffix("/") { p = p.dropLast() }
+        return String(p)
+    }
 
     func openStore() throws -> AuditStore {
         do { return try AuditStore(path: databasePath) } catch let error as SQLiteError where error.isDiskFull {

@@ -37,15 +37,29 @@ enum RunChecks {
             "sales_report", "subscription_report", "subscription_event_report", "subscriber_report", "financial_report", "payments_summary",
         ]
         for file in try store.rejectedShares() where file.rejected * 10 >= file.recordsIn {
-            let consequence =
-                reports.contains(file.kind)
-                ? "what they held is missing from Apple's figures (a report edited by hand or re-saved by a spreadsheet?); download it again"
-                : "what they held is missing from the findings (a purchase they carried shows as never sent); fix the file and run again"
+            let consequence: String
+            switch file.kind {
+            case _ where reports.contains(file.kind):
+                consequence =
+                    "what they held is missing from Apple's figures (a report edited by hand or re-saved by a spreadsheet?); download it again"
+            case "client_report":
+                consequence =
+                    "what they held is missing from the findings (a purchase they reported is not judged); fix the file and run again"
+            case "server_log":
+                consequence =
+                    "what they held is missing from the findings (a purchase they carried shows as never sent); fix the file and run again"
+            default:
+                consequence =
+                    "what they held is missing from the findings (a credit they would prove shows as invalid_credit, a payment they would "
+                    + "confirm as claimed only); fix the file and run again"
+            }
+            // Under --redact the id a reason quotes is not said (the warning is shown on stderr and the Summary sheet).
+            let reason = options.redaction == nil ? file.reason : IdRedactor.reason(file.reason)
             warnings.append(
                 RunWarning(
                     .mostlyRejected,
                     "\(file.path): \(CountText.grouped(file.rejected)) of its \(CountText.grouped(file.recordsIn)) records "
-                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(file.reason)): \(consequence)",
+                        + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(reason)): \(consequence)",
                     file: file.path))
         }
         // Logs covering different days (another retention, an export that started late): a purchase the

@@ -17,8 +17,10 @@ import IAPAuditStore
 /// from none                          or --from in epoch ms
 /// to none                            or --to in epoch ms
 /// signatures <hex>                   SHA-256 of the trust anchors and the check time
+/// redacted_ledger k_<hex>            only under --redact-ledger: the key's fingerprint (its ids are tokens)
 /// file <sha256> <path>               per imported or rejected input file, by path (bytes)
 /// ```
+/// `--redact` alone changes what the outputs show, not the findings: it is no part of the identity.
 /// Skipped files (hidden, certificates, copies of another input) read nothing and are left out; the
 /// alert options (`--fail-on`, `--fail-on-stale`) and the machine's clock judge a run, they are not part of it.
 struct RunIdentity {
@@ -30,12 +32,13 @@ struct RunIdentity {
     let inputs: [(path: String, sha256: String)]
 
     init(files: [LedgerFile], options: AuditOptions, signatures: String) {
-        let lines = [
-            "tool \(ToolVersion.current)", "reader \(Schema.readerVersion)", "config \(ConfigLoader.canonicalJSON(options.config))",
-            "as_of \(options.asOfMs.map(String.init) ?? "newest record")", "grace_ms \(options.graceMs)",
-            "from \(options.fromMs.map(String.init) ?? "none")", "to \(options.toMs.map(String.init) ?? "none")",
-            "signatures \(signatures)",
-        ]
+        let lines =
+            [
+                "tool \(ToolVersion.current)", "reader \(Schema.readerVersion)", "config \(ConfigLoader.canonicalJSON(options.config))",
+                "as_of \(options.asOfMs.map(String.init) ?? "newest record")", "grace_ms \(options.graceMs)",
+                "from \(options.fromMs.map(String.init) ?? "none")", "to \(options.toMs.map(String.init) ?? "none")",
+                "signatures \(signatures)",
+            ] + (options.redaction.map { $0.ledger ? ["redacted_ledger \($0.redactor.fingerprint)"] : [] } ?? [])
         inputs = files.filter { $0.status != "skipped" }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             .map { ($0.path, $0.sha256) }
         parameters = lines.joined(separator: "\n")

@@ -160,16 +160,17 @@ final class CrossPartition: Sendable {
                     if let later, let holder { superseded.append((holder, later.id, later.purchaseMs)) } else { still.append(holder) }
                 }
                 let laterText = superseded.sorted { $0.user.utf8.lexicographicallyPrecedes($1.user.utf8) }.map {
-                    "\($0.user) holds the later purchase \($0.id.text) of \(product) (purchased \(Timestamp.iso($0.purchaseMs)))"
+                    "\($0.user)\(IdRedactor.laterPurchasePhrase)\($0.id.text) of \(product) (purchased \(Timestamp.iso($0.purchaseMs)))"
                 }.joined(separator: "; ")
                 if still.isEmpty {
                     finding.kind = .refundSuperseded
                     finding.reason = "later_purchase"
-                    finding.detail = detail + "; superseded: " + laterText
+                    finding.detail = detail + IdRedactor.supersededMarker + laterText
                 } else {
                     finding.userIds = ExactText.distinctSorted(still.compactMap { $0 })
                     let names = still.map { $0 ?? "(no user)" }.sorted().joined(separator: ", ")
-                    finding.detail = detail + "; still granted to \(names)" + (superseded.isEmpty ? "" : "; superseded: " + laterText)
+                    finding.detail =
+                        detail + "; still granted to \(names)" + (superseded.isEmpty ? "" : IdRedactor.supersededMarker + laterText)
                 }
                 settled.append(finding)
             }

@@ -8,17 +8,19 @@ public enum ReportBuilder {
         "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status",
     ]
 
-    public static func workbook(_ snapshot: AuditSnapshot) -> ReportWorkbook {
+    /// - Parameter redactor: `--redact`: users as tokens in the findings (`IdRedactor.finding`), rejected lines'
+    ///   text not shown and the ids their reasons quote redacted; nil shows them as stored.
+    public static func workbook(_ snapshot: AuditSnapshot, redactor: IdRedactor? = nil) -> ReportWorkbook {
         var sheets = [SummarySheet.build(snapshot)]
         if let changes = snapshot.changes { sheets.append(ChangesSheet.build(changes)) }
         let statuses = snapshot.changes?.statusById ?? [:]
         for kind in FindingKind.problems {
-            sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses))
+            sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses, redactor))
         }
-        sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos), statuses))
+        sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos), statuses, redactor))
         sheets.append(verifyStatusSheet(snapshot))
         sheets.append(appleRecordsSheet(snapshot))
-        sheets.append(rejectedSheet(snapshot))
+        sheets.append(rejectedSheet(snapshot, redacted: redactor != nil))
         return ReportWorkbook(sheets: sheets, createdMs: snapshot.parameters["as_of"].flatMap(Timestamp.parseMs))
     }
 
@@ -30,14 +32,15 @@ public enum ReportBuilder {
     /// (`FindingIds`: ids of different kinds never collide, so one sheet's reading hands out the store's) and
     /// its lifecycle status (`statuses`, by id; empty when the run records no lifecycle).
     static func findingSheet(
-        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingStatus] = [:]
+        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingStatus] = [:],
+        _ redactor: IdRedactor? = nil
     ) -> ReportSheet {
         let total = findings.count(kinds)
         let rows = ReportRows(count: min(total, findingRowLimit)) { limit, body in
             var ids = FindingIds()
             try findings.forEach(kinds, limit: min(limit, findingRowLimit)) {
                 let id = ids.id(for: $0)
-                try body(findingRow($0) + [.text(id), optional(statuses[id]?.rawValue)])
+                try body(findingRow(redactor?.finding($0) ?? $0) + [.text(id), optional(statuses[id]?.rawValue)])
             }
         }
         var tables = [ReportTable(header: findingHeader, rows: rows, isPrimary: true)]
@@ -118,13 +121,17 @@ public enum ReportBuilder {
     /// Characters of a rejected line's text shown on the Rejected sheet (a longer one ends in a note).
     public static let rejectedSheetCharacters = 2000
 
-    static func rejectedSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
+    static func rejectedSheet(_ snapshot: AuditSnapshot, redacted: Bool = false) -> ReportSheet {
         let rejections = snapshot.rejections
         let rows = ReportRows(count: min(rejections.count, rejectedRowLimit)) { limit, body in
             try rejections.forEach(limit: min(limit, rejectedRowLimit)) {
+                let text =
+                    redacted
+                    ? IdRedactor.rawText($0.rawText, at: $0.location)
+                    : Rejection.cut(SecretRedaction.shown($0.rawText), to: rejectedSheetCharacters)
                 try body([
-                    .text($0.location.file), .integer(Int64($0.location.line)), .text($0.reason),
-                    .text(Rejection.cut(SecretRedaction.shown($0.rawText), to: rejectedSheetCharacters)),
+                    .text($0.location.file), .integer(Int64($0.location.line)), .text(redacted ? IdRedactor.reason($0.reason) : $0.reason),
+                    .text(text),
                 ])
             }
         }

@@ -2,8 +2,9 @@ import IAPAuditModel
 
 /// What `iap-audit ack` did (`AuditStore.acknowledge`).
 package enum Acknowledgement: Sendable {
-    /// Marked known after run `run` (the last recorded), now `acknowledged`.
-    case acknowledged(FindingState, run: Int)
+    /// Marked known after run `run` (the last recorded), now `acknowledged`; `before`: the state it had
+    /// (an earlier acknowledgement's note and time, when acknowledged again).
+    case acknowledged(FindingState, run: Int, before: FindingState)
     /// No finding of that id; the nearest ids the ledger knows, each with its status.
     case unknown(nearest: [(id: String, status: String)])
     /// The finding is resolved: there is nothing to acknowledge until it reopens.
@@ -22,11 +23,12 @@ extension AuditStore {
             var state = LifecycleReader.state(q)
             guard state.status != .resolved else { return .resolved(state) }
             let run = try lastRun()?.run ?? state.lastSeenRun
+            let before = state
             (state.status, state.acknowledgedAtMs, state.note) = (.acknowledged, atMs, note)
             try database.prepare(Self.stateInsert).run(Self.values(state))
             try database.prepare(Self.historyInsert).run(
                 Self.values(run: run, FindingChange(event: .acknowledged, state: state, detail: note), atMs: atMs))
-            return .acknowledged(state, run: run)
+            return .acknowledged(state, run: run, before: before)
         }
     }
 

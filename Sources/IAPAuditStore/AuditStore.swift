@@ -34,11 +34,11 @@ public final class AuditStore {
         let upgraded = try database.transaction {
             // An older version, or this version's tables declared otherwise since (a field added to a
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
-            // Version 5 as it was declared gains version 6's columns and keeps every record.
+            // Version 6 as it was declared gains version 7's columns and keeps every record.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
-            let migrating = version == 5 && stored == Schema.version5Fingerprint
-            if migrating { try Schema.migrateFromVersion5(database) }
-            let upgrading = version > 0 && !migrating && (version < 5 || stored != Schema.tablesFingerprint)
+            let migrating = version == 6 && stored == Schema.version6Fingerprint
+            if migrating { try Schema.migrateFromVersion6(database) }
+            let upgrading = version > 0 && !migrating && (version < Schema.version || stored != Schema.tablesFingerprint)
             if upgrading { try Schema.upgradeFromOlder(database, keepingLifecycle: version >= 5) }
             try database.execute(Schema.tables)
             try database.prepare("INSERT OR REPLACE INTO ledger_schema (name, value) VALUES ('tables', ?1)").run([Schema.tablesFingerprint])
@@ -84,6 +84,10 @@ public final class AuditStore {
 
     /// Sets the connection's page cache to `kibibytes` (`PRAGMA cache_size`; memory is taken as pages are read).
     package func setCache(kibibytes: Int) throws { try database.execute("PRAGMA cache_size = -\(kibibytes)") }
+
+    /// Drops `trace`'s indexes before a run changes the ledger (the next `trace` builds them again), so
+    /// neither the run's index build nor its row-by-row inserts pay for them.
+    package func dropTraceIndexes() throws { try database.execute(Schema.dropTraceIndexes) }
 
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
@@ -210,9 +214,10 @@ public final class AuditStore {
     }
 
     /// Files of the ledger with records rejected, and the first rejection of each: (path, records in,
-    /// rejected, first rejected line, its reason).
+    /// rejected, first rejected line, its reason). Read on a connection of its own: a run asks while this
+    /// store's connection builds the indexes on another thread (a connection is never shared by two).
     package func rejectedShares() throws -> [(path: String, kind: String, recordsIn: Int64, rejected: Int64, line: Int64, reason: String)] {
-        let q = try database.prepare(
+        let q = try SQLiteDatabase(path: database.path, readOnly: true).prepare(
             """
             SELECT f.path, f.kind, f.records_in, f.records_rejected,
                    (SELECT r.line FROM rejection r WHERE r.file_id = f.file_id ORDER BY r.line LIMIT 1),
@@ -298,7 +303,7 @@ public struct FileStamp: Equatable, Sendable {
 
     package init(bytes: Int64, modifiedNs: Int64, inode: Int64) { (self.bytes, self.modifiedNs, self.inode) = (bytes, modifiedNs, inode) }
 
-    /// Known (a stamp stored before version 6, or by a run that could not stat, is 0s: never matches).
+    /// Known (a stamp stored before version 7, or by a run that could not stat, is 0s: never matches).
     package var isKnown: Bool { modifiedNs != 0 || inode != 0 }
 }
 

@@ -110,42 +110,23 @@ package enum CloseReader {
             ORDER BY t.record_id, t.position
             """)
         var result: [CloseListing] = []
-        var record: [(listing: CloseListing, expiresMs: Int64?)] = []
-        var recordId: Int64 = -1
-        var recordSignals: (environment: EnvironmentCode, sandboxType: Bool, receipt: EnvironmentCode, effective: EnvironmentCode) = (
-            .none, false, .none, .none
-        )
-        func flush() {
-            let conflict = PaymentEvidence.environmentConflict(
-                environment: recordSignals.environment, receiptTypeIsSandbox: recordSignals.sandboxType,
-                receiptEnvironment: recordSignals.receipt, effective: recordSignals.effective,
-                items: record.lazy.map { ($0.listing.evidence.itemEnvironment, $0.listing.purchaseDateMs, $0.expiresMs) })
-            for var entry in record {
-                entry.listing.evidence.environmentConflict = conflict
-                result.append(entry.listing)
+        var judge = ListingEvidenceJudge<CloseListing>(bundleIds: bundleIds)
+        func take(_ judged: [(CloseListing, PaymentEvidence)]) {
+            for (listing, evidence) in judged {
+                var listing = listing
+                listing.evidence = evidence
+                result.append(listing)
             }
-            record = []
         }
         while try q.step() {
-            if q.int64(2) != recordId {
-                flush()
-                recordId = q.int64(2)
-                let environment = q.optionalText(4)
-                let receiptType = q.optionalText(5)
-                recordSignals = (
-                    environment.map(code) ?? .none, receiptType.map { code in code.hasSuffix("Sandbox") } ?? false,
-                    q.optionalText(32).map(code) ?? .none, effective(status: q.int64(3), environment: environment, receiptType: receiptType)
-                )
-            }
-            let source = EvidenceSource(rawValue: q.text(6))
-            let bundle = q.optionalText(7) ?? q.optionalText(30)
-            let evidence = PaymentEvidence(
-                status: q.int64(3), environment: recordSignals.effective, environmentConflict: false, isSigned: source?.isSigned ?? false,
-                itemSignature: signature(q.text(27)), itemEnvironment: q.optionalText(28).map(code) ?? .none,
-                familyShared: q.optionalText(29) == "FAMILY_SHARED",
-                foreignBundle: !bundleIds.isEmpty && bundle.map { !bundleIds.contains($0) } == true)
+            let signals = ListingSignals(
+                recordId: q.int64(2), status: q.int64(3), environment: q.optionalText(4), receiptType: q.optionalText(5),
+                receiptEnvironment: q.optionalText(32), source: q.text(6), bundleId: q.optionalText(7) ?? q.optionalText(30),
+                itemSignature: q.text(27), itemEnvironment: q.optionalText(28), ownership: q.optionalText(29),
+                purchaseMs: q.optionalInt64(15), expiresMs: q.optionalInt64(17))
             var l = CloseListing(
-                location: SourceLocation(file: q.text(0), line: Int(q.int64(1))), transactionId: q.text(11), evidence: evidence)
+                location: SourceLocation(file: q.text(0), line: Int(q.int64(1))), transactionId: q.text(11),
+                evidence: ListingEvidenceJudge<Int>.unjudged)
             l.originalTransactionId = q.optionalText(12)
             l.webOrderLineItemId = q.optionalText(13)
             l.productId = q.optionalText(14)
@@ -161,31 +142,9 @@ package enum CloseReader {
             l.type = q.optionalText(24)
             l.notificationType = q.optionalText(25) ?? q.optionalText(10)
             l.issuedMs = q.optionalInt64(8) ?? q.optionalInt64(26) ?? q.optionalInt64(9)
-            record.append((l, q.optionalInt64(17)))
+            take(judge.add(signals, l))
         }
-        flush()
+        take(judge.finish())
         return result
-    }
-
-    private static func code(_ text: String) -> EnvironmentCode {
-        var text = text
-        return text.withUTF8 { EnvironmentCode.normalizing($0) }
-    }
-
-    private static func signature(_ text: String) -> SignatureCode {
-        var text = text
-        return text.withUTF8 { SignatureCode($0) }
-    }
-
-    private static func effective(status: Int64, environment: String?, receiptType: String?) -> EnvironmentCode {
-        var environment = environment
-        var receiptType = receiptType
-        func with<R>(_ s: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
-            guard s != nil else { return body(nil) }
-            return s!.withUTF8 { body($0) }
-        }
-        return with(&environment) { e in
-            with(&receiptType) { t in EnvironmentCode.effective(status: status, environment: e, receiptType: t).0 }
-        }
     }
 }

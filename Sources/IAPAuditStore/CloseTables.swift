@@ -1,30 +1,63 @@
 import IAPAuditModel
 
 extension AuditStore {
-    /// Replaces a period's close tables (docs/schema.md: `close_period`, `close_sale`, `close_bridge`,
-    /// `close_total`) in one transaction: closing a period again on the same inputs gives the same rows.
-    package func replaceClose(_ report: CloseReport) throws {
+    /// Replaces a period's close tables (docs/schema.md: `close_period`, `close_sale`, `close_refund`,
+    /// `close_loss`, `close_bridge`, `close_total`) in one transaction: closing a period again on the same inputs gives the same rows.
+    /// `priceList`: the `--prices` file (its path and SHA-256 are kept on `close_period`).
+    package func replaceClose(_ report: CloseReport, priceList: FileSummary? = nil) throws {
         let period = report.period.closeName
         try database.transaction {
-            for table in ["close_period", "close_sale", "close_bridge", "close_total"] {
+            for table in ["close_period", "close_sale", "close_refund", "close_loss", "close_bridge", "close_total"] {
                 try database.prepare("DELETE FROM \(table) WHERE period = ?1").run([period])
             }
-            try database.prepare("INSERT INTO close_period VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)").run([
+            try database.prepare(
+                "INSERT INTO close_period (period, calendar, time_zone, first_day, last_day, start_ms, end_ms, fiscal_months, "
+                    + "price_list, price_list_sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            ).run([
                 period, report.period.calendar.rawValue, report.period.timeZone.identifier, "\(report.period.firstDay)",
                 "\(report.period.lastDay)", report.period.startMs, report.period.endMs,
                 IdList.encode(report.fiscalMonths.map { "\($0.month.reportDate) \($0.dates.lowerBound)..\($0.dates.upperBound)" }),
+                priceList?.path, priceList?.sha256,
             ])
-            let sale = try database.prepare("INSERT INTO close_sale VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")
+            let sale = try database.prepare(
+                "INSERT INTO close_sale (period, purchase_key, transaction_ids, product_id, purchase_ms, country_code, amount_milliunits, "
+                    + "currency, pricing, sale_class, exclusion, is_trial, refunded_milliunits, evidence, units) "
+                    + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")
             for s in report.sales {
                 try sale.run([
                     period, s.key, IdList.encode(s.transactionIds), s.productId, s.purchaseMs, s.countryCode, s.amount?.milliunits,
                     s.amount?.currency, s.pricing.rawValue, s.saleClass.rawValue, s.exclusion, s.isTrial,
-                    s.refunds.reduce(Int64(0)) { $0 + ($1.amount?.milliunits ?? 0) }, IdList.encode(s.evidence.map(\.description)),
+                    s.refunds.reduce(Int64(0)) { $0 + ($1.amount?.milliunits ?? 0) }, IdList.encode(s.evidence.map(\.description)), s.units,
                 ])
             }
-            let columns = 14 + 2 * BridgeBucket.allCases.count
+            let refund = try database.prepare(
+                "INSERT INTO close_refund (period, purchase_key, transaction_ids, product_id, purchase_ms, refunded_ms, amount_milliunits, "
+                    + "currency, pricing, evidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            for r in report.refunds {
+                try refund.run([
+                    period, r.sale.key, IdList.encode(r.sale.transactionIds), r.sale.productId, r.sale.purchaseMs, r.refund.atMs,
+                    r.refund.amount?.milliunits, r.refund.amount?.currency, r.sale.pricing.rawValue, r.refund.location.description,
+                ])
+            }
+            let loss = try database.prepare(
+                "INSERT INTO close_loss (period, kind, transaction_id, reason, label, amount_milliunits, currency, pricing, first_seen_ms) "
+                    + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+            for l in report.losses {
+                try loss.run([
+                    period, l.finding.kind.rawValue, l.finding.transactionId, l.finding.reason, l.label, l.amount?.milliunits,
+                    l.amount?.currency, l.pricing.rawValue, l.finding.firstSeenMs,
+                ])
+            }
+            // Bound by column name: the buckets' two columns each, named after the bucket.
+            let columns =
+                [
+                    "period", "report", "product_id", "currency", "ledger_units", "ledger_milliunits", "apple_units", "apple_milliunits",
+                    "variance_units", "variance_milliunits",
+                ] + BridgeBucket.allCases.flatMap { ["\($0.rawValue)_units", "\($0.rawValue)_milliunits"] }
+                + ["remainder_units", "remainder_milliunits", "countries", "remainder_sales"]
             let bridge = try database.prepare(
-                "INSERT INTO close_bridge VALUES (" + (1...columns).map { "?\($0)" }.joined(separator: ", ") + ")")
+                "INSERT INTO close_bridge (\(columns.joined(separator: ", "))) VALUES ("
+                    + columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")")
             for b in report.bridges {
                 for row in b.rows {
                     var values: [any SQLBindable] = [
@@ -42,7 +75,7 @@ extension AuditStore {
                     try bridge.run(values)
                 }
             }
-            let total = try database.prepare("INSERT INTO close_total VALUES (?1, ?2, ?3, ?4)")
+            let total = try database.prepare("INSERT INTO close_total (period, currency, measure, value) VALUES (?1, ?2, ?3, ?4)")
             for t in report.totals {
                 var measures: [(String, Int64)] = [
                     ("apple_sales_units", t.appleSalesUnits), ("apple_sales", t.appleSales), ("apple_sales_proceeds", t.appleSalesProceeds),

@@ -5,22 +5,24 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 6
+    package static let version = 7
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 9
 
-    /// Version 6 keeps what a ledger of version 5 holds: it adds `source_file`'s `given`, `mtime_ns`, `inode`
-    /// and `content_sha256` (`migrateFromVersion5`), since the ledger now keeps the records of files no
+    /// Version 7 keeps what a ledger of version 6 holds: it adds `source_file`'s `given`, `mtime_ns`, `inode`
+    /// and `content_sha256` (`migrateFromVersion6`), since the ledger now keeps the records of files no
     /// longer given, which could not be read again.
     ///
-    /// Older databases are upgraded by dropping everything they hold: version 5 adds the findings'
+    /// Older databases are upgraded by dropping everything they hold: version 6 keeps the close's price list
+    /// (`close_period.price_list`, `price_list_sha256`), units per sale, refunds and valued findings
+    /// (`close_refund`, `close_loss`), version 5 adds the findings'
     /// lifecycle (`LifecycleTables`), version 4 names Apple's records `apple_record` / `apple_transaction`
     /// (3: `verify_response` / `receipt_transaction`), version 3 keys records by `file_id << 32 | line` and
-    /// keeps facts beside them; so every file is read again by the next run (the ledger mirrors the run's
-    /// inputs: nothing is lost, nothing is misread). A ledger of this version whose record tables were
-    /// declared otherwise (`keepingLifecycle`) keeps its lifecycle: the runs and the findings' history are
-    /// not in the inputs.
+    /// keeps facts beside them; so every file given is read again by the next run (nothing is misread; the
+    /// records of files no longer given are lost). A ledger of version 5 on, or of this version whose record
+    /// tables were declared otherwise (`keepingLifecycle`), keeps its lifecycle: the runs and the findings'
+    /// history are not in the inputs.
     static func upgradeFromOlder(_ database: SQLiteDatabase, keepingLifecycle: Bool = false) throws {
         var objects: [(type: String, name: String)] = []
         let list = try database.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'")
@@ -35,7 +37,7 @@ package enum Schema {
     /// The tables' declaration as a hash (FNV-1a of their DDL and indexes): stored in `ledger_schema`, so
     /// that a ledger whose tables were declared otherwise (a field added to a record declaration) is
     /// dropped and read again rather than written with columns it lacks.
-    static let tablesFingerprint: String = fingerprint(tables + indexes)
+    static let tablesFingerprint: String = fingerprint(tables + indexes + traceIndexes)
 
     /// The fingerprint a ledger was made with; nil when it has none (made before fingerprints).
     static func storedFingerprint(_ database: SQLiteDatabase) throws -> String? {
@@ -48,7 +50,7 @@ package enum Schema {
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
     static var tables: String { ownTables(sourceFileColumns) + LifecycleTables.create + RecordTables.create }
 
-    /// `source_file`'s columns added by version 6, as its CREATE TABLE and `migrateFromVersion5` write them:
+    /// `source_file`'s columns added by version 7, as its CREATE TABLE and `migrateFromVersion6` write them:
     /// `given` (1: the last run was given the file; 0: kept though no longer given), its `stat(2)` when it
     /// was stored (`mtime_ns`: modification time in nanoseconds since 1970 UTC, `inode`; 0 and 0: unknown,
     /// the file is hashed), and `content_sha256` (the SHA-256 of its content: of the inflated bytes for a
@@ -58,11 +60,11 @@ package enum Schema {
         "content_sha256 TEXT",
     ]
 
-    /// The fingerprint of version 5's tables (before `sourceFileColumns`): a ledger that has it is migrated.
-    static let version5Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes)
+    /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
+    static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
 
-    /// Adds `sourceFileColumns` to a ledger of version 5 (inside the open's transaction): nothing is dropped.
-    static func migrateFromVersion5(_ database: SQLiteDatabase) throws {
+    /// Adds `sourceFileColumns` to a ledger of version 6 (inside the open's transaction): nothing is dropped.
+    static func migrateFromVersion6(_ database: SQLiteDatabase) throws {
         for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
     }
 
@@ -129,14 +131,24 @@ package enum Schema {
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS close_period (
             period TEXT PRIMARY KEY, calendar TEXT NOT NULL, time_zone TEXT NOT NULL, first_day TEXT NOT NULL, last_day TEXT NOT NULL,
-            start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, fiscal_months TEXT NOT NULL
+            start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, fiscal_months TEXT NOT NULL, price_list TEXT, price_list_sha256 TEXT
         ) STRICT;
         CREATE TABLE IF NOT EXISTS close_sale (
             period TEXT NOT NULL, purchase_key TEXT NOT NULL, transaction_ids TEXT NOT NULL, product_id TEXT, purchase_ms INTEGER,
             country_code TEXT, amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, sale_class TEXT NOT NULL, exclusion TEXT,
-            is_trial INTEGER NOT NULL, refunded_milliunits INTEGER NOT NULL, evidence TEXT NOT NULL,
+            is_trial INTEGER NOT NULL, refunded_milliunits INTEGER NOT NULL, evidence TEXT NOT NULL, units INTEGER NOT NULL,
             PRIMARY KEY (period, purchase_key)
         ) STRICT;
+        CREATE TABLE IF NOT EXISTS close_refund (
+            period TEXT NOT NULL, purchase_key TEXT NOT NULL, transaction_ids TEXT NOT NULL, product_id TEXT, purchase_ms INTEGER,
+            refunded_ms INTEGER NOT NULL, amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, evidence TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS close_refund_period ON close_refund (period);
+        CREATE TABLE IF NOT EXISTS close_loss (
+            period TEXT NOT NULL, kind TEXT NOT NULL, transaction_id TEXT NOT NULL, reason TEXT NOT NULL, label TEXT NOT NULL,
+            amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, first_seen_ms INTEGER
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS close_loss_period ON close_loss (period);
         CREATE TABLE IF NOT EXISTS close_bridge (
             period TEXT NOT NULL, report TEXT NOT NULL, product_id TEXT NOT NULL, currency TEXT NOT NULL,
             ledger_units INTEGER NOT NULL, ledger_milliunits INTEGER NOT NULL, apple_units INTEGER NOT NULL, apple_milliunits INTEGER NOT NULL,
@@ -170,12 +182,39 @@ package enum Schema {
 
     /// Secondary indexes, dropped before a bulk import and made again after it (building an index
     /// once over sorted data is faster than keeping it up to date row by row).
-    static let indexNames = [
-        "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
-        "apple_record_notification",
-    ]
+    static let indexNames =
+        [
+            "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
+            "apple_record_notification",
+        ] + traceIndexNames
 
     static var dropIndexes: String { indexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
+
+    /// `trace`'s indexes, one per kind of id it looks up beyond the run's own (docs/schema.md, Indexes).
+    /// Built by the first `trace` of a ledger (`TraceReader.buildIndexes`), not by `run`: their build would
+    /// add about a fifth to a run (measured); a run that changes the ledger drops them
+    /// (`AuditStore.dropTraceIndexes`), so no import maintains them row by row.
+    package static let traceIndexNames = [
+        "client_report_user", "client_report_device", "client_report_original", "server_request_user", "server_request_device",
+        "server_request_ids", "apple_transaction_original", "apple_transaction_line_item", "apple_record_order",
+    ]
+
+    static var dropTraceIndexes: String { traceIndexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
+
+    static let traceIndexes = """
+        CREATE INDEX IF NOT EXISTS client_report_user ON client_report (user_id) WHERE user_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS client_report_device ON client_report (device_id) WHERE device_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS client_report_original ON client_report (original_transaction_id)
+            WHERE original_transaction_id <> transaction_id;
+        CREATE INDEX IF NOT EXISTS server_request_user ON server_request (user_id) WHERE user_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS server_request_device ON server_request (device_id) WHERE device_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS server_request_ids ON server_request (transaction_ids);
+        CREATE INDEX IF NOT EXISTS apple_transaction_original ON apple_transaction (original_transaction_id)
+            WHERE original_transaction_id <> transaction_id;
+        CREATE INDEX IF NOT EXISTS apple_transaction_line_item ON apple_transaction (web_order_line_item_id)
+            WHERE web_order_line_item_id IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS apple_record_order ON apple_record (order_id) WHERE order_id IS NOT NULL;
+        """
 
     static let indexes = """
         CREATE INDEX IF NOT EXISTS client_report_transaction ON client_report (transaction_id);
@@ -186,6 +225,7 @@ package enum Schema {
             WHERE notification_uuid IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
+        CREATE INDEX IF NOT EXISTS finding_original ON finding (original_transaction_id);
         CREATE UNIQUE INDEX IF NOT EXISTS finding_stable_id ON finding (finding_id);
         """
 

@@ -153,25 +153,32 @@ extension AuditStore {
             produce: { kinds, limit, body in
                 let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 let q = try SQLiteDatabase(path: path, readOnly: true).prepare(
-                    """
-                    SELECT kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms,
-                           evidence, detail, apple_confirmation FROM finding WHERE kind IN (\(names)) ORDER BY rowid LIMIT ?1
-                    """)
+                    "SELECT \(findingColumns) FROM finding WHERE kind IN (\(names)) ORDER BY rowid LIMIT ?1")
                 q.bind([Int64(limit)])
                 while try q.step() {
-                    guard let kind = FindingKind(rawValue: q.text(0)) else { continue }
-                    let evidence = IdList.decode(q.text(8)).compactMap { text -> SourceLocation? in
-                        guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else { return nil }
-                        return SourceLocation(file: String(text[..<colon]), line: line)
-                    }
-                    try body(
-                        Finding(
-                            kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
-                            productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
-                            firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9),
-                            appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:))))
+                    if let finding = finding(q) { try body(finding) }
                 }
             })
+    }
+
+    /// The columns `finding(_:)` reads, in its order.
+    static let findingColumns = """
+        kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms, evidence, detail,
+        apple_confirmation
+        """
+
+    /// The finding of a row selecting `findingColumns`; nil for a kind this version does not know.
+    static func finding(_ q: SQLiteStatement) -> Finding? {
+        guard let kind = FindingKind(rawValue: q.text(0)) else { return nil }
+        let evidence = IdList.decode(q.text(8)).compactMap { text -> SourceLocation? in
+            guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else { return nil }
+            return SourceLocation(file: String(text[..<colon]), line: line)
+        }
+        return Finding(
+            kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
+            productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
+            firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9),
+            appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:)))
     }
 
     /// The stored findings, in table order.

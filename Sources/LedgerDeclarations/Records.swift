@@ -91,6 +91,12 @@ let appleRecord = RecordDeclaration(
             "received_at", "receivedAtMs", .integer(swift: "Int64", required: false), column: "received_at_ms",
             doc: ["`received_at`: when the server received it, milliseconds since 1970 UTC; nil for bare ones."]),
         FieldDeclaration(
+            "order_id", "orderId", .text(required: false),
+            doc: [
+                "`order_id` of a wrapped Look Up Order ID answer (`{\"order_id\", \"received_at\", \"response\"}`): the Apple",
+                "order id on the customer's invoice that the App Store Server API was asked about; nil otherwise.",
+            ]),
+        FieldDeclaration(
             "status", "status", .integer(swift: "Int", required: true),
             doc: [
                 "`status`: 0, or 21000–21199 (see `VerifyStatus`); an App Store Server API error body's `errorCode`.",

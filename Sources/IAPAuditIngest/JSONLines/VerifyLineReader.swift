@@ -6,7 +6,8 @@ import IAPAuditModel
 /// "response"}` or bare. `Unsure` hands the line to the strict reader: signed bodies, iOS 6 flat
 /// receipts, escapes and every malformed value go there.
 enum VerifyLineReader {
-    static let wrapperKeys = KeyTable(["request_id", "received_at", "response"])
+    /// `order_id` makes the line a Look Up Order ID answer (`RecordShape.wrappedOrderLookup`): the strict reader's.
+    static let wrapperKeys = KeyTable(["request_id", "received_at", "response", "order_id"])
 
     enum Body {
         static let keys = KeyTable([
@@ -68,7 +69,7 @@ enum VerifyLineReader {
         guard v.kind(0) == LineTape.Kind.object else { throw Unsure() }
         v.members(of: 0, wrapperKeys, s)
         let body = s[2]
-        guard v.kind(body) == LineTape.Kind.object, let requestId = try v.id(s[0]), let received = try v.timestamp(s[1]),
+        guard s[3] < 0, v.kind(body) == LineTape.Kind.object, let requestId = try v.id(s[0]), let received = try v.timestamp(s[1]),
             received >= Timestamp.earliestLogEpochMs
         else { throw Unsure() }
         try read(body: body, v, line: line, requestId: requestId, receivedAtMs: received, into: &batch, slots: s + 4)

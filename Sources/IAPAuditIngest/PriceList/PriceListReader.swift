@@ -32,6 +32,13 @@ package enum PriceListReader {
         package var rejections: [Rejection] = []
         /// The non-blank lines after the header.
         package var linesRead = 0
+        /// The file as an input of the close (kind `price_list`, its SHA-256, lines read, imported, rejected).
+        package var file: FileSummary {
+            FileSummary(
+                path: path, sha256: sha256, bytes: bytes, kind: "price_list", format: "csv", status: "imported", note: "--prices",
+                recordsIn: Int64(linesRead), recordsImported: Int64(linesRead - rejections.count), recordsRejected: Int64(rejections.count))
+        }
+        var path = "", sha256 = "", bytes: Int64 = 0
     }
 
     /// Reads the price list at `path`.
@@ -61,6 +68,7 @@ package enum PriceListReader {
         }
         let invalid = file.invalidUTF8Lines()
         var result = Result()
+        (result.path, result.sha256, result.bytes) = (file.path, file.sha256, Int64(file.bytes))
         for line in lines.dropFirst() {
             result.linesRead += 1
             do {

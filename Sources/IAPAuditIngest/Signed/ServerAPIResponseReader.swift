@@ -23,7 +23,11 @@ import IAPAuditModel
 enum ServerAPIResponseReader {
     /// - Throws: `IngestError` for a top-level field of the wrong type (`errorCode` not a number,
     ///   `signedTransactions` not an array…).
-    static func read(_ o: any RecordObject, context: SignedRecordReader.Context, checker: any SignatureChecking) throws -> AppleRecord {
+    ///   `orderLookup`: the body is a Look Up Order ID answer (its wrapper says so), whose `status` 1 is
+    ///   a note also without `signedTransactions`.
+    static func read(
+        _ o: any RecordObject, context: SignedRecordReader.Context, checker: any SignatureChecking, orderLookup: Bool = false
+    ) throws -> AppleRecord {
         var evidence = SignedEvidence(checker: checker)
         var status = 0
         var errorMessage: String?
@@ -31,13 +35,12 @@ enum ServerAPIResponseReader {
             status = Int(code)
             errorMessage = try o.text("errorMessage")
         }
-        if let transactions = try o.array("signedTransactions") {
-            for (i, value) in transactions.enumerated() {
-                evidence.nestedTransaction(value, field: "signedTransactions[\(i)]", section: "server_api")
-            }
-            if let orderStatus = try o.integer("status"), orderStatus != 0 {
-                evidence.notes.append("status \(orderStatus): invalid order id (Look Up Order ID)")
-            }
+        let transactions = try o.array("signedTransactions")
+        for (i, value) in (transactions ?? []).enumerated() {
+            evidence.nestedTransaction(value, field: "signedTransactions[\(i)]", section: "server_api")
+        }
+        if transactions != nil || orderLookup, let orderStatus = try o.integer("status"), orderStatus != 0 {
+            evidence.notes.append("status \(orderStatus): invalid order id (Look Up Order ID)")
         }
         evidence.nestedTransaction(o.field("signedTransactionInfo"), field: "signedTransactionInfo", section: "server_api")
         try readStatuses(o, into: &evidence)
@@ -63,6 +66,27 @@ enum ServerAPIResponseReader {
         response.notification = test?.info
         response.signedDateMs = test?.signedDateMs
         return response
+    }
+
+    /// A Look Up Order ID answer kept with the order id it was asked for: `{"order_id", "received_at",
+    /// "response": {…}}` (`request_id` too when a server request fetched it), stored with `orderId`.
+    /// - Throws: `IngestError` for a missing or bad `order_id` or `received_at`, or a `response` that is no
+    ///   Look Up Order ID answer (`status`, `signedTransactions`) or Server API error body (`errorCode`).
+    static func readOrderLookup(_ o: any RecordObject, at location: SourceLocation, raw: String, checker: any SignatureChecking) throws
+        -> AppleRecord
+    {
+        let orderId = try o.requiredId("order_id")
+        guard case .object(let body)? = o.field("response"),
+            SignedRecordReader.kind(of: body) == .serverAPIResponse || body.has("status")
+        else {
+            throw IngestError.badField(
+                "response", "expected Apple's Look Up Order ID response (status, signedTransactions) or error body (errorCode)")
+        }
+        let context = SignedRecordReader.Context(
+            location: location, requestId: try o.id("request_id"), receivedAtMs: try o.logTimestamp("received_at"), raw: raw)
+        var record = try read(body, context: context, checker: checker, orderLookup: true)
+        record.orderId = orderId
+        return record
     }
 
     /// Get All Subscription Statuses: `data[g].lastTransactions[t]` with `signedTransactionInfo` and

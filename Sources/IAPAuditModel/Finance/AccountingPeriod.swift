@@ -112,8 +112,8 @@ public struct AccountingPeriod: Sendable, Equatable, CustomStringConvertible {
         endMs = timeZone.startMs(of: days.upperBound.adding(days: 1))
     }
 
-    /// Reads `--period` in `calendar` (see the table above): `YYYY-MM`, `YYYY-Qn`, `FYYYYY-Qn`,
-    /// `FYYYYY` or `YYYY` (`FY` and `Q` in either case).
+    /// Reads `--period` in `calendar` (see the table above): `YYYY-MM`, `YYYY-Qn`, `FY<year>-Qn`,
+    /// `FY<year>` or `YYYY` (`FY` and `Q` in either case).
     /// - Throws: `PeriodError`, one line naming the forms `calendar` accepts and what a quarter means in it.
     public static func parse(
         _ text: String, calendar: PeriodCalendar, timeZone: PeriodTimeZone = .utc, fiscalCalendar: FiscalCalendar = FiscalCalendar()
@@ -132,10 +132,10 @@ public struct AccountingPeriod: Sendable, Equatable, CustomStringConvertible {
         switch calendar {
         case .gregorian:
             return "expected YYYY-MM (a month: 2026-10), YYYY-Qn (a calendar quarter: 2026-Q1 = January-March 2026) "
-                + "or YYYY (a year); FYYYYY needs --calendar apple-fiscal"
+                + "or YYYY (a year); FY<year> needs --calendar apple-fiscal"
         case .appleFiscal:
-            return "expected YYYY-MM (a fiscal month: 2026-10 = fiscal October 2026), YYYY-Qn or FYYYYY-Qn "
-                + "(a quarter of fiscal year YYYY: 2026-Q1 = fiscal October-December 2025), FYYYYY (a fiscal year) "
+            return "expected YYYY-MM (a fiscal month: 2026-10 = fiscal October 2026), YYYY-Qn or FY<year>-Qn "
+                + "(a quarter of the fiscal year: 2026-Q1 = FY2026-Q1 = fiscal October-December 2025), FY<year> (a fiscal year: FY2026) "
                 + "or YYYY (the fiscal months January-December YYYY)"
         }
     }

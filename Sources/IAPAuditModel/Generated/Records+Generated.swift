@@ -225,6 +225,9 @@ public struct AppleRecord: Hashable, Sendable {
     public var requestId: String?
     /// `received_at`: when the server received it, milliseconds since 1970 UTC; nil for bare ones.
     public var receivedAtMs: Int64?
+    /// `order_id` of a wrapped Look Up Order ID answer (`{"order_id", "received_at", "response"}`): the Apple
+    /// order id on the customer's invoice that the App Store Server API was asked about; nil otherwise.
+    public var orderId: String?
     /// `status`: 0, or 21000–21199 (see `VerifyStatus`); an App Store Server API error body's `errorCode`.
     /// Apple sends a number or a string.
     public var status: Int
@@ -269,6 +272,7 @@ public struct AppleRecord: Hashable, Sendable {
         location: SourceLocation,
         requestId: String? = nil,
         receivedAtMs: Int64? = nil,
+        orderId: String? = nil,
         status: Int,
         environment: String? = nil,
         isRetryable: Bool? = nil,
@@ -290,6 +294,7 @@ public struct AppleRecord: Hashable, Sendable {
         self.location = location
         self.requestId = requestId
         self.receivedAtMs = receivedAtMs
+        self.orderId = orderId
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable
@@ -351,6 +356,7 @@ package struct AppleRecordRow: Sendable {
     package var line: UInt32
     package var requestId: TextRef
     package var receivedAtMs: Int64?
+    package var orderId: TextRef
     package var status: Int64
     package var environment: TextRef
     package var isRetryable: Bool?
@@ -377,6 +383,7 @@ package struct AppleRecordRow: Sendable {
         line: UInt32,
         requestId: TextRef = .null,
         receivedAtMs: Int64? = nil,
+        orderId: TextRef = .null,
         status: Int64,
         environment: TextRef = .null,
         isRetryable: Bool? = nil,
@@ -402,6 +409,7 @@ package struct AppleRecordRow: Sendable {
         self.line = line
         self.requestId = requestId
         self.receivedAtMs = receivedAtMs
+        self.orderId = orderId
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable
@@ -2114,6 +2122,7 @@ extension RecordBatch {
             line: UInt32(r.location.line),
             requestId: arena.append(r.requestId),
             receivedAtMs: r.receivedAtMs,
+            orderId: arena.append(r.orderId),
             status: Int64(r.status),
             environment: arena.append(r.environment),
             isRetryable: r.isRetryable,

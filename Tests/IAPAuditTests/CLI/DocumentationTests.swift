@@ -35,8 +35,8 @@ final class DocumentationTests: XCTestCase {
         XCTAssertEqual(notRun, ["--prices", "--tz"])
         XCTAssertTrue(
             words(inputs).contains(
-                "`--prices` and `--tz` are options of the coming `iap-audit close` command (issue 12, docs/close.md), not of `run`: "
-                    + "this version's `run` does not accept them"), "docs/inputs.md")
+                "`--prices` and `--tz` are options of `iap-audit close` (docs/close.md), not of `run` (a usage error, exit 64)"),
+            "docs/inputs.md")
         let closeUsage = try XCTUnwrap(close.components(separatedBy: "```").dropFirst().first)
         for option in notRun {
             XCTAssertTrue(closeUsage.contains(option), "docs/close.md's usage names \(option)")

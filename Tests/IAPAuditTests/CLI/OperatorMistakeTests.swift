@@ -78,6 +78,23 @@ final class OperatorMistakeTests: XCTestCase {
         XCTAssertTrue(warning.message.hasSuffix("fix the file and run again"), warning.message)
     }
 
+    /// Apple's answers cut short (a copy interrupted mid-line): the warning names what that does to the
+    /// findings of Apple records, not of a server log.
+    func testAMostlyRejectedAppleFileSaysWhatItsAnswersWouldHaveProved() throws {
+        let folder = TestPaths.scratch()
+        var lines = [#"{"request_id": "r1", "received_at": "2026-10-01T00:00:01Z", "response": {"status": 0, "receipt": {"in_app": []}}}"#]
+        for k in 2...4 { lines.append(#"{"request_id": "r\#(k)", "received_at": "2026-10-01T00:00:0\#(k)Z", "response": {"sta"#) }
+        TestPaths.write(lines.joined(separator: "\n") + "\n", to: folder + "/verify.jsonl")
+        let result = try AuditPipeline.run(AuditOptions(paths: [folder], outputDirectory: folder + "/out"))
+        let warning = try XCTUnwrap(result.warnings.first { $0.code == .mostlyRejected })
+        XCTAssertTrue(
+            warning.message.hasPrefix(folder + "/verify.jsonl: 3 of its 4 records (75%) were rejected (first, line 2: "), warning.message)
+        XCTAssertTrue(
+            warning.message.hasSuffix(
+                "what they held is missing from the findings (a credit they would prove shows as invalid_credit, a payment they would "
+                    + "confirm as claimed only); fix the file and run again"), warning.message)
+    }
+
     /// The client reports start nine days before the server log: the warning says what both cover.
     func testLogsCoveringDifferentDaysAreWarnedAbout() throws {
         let folder = TestPaths.scratch()

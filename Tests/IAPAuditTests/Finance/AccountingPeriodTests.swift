@@ -106,10 +106,10 @@ final class AccountingPeriodTests: XCTestCase {
     func testParseErrorsNameTheAcceptedForms() {
         let gregorianForms =
             "expected YYYY-MM (a month: 2026-10), YYYY-Qn (a calendar quarter: 2026-Q1 = January-March 2026) or YYYY (a year); "
-            + "FYYYYY needs --calendar apple-fiscal"
+            + "FY<year> needs --calendar apple-fiscal"
         let fiscalForms =
-            "expected YYYY-MM (a fiscal month: 2026-10 = fiscal October 2026), YYYY-Qn or FYYYYY-Qn (a quarter of fiscal year YYYY: "
-            + "2026-Q1 = fiscal October-December 2025), FYYYYY (a fiscal year) or YYYY (the fiscal months January-December YYYY)"
+            "expected YYYY-MM (a fiscal month: 2026-10 = fiscal October 2026), YYYY-Qn or FY<year>-Qn (a quarter of the fiscal year: "
+            + "2026-Q1 = FY2026-Q1 = fiscal October-December 2025), FY<year> (a fiscal year: FY2026) or YYYY (the fiscal months January-December YYYY)"
         let cases: [(String, PeriodCalendar, String)] = [
             ("october", .gregorian, "--period 'october': " + gregorianForms),
             ("2026-13", .gregorian, "--period: no month 13; " + gregorianForms),

@@ -60,6 +60,7 @@ extension RecordBatch {
             location: SourceLocation(file: file, line: Int(r.line)),
             requestId: text(r.requestId),
             receivedAtMs: r.receivedAtMs,
+            orderId: text(r.orderId),
             status: Int(r.status),
             environment: text(r.environment),
             isRetryable: r.isRetryable,
@@ -477,44 +478,45 @@ extension AuditStore {
         }
         let appleRecordQuery = try database.prepare(
             """
-            SELECT t.record_id, f.path, t.line, t.request_id, t.received_at_ms, t.status, t.environment, t.is_retryable,
-                t.bundle_id, t.receipt_type, t.receipt_environment, t.receipt_creation_date_ms, t.request_date_ms, t.raw_json,
-                t.source, t.signature, t.signed_date_ms, t.notification_uuid, t.notification_type, t.notification_subtype,
-                t.notification_version, t.notification_status, t.error_message, t.notes
+            SELECT t.record_id, f.path, t.line, t.request_id, t.received_at_ms, t.order_id, t.status, t.environment,
+                t.is_retryable, t.bundle_id, t.receipt_type, t.receipt_environment, t.receipt_creation_date_ms, t.request_date_ms,
+                t.raw_json, t.source, t.signature, t.signed_date_ms, t.notification_uuid, t.notification_type,
+                t.notification_subtype, t.notification_version, t.notification_status, t.error_message, t.notes
             FROM apple_record t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
             """)
         while try appleRecordQuery.step() {
             var notification: NotificationInfo? = nil
-            if !appleRecordQuery.isNull(18) {
+            if !appleRecordQuery.isNull(19) {
                 notification = NotificationInfo(
-                    notificationUUID: appleRecordQuery.optionalText(17),
-                    notificationType: appleRecordQuery.text(18),
-                    subtype: appleRecordQuery.optionalText(19),
-                    version: appleRecordQuery.optionalText(20),
-                    status: appleRecordQuery.optionalInt64(21).map { Int($0) }
+                    notificationUUID: appleRecordQuery.optionalText(18),
+                    notificationType: appleRecordQuery.text(19),
+                    subtype: appleRecordQuery.optionalText(20),
+                    version: appleRecordQuery.optionalText(21),
+                    status: appleRecordQuery.optionalInt64(22).map { Int($0) }
                 )
             }
             let value = AppleRecord(
                 location: SourceLocation(file: appleRecordQuery.text(1), line: Int(appleRecordQuery.int64(2))),
                 requestId: appleRecordQuery.optionalText(3),
                 receivedAtMs: appleRecordQuery.optionalInt64(4),
-                status: Int(appleRecordQuery.int64(5)),
-                environment: appleRecordQuery.optionalText(6),
-                isRetryable: appleRecordQuery.optionalInt64(7).map { $0 != 0 },
-                bundleId: appleRecordQuery.optionalText(8),
-                receiptType: appleRecordQuery.optionalText(9),
-                receiptEnvironment: appleRecordQuery.optionalText(10),
-                receiptCreationDateMs: appleRecordQuery.optionalInt64(11),
-                requestDateMs: appleRecordQuery.optionalInt64(12),
+                orderId: appleRecordQuery.optionalText(5),
+                status: Int(appleRecordQuery.int64(6)),
+                environment: appleRecordQuery.optionalText(7),
+                isRetryable: appleRecordQuery.optionalInt64(8).map { $0 != 0 },
+                bundleId: appleRecordQuery.optionalText(9),
+                receiptType: appleRecordQuery.optionalText(10),
+                receiptEnvironment: appleRecordQuery.optionalText(11),
+                receiptCreationDateMs: appleRecordQuery.optionalInt64(12),
+                requestDateMs: appleRecordQuery.optionalInt64(13),
                 items: appleTransactions[appleRecordQuery.int64(0)] ?? [],
                 pendingRenewals: pendingRenewals[appleRecordQuery.int64(0)] ?? [],
-                rawJSON: appleRecordQuery.text(13),
-                source: EvidenceSource(rawValue: appleRecordQuery.text(14))!,
-                signature: SignatureStatus(text: appleRecordQuery.text(15)) ?? .notChecked,
-                signedDateMs: appleRecordQuery.optionalInt64(16),
+                rawJSON: appleRecordQuery.text(14),
+                source: EvidenceSource(rawValue: appleRecordQuery.text(15))!,
+                signature: SignatureStatus(text: appleRecordQuery.text(16)) ?? .notChecked,
+                signedDateMs: appleRecordQuery.optionalInt64(17),
                 notification: notification,
-                errorMessage: appleRecordQuery.optionalText(22),
-                notes: IdList.decode(appleRecordQuery.text(23))
+                errorMessage: appleRecordQuery.optionalText(23),
+                notes: IdList.decode(appleRecordQuery.text(24))
             )
             ledger.appleRecords.append(value)
         }

@@ -47,13 +47,13 @@ final class MigrationTests: XCTestCase {
             """, args: [database]) as! [String: Any]
     }
 
-    /// A version-5 ledger (as iap-audit made it before the ledger kept missing files) is migrated in place: its
+    /// A version-6 ledger (as iap-audit made it before the ledger kept missing files) is migrated in place: its
     /// records stay, and a file it holds that is no longer given keeps them.
-    func testVersion5IsMigratedKeepingItsRecords() throws {
+    func testVersion6IsMigratedKeepingItsRecords() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/client.jsonl", toPath: input + "/client.jsonl")
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
-        // Back to version 5: without version 6's columns, with version 5's fingerprint.
+        // Back to version 6: without version 7's columns, with version 6's fingerprint.
         let records =
             try PythonReader.run(
                 """
@@ -61,10 +61,10 @@ final class MigrationTests: XCTestCase {
                 db = sqlite3.connect(sys.argv[1])
                 for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
-                db.execute("PRAGMA user_version = 5")
+                db.execute("PRAGMA user_version = 6")
                 db.commit()
                 print(json.dumps(db.execute("SELECT count(*) FROM client_report").fetchone()[0]))
-                """, args: [out + "/audit.sqlite", Schema.version5Fingerprint]) as? Int
+                """, args: [out + "/audit.sqlite", Schema.version6Fingerprint]) as? Int
         XCTAssertGreaterThan(records ?? 0, 2000)
         try FileManager.default.removeItem(atPath: input + "/client.jsonl")
         TestPaths.write("{}\n", to: input + "/other.jsonl")
@@ -72,7 +72,7 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 6)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 7)
     }
 
     func testVersion1IsUpgradedWithoutItsRecords() throws {
@@ -88,8 +88,8 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             check["tables"] as? [String],
             [
-                "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_period", "close_sale",
-                "close_total", "fact_chunk",
+                "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_loss", "close_period",
+                "close_refund", "close_sale", "close_total", "fact_chunk",
                 "financial_report_line", "financial_report_total",
                 "finding", "finding_history", "finding_state", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection",
                 "run_input", "run_parameter", "run_warning",

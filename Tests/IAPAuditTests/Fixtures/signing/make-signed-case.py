@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Makes the signed inputs of Fixtures/cases/refund-reversed-in-notification-history.
+"""Makes the signed inputs of Fixtures/cases/refund-reversed-in-notification-history and
+Fixtures/cases/order-id-lookup-lost-order.
 
 A throw-away chain (root -> intermediate -> leaf, EC P-256, Apple's marker OIDs on the intermediate
 1.2.840.113635.100.6.2.1 and the leaf 1.2.840.113635.100.6.11.1, valid 2020-01-01 to 2049-12-31) is
 made with the openssl command line in a scratch folder; its root goes to throwaway-root.pem beside
 this script (the case's config.json names it in jws_trust_anchors) and its keys are thrown away.
-Then the case's Get Notification History page is written with every JWS signed by the leaf.
+Then the first case's Get Notification History page and the second's wrapped Look Up Order ID answer
+are written with every JWS signed by the leaf.
 
-Run it again only to change the case: it makes a new chain, so it rewrites both files.
+Run it again only to change a case: it makes a new chain, so it rewrites the root and both inputs.
     python3 Tests/IAPAuditTests/Fixtures/signing/make-signed-case.py
 Needs python3 (standard library only) and openssl.
 """
@@ -19,6 +21,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE = os.path.join(HERE, "..", "cases", "refund-reversed-in-notification-history")
+ORDER_CASE = os.path.join(HERE, "..", "cases", "order-id-lookup-lost-order")
 
 CONFIG = """
 [req]
@@ -102,11 +105,11 @@ def sign(folder, x5c, payload):
     return f"{header}.{body}.{b64url(raw_signature(open(os.path.join(folder, 'signature.der'), 'rb').read()))}"
 
 
-def transaction(tid, signed, revoked=None):
-    t = {"transactionId": tid, "originalTransactionId": tid, "bundleId": "com.example.app", "productId": "com.example.gems60",
-         "purchaseDate": 1790845200000, "originalPurchaseDate": 1790845200000, "quantity": 1, "type": "Consumable",
+def transaction(tid, signed, revoked=None, product="com.example.gems60", purchased=1790845200000, price=990):
+    t = {"transactionId": tid, "originalTransactionId": tid, "bundleId": "com.example.app", "productId": product,
+         "purchaseDate": purchased, "originalPurchaseDate": purchased, "quantity": 1, "type": "Consumable",
          "inAppOwnershipType": "PURCHASED", "signedDate": signed, "environment": "Production", "transactionReason": "PURCHASE",
-         "storefront": "USA", "price": 990, "currency": "USD"}
+         "storefront": "USA", "price": price, "currency": "USD"}
     if revoked:
         t.update({"revocationDate": revoked, "revocationReason": 0, "revocationType": "REFUND_FULL"})
     return t
@@ -137,6 +140,15 @@ def main():
         with open(os.path.join(CASE, "notification-history.json"), "w") as f:
             json.dump(page, f, indent=2)
             f.write("\n")
+        # The support ticket: order MK5TTTVWJH of 2026-10-12 holds the gems60 credited at 09:00:00 and a
+        # gems300 bought at 09:03:00 that the app never reported; support asked Apple on 2026-10-14.
+        lookup = {"order_id": "MK5TTTVWJH", "received_at": "2026-10-14T10:00:00Z", "response": {"status": 0, "signedTransactions": [
+            sign(folder, x5c, transaction("2000000400000101", 1791972000000, purchased=1791795600000)),
+            sign(folder, x5c, transaction("2000000400000102", 1791972000000, product="com.example.gems300", purchased=1791795780000,
+                                          price=4990)),
+        ]}}
+        with open(os.path.join(ORDER_CASE, "order-lookup.jsonl"), "w") as f:
+            f.write(json.dumps(lookup) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,70 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditPipeline
+import IAPAuditReport
+
+/// `iap-audit trace ID`: one id's timeline and verdict from the ledger a run left.
+enum TraceCommand {
+    static let usage = "iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]"
+
+    static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
+        let args = try ArgumentReader(
+            arguments, valued: ["--out", "--ledger", "--format", "--redact-key"], flags: ["-h", "--help", "--redact", "--redact-ledger"],
+            command: "trace", usage: usage)
+        if args.has("-h") || args.has("--help") {
+            out(HelpText.trace)
+            return 0
+        }
+        guard args.positionals.count == 1, let id = args.positionals.first else {
+            throw UsageError(
+                message: args.positionals.isEmpty ? "missing ID (a transaction, order, user, device, request… id)" : "one ID at a time",
+                usage: usage, command: "trace")
+        }
+        if id.isEmpty { throw UsageError(message: "an empty ID (\"\") names nothing", usage: usage, command: "trace") }
+        let format = args.value("--format") ?? "text"
+        guard ["text", "json", "xlsx"].contains(format) else {
+            throw UsageError(message: "--format: expected text, json or xlsx, not '\(format)'", usage: usage, command: "trace")
+        }
+        if args.value("--out") != nil && args.value("--ledger") != nil {
+            throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
+        }
+        if args.has("--redact-ledger") {
+            throw UsageError(
+                message: "--redact-ledger is run's: trace never changes the ledger (a redacted ledger is traced as it is; give --redact "
+                    + "and its key to trace an original id)", usage: usage, command: "trace")
+        }
+        // The same key, and the same usage errors, as run's (a redacted ledger is traced as it is: see TraceRedaction).
+        let redaction = try RunCommand.redaction(args, usage: usage, command: "trace")
+        if let out = args.value("--out"), FileManager.default.fileExists(atPath: out),
+            (try? FileManager.default.attributesOfItem(atPath: out)[.type] as? FileAttributeType) == .typeRegular
+        {
+            throw UsageError(
+                message: "--out \(out) is a file: --out names the folder a run wrote (--out DIR); a ledger file is --ledger FILE",
+                usage: usage, command: "trace")
+        }
+        let ledger = args.value("--ledger") ?? OutputFolder.normalized(args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
+        let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
+        let outcome: TraceOutcome
+        do {
+            outcome = try TracePipeline.run(
+                id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 }, redaction: redaction,
+                onWait: { err("iap-audit: " + $0) })
+        } catch let failed as TraceWorkbookError {
+            // The trace is still worth reading; the missing workbook makes it exit 1.
+            show(failed.outcome, format: format, out: out, err: err)
+            throw failed.error
+        }
+        show(outcome, format: format, out: out, err: err)
+        return outcome.result.matches.isEmpty ? unknownIdStatus : 0
+    }
+
+    /// The exit status of an id no record of the ledger holds (the output says what was searched).
+    static let unknownIdStatus: Int32 = 2
+
+    private static func show(_ outcome: TraceOutcome, format: String, out: (String) -> Void, err: (String) -> Void) {
+        if let note = outcome.indexNote { err("iap-audit: " + RunSummary.printable(note)) }
+        if format == "json" { return out(TraceOutput.json(outcome.result, workbookPath: outcome.workbookPath)) }
+        let text = TraceOutput.text(outcome.result, workbookPath: outcome.workbookPath)
+        out(text.split(separator: "\n", omittingEmptySubsequences: false).map { RunSummary.printable(String($0)) }.joined(separator: "\n"))
+    }
+}

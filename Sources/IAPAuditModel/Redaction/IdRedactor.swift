@@ -1,0 +1,134 @@
+/// Replaces user and device ids with keyed tokens (`--redact`, README "Redaction"): the same id and the same
+/// key always give the same token, so rows about one user still join; without the key a token names nobody.
+///
+/// A token is a prefix and the first 16 hex digits (64 bits) of HMAC-SHA256(key, role ":" id):
+/// ```
+/// user id, app account token   u_3f2a9c0d41b7e815   HMAC(key, "user:" + id)
+/// device id                    d_7c01e4b9a2f36d50   HMAC(key, "device:" + id)
+/// key fingerprint              k_91d0…              HMAC(key, "iap-audit key fingerprint")
+/// ```
+/// 64 bits are enough for joins: among n ids two share a token with probability about n² / 2⁶⁵ (5 million
+/// ids: 7 in 10 million), and a token cannot be turned back into its id without the key. The role in the
+/// message keeps a user id and an equal device id apart. The fingerprint names the key (to refuse a ledger
+/// redacted with another one) and reveals nothing of it.
+///
+/// The MAC is given by the caller (`IAPAuditCrypto.HMACSHA256` through OpenSSL): Model depends on nothing.
+/// `trace` (another command) prints its rows through `user(_:)` and `device(_:)` too.
+public struct IdRedactor: Sendable {
+    /// HMAC-SHA256 under the key of a message's bytes (32 bytes).
+    private let mac: @Sendable ([UInt8]) -> [UInt8]
+    /// Hex digits of the MAC a token keeps.
+    public static let tokenHexDigits = 16
+    /// What a token looks like: `u_` or `d_` and 16 lowercase hex digits.
+    public static let tokenPattern = #"^[ud]_[0-9a-f]{16}$"#
+
+    public init(mac: @escaping @Sendable ([UInt8]) -> [UInt8]) { self.mac = mac }
+
+    /// The token of a user id (an app account token is a user id too): `u_` + 16 hex digits.
+    public func user(_ id: String) -> String { token("u_", "user:", id) }
+
+    /// The token of a device id: `d_` + 16 hex digits.
+    public func device(_ id: String) -> String { token("d_", "device:", id) }
+
+    /// The key's fingerprint, `k_` + 16 hex digits: stored with a redacted ledger to refuse another key.
+    public var fingerprint: String { "k_" + Self.hex(mac(Array("iap-audit key fingerprint".utf8)).prefix(Self.tokenHexDigits / 2)) }
+
+    /// Whether `text` has a token's form (`u_` or `d_` and 16 lowercase hex digits).
+    public static func isToken(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        guard u.count == 2 + tokenHexDigits, u[0] == UInt8(ascii: "u") || u[0] == UInt8(ascii: "d"), u[1] == UInt8(ascii: "_") else {
+            return false
+        }
+        return u.dropFirst(2).allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    private func token(_ prefix: String, _ role: String, _ id: String) -> String {
+        prefix + Self.hex(mac(Array((role + id).utf8)).prefix(Self.tokenHexDigits / 2))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: What the outputs show
+
+    /// A finding as a redacted output shows it: its users as tokens, and in its detail every user it names
+    /// (its `userIds`, and the holders of a later purchase a superseded refund names).
+    public func finding(_ f: Finding) -> Finding {
+        var f = f
+        var names = f.userIds
+        // "…; superseded: u7 holds the later purchase 2000… of P (purchased …); u8 holds …" (CrossPartition).
+        if let range = f.detail.range(of: Self.supersededMarker) {
+            for part in f.detail[range.upperBound...].components(separatedBy: "; ") {
+                if let holds = part.range(of: Self.laterPurchasePhrase) { names.append(String(part[..<holds.lowerBound])) }
+            }
+        }
+        f.detail = Self.replacingWords(in: f.detail, names.filter { !$0.isEmpty }.map { ($0, user($0)) })
+        f.userIds = f.userIds.map(user)
+        return f
+    }
+
+    /// What CrossPartition writes before the holders of a later purchase, and after each holder.
+    public static let supersededMarker = "; superseded: "
+    public static let laterPurchasePhrase = " holds the later purchase "
+
+    /// A config as a redacted output (or ledger) holds it: the sandbox allowlist's users as tokens.
+    public func config(_ config: AuditConfig) -> AuditConfig {
+        var config = config
+        config.sandboxAllowlist = Set(config.sandboxAllowlist.map(user))
+        return config
+    }
+
+    /// A rejected line's text as a redacted output shows it: not at all. The line could not be read, so where
+    /// its ids are is not known (a CSV line, a cut or broken JSON line, an id under a misspelled key); its
+    /// reason and `file:line` say what and where.
+    public static func rawText(_ text: String, at location: SourceLocation) -> String {
+        "[not shown: redacted (\(text.count) characters); the line is at \(location)]"
+    }
+
+    /// A rejection's reason as a redacted output shows it: the value of an id field it quotes
+    /// (`field 'user_id': " u42" has white space …`) is `[redacted]`; other reasons are kept.
+    public static func reason(_ reason: String) -> String {
+        guard reason.hasPrefix("field '"), let close = reason.dropFirst(7).firstIndex(of: "'") else { return reason }
+        let name = reason[reason.index(reason.startIndex, offsetBy: 7)..<close]
+        let last = name.split(separator: ".").last.map(String.init) ?? String(name)
+        let normalized = last.lowercased().filter { $0 != "_" && $0 != "-" }
+        guard Self.idKeys.contains(normalized) else { return reason }
+        let head = String(reason[...close]) + ": "
+        let rest = reason.dropFirst(head.count)
+        for phrase in [" looks like an id", " has white space", " is not a list of ids"] {
+            if let r = rest.range(of: phrase) { return head + "[redacted]" + rest[r.lowerBound...] }
+        }
+        if let found = rest.range(of: "found "), rest[found.upperBound...].first.map({ $0.isNumber || $0 == "-" || $0 == "\"" }) == true {
+            return head + rest[..<found.upperBound] + "[redacted]"
+        }
+        return rest.contains("\"") ? head + "[redacted]" : reason
+    }
+
+    /// Id fields, lowercase without `_` and `-`: what a rejection reason's quoted value is redacted for.
+    static let idKeys: Set<String> = ["userid", "deviceid", "appaccounttoken"]
+
+    /// `text` with each whole-word occurrence of a name (bounded by the text's ends, white space, `,`, `;`,
+    /// `(`, `)` or `:`) replaced by its token; longer names first.
+    static func replacingWords(in text: String, _ pairs: [(String, String)]) -> String {
+        guard !pairs.isEmpty else { return text }
+        let boundary: Set<Character> = [" ", ",", ";", "(", ")", ":", "\n", "\t"]
+        var result = text
+        for (name, token) in pairs.sorted(by: { $0.0.count > $1.0.count }) {
+            var out = ""
+            var rest = Substring(result)
+            while let r = rest.range(of: name) {
+                let before = r.lowerBound == rest.startIndex ? (out.last ?? " ") : rest[rest.index(before: r.lowerBound)]
+                let after = r.upperBound == rest.endIndex ? " " : rest[r.upperBound]
+                out += rest[..<r.lowerBound]
+                out += boundary.contains(before) && boundary.contains(after) ? token : name
+                rest = rest[r.upperBound...]
+            }
+            result = out + rest
+        }
+        return result
+    }
+}

@@ -1,0 +1,46 @@
+extension TraceResult {
+    /// The trace as `trace --redact` shows it (docs/trace.md, "Redaction"): every user id and device id its
+    /// records and findings hold replaced by its token (`IdRedactor.user`, `.device`), before it is judged,
+    /// so that the verdict's words (`credited: …`, `next action: credit manually to …`) name tokens too; the
+    /// near matches of a user or device kind as tokens. Transaction, order and request ids stay.
+    ///
+    /// Not for a ledger made with `--redact-ledger`: it holds tokens already.
+    package mutating func redact(with redactor: IdRedactor) {
+        let user = { (id: String?) in id.map(redactor.user) }
+        let device = { (id: String?) in id.map(redactor.device) }
+        func redacted(_ event: TraceEvent) -> TraceEvent {
+            var event = event
+            switch event.detail {
+            case .client(var c):
+                (c.userId, c.deviceId) = (user(c.userId), device(c.deviceId))
+                event.detail = .client(c)
+            case .request(var r):
+                (r.userId, r.deviceId) = (user(r.userId), device(r.deviceId))
+                event.detail = .request(r)
+            case .apple: break
+            }
+            return event
+        }
+        for i in transactions.indices {
+            transactions[i].events = transactions[i].events.map(redacted)
+            transactions[i].findings = transactions[i].findings.map(redactor.finding)
+        }
+        unattached = unattached.map(redacted)
+        nearMatches = nearMatches.map { near in
+            switch near.kind {
+            case .userId: return (redactor.user(near.id), near.kind)
+            case .deviceId: return (redactor.device(near.id), near.kind)
+            default: return near
+            }
+        }
+    }
+
+    /// The id as a redacted trace shows it: its token when it matched as a user id (else as a device id) and is
+    /// not a token already; else as asked (a transaction, order or request id; an id that matched nothing).
+    package func shownId(_ redactor: IdRedactor) -> String {
+        guard !IdRedactor.isToken(id) else { return id }
+        if matches.contains(where: { $0.kind == .userId }) { return redactor.user(id) }
+        if matches.contains(where: { $0.kind == .deviceId }) { return redactor.device(id) }
+        return id
+    }
+}

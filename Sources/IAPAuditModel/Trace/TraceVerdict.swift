@@ -1,0 +1,92 @@
+/// What a support engineer answers about one transaction (`TraceJudge` decides it): whether Apple
+/// confirms the payment and by which record, who holds a credit, whether it was refunded, and what to do
+/// next, in words.
+package struct TraceVerdict: Sendable {
+    package var apple: AppleWord
+    /// Requests that credited it (`TraceRequest.credits`), by time.
+    package var credits: [TraceCredit] = []
+    /// Revokes that took it back, by time.
+    package var revokes: [TraceCredit] = []
+    /// Apple's refund that stands (not reversed later), if any.
+    package var refund: TraceRefund?
+    package var action: TraceAction
+    /// The next action in words, e.g. `credit manually: Apple confirms payment (verify.jsonl:812), no credit found`.
+    package var nextAction: String
+
+    package init(apple: AppleWord, action: TraceAction, nextAction: String) {
+        (self.apple, self.action, self.nextAction) = (apple, action, nextAction)
+    }
+
+    /// Whether Apple confirms the payment (SEMANTICS rule 22, from the listings' `PaymentEvidence`).
+    package enum AppleWord: Sendable, Equatable {
+        /// A production record that proves payment lists it unrefunded: the first such record.
+        case confirmed(SourceLocation)
+        /// Every record that proves the payment shows it refunded: the first such record.
+        case refunded(SourceLocation)
+        /// No record proves the payment; why, in words.
+        case notConfirmed(String)
+
+        /// `confirmed`, `refunded` or `not_confirmed`.
+        package var code: String {
+            switch self {
+            case .confirmed: return "confirmed"
+            case .refunded: return "refunded"
+            case .notConfirmed: return "not_confirmed"
+            }
+        }
+
+        /// The record that proves the payment, if any.
+        package var record: SourceLocation? {
+            switch self {
+            case .confirmed(let l), .refunded(let l): return l
+            case .notConfirmed: return nil
+            }
+        }
+    }
+}
+
+/// A credit (or a revoke) of the transaction: who, by which request, when, where logged.
+package struct TraceCredit: Sendable, Equatable {
+    package var userId: String?
+    package var requestId: String
+    package var timeMs: Int64?
+    package var location: SourceLocation
+
+    package init(userId: String?, requestId: String, timeMs: Int64?, location: SourceLocation) {
+        (self.userId, self.requestId, self.timeMs, self.location) = (userId, requestId, timeMs, location)
+    }
+}
+
+/// Apple's refund (revocation) of the transaction: when, and the record that says so.
+package struct TraceRefund: Sendable, Equatable {
+    package var atMs: Int64
+    package var location: SourceLocation
+    /// `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`…, when Apple named it.
+    package var revocationType: String?
+
+    package init(atMs: Int64, location: SourceLocation, revocationType: String?) {
+        (self.atMs, self.location, self.revocationType) = (atMs, location, revocationType)
+    }
+}
+
+/// The next action, as a stable code (the JSON's `next_action.code`).
+package enum TraceAction: String, Sendable, CaseIterable {
+    /// Credit the customer by hand: Apple confirms a payment nobody was credited for.
+    case creditManually = "credit_manually"
+    /// Credit what is missing: more units paid than credited, or a paid purchase revoked.
+    case creditRest = "credit_rest"
+    /// Ask Apple (Get Transaction Info) before deciding: the logs cannot show the payment.
+    case requery = "requery"
+    /// Retry the verification: Apple's answer is overdue or was a retryable error.
+    case retryVerification = "retry_verification"
+    /// Nothing yet: Apple has not answered, inside the grace.
+    case wait = "wait"
+    /// Take the credit back: refunded, sandbox, or credited twice.
+    case revoke = "revoke"
+    /// Check the credit with Apple and take it back if Apple does not list it.
+    case reverify = "reverify"
+    /// Nothing to do.
+    case noAction = "no_action"
+    /// These logs cannot judge it (a purchase outside the audit window): look at the logs of its time.
+    case notJudged = "not_judged"
+}

@@ -1,0 +1,167 @@
+import IAPAuditModel
+
+/// The next action on a traced transaction, in words: from its first problem finding (in the finding
+/// table's kind order), else from an info finding that says what is going on (pending, sandbox, outside
+/// the window), else from its records (credited, refunded, nothing to do).
+enum TraceActions {
+    static func next(_ trace: TransactionTrace, _ facts: TraceFacts) -> (TraceAction, String) {
+        let findings = trace.findings.sorted { $0.kind < $1.kind }
+        if let f = findings.first(where: { !$0.kind.isInfo }) { return acknowledged(problem(f, trace, facts), trace.state(of: f)) }
+        if let f = findings.first(where: { [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .outsideWindow].contains($0.kind) })
+        {
+            return acknowledged(info(f, facts), trace.state(of: f))
+        }
+        let superseded = findings.first { $0.kind == .refundSuperseded }?.detail.components(separatedBy: "superseded: ").last
+        return fromRecords(facts, superseded: superseded)
+    }
+
+    /// An action decided by a finding `iap-audit ack` marked known says so, with its note: someone has it in hand.
+    private static func acknowledged(_ action: (TraceAction, String), _ state: FindingState?) -> (TraceAction, String) {
+        guard let state, state.status == .acknowledged else { return action }
+        let day = state.acknowledgedAtMs.map { " on " + Timestamp.day($0) } ?? ""
+        return (action.0, action.1 + "; acknowledged\(day)" + (state.note.map { ": \($0)" } ?? ""))
+    }
+
+    private static func users(_ ids: [String]) -> String { ids.isEmpty ? "nobody" : ids.joined(separator: ", ") }
+
+    private static func problem(_ f: Finding, _ trace: TransactionTrace, _ facts: TraceFacts) -> (TraceAction, String) {
+        let t = trace.transactionId
+        switch f.kind {
+        case .droppedOrder:
+            return dropped(f, facts)
+        case .duplicateCredit:
+            return (.revoke, "revoke the extra credit: one payment \(f.detail)")
+        case .sandboxLeak:
+            return (.revoke, "revoke from \(users(f.userIds)): \(f.detail)")
+        case .refundStillGranted:
+            let refunded = facts.refund.map { "refunded on \(Timestamp.day($0.atMs)) (\($0.location))" } ?? "refunded"
+            return (.revoke, "revoke: \(refunded) but still granted to \(users(f.userIds))")
+        case .invalidCredit:
+            return (
+                .reverify,
+                "re-verify with Apple Get Transaction Info for \(t): granted to \(users(f.userIds)) without proof "
+                    + "(\(invalidReason(f, facts))); take the credit back if Apple does not list it"
+            )
+        case .verificationBacklog:
+            return (.retryVerification, "retry verification: " + unresolved(f, facts, overdue: true))
+        default:
+            return fromRecords(facts, superseded: nil)
+        }
+    }
+
+    private static func dropped(_ f: Finding, _ facts: TraceFacts) -> (TraceAction, String) {
+        let t = facts.transactionId
+        switch f.reason {
+        case "revoked_while_paid":
+            let revoke = facts.revokes.last.map { r in (r.timeMs.map { " on " + Timestamp.day($0) } ?? "") + " (\(r.location))" } ?? ""
+            return (
+                .creditRest,
+                "credit \(users(f.userIds)) again: the credit was revoked\(revoke) while Apple shows it paid (\(proof(f, facts))) and not refunded"
+            )
+        case "under_credited":
+            return (.creditRest, "credit the rest to \(users(f.userIds)): \(f.detail)")
+        case "stale_receipt":
+            return (.requery, "re-query Apple Get Transaction Info for \(t): the receipt was stale (created before the purchase)")
+        default:
+            break
+        }
+        switch f.appleConfirmation {
+        case .confirmed?:
+            let to = f.userIds.isEmpty ? "" : " to \(users(f.userIds))"
+            let unnamed = f.userIds.isEmpty ? "; no log names its user" : ""
+            return (.creditManually, "credit manually\(to): Apple confirms payment (\(proof(f, facts))), no credit found\(unnamed)")
+        case .refunded?:
+            let day = facts.refund.map { Timestamp.day($0.atMs) } ?? "?"
+            return (.noAction, "no action: refunded on \(day) (\(facts.refund?.location.description ?? proof(f, facts))), never credited")
+        default:
+            return (.requery, "re-query Apple Get Transaction Info for \(t): \(claimed(f))")
+        }
+    }
+
+    /// The record that proves the payment: the transaction's own, else the finding's last Apple evidence.
+    private static func proof(_ f: Finding, _ facts: TraceFacts) -> String {
+        if let record = facts.appleWord.record { return record.description }
+        let apple = Set(facts.apple.map(\.0.location))
+        return (f.evidence.last { apple.contains($0) } ?? f.evidence.last)?.description ?? "?"
+    }
+
+    /// Why only the client says it was paid (a claimed dropped order).
+    private static func claimed(_ f: Finding) -> String {
+        switch f.reason {
+        case "never_sent": return "only the client reports the purchase; it never reached the server"
+        case "no_verify_response": return "Apple never answered its verification, and no Apple record proves the payment"
+        case "verify_failed":
+            let status = f.detail.components(separatedBy: " (").first ?? f.detail
+            return "the verification failed (\(status)), and no Apple record proves the payment"
+        case "not_in_receipt": return "the receipt Apple verified does not list it"
+        default: return "only the client says it was paid (\(f.reason))"
+        }
+    }
+
+    private static func invalidReason(_ f: Finding, _ facts: TraceFacts) -> String {
+        switch f.reason {
+        case "signature_invalid": return "the signature of the record backing it failed"
+        case "bundle_mismatch": return "the receipt is another app's"
+        case "not_in_receipt": return "Apple's answer does not list it"
+        case "no_verify_response": return "Apple never answered"
+        case "nonzero_status":
+            let failed = facts.apple.last { $0.1.requestId != nil && $0.1.status != 0 }
+            return failed.map { "Apple answered status \($0.1.status): \(VerifyStatus.meaning($0.1.status))" }
+                ?? "Apple's answer was an error"
+        default: return f.reason
+        }
+    }
+
+    /// A request Apple has not settled: since when, and Apple's last word.
+    private static func unresolved(_ f: Finding, _ facts: TraceFacts, overdue: Bool) -> String {
+        let oldest = facts.oldestRequest(in: f.detail)
+        let since = oldest?.timeMs.map { Timestamp.iso($0) } ?? "?"
+        let request = oldest.map { " (request \($0.id))" } ?? ""
+        if f.reason == "retryable_status", let status = f.detail.range(of: "status ").map({ String(f.detail[$0.upperBound...]) }) {
+            return "Apple answered a retryable status \(status)\(request); pending since \(since)"
+        }
+        return "Apple has not answered yet\(request); pending since \(since)\(overdue ? ", past the grace" : "")"
+    }
+
+    private static func info(_ f: Finding, _ facts: TraceFacts) -> (TraceAction, String) {
+        switch f.kind {
+        case .pendingVerification: return (.wait, "wait: " + unresolved(f, facts, overdue: false))
+        case .sandboxRefused: return (.noAction, "no action: a sandbox purchase, correctly not credited (no money was paid)")
+        case .sandboxAllowlisted:
+            return (.noAction, "no action: credited to \(users(f.userIds)), an allowlisted tester, on a Sandbox answer (no money was paid)")
+        default: return (.notJudged, "not judged by these logs: \(f.detail)")
+        }
+    }
+
+    /// - Parameter superseded: what supersedes a refund (rule 23: the user holds a later purchase), in words.
+    private static func fromRecords(_ facts: TraceFacts, superseded: String?) -> (TraceAction, String) {
+        let confirmed = facts.appleWord.record.map { ", Apple confirms payment (\($0))" } ?? ""
+        if let refund = facts.refund {
+            let revoke = facts.revokes.last.map { r in
+                ", credit revoked\(r.timeMs.map { " on " + Timestamp.day($0) } ?? "") (\(r.location))"
+            }
+            return (
+                .noAction,
+                "no action: refunded on \(Timestamp.day(refund.atMs)) (\(refund.location))\(revoke ?? "")"
+                    + (superseded.map { "; \($0)" } ?? "")
+            )
+        }
+        let holders = facts.holders
+        if !holders.isEmpty, let first = facts.credits.first {
+            return (.noAction, "no action: credited to \(users(holders)) (\(first.location))\(confirmed)")
+        }
+        if let last = facts.revokes.last, !facts.credits.isEmpty {
+            let users = ExactText.distinctSorted(facts.credits.compactMap(\.userId))
+            let day = last.timeMs.map { " on " + Timestamp.day($0) } ?? ""
+            return (.noAction, "no action: credited to \(Self.users(users)), revoked\(day) (\(last.location))")
+        }
+        if case .confirmed(let record) = facts.appleWord {
+            return (.noAction, "no action: Apple lists the payment (\(record)) and no finding flags it")
+        }
+        let listings = facts.apple.compactMap(\.1.listing)
+        if !listings.isEmpty && listings.allSatisfy({ $0.evidence.familyShared }) {
+            return (.noAction, "no action: a Family Sharing copy (FAMILY_SHARED) of the organizer's purchase, no payment of its own")
+        }
+        return (.noAction, "no action: no credit, and no Apple record proves a payment")
+    }
+}

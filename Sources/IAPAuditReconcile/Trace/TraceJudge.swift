@@ -1,0 +1,102 @@
+import IAPAuditModel
+
+/// The verdict on a traced transaction (README "Investigating one transaction"): whether Apple confirms
+/// the payment (SEMANTICS rule 22, from each listing's `PaymentEvidence`, as the rules judge it), who
+/// was credited and whether it still holds, Apple's refund, and the next action in words. The findings
+/// decide the action (`TraceActions`); without a problem finding the records do.
+package enum TraceJudge {
+    /// Judges every transaction of `result` at its ledger's as-of.
+    package static func judge(_ result: inout TraceResult) {
+        for i in result.transactions.indices { result.transactions[i].verdict = verdict(result.transactions[i]) }
+    }
+
+    package static func verdict(_ trace: TransactionTrace) -> TraceVerdict {
+        let facts = TraceFacts(trace)
+        var verdict = TraceVerdict(apple: facts.appleWord, action: .noAction, nextAction: "")
+        (verdict.credits, verdict.revokes, verdict.refund) = (facts.credits, facts.revokes, facts.refund)
+        (verdict.action, verdict.nextAction) = TraceActions.next(trace, facts)
+        return verdict
+    }
+}
+
+/// What the records of one traced transaction say, read once for the verdict.
+struct TraceFacts {
+    let transactionId: String
+    let credits: [TraceCredit]
+    let revokes: [TraceCredit]
+    let refund: TraceRefund?
+    let appleWord: TraceVerdict.AppleWord
+    /// Requests that posted it (or its original id), by time.
+    let requests: [(TraceEvent, TraceRequest)]
+    /// Apple's answers and records, by time: each with its listing of the transaction, if any.
+    let apple: [(TraceEvent, TraceAppleRecord)]
+
+    init(_ trace: TransactionTrace) {
+        transactionId = trace.transactionId
+        var requests: [(TraceEvent, TraceRequest)] = []
+        var apple: [(TraceEvent, TraceAppleRecord)] = []
+        for event in trace.events {
+            switch event.detail {
+            case .request(let r): requests.append((event, r))
+            case .apple(let a): apple.append((event, a))
+            case .client: break
+            }
+        }
+        (self.requests, self.apple) = (requests, apple)
+        credits = requests.filter(\.1.creditsTransaction).map(Self.credit)
+        revokes = requests.filter { $0.1.event == "revoke" && [.posted, .postedOriginal].contains($0.1.relation) }.map(Self.credit)
+        let listings = apple.compactMap { e, a in a.listing.map { (e, $0) } }
+        refund = Self.refund(listings)
+        appleWord = Self.appleWord(listings)
+    }
+
+    private static func credit(_ e: (TraceEvent, TraceRequest)) -> TraceCredit {
+        TraceCredit(userId: e.1.userId, requestId: e.1.requestId, timeMs: e.0.timeMs, location: e.0.location)
+    }
+
+    /// Users holding a credit now: credited, and not revoked (by a revoke of theirs, or naming nobody) since.
+    var holders: [String] {
+        let held = credits.filter { c in
+            !revokes.contains { r in (r.userId == nil || r.userId == c.userId) && (r.timeMs ?? .max) >= (c.timeMs ?? .min) }
+        }
+        return ExactText.distinctSorted(held.compactMap(\.userId))
+    }
+
+    /// Apple's refund that stands: the first revocation on a listing whose signature did not fail, unless
+    /// a REFUND_REVERSED listing was issued after the newest one.
+    private static func refund(_ listings: [(TraceEvent, TraceListing)]) -> TraceRefund? {
+        let refunds = listings.filter { $0.1.cancellationMs != nil && !$0.1.evidence.itemSignature.failed }
+        guard let newest = refunds.compactMap(\.1.cancellationMs).max(),
+            let first = refunds.min(by: { $0.1.cancellationMs! < $1.1.cancellationMs! })
+        else { return nil }
+        let reversed = listings.contains {
+            $0.1.notificationType == "REFUND_REVERSED" && !$0.1.evidence.itemSignature.failed && ($0.1.issuedMs ?? .min) > newest
+        }
+        return reversed
+            ? nil : TraceRefund(atMs: first.1.cancellationMs!, location: first.0.location, revocationType: first.1.revocationType)
+    }
+
+    /// Rule 22 over the transaction's own listings: the first production record proving the payment
+    /// unrefunded confirms it; if every proving record shows a refund, refunded; else why nothing proves it.
+    private static func appleWord(_ listings: [(TraceEvent, TraceListing)]) -> TraceVerdict.AppleWord {
+        let proving = listings.filter { $0.1.evidence.provesPayment() }
+        if let paid = proving.first(where: { $0.1.cancellationMs == nil }) { return .confirmed(paid.0.location) }
+        if let refunded = proving.first { return .refunded(refunded.0.location) }
+        guard !listings.isEmpty else { return .notConfirmed("no Apple record lists it") }
+        var seen = Set<String>()
+        let reasons = listings.compactMap { e, l -> String? in
+            let text = "\(e.location) (\(l.whyNoProof))"
+            return seen.insert(text).inserted ? text : nil
+        }
+        let shown = reasons.prefix(3).joined(separator: ", ") + (reasons.count > 3 ? " and \(reasons.count - 3) more" : "")
+        return .notConfirmed("no Apple record proves a production payment: \(shown)")
+    }
+
+    /// The request a finding's detail names as the oldest unresolved one (`oldest r… is …`), with its time.
+    func oldestRequest(in detail: String) -> (id: String, timeMs: Int64?)? {
+        guard let range = detail.range(of: "oldest ") else { return nil }
+        let id = String(detail[range.upperBound...].prefix { $0 != " " })
+        let time = requests.first { $0.1.requestId.utf8.elementsEqual(id.utf8) }?.0.timeMs
+        return (id, time)
+    }
+}

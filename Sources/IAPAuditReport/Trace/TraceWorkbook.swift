@@ -1,0 +1,88 @@
+import IAPAuditModel
+
+/// `trace-<id>.xlsx` (`trace --format xlsx`): Trace (the id, what it matched, the ledger), Verdicts (one
+/// row per transaction), Timeline (every record, by transaction then time) and Findings.
+package enum TraceWorkbook {
+    package static func build(_ r: TraceResult) -> ReportWorkbook {
+        var about: [[ReportCell]] = [
+            [.text("id"), .text(r.id)], [.text("ledger"), .text(r.ledgerPath)],
+            [.text("as of"), r.asOfMs.map(ReportCell.dateTime) ?? .empty], [.text("transactions"), .integer(Int64(r.transactions.count))],
+        ]
+        about += (r.redaction.map { [[.text("redaction"), .text($0)]] } ?? []) + r.notes.map { [.text("note"), .text($0)] }
+        about += r.matches.map { [.text("matched as \($0.kind.label)"), .text($0.columns.joined(separator: ", "))] }
+        if r.matches.isEmpty {
+            about += TraceIdKind.allCases.map { [.text("searched \($0.label)"), .text($0.columns.joined(separator: ", "))] }
+            about += r.nearMatches.map { [.text("near match"), .text("\($0.id) (\($0.kind.label))")] }
+        }
+        let verdicts: [[ReportCell]] = r.transactions.map { t in
+            let v = t.verdict
+            return [
+                .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
+                .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
+                .text(v?.apple.record?.description ?? ""),
+                .text(ExactText.distinctSorted(v?.credits.compactMap(\.userId) ?? []).joined(separator: ", ")),
+                v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
+            ]
+        }
+        var timeline: [[ReportCell]] = []
+        for t in r.transactions { timeline += t.events.map { row(t.transactionId, $0) } }
+        timeline += r.unattached.map { row("", $0) }
+        var findings: [[ReportCell]] = []
+        for t in r.transactions {
+            findings += t.findings.map { f in
+                let state = t.state(of: f)
+                return [
+                    .text(f.transactionId), .text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue),
+                    .text(f.appleConfirmation?.rawValue ?? ""), .text(f.userIds.joined(separator: ", ")), .text(f.detail),
+                    .text(f.evidence.map(\.description).joined(separator: ", ")), .text(state?.id ?? ""),
+                    .text(state.map(TraceWording.state) ?? ""),
+                ]
+            }
+            findings += t.resolvedFindings.map { s in
+                [
+                    .text(s.transactionId), .text(s.kind), .text(s.reason), .empty, .empty, .empty, .empty, .empty, .text(s.id),
+                    .text(TraceWording.state(s)),
+                ]
+            }
+        }
+        return ReportWorkbook(
+            sheets: [
+                ReportSheet(name: "Trace", tables: [ReportTable(title: "Trace", header: ["", ""], rows: about)]),
+                ReportSheet(
+                    name: "Verdicts",
+                    tables: [
+                        ReportTable(
+                            header: [
+                                "transaction_id", "original_transaction_id", "product_id", "findings", "apple", "apple record",
+                                "credited to",
+                                "refunded (UTC)", "action", "next action",
+                            ], rows: verdicts, isPrimary: true, wrappedColumn: 9)
+                    ]),
+                ReportSheet(
+                    name: "Timeline",
+                    tables: [
+                        ReportTable(
+                            header: ["transaction_id", "time (UTC)", "source", "file:line", "what it says"], rows: timeline,
+                            isPrimary: true,
+                            wrappedColumn: 4)
+                    ]),
+                ReportSheet(
+                    name: "Findings",
+                    tables: [
+                        ReportTable(
+                            header: [
+                                "transaction_id", "kind", "reason", "severity", "apple_confirmation", "user_ids", "detail", "evidence",
+                                "finding_id", "status",
+                            ],
+                            rows: findings, isPrimary: true, wrappedColumn: 6)
+                    ]),
+            ], createdMs: r.asOfMs)
+    }
+
+    private static func row(_ transactionId: String, _ e: TraceEvent) -> [ReportCell] {
+        [
+            .text(transactionId), e.timeMs.map(ReportCell.dateTime) ?? .empty, .text(e.source), .text(e.location.description),
+            .text(TraceWording.says(e)),
+        ]
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import IAPAuditModel
+
+/// Reads what `iap-audit trace ID` shows from a ledger (README "Investigating one transaction") on a
+/// read-only connection, through one index per kind of id (docs/schema.md, Indexes): which kinds of id
+/// ID is, the transactions it leads to and, for each, every record about it and its findings.
+///
+/// A transaction's server requests are those that posted it or its original id (first among their
+/// `transaction_ids`: the `server_request_ids` index; or any, among the requests of its users and
+/// devices and the requests Apple's answers listing it answered), and those whose answer lists it.
+package enum TraceReader {
+    /// - Parameter lookup: the text looked up as a kind of id instead of `id` (`trace --redact`: a user id's
+    ///   token on a redacted ledger, the user id a token stands for on a ledger of originals).
+    /// - Throws: `AuditError.ledger` when the file is missing, not iap-audit's, or of another version.
+    package static func read(id: String, ledgerPath: String, lookup: [TraceIdKind: String] = [:]) throws -> TraceResult {
+        let db = try open(ledgerPath)
+        var result = TraceResult(id: id, ledgerPath: ledgerPath)
+        result.runParameters = try runParameters(db)
+        let queries = TraceQueries(db, bundleIds: bundleIds(result.runParameters["config"]))
+        let (matches, transactionIds) = try resolve(id, lookup, queries)
+        result.matches = matches
+        result.transactions = try transactionIds.map { try trace($0, queries) }
+        if matches.contains(where: { $0.kind == .userId || $0.kind == .deviceId }) {
+            result.unattached = try queries.clientReports(
+                where: "(c.user_id = ?1 OR c.device_id = ?2) AND c.transaction_id IS NULL",
+                [lookup[.userId] ?? id, lookup[.deviceId] ?? id])
+        }
+        if matches.isEmpty { result.nearMatches = try TraceNearMatches.find(id, queries) }
+        return result
+    }
+
+    /// `trace`'s indexes (`Schema.traceIndexNames`) the ledger lacks: a run that changed it dropped them.
+    /// - Throws: as `read` does.
+    package static func missingIndexes(ledgerPath: String) throws -> [String] {
+        let q = try open(ledgerPath).prepare("SELECT name FROM sqlite_schema WHERE type = 'index'")
+        var present = Set<String>()
+        while try q.step() { present.insert(q.text(0)) }
+        return Schema.traceIndexNames.filter { !present.contains($0) }
+    }
+
+    /// Builds `trace`'s indexes on a read-write connection; the caller holds the ledger folder's lock (no
+    /// run is writing it).
+    package static func buildIndexes(ledgerPath: String) throws {
+        let db = try SQLiteDatabase(path: ledgerPath)
+        try db.execute("PRAGMA cache_size = -16384;")
+        try db.execute(Schema.traceIndexes)
+    }
+
+    /// The ledger's last run's parameters (`run_parameter`).
+    static func runParameters(_ db: SQLiteDatabase) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let parameters = try db.prepare("SELECT name, value FROM run_parameter")
+        while try parameters.step() { result[parameters.text(0)] = parameters.text(1) }
+        return result
+    }
+
+    static func open(_ path: String) throws -> SQLiteDatabase {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw unreadable(path, "no such file (make it with `iap-audit run PATH … --out DIR`, then trace with --out DIR)")
+        }
+        guard !isFolder.boolValue else {
+            throw unreadable(path, "a folder, not a ledger file (give --out DIR for DIR/audit.sqlite, or --ledger DIR/audit.sqlite)")
+        }
+        let db: SQLiteDatabase
+        do {
+            db = try SQLiteDatabase(path: path, readOnly: true)
+            let version = try db.scalar("PRAGMA user_version")
+            guard version > 0 else { throw unreadable(path, "not an iap-audit ledger") }
+            let rerun = "run `iap-audit run PATH … --out DIR` into its folder again with this version, then trace"
+            guard version <= Schema.version else {
+                throw unreadable(
+                    path,
+                    "made by a newer iap-audit (schema \(version); this one reads schema \(Schema.version)): trace it with that version")
+            }
+            guard version == Schema.version else {
+                throw unreadable(
+                    path, "made by an older iap-audit (schema \(version); this one reads schema \(Schema.version)): \(rerun)")
+            }
+            guard try Schema.storedFingerprint(db) == Schema.tablesFingerprint else {
+                throw unreadable(path, "made by another build of iap-audit (its tables differ from this one's): \(rerun)")
+            }
+        } catch let error as AuditError {
+            throw error
+        } catch {
+            throw unreadable(path, "\(error)")
+        }
+        return db
+    }
+
+    /// `AuditError.ledger`: `<path>: error: cannot read the ledger: <why>`.
+    private static func unreadable(_ path: String, _ why: String) -> AuditError { .ledger(path, "cannot read the ledger: " + why) }
+
+    /// The config's bundle ids (the run parameter `config`, canonical JSON).
+    private static func bundleIds(_ config: String?) -> Set<String> {
+        guard let data = config?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [] }
+        return Set(object["bundle_ids"] as? [String] ?? [])
+    }
+
+    // MARK: What the id is
+
+    /// The kinds of id `id` is (with the columns that hold it) and the transactions it leads to, in byte order.
+    static func resolve(_ id: String, _ lookup: [TraceIdKind: String], _ q: TraceQueries) throws -> ([TraceMatch], [String]) {
+        var matches: [TraceMatch] = []
+        var transactions: [String] = []
+        /// `checks`: each column and the query telling whether it holds the id (`?1`; the first-id range `?1`, `?2`).
+        func found(_ kind: TraceIdKind, _ checks: [(String, String)], leadsTo: () throws -> [String]) throws {
+            let (low, high) = TraceQueries.firstIdRange(id)
+            let columns = try checks.filter { try q.exists($0.1, $0.1.contains("?2") ? [low, high] : [lookup[kind] ?? id]) }.map(\.0)
+            guard !columns.isEmpty else { return }
+            matches.append(TraceMatch(kind: kind, columns: columns))
+            transactions += try leadsTo()
+        }
+        try found(
+            .transactionId,
+            [
+                ("client_report.transaction_id", "SELECT 1 FROM client_report WHERE transaction_id = ?1"),
+                ("apple_transaction.transaction_id", "SELECT 1 FROM apple_transaction WHERE transaction_id = ?1"),
+                ("finding.transaction_id", "SELECT 1 FROM finding WHERE transaction_id = ?1"),
+                ("server_request.transaction_ids", "SELECT 1 FROM server_request WHERE transaction_ids >= ?1 AND transaction_ids < ?2"),
+            ]
+        ) { [id] }
+        try found(
+            .originalTransactionId,
+            [
+                (
+                    "apple_transaction.original_transaction_id",
+                    "SELECT 1 FROM apple_transaction WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id"
+                ),
+                (
+                    "client_report.original_transaction_id",
+                    "SELECT 1 FROM client_report WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id"
+                ),
+            ]
+        ) {
+            try q.texts(
+                """
+                SELECT transaction_id FROM apple_transaction WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id
+                UNION SELECT transaction_id FROM client_report WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id
+                """, [id]) + [id]
+        }
+        try found(.orderId, [("apple_record.order_id", "SELECT 1 FROM apple_record WHERE order_id = ?1")]) {
+            try q.texts(
+                "SELECT t.transaction_id FROM apple_record r JOIN apple_transaction t ON t.record_id = r.record_id WHERE r.order_id = ?1",
+                [id])
+        }
+        for (kind, column) in [(TraceIdKind.userId, "user_id"), (.deviceId, "device_id")] {
+            let value = lookup[kind] ?? id
+            try found(
+                kind,
+                [
+                    ("client_report.\(column)", "SELECT 1 FROM client_report WHERE \(column) = ?1"),
+                    ("server_request.\(column)", "SELECT 1 FROM server_request WHERE \(column) = ?1"),
+                ]
+            ) {
+                var ids = try q.texts("SELECT transaction_id FROM client_report WHERE \(column) = ?1", [value])
+                ids += try q.transactions(ofRequestsWhere: column, is: value)
+                if kind == .userId {
+                    let quoted = String(IdList.encode([value]).dropFirst().dropLast())
+                    ids += try q.texts(
+                        """
+                        SELECT transaction_id FROM finding
+                        WHERE instr(user_ids, ?1) > 0 AND EXISTS (SELECT 1 FROM json_each(user_ids) u WHERE u.value = ?2)
+                        """, [quoted, value])
+                }
+                return ids
+            }
+        }
+        try found(
+            .requestId,
+            [
+                ("server_request.request_id", "SELECT 1 FROM server_request WHERE request_id = ?1"),
+                ("apple_record.request_id", "SELECT 1 FROM apple_record WHERE request_id = ?1"),
+            ]
+        ) {
+            // An answer whose request was not logged still names its transactions.
+            try q.transactions(ofRequestsWhere: "request_id", is: id)
+                + q.texts(
+                    "SELECT t.transaction_id FROM apple_record r JOIN apple_transaction t ON t.record_id = r.record_id WHERE r.request_id = ?1",
+                    [id])
+        }
+        try found(
+            .webOrderLineItemId,
+            [("apple_transaction.web_order_line_item_id", "SELECT 1 FROM apple_transaction WHERE web_order_line_item_id = ?1")]
+        ) { try q.texts("SELECT transaction_id FROM apple_transaction WHERE web_order_line_item_id = ?1", [id]) }
+        return (matches, ExactText.distinctSorted(transactions))
+    }
+
+    // MARK: One transaction
+
+    static func trace(_ transactionId: String, _ q: TraceQueries) throws -> TransactionTrace {
+        var trace = TransactionTrace(transactionId: transactionId)
+        let clients = try q.clientReports(where: "c.transaction_id = ?1", [transactionId])
+        let listings = try q.listings(of: transactionId)
+        var original: String? = nil
+        var product: String? = nil
+        for event in listings.map(\.1) + clients {
+            switch event.detail {
+            case .apple(let a):
+                original = original ?? a.listing?.originalTransactionId
+                product = product ?? a.listing?.productId
+            case .client(let c): product = product ?? c.productId
+            case .request: break
+            }
+        }
+        let own = try q.findings(of: transactionId, original: nil)
+        original = original ?? own.lazy.compactMap(\.0.originalTransactionId).first
+        let findings = try q.findings(of: transactionId, original: original)
+        (trace.findings, trace.findingStates) = (findings.map(\.0), findings.map(\.1))
+        trace.resolvedFindings = try q.resolvedFindings(of: transactionId)
+        trace.originalTransactionId = original
+        trace.productId = product ?? trace.findings.lazy.compactMap(\.productId).first
+        let posted = [transactionId] + (original.map { $0.utf8.elementsEqual(transactionId.utf8) ? [] : [$0] } ?? [])
+        // Ids compare as exact bytes (`ExactText`): two users differing only by normalization are two users.
+        let answered = Set(
+            listings.compactMap { event -> ExactText? in
+                guard case .apple(let a) = event.1.detail else { return nil }
+                return a.requestId.map(ExactText.init)
+            })
+        var candidates: [TraceEvent] = []
+        var users = Set(trace.findings.flatMap(\.userIds).map(ExactText.init))
+        var devices = Set<ExactText>()
+        for event in clients {
+            if case .client(let c) = event.detail {
+                if let u = c.userId { users.insert(ExactText(u)) }
+                if let d = c.deviceId { devices.insert(ExactText(d)) }
+            }
+        }
+        for id in posted { candidates += try q.requestsPostingFirst(id).map(\.1) }
+        for requestId in answered.map(\.text).sorted() {
+            for (_, event) in try q.requests(where: "s.request_id = ?1", [requestId]) {
+                candidates.append(event)
+                if case .request(let r) = event.detail, let u = r.userId { users.insert(ExactText(u)) }
+            }
+        }
+        for (column, values) in [("user_id", users), ("device_id", devices)] {
+            for value in values.map(\.text).sorted() {
+                let index = try q.requests(of: column, value)
+                for id in posted { candidates += index[ExactText(id)] ?? [] }
+            }
+        }
+        var kept: [String: TraceEvent] = [:]
+        for var event in candidates {
+            guard case .request(var r) = event.detail, kept[event.location.description] == nil else { continue }
+            guard try relate(&r, posted: posted, answered: answered, q) else { continue }
+            event.detail = .request(r)
+            kept[event.location.description] = event
+        }
+        var apple = Dictionary(listings.map { ($0.0, true) }, uniquingKeysWith: { a, _ in a })
+        var events = clients + Array(kept.values) + listings.map(\.1)
+        for requestId in ExactText.distinctSorted(kept.values.compactMap(requestId)) {
+            for (key, answer) in try q.answers(to: requestId) where apple[key] == nil {
+                apple[key] = true
+                events.append(answer)
+            }
+        }
+        trace.events = events.sorted(by: TraceEvent.timelineOrder)
+        return trace
+    }
+
+    private static func requestId(_ event: TraceEvent) -> String? {
+        guard case .request(let r) = event.detail else { return nil }
+        return r.requestId
+    }
+
+    /// Why a request is on the timeline (`TraceRequest.Relation`), what its ids stand for (SEMANTICS rule
+    /// 6) and whether it credited the transaction (`posted`: the transaction id, then its original id);
+    /// false when it is not about the transaction.
+    private static func relate(_ r: inout TraceRequest, posted: [String], answered: Set<ExactText>, _ q: TraceQueries) throws -> Bool {
+        let t = ExactText(posted[0])
+        let named = posted.filter { id in r.namedIds.contains { $0.utf8.elementsEqual(id.utf8) } }
+        let stands = try named.map { try q.standsFor($0, postedBy: r.requestId) }
+        if let i = stands.firstIndex(where: { ExactText($0) == t }) {
+            r.relation = ExactText(named[i]) == t ? .posted : .postedOriginal
+        } else if let i = named.firstIndex(where: { ExactText($0) == t }) {
+            // Its own id standing for another (a renewal's first id posted for it); an original id posted for
+            // another renewal is that renewal's business.
+            (r.relation, r.standsFor) = (.postedForAnother, stands[i])
+        } else if answered.contains(ExactText(r.requestId)) {
+            r.relation = .answerLists
+        } else {
+            return false
+        }
+        if r.granted && r.event == "verify" {
+            let credited = try (r.creditedIds ?? r.postedIds).map { try q.standsFor($0, postedBy: r.requestId) }
+            r.creditsTransaction = credited.contains { ExactText($0) == t }
+        }
+        return true
+    }
+}

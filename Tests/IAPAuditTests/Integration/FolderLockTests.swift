@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+
+/// `trace` and a run on one ledger folder (docs/operations.md): a run waits for the traces reading the
+/// ledger instead of failing the night, and a trace waits for the run writing it instead of reading a
+/// ledger half-way through a run.
+final class FolderLockTests: XCTestCase {
+    /// The sample run into a scratch folder, and a lock on its `.audit.lock` held by this process (as a
+    /// trace or a run of another process would) until `seconds` have passed.
+    func ledger(holding mode: Int32, for seconds: Double) throws -> (out: String, sample: String) {
+        let sample = TestPaths.repoRoot + "/sample-data", out = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
+        XCTAssertEqual(CLIRun(["run", sample, "--out", out]).status, 0)
+        let descriptor = open(out + "/.audit.lock", O_RDWR | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(flock(descriptor, mode | LOCK_NB), 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { close(descriptor) }
+        return (out, sample)
+    }
+
+    func testARunWaitsForATraceReadingItsLedger() throws {
+        let (out, sample) = try ledger(holding: LOCK_SH, for: 1.5)
+        let start = Date()
+        let run = CLIRun(["run", sample, "--out", out])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 1.4, "it waited for the trace")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/audit.xlsx"))
+    }
+
+    func testATraceWaitsForTheRunWritingItsLedger() throws {
+        let (out, _) = try ledger(holding: LOCK_EX, for: 1.5)
+        let start = Date()
+        let trace = CLIRun(["trace", "2000000400594083", "--out", out])
+        XCTAssertEqual(trace.status, 0, trace.err)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 1.4, "it waited for the run")
+        XCTAssertTrue(
+            trace.err.hasPrefix(
+                "iap-audit: waiting for the run writing \(out) to finish (trace reads the ledger once it is complete)…"), trace.err)
+        XCTAssertTrue(trace.out.contains("== transaction 2000000400594083"), trace.out)
+    }
+
+    /// Two traces at once: both read (the lock is shared), neither waits.
+    func testTracesDoNotWaitForEachOther() throws {
+        let (out, _) = try ledger(holding: LOCK_SH, for: 30)
+        let start = Date()
+        let trace = CLIRun(["trace", "u251", "--out", out])
+        XCTAssertEqual(trace.status, 0, trace.err)
+        XCTAssertFalse(trace.err.contains("waiting"), trace.err)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+    }
+}
