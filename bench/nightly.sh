@@ -27,7 +27,7 @@ done
 # Files of earlier nights are old: their stat is trusted (a file modified in the last 2 s would be hashed).
 touch -d '1 day ago' "$work"/base/*
 log "nightly: the ledger of the first 30/31 ($(du -sh "$work/base" | cut -f1))"
-"$iap" run "$work/base" --out "$work/ledger0" --json >/dev/null
+"$iap" run "$work/base" --out "$work/ledger0" --json >/dev/null 2>"$work/times/ledger0.err"
 
 # Wall seconds of one run of the command after the first two arguments ($1: output folder, $2: timing label).
 timed() {
