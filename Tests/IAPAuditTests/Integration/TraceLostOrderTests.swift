@@ -18,18 +18,26 @@ final class TraceLostOrderTests: XCTestCase {
 
     func ledger() throws -> String {
         if !Self.ran {
-            let config = try ConfigLoader.load(path: Self.caseFolder + "/config.json")
-            var options = AuditOptions(paths: [Self.caseFolder], outputDirectory: Self.out, config: config)
-            options.asOfMs = Timestamp.parseMs("2026-10-15T00:00:00Z")
-            _ = try AuditPipeline.run(options)
+            try Self.run(into: Self.out)
             Self.ran = true
         }
         return Self.out
     }
 
-    func trace(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    /// Runs the case, and the inputs `more`, into `out` as of the case's day.
+    static func run(into out: String, more: [String] = []) throws {
+        let config = try ConfigLoader.load(path: caseFolder + "/config.json")
+        var options = AuditOptions(paths: [caseFolder] + more, outputDirectory: out, config: config)
+        options.asOfMs = Timestamp.parseMs("2026-10-15T00:00:00Z")
+        _ = try AuditPipeline.run(options)
+    }
+
+    func trace(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) { Self.trace(arguments, out: Self.out) }
+
+    /// `trace` through the command line, its output portable (the case's paths relative, `out` as OUT).
+    static func trace(_ arguments: [String], out: String) -> (status: Int32, out: String, err: String) {
         let run = TraceTests.trace(arguments)
-        let shown = { (text: String) in TraceTests.portable(text, out: Self.out, base: Self.caseFolder) }
+        let shown = { (text: String) in TraceTests.portable(text, out: out, base: caseFolder) }
         return (run.status, shown(run.out), shown(run.err))
     }
 
