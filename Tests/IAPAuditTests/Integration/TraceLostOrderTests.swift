@@ -73,6 +73,18 @@ final class TraceLostOrderTests: XCTestCase {
             """)
     }
 
+    /// What an id that matches nothing says was searched.
+    static let searched = """
+        searched:
+          transaction id: client_report.transaction_id, apple_transaction.transaction_id, finding.transaction_id, server_request.transaction_ids (first id)
+          original transaction id: apple_transaction.original_transaction_id, client_report.original_transaction_id
+          Apple order id: apple_record.order_id
+          user id: client_report.user_id, server_request.user_id
+          device id: client_report.device_id, server_request.device_id
+          request id: server_request.request_id, apple_record.request_id
+          web order line item id: apple_transaction.web_order_line_item_id
+        """
+
     func testAnUnknownIdSaysWhatItSearchedAndItsNearMatches() throws {
         let out = try ledger()
         let run = try trace(["mk5tttvwjh", "--out", out])
@@ -82,14 +94,7 @@ final class TraceLostOrderTests: XCTestCase {
             """
             trace mk5tttvwjh: no record in the ledger holds this id
             ledger OUT/audit.sqlite, as of 2026-10-15T00:00:00.000Z
-            searched:
-              transaction id: client_report.transaction_id, apple_transaction.transaction_id, finding.transaction_id, server_request.transaction_ids (first id)
-              original transaction id: apple_transaction.original_transaction_id, client_report.original_transaction_id
-              Apple order id: apple_record.order_id
-              user id: client_report.user_id, server_request.user_id
-              device id: client_report.device_id, server_request.device_id
-              request id: server_request.request_id, apple_record.request_id
-              web order line item id: apple_transaction.web_order_line_item_id
+            \(Self.searched)
             near matches: MK5TTTVWJH (Apple order id)
             """)
         // A transaction id with its last digit mistyped, and an id nothing is near.
