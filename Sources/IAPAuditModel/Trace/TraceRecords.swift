@@ -11,8 +11,9 @@ package struct TraceResult: Sendable {
     /// Records of the id that name no transaction (a failed or cancelled purchase the client reported; Apple's
     /// answer for an order id listing none), by time.
     package var unattached: [TraceEvent] = []
-    /// Near matches of an unknown id (another case, a typo in the last characters): id and kind.
-    package var nearMatches: [(id: String, kind: TraceIdKind)] = []
+    /// Near matches of an unknown id (another case, a typo in the last characters): id, kind, and why it is
+    /// near in words (`white space trimmed`, `other case`, `one character left out near its end`…).
+    package var nearMatches: [(id: String, kind: TraceIdKind, why: String)] = []
     /// The rejected input lines holding an unknown id (table `rejection`), the first `TraceRejectedLine.limit`.
     package var rejectedLines: [TraceRejectedLine] = []
     /// More rejected lines than `rejectedLines` hold the id.

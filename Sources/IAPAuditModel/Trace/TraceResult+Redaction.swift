@@ -30,8 +30,8 @@ extension TraceResult {
         rejectedLines = rejectedLines.map { TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason)) }
         nearMatches = nearMatches.map { near in
             switch near.kind {
-            case .userId: return (redactor.user(near.id), near.kind)
-            case .deviceId: return (redactor.device(near.id), near.kind)
+            case .userId: return (redactor.user(near.id), near.kind, near.why)
+            case .deviceId: return (redactor.device(near.id), near.kind, near.why)
             default: return near
             }
         }

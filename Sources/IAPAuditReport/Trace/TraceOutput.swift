@@ -13,7 +13,7 @@ package enum TraceOutput {
             lines.append(
                 r.nearMatches.isEmpty
                     ? "no near match (another case, white space around it, or one or two characters off at its end)"
-                    : "near matches: " + r.nearMatches.map { "\($0.id) (\($0.kind.label))" }.joined(separator: ", "))
+                    : "near matches: " + r.nearMatches.map { "\($0.id) (\($0.kind.label): \($0.why))" }.joined(separator: "; "))
             lines += rejected(r)
         }
         for t in r.transactions {
@@ -120,7 +120,7 @@ package enum TraceOutput {
             "matched_as": r.matches.map { ["kind": $0.kind.rawValue, "label": $0.kind.label, "columns": $0.columns] as [String: Any] },
             "transactions": r.transactions.map(transaction), "unattached": r.unattached.map(event),
             "searched": Dictionary(uniqueKeysWithValues: TraceIdKind.allCases.map { ($0.rawValue, $0.columns) }),
-            "near_matches": r.nearMatches.map { ["id": $0.id, "kind": $0.kind.rawValue] },
+            "near_matches": r.nearMatches.map { ["id": $0.id, "kind": $0.kind.rawValue, "why": $0.why] },
             "redaction": r.redaction ?? null, "notes": r.notes,
             "rejected_lines": r.rejectedLines.map { ["location": $0.location.description, "reason": $0.reason] },
             "more_rejected_lines": r.moreRejectedLines,

@@ -95,12 +95,24 @@ final class TraceLostOrderTests: XCTestCase {
             trace mk5tttvwjh: no record in the ledger holds this id
             ledger OUT/audit.sqlite, as of 2026-10-15T00:00:00.000Z
             \(Self.searched)
-            near matches: MK5TTTVWJH (Apple order id)
+            near matches: MK5TTTVWJH (Apple order id: other case)
             """)
-        // A transaction id with its last digit mistyped, and an id nothing is near.
-        XCTAssertTrue(
-            try trace(["2000000400000109", "--out", out]).out.hasSuffix(
-                "near matches: 2000000400000101 (transaction id), 2000000400000102 (transaction id)"))
+        // A transaction id with its last digit mistyped, a digit left out, one too many, two swapped; an id nothing is near.
+        let near = { (id: String) in try self.trace([id, "--out", out]).out.components(separatedBy: "\n").last ?? "" }
+        XCTAssertEqual(
+            try near("2000000400000109"),
+            "near matches: 2000000400000101 (transaction id: one character different near its end); "
+                + "2000000400000102 (transaction id: one character different near its end)")
+        XCTAssertEqual(
+            try near("200000040000010"),
+            "near matches: 2000000400000101 (transaction id: one character left out near its end); "
+                + "2000000400000102 (transaction id: one character left out near its end)")
+        XCTAssertEqual(try near("MK5TTTVWJHH"), "near matches: MK5TTTVWJH (Apple order id: one character too many near its end)")
+        XCTAssertEqual(
+            try near("2000000400000110"),
+            "near matches: 2000000400000101 (transaction id: two characters swapped near its end); "
+                + "2000000400000102 (transaction id: two characters off near its end)")
+        XCTAssertEqual(try near(" mk5tttvwjh"), "near matches: MK5TTTVWJH (Apple order id: white space trimmed, other case)")
         XCTAssertTrue(
             try trace(["zzz", "--out", out]).out.hasSuffix(
                 "no near match (another case, white space around it, or one or two characters off at its end)"))
@@ -108,7 +120,7 @@ final class TraceLostOrderTests: XCTestCase {
         let padded = try trace([" MK5TTTVWJH ", "--out", out])
         XCTAssertEqual(padded.status, 2)
         XCTAssertTrue(padded.out.hasPrefix("trace \" MK5TTTVWJH \": no record in the ledger holds this id\n"), padded.out)
-        XCTAssertTrue(padded.out.hasSuffix("\nnear matches: MK5TTTVWJH (Apple order id)"), padded.out)
+        XCTAssertTrue(padded.out.hasSuffix("\nnear matches: MK5TTTVWJH (Apple order id: white space trimmed)"), padded.out)
     }
 
     func testJSONIsOneObjectWithTheSameVerdicts() throws {
