@@ -30,7 +30,7 @@ enum TraceActions {
         case .droppedOrder:
             return dropped(f, facts)
         case .duplicateCredit:
-            return (.revoke, "revoke the extra credit: one payment \(f.detail)")
+            return (.revoke, TraceDuplicateAction.text(f, trace))
         case .sandboxLeak:
             return (.revoke, "revoke from \(users(f.userIds)): \(f.detail)")
         case .refundStillGranted:
