@@ -162,7 +162,8 @@ enum HelpText {
         A ledger made with run --redact-ledger holds tokens: trace a user or device by its token, or by
         its original id with --redact and the same key (another key is refused).
 
-        Exit status: 0 traced; 2 no record holds the id (the output says what was searched; JSON
+        Exit status: 0 traced; 2 no record holds the id (the output says what was searched, and the
+        rejected lines holding it; JSON
         "found": false); 1 could not complete (the ledger missing or of another version, the workbook
         not written); 64 usage error. A guide to each verdict: docs/trace.md.
         """

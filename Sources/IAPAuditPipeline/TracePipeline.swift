@@ -46,7 +46,7 @@ public enum TracePipeline {
         var outcome = TraceOutcome(result: result, indexNote: indexNote)
         if let folder = workbookFolder {
             // Named by the id as shown: a user's token, not the user id.
-            let path = folder + "/trace-\(fileName(result.id)).xlsx"
+            let path = folder + "/trace-\(TraceWorkbookName.of(result.id)).xlsx"
             do {
                 try writeWorkbook(result, to: path)
             } catch {
@@ -91,14 +91,5 @@ public enum TracePipeline {
         } catch {
             return "traced without the ledger's trace indexes (slower on a large ledger): \(error)"
         }
-    }
-
-    /// `id` as a file name: letters, digits, `.`, `-` and `_` kept, anything else `_`, at most 100 characters.
-    static func fileName(_ id: String) -> String {
-        let kept = id.unicodeScalars.prefix(100).map { s -> Character in
-            s.isASCII && (CharacterSet.alphanumerics.contains(s) || "._-".unicodeScalars.contains(s)) ? Character(s) : "_"
-        }
-        let name = String(kept)
-        return name.hasPrefix(".") ? "_" + name.dropFirst() : name
     }
 }

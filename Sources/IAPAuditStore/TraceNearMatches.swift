@@ -23,7 +23,7 @@ enum TraceNearMatches {
     /// At most this many, nearest first.
     static let limit = 5
 
-    static func find(_ id: String, _ q: TraceQueries) throws -> [(id: String, kind: TraceIdKind)] {
+    static func find(_ id: String, _ q: TraceQueries) throws -> [(id: String, kind: TraceIdKind, why: String)] {
         let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return [] }
         let target = Array(trimmed.lowercased())
@@ -51,7 +51,29 @@ enum TraceNearMatches {
             if a.distance != b.distance { return a.distance < b.distance }
             if a.kind != b.kind { return order(a.kind) < order(b.kind) }
             return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-        }.prefix(limit).map { ($0.id, $0.kind) }
+        }.prefix(limit).map { ($0.id, $0.kind, why($0.id, near: id)) }
+    }
+
+    /// Why `candidate` is near `id`, in words: `white space trimmed`, `other case`, and the characters off
+    /// (`one character left out`, `one character too many`, `one character different`, `two characters
+    /// swapped`, `two characters off`), each near the end.
+    static func why(_ candidate: String, near id: String) -> String {
+        let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
+        var reasons: [String] = []
+        if trimmed != id { reasons.append("white space trimmed") }
+        let (a, b) = (Array(trimmed.lowercased()), Array(candidate.lowercased()))
+        let sameLetters = zip(trimmed, candidate).contains { x, y in x != y && x.lowercased() == y.lowercased() }
+        if sameLetters || (a == b && trimmed != candidate) { reasons.append("other case") }
+        switch (editDistance(a, b), b.count - a.count) {
+        case (0, _): break
+        case (1, 1): reasons.append("one character left out near its end")
+        case (1, -1): reasons.append("one character too many near its end")
+        case (1, _):
+            let swapped = a.count == b.count && zip(a, b).filter { $0 != $1 }.count == 2
+            reasons.append(swapped ? "two characters swapped near its end" : "one character different near its end")
+        default: reasons.append("two characters off near its end")
+        }
+        return reasons.joined(separator: ", ")
     }
 
     /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`.

@@ -164,6 +164,30 @@ final class TraceQueries {
         return (a, SourceLocation(file: q.text(1), line: Int(q.int64(2))))
     }
 
+    /// Apple's answers for an order id that list no transaction (Look Up Order ID's `status` 1, kept as the
+    /// record's note `status 1: invalid order id (Look Up Order ID)`).
+    func orderAnswers(_ orderId: String) throws -> [TraceEvent] {
+        var result: [TraceEvent] = []
+        try each(
+            """
+            SELECT \(Self.recordColumns), r.notes FROM apple_record r JOIN source_file f ON f.file_id = r.file_id
+            WHERE r.order_id = ?1 AND NOT EXISTS (SELECT 1 FROM apple_transaction t WHERE t.record_id = r.record_id)
+            """, [orderId]
+        ) { q in
+            var (a, location) = Self.appleRecord(q)
+            a.orderStatus = IdList.decode(q.text(16)).lazy.compactMap(Self.orderStatus).first
+            let time = q.optionalInt64(3) ?? q.optionalInt64(4) ?? q.optionalInt64(5)
+            result.append(TraceEvent(timeMs: time, source: q.text(12), location: location, detail: .apple(a)))
+        }
+        return result
+    }
+
+    /// The status of a Look Up Order ID note (`status 1: invalid order id (Look Up Order ID)`).
+    static func orderStatus(_ note: String) -> Int? {
+        guard note.hasPrefix("status "), note.hasSuffix(": invalid order id (Look Up Order ID)") else { return nil }
+        return Int(note.dropFirst(7).prefix { $0 != ":" })
+    }
+
     /// Answers to a request, each with its record id (the caller drops those that list the transaction).
     func answers(to requestId: String) throws -> [(Int64, TraceEvent)] {
         var result: [(Int64, TraceEvent)] = []
@@ -270,13 +294,15 @@ final class TraceQueries {
         return result
     }
 
-    /// `text` holds `id` as a whole id (not inside a longer one).
-    static func names(_ text: String, _ id: String) -> Bool {
+    /// `text` holds `id` as a whole id (not inside a longer one: no ASCII letter, digit, `-` or `_` on either
+    /// side; with `nonASCIIInIds`, no other character than ASCII punctuation and white space).
+    static func names(_ text: String, _ id: String, nonASCIIInIds: Bool = false) -> Bool {
         let bytes = Array(text.utf8)
         let needle = Array(id.utf8)
         guard needle.count <= bytes.count else { return false }
         let isIdByte = { (b: UInt8) in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+                || (nonASCIIInIds && b >= 0x80)
         }
         for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle) {
             let before = start == 0 || !isIdByte(bytes[start - 1])

@@ -25,7 +25,13 @@ package enum TraceReader {
                 where: "(c.user_id = ?1 OR c.device_id = ?2) AND c.transaction_id IS NULL",
                 [lookup[.userId] ?? id, lookup[.deviceId] ?? id])
         }
-        if matches.isEmpty { result.nearMatches = try TraceNearMatches.find(id, queries) }
+        if matches.contains(where: { $0.kind == .orderId }) { result.unattached += try queries.orderAnswers(id) }
+        // Oldest first, as a transaction's timeline (the query reads them in file and line order).
+        result.unattached.sort(by: TraceEvent.timelineOrder)
+        if matches.isEmpty {
+            result.nearMatches = try TraceNearMatches.find(id, queries)
+            (result.rejectedLines, result.moreRejectedLines) = try TraceRejections.find([id] + lookup.values, queries)
+        }
         return result
     }
 

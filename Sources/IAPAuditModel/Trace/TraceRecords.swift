@@ -8,10 +8,19 @@ package struct TraceResult: Sendable {
     package var matches: [TraceMatch] = []
     /// Every transaction the id leads to, in id byte order (`trace` traces each).
     package var transactions: [TransactionTrace] = []
-    /// Records of the id that name no transaction (a failed or cancelled purchase the client reported).
+    /// Records of the id that name no transaction (a failed or cancelled purchase the client reported; Apple's
+    /// answer for an order id listing none), by time.
     package var unattached: [TraceEvent] = []
-    /// Near matches of an unknown id (another case, a typo in the last characters): id and kind.
-    package var nearMatches: [(id: String, kind: TraceIdKind)] = []
+    /// Near matches of an unknown id (another case, a typo in the last characters): id, kind, and why it is
+    /// near in words (`white space trimmed`, `other case`, `one character left out near its end`…).
+    package var nearMatches: [(id: String, kind: TraceIdKind, why: String)] = []
+    /// The rejected input lines holding an unknown id (table `rejection`), the first `TraceRejectedLine.limit`.
+    package var rejectedLines: [TraceRejectedLine] = []
+    /// More rejected lines than `rejectedLines` hold the id.
+    package var moreRejectedLines = false
+    /// What to do when no transaction holds the answer (set by `TraceJudge`): fix the rejected lines holding
+    /// an unknown id, or tell the customer Apple does not know an order id.
+    package var nextAction: (code: TraceAction, text: String)?
     /// The ledger read and its last run's parameters (`as_of`, `grace_hours`, `audit_window`, `run_status`).
     package var ledgerPath: String
     package var runParameters: [String: String] = [:]
@@ -201,6 +210,8 @@ package struct TraceAppleRecord: Sendable {
     package var notificationType: String?
     package var notificationSubtype: String?
     package var receiptCreatedMs: Int64?
+    /// A Look Up Order ID answer's own `status` when not 0 (1: Apple does not know the order id).
+    package var orderStatus: Int?
     /// How it lists the transaction; nil: it does not (an answer to a request that carried it).
     package var listing: TraceListing?
 
@@ -247,4 +258,16 @@ extension TraceListing {
         if e.familyShared { return "a family member's own transaction (FAMILY_SHARED)" }
         return e.foreignBundle ? "another app's bundle id" : "no proof"
     }
+}
+
+/// A rejected input line (table `rejection`) that holds the id asked as a whole id: the run could not read it.
+/// Its raw text is never shown (it may hold what `--redact` hides).
+package struct TraceRejectedLine: Sendable, Equatable {
+    package var location: SourceLocation
+    package var reason: String
+
+    package init(location: SourceLocation, reason: String) { (self.location, self.reason) = (location, reason) }
+
+    /// At most this many are shown.
+    package static let limit = 20
 }

@@ -2,7 +2,8 @@ extension TraceResult {
     /// The trace as `trace --redact` shows it (docs/trace.md, "Redaction"): every user id and device id its
     /// records and findings hold replaced by its token (`IdRedactor.user`, `.device`), before it is judged,
     /// so that the verdict's words (`credited: …`, `next action: credit manually to …`) name tokens too; the
-    /// near matches of a user or device kind as tokens. Transaction, order and request ids stay.
+    /// near matches of a user or device kind as tokens; a rejected line's reason as `IdRedactor.reason` shows it
+    /// (its raw text is never read into the trace). Transaction, order and request ids stay.
     ///
     /// Not for a ledger made with `--redact-ledger`: it holds tokens already.
     package mutating func redact(with redactor: IdRedactor) {
@@ -26,10 +27,11 @@ extension TraceResult {
             transactions[i].findings = transactions[i].findings.map(redactor.finding)
         }
         unattached = unattached.map(redacted)
+        rejectedLines = rejectedLines.map { TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason)) }
         nearMatches = nearMatches.map { near in
             switch near.kind {
-            case .userId: return (redactor.user(near.id), near.kind)
-            case .deviceId: return (redactor.device(near.id), near.kind)
+            case .userId: return (redactor.user(near.id), near.kind, near.why)
+            case .deviceId: return (redactor.device(near.id), near.kind, near.why)
             default: return near
             }
         }

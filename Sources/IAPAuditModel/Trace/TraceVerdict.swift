@@ -89,4 +89,8 @@ package enum TraceAction: String, Sendable, CaseIterable {
     case noAction = "no_action"
     /// These logs cannot judge it (a purchase outside the audit window): look at the logs of its time.
     case notJudged = "not_judged"
+    /// The id is only in lines the run rejected: fix them and run again.
+    case fixInput = "fix_input"
+    /// Apple does not know the order id (Look Up Order ID status 1): tell the customer.
+    case tellCustomer = "tell_customer"
 }

@@ -30,13 +30,23 @@ enum TraceActions {
         case .droppedOrder:
             return dropped(f, facts)
         case .duplicateCredit:
-            return (.revoke, "revoke the extra credit: one payment \(f.detail)")
+            return (.revoke, TraceDuplicateAction.text(f, trace))
         case .sandboxLeak:
             return (.revoke, "revoke from \(users(f.userIds)): \(f.detail)")
         case .refundStillGranted:
             let refunded = facts.refund.map { "refunded on \(Timestamp.day($0.atMs)) (\($0.location))" } ?? "refunded"
             return (.revoke, "revoke: \(refunded) but still granted to \(users(f.userIds))")
         case .invalidCredit:
+            if case .confirmed(let record) = facts.appleWord {
+                // Rule 13 judges the grant by its own request's answer: Apple's later word does not clear the
+                // finding, but the credit is paid for.
+                return (
+                    .noAction,
+                    "no action on the credit: Apple confirms the payment (\(record)), so the credit to \(users(f.userIds)) stands; "
+                        + "the finding stays: it was granted without proof (\(invalidReason(f, facts))): check the server's "
+                        + "verification, then ack the finding"
+                )
+            }
             return (
                 .reverify,
                 "re-verify with Apple Get Transaction Info for \(t): granted to \(users(f.userIds)) without proof "
@@ -60,12 +70,13 @@ enum TraceActions {
             )
         case "under_credited":
             return (.creditRest, "credit the rest to \(users(f.userIds)): \(f.detail)")
-        case "stale_receipt":
+        case "stale_receipt" where facts.appleWord.code != "confirmed":
             return (.requery, "re-query Apple Get Transaction Info for \(t): the receipt was stale (created before the purchase)")
         default:
             break
         }
-        switch f.appleConfirmation {
+        // The trace's own word first: when Apple confirms the payment, re-querying Apple asks what it answered.
+        switch facts.appleWord.code == "confirmed" ? .confirmed : f.appleConfirmation {
         case .confirmed?:
             let to = f.userIds.isEmpty ? "" : " to \(users(f.userIds))"
             let unnamed = f.userIds.isEmpty ? "; no log names its user" : ""

@@ -5,9 +5,10 @@ import IAPAuditModel
 /// was credited and whether it still holds, Apple's refund, and the next action in words. The findings
 /// decide the action (`TraceActions`); without a problem finding the records do.
 package enum TraceJudge {
-    /// Judges every transaction of `result` at its ledger's as-of.
+    /// Judges every transaction of `result` at its ledger's as-of, and what to do when none answers.
     package static func judge(_ result: inout TraceResult) {
         for i in result.transactions.indices { result.transactions[i].verdict = verdict(result.transactions[i]) }
+        result.nextAction = TraceResultActions.next(result)
     }
 
     package static func verdict(_ trace: TransactionTrace) -> TraceVerdict {

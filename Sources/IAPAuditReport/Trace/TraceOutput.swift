@@ -13,7 +13,8 @@ package enum TraceOutput {
             lines.append(
                 r.nearMatches.isEmpty
                     ? "no near match (another case, white space around it, or one or two characters off at its end)"
-                    : "near matches: " + r.nearMatches.map { "\($0.id) (\($0.kind.label))" }.joined(separator: ", "))
+                    : "near matches: " + r.nearMatches.map { "\($0.id) (\($0.kind.label): \($0.why))" }.joined(separator: "; "))
+            lines += rejected(r)
         }
         for t in r.transactions {
             lines.append("")
@@ -29,6 +30,7 @@ package enum TraceOutput {
             lines.append("== records of \(shown(r.id)) naming no transaction")
             lines += table(r.unattached)
         }
+        if let action = r.nextAction { lines.append("next action: \(action.text)") }
         if let workbookPath { lines += ["", "Wrote \(workbookPath)"] }
         return lines.joined(separator: "\n")
     }
@@ -44,6 +46,18 @@ package enum TraceOutput {
     /// The id as asked, in double quotes when it holds white space (a pasted id's trailing space shows).
     static func shown(_ id: String) -> String {
         id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) } ? "\"\(id)\"" : id
+    }
+
+    /// The rejected lines holding an unknown id: `found in 1 rejected line: file:line (reason)`, or one a line.
+    private static func rejected(_ r: TraceResult) -> [String] {
+        let shown = r.rejectedLines.map { "\($0.location) (\($0.reason))" }
+        switch (shown.count, r.moreRejectedLines) {
+        case (0, _): return []
+        case (1, false): return ["found in 1 rejected line: " + shown[0]]
+        case (let n, let more):
+            return [more ? "found in more than \(n) rejected lines (the first \(n)):" : "found in \(n) rejected lines:"]
+                + shown.map { "  " + $0 }
+        }
     }
 
     private static func runStatus(_ r: TraceResult) -> String {
@@ -106,8 +120,11 @@ package enum TraceOutput {
             "matched_as": r.matches.map { ["kind": $0.kind.rawValue, "label": $0.kind.label, "columns": $0.columns] as [String: Any] },
             "transactions": r.transactions.map(transaction), "unattached": r.unattached.map(event),
             "searched": Dictionary(uniqueKeysWithValues: TraceIdKind.allCases.map { ($0.rawValue, $0.columns) }),
-            "near_matches": r.nearMatches.map { ["id": $0.id, "kind": $0.kind.rawValue] },
+            "near_matches": r.nearMatches.map { ["id": $0.id, "kind": $0.kind.rawValue, "why": $0.why] },
             "redaction": r.redaction ?? null, "notes": r.notes,
+            "rejected_lines": r.rejectedLines.map { ["location": $0.location.description, "reason": $0.reason] },
+            "more_rejected_lines": r.moreRejectedLines,
+            "next_action": r.nextAction.map { ["code": $0.code.rawValue, "text": $0.text] } ?? null,
         ]
         if let workbookPath { object["xlsx"] = workbookPath }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
@@ -192,6 +209,7 @@ package enum TraceOutput {
             "request_id": a.requestId ?? null, "order_id": a.orderId ?? null, "status": a.status,
             "status_meaning": VerifyStatus.meaning(a.status), "environment": a.environment ?? null, "signature": a.signature,
             "notification_type": a.notificationType ?? null, "lists_transaction": a.listing != nil,
+            "order_status": a.orderStatus ?? null,
         ]
         if let l = a.listing {
             object["listing"] =

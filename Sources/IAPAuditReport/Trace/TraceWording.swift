@@ -49,6 +49,7 @@ package enum TraceWording {
 
     static func apple(_ a: TraceAppleRecord, source: String) -> String {
         var head = name(a, source: source) + (a.requestId.map { " to request \($0)" } ?? "") + ":"
+        if let status = a.orderStatus, a.listing == nil { return head + " status \(status), invalid order id; lists no transaction" }
         var parts: [String] = []
         if source == EvidenceSource.verifyReceipt.rawValue || a.status != 0 {
             parts.append("status \(a.status) (\(VerifyStatus.meaning(a.status)))")

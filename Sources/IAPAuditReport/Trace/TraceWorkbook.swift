@@ -12,8 +12,10 @@ package enum TraceWorkbook {
         about += r.matches.map { [.text("matched as \($0.kind.label)"), .text($0.columns.joined(separator: ", "))] }
         if r.matches.isEmpty {
             about += TraceIdKind.allCases.map { [.text("searched \($0.label)"), .text($0.columns.joined(separator: ", "))] }
-            about += r.nearMatches.map { [.text("near match"), .text("\($0.id) (\($0.kind.label))")] }
+            about += r.nearMatches.map { [.text("near match"), .text("\($0.id) (\($0.kind.label): \($0.why))")] }
+            about += r.rejectedLines.map { [.text("rejected line"), .text("\($0.location) (\($0.reason))")] }
         }
+        about += r.nextAction.map { [[.text("next action"), .text($0.text)]] } ?? []
         let verdicts: [[ReportCell]] = r.transactions.map { t in
             let v = t.verdict
             return [

@@ -18,18 +18,26 @@ final class TraceLostOrderTests: XCTestCase {
 
     func ledger() throws -> String {
         if !Self.ran {
-            let config = try ConfigLoader.load(path: Self.caseFolder + "/config.json")
-            var options = AuditOptions(paths: [Self.caseFolder], outputDirectory: Self.out, config: config)
-            options.asOfMs = Timestamp.parseMs("2026-10-15T00:00:00Z")
-            _ = try AuditPipeline.run(options)
+            try Self.run(into: Self.out)
             Self.ran = true
         }
         return Self.out
     }
 
-    func trace(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    /// Runs the case, and the inputs `more`, into `out` as of the case's day.
+    static func run(into out: String, more: [String] = []) throws {
+        let config = try ConfigLoader.load(path: caseFolder + "/config.json")
+        var options = AuditOptions(paths: [caseFolder] + more, outputDirectory: out, config: config)
+        options.asOfMs = Timestamp.parseMs("2026-10-15T00:00:00Z")
+        _ = try AuditPipeline.run(options)
+    }
+
+    func trace(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) { Self.trace(arguments, out: Self.out) }
+
+    /// `trace` through the command line, its output portable (the case's paths relative, `out` as OUT).
+    static func trace(_ arguments: [String], out: String) -> (status: Int32, out: String, err: String) {
         let run = TraceTests.trace(arguments)
-        let shown = { (text: String) in TraceTests.portable(text, out: Self.out, base: Self.caseFolder) }
+        let shown = { (text: String) in TraceTests.portable(text, out: out, base: caseFolder) }
         return (run.status, shown(run.out), shown(run.err))
     }
 
@@ -65,6 +73,18 @@ final class TraceLostOrderTests: XCTestCase {
             """)
     }
 
+    /// What an id that matches nothing says was searched.
+    static let searched = """
+        searched:
+          transaction id: client_report.transaction_id, apple_transaction.transaction_id, finding.transaction_id, server_request.transaction_ids (first id)
+          original transaction id: apple_transaction.original_transaction_id, client_report.original_transaction_id
+          Apple order id: apple_record.order_id
+          user id: client_report.user_id, server_request.user_id
+          device id: client_report.device_id, server_request.device_id
+          request id: server_request.request_id, apple_record.request_id
+          web order line item id: apple_transaction.web_order_line_item_id
+        """
+
     func testAnUnknownIdSaysWhatItSearchedAndItsNearMatches() throws {
         let out = try ledger()
         let run = try trace(["mk5tttvwjh", "--out", out])
@@ -74,20 +94,25 @@ final class TraceLostOrderTests: XCTestCase {
             """
             trace mk5tttvwjh: no record in the ledger holds this id
             ledger OUT/audit.sqlite, as of 2026-10-15T00:00:00.000Z
-            searched:
-              transaction id: client_report.transaction_id, apple_transaction.transaction_id, finding.transaction_id, server_request.transaction_ids (first id)
-              original transaction id: apple_transaction.original_transaction_id, client_report.original_transaction_id
-              Apple order id: apple_record.order_id
-              user id: client_report.user_id, server_request.user_id
-              device id: client_report.device_id, server_request.device_id
-              request id: server_request.request_id, apple_record.request_id
-              web order line item id: apple_transaction.web_order_line_item_id
-            near matches: MK5TTTVWJH (Apple order id)
+            \(Self.searched)
+            near matches: MK5TTTVWJH (Apple order id: other case)
             """)
-        // A transaction id with its last digit mistyped, and an id nothing is near.
-        XCTAssertTrue(
-            try trace(["2000000400000109", "--out", out]).out.hasSuffix(
-                "near matches: 2000000400000101 (transaction id), 2000000400000102 (transaction id)"))
+        // A transaction id with its last digit mistyped, a digit left out, one too many, two swapped; an id nothing is near.
+        let near = { (id: String) in try self.trace([id, "--out", out]).out.components(separatedBy: "\n").last ?? "" }
+        XCTAssertEqual(
+            try near("2000000400000109"),
+            "near matches: 2000000400000101 (transaction id: one character different near its end); "
+                + "2000000400000102 (transaction id: one character different near its end)")
+        XCTAssertEqual(
+            try near("200000040000010"),
+            "near matches: 2000000400000101 (transaction id: one character left out near its end); "
+                + "2000000400000102 (transaction id: one character left out near its end)")
+        XCTAssertEqual(try near("MK5TTTVWJHH"), "near matches: MK5TTTVWJH (Apple order id: one character too many near its end)")
+        XCTAssertEqual(
+            try near("2000000400000110"),
+            "near matches: 2000000400000101 (transaction id: two characters swapped near its end); "
+                + "2000000400000102 (transaction id: two characters off near its end)")
+        XCTAssertEqual(try near(" mk5tttvwjh"), "near matches: MK5TTTVWJH (Apple order id: white space trimmed, other case)")
         XCTAssertTrue(
             try trace(["zzz", "--out", out]).out.hasSuffix(
                 "no near match (another case, white space around it, or one or two characters off at its end)"))
@@ -95,7 +120,7 @@ final class TraceLostOrderTests: XCTestCase {
         let padded = try trace([" MK5TTTVWJH ", "--out", out])
         XCTAssertEqual(padded.status, 2)
         XCTAssertTrue(padded.out.hasPrefix("trace \" MK5TTTVWJH \": no record in the ledger holds this id\n"), padded.out)
-        XCTAssertTrue(padded.out.hasSuffix("\nnear matches: MK5TTTVWJH (Apple order id)"), padded.out)
+        XCTAssertTrue(padded.out.hasSuffix("\nnear matches: MK5TTTVWJH (Apple order id: white space trimmed)"), padded.out)
     }
 
     func testJSONIsOneObjectWithTheSameVerdicts() throws {

@@ -114,7 +114,8 @@ final class TraceTests: XCTestCase {
             ),
             (
                 "duplicate_credit/cross_account", "2000000400594197", .revoke,
-                "revoke the extra credit: one payment granted 2 times: rd2f9cc28370b39a2 (u283), rf37b075b8d93a858 (u284)"
+                "revoke the extra credit: one payment granted 2 times: keep rd2f9cc28370b39a2 (u283, first, 2026-10-19T06:20:24.000Z; "
+                    + "the user of the client report); revoke rf37b075b8d93a858 (u284, 2026-10-19T10:36:14.000Z)"
             ),
             (
                 "sandbox_leak/sandbox_credited", "2000000400594205", .revoke,

@@ -1,0 +1,52 @@
+import IAPAuditModel
+
+/// A duplicate credit's next action: which credit to keep and which to revoke. The finding's detail lists
+/// each grant as `request (user)` (or `request (user, id)` across a purchase's ids) in log order; the one kept
+/// is the first by time, unless across accounts the client report names the purchaser among the users
+/// (then that user's first grant): the payment is theirs.
+enum TraceDuplicateAction {
+    static func text(_ f: Finding, _ trace: TransactionTrace) -> String {
+        let grants = self.grants(f.detail)
+        guard !grants.isEmpty else { return "revoke the extra credit: one payment \(f.detail)" }
+        let times = Dictionary(
+            trace.events.compactMap { e -> (String, Int64)? in
+                guard case .request(let r) = e.detail, let time = e.timeMs else { return nil }
+                return (r.requestId, time)
+            }, uniquingKeysWith: min)
+        // Stable: grants without a time stay in log order after those with one.
+        let byTime = grants.indices.sorted { a, b in
+            (times[grants[a].request] ?? .max, a) < (times[grants[b].request] ?? .max, b)
+        }
+        let purchaser = f.reason == "cross_account" ? clientUser(trace, among: grants.map(\.user)) : nil
+        let kept = purchaser.flatMap { user in byTime.first { grants[$0].user.utf8.elementsEqual(user.utf8) } } ?? byTime[0]
+        func shown(_ i: Int) -> String {
+            let g = grants[i]
+            let words = [g.user, g.id, i == byTime[0] ? "first" : nil, times[g.request].map(Timestamp.iso)].compactMap { $0 }
+            return "\(g.request) (\(words.joined(separator: ", "))"
+                + (i == kept && purchaser != nil ? "; the user of the client report" : "") + ")"
+        }
+        let extra = byTime.filter { $0 != kept }.map(shown).joined(separator: ", ")
+        return "revoke the extra credit: one payment granted \(grants.count) times: keep \(shown(kept)); revoke \(extra)"
+    }
+
+    /// The grants a `duplicate_credit` detail lists (`granted N times: r1 (u1), r2 (u2, T2); one purchase …`).
+    static func grants(_ detail: String) -> [(request: String, user: String, id: String?)] {
+        guard let start = detail.range(of: "times: ") else { return [] }
+        let list = detail[start.upperBound...].prefix { $0 != ";" }
+        return list.components(separatedBy: "), ").compactMap { item in
+            let parts = item.components(separatedBy: " (")
+            guard parts.count == 2 else { return nil }
+            let inner = parts[1].hasSuffix(")") ? String(parts[1].dropLast()) : parts[1]
+            let words = inner.components(separatedBy: ", ")
+            return (parts[0], words[0], words.count > 1 ? words[1] : nil)
+        }
+    }
+
+    /// The user the transaction's client reports name, when one of `users`.
+    private static func clientUser(_ trace: TransactionTrace, among users: [String]) -> String? {
+        trace.events.lazy.compactMap { e -> String? in
+            guard case .client(let c) = e.detail, let user = c.userId else { return nil }
+            return users.contains { $0.utf8.elementsEqual(user.utf8) } ? user : nil
+        }.first
+    }
+}

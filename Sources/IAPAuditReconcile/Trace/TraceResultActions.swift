@@ -1,0 +1,25 @@
+import IAPAuditModel
+
+/// The next action of a trace that no transaction answers (docs/trace.md): an id only rejected lines hold
+/// (the run could not read them: fix them and run again), or an order id Apple answered it does not know
+/// (Look Up Order ID status 1: the customer's id is not an Apple order id). Nil otherwise.
+enum TraceResultActions {
+    static func next(_ r: TraceResult) -> (code: TraceAction, text: String)? {
+        if r.matches.isEmpty && !r.rejectedLines.isEmpty {
+            let one = r.rejectedLines.count == 1 && !r.moreRejectedLines
+            return (
+                .fixInput,
+                one ? "fix the line and run again: the run could not read it" : "fix the lines and run again: the run could not read them"
+            )
+        }
+        let unknownOrder = r.unattached.contains { event in
+            guard case .apple(let a) = event.detail, let status = a.orderStatus else { return false }
+            return status != 0
+        }
+        guard r.transactions.isEmpty, r.matches.contains(where: { $0.kind == .orderId }), unknownOrder else { return nil }
+        return (
+            .tellCustomer,
+            "tell the customer: Apple does not know this order id (check it against the invoice: it is the Order ID on the emailed receipt)"
+        )
+    }
+}

@@ -1,0 +1,64 @@
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditReconcile
+
+/// `TraceJudge`'s next action on traces built here: which credit of a duplicate to keep.
+final class TraceActionTests: XCTestCase {
+    static let t = "2000000400000201"
+
+    func event(_ time: String, _ line: Int, _ detail: TraceEvent.Detail) -> TraceEvent {
+        let source: String
+        switch detail {
+        case .client: source = "client_report"
+        case .request: source = "server_request"
+        case .apple: source = "verify_receipt"
+        }
+        return TraceEvent(
+            timeMs: Timestamp.parseMs(time), source: source, location: SourceLocation(file: "log.jsonl", line: line), detail: detail)
+    }
+
+    func grant(_ request: String, _ user: String) -> TraceEvent.Detail {
+        var r = TraceRequest(requestId: request, event: "verify")
+        (r.userId, r.postedIds, r.granted, r.creditsTransaction) = (user, [Self.t], true, true)
+        return .request(r)
+    }
+
+    func client(_ user: String) -> TraceEvent.Detail {
+        var c = TraceClientReport(state: "purchased")
+        (c.userId, c.transactionId) = (user, Self.t)
+        return .client(c)
+    }
+
+    func duplicate(_ events: [TraceEvent], detail: String, reason: String = "cross_account") -> String {
+        var trace = TransactionTrace(transactionId: Self.t)
+        trace.events = events
+        trace.findings = [Finding(kind: .duplicateCredit, reason: reason, transactionId: Self.t, userIds: ["u1", "u2"], detail: detail)]
+        return TraceJudge.verdict(trace).nextAction
+    }
+
+    /// Across accounts, the client report's user keeps the credit even when another user was credited first.
+    func testTheClientReportsUserKeepsACrossAccountCredit() {
+        let detail = "granted 3 times: r1 (u1), r2 (u2), r3 (u3)"
+        let events = [
+            event("2026-10-01T10:00:00Z", 1, client("u2")), event("2026-10-01T10:00:05Z", 2, grant("r1", "u1")),
+            event("2026-10-01T10:00:09Z", 3, grant("r2", "u2")), event("2026-10-02T08:00:00Z", 4, grant("r3", "u3")),
+        ]
+        XCTAssertEqual(
+            duplicate(events, detail: detail),
+            "revoke the extra credit: one payment granted 3 times: keep r2 (u2, 2026-10-01T10:00:09.000Z; the user of the client "
+                + "report); revoke r1 (u1, first, 2026-10-01T10:00:05.000Z), r3 (u3, 2026-10-02T08:00:00.000Z)")
+        // No client report among them: the first credit stays.
+        XCTAssertEqual(
+            duplicate(Array(events.dropFirst()), detail: detail),
+            "revoke the extra credit: one payment granted 3 times: keep r1 (u1, first, 2026-10-01T10:00:05.000Z); revoke r2 (u2, "
+                + "2026-10-01T10:00:09.000Z), r3 (u3, 2026-10-02T08:00:00.000Z)")
+        // One user twice: the first by time, whatever the log's order; a grant the trace has no time for, last.
+        XCTAssertEqual(
+            duplicate(
+                [event("2026-10-03T00:00:00Z", 1, grant("r1", "u1")), event("2026-10-02T00:00:00Z", 2, grant("r2", "u1"))],
+                detail: "granted 3 times: r1 (u1), r2 (u1), r9 (u1)", reason: "same_user"),
+            "revoke the extra credit: one payment granted 3 times: keep r2 (u1, first, 2026-10-02T00:00:00.000Z); revoke r1 (u1, "
+                + "2026-10-03T00:00:00.000Z), r9 (u1)")
+    }
+}
