@@ -182,8 +182,10 @@ public enum AuditPipeline {
         if let recorded {
             (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
         }
+        timer.lap("report_lifecycle")
         warnings += try RunChecks.afterReconcile(outcome, options, store)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
+        timer.lap("report_checks")
         // The workbook is written from the findings as reconciled while the store takes them (once its
         // indexes are built): both read the sorted findings at once.
         var reported = parameters
@@ -204,6 +206,7 @@ public enum AuditPipeline {
             try? storing.wait()
             throw error
         }
+        timer.lap("report_workbook")
         // The workbook goes in place only beside a database that holds its findings and says complete:
         // a failure until then (a full disk) leaves no workbook and a database that says incomplete.
         do {

@@ -2,7 +2,8 @@ import IAPAuditModel
 
 /// The Changes sheet: what this run changed in the findings' lifecycle against the last recorded run —
 /// new, reopened, resolved (when, and by which new records), still open — one row a finding, with its status
-/// (acknowledged ones stay listed, marked so).
+/// (acknowledged ones stay listed, marked so). A ledger's first run lists none: all its findings are new,
+/// and the finding sheets hold them.
 enum ChangesSheet {
     static let header = [
         "event", "finding_id", "status", "kind", "reason", "transaction_id", "first_seen_run", "last_seen_run", "resolved_at (UTC)",
@@ -14,11 +15,16 @@ enum ChangesSheet {
         let acknowledged = c.acknowledged.count
         let against = c.previousRun.map { "against run \($0)" } ?? "the ledger's first run: every finding is new"
         let repeated = c.repeated ? " (run again on the same inputs and parameters: nothing recorded)" : ""
+        // A ledger's first run changes nothing it could be compared with: every finding is new, and the
+        // finding sheets list them all with their finding_id and status (listing them twice doubled the
+        // workbook of a one-off audit).
+        let first = c.previousRun == nil
+        let rows = ReportRows(first ? [] : c.changes.map(row))
+        let listed = first ? " (not listed here: the finding sheets list every finding with its finding_id and status)" : ""
         // No clock time here (table audit_run has it): the same audit gives the same workbook bytes.
         let title =
             "Run \(c.run)\(repeated), \(against): " + counts.joined(separator: ", ")
-            + (acknowledged > 0 ? "; \(acknowledged) acknowledged" : "")
-        let rows = ReportRows(c.changes.map(row))
+            + (acknowledged > 0 ? "; \(acknowledged) acknowledged" : "") + listed
         return ReportSheet(
             name: "Changes",
             tables: [ReportTable(title: title, header: header, rows: rows, isPrimary: true, wrappedColumn: header.count - 1)])
