@@ -95,6 +95,15 @@ struct LedgerImporter {
             bytesSeen[stored[path]!.sha256] = bytesSeen[stored[path]!.sha256] ?? path
             recordsSeen[stored[path]!.contentSha256] = recordsSeen[stored[path]!.contentSha256] ?? path
         }
+        // This run's files the ledger holds unchanged come before new ones, whatever their order: a new copy
+        // of one is the copy (skipped), not the stored file.
+        for (number, entry) in entries.enumerated() {
+            guard let item = files[number], let sha256 = item.unchanged, item.bytes > 0, let known = stored[entry.path],
+                known.status == ImportStatus.imported.rawValue
+            else { continue }
+            bytesSeen[sha256] = bytesSeen[sha256] ?? entry.path
+            recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
+        }
         /// Brings one entry into the ledger (inside its group's transaction, if any).
         func bring(_ number: Int) throws {
             let entry = entries[number]
@@ -108,7 +117,9 @@ struct LedgerImporter {
             if let sha256 = item.unchanged {
                 // Imported before as it is: kept, unless an earlier file now has the same content.
                 let content = stored[entry.path]!.contentSha256
-                if item.bytes > 0, let earlier = bytesSeen[sha256] ?? recordsSeen[content] {
+                if item.bytes > 0,
+                    let earlier = [bytesSeen[sha256], recordsSeen[content]].compactMap({ $0 }).first(where: { $0 != entry.path })
+                {
                     let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path), sha256: sha256)
                     try storeIfChanged(
                         ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)

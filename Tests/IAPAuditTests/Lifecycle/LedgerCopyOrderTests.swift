@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+
+/// A copy of a stored file delivered under a name that sorts before it (`server-again.jsonl` beside
+/// `server.jsonl`): the stored file stays as it was, the copy is the one skipped, no record is written again
+/// (found by an on-call user test).
+final class LedgerCopyOrderTests: XCTestCase {
+    func testTheStoredFileWinsOverANewCopy() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch()
+        addTeardownBlock {
+            try? FileManager.default.removeItem(atPath: input)
+            try? FileManager.default.removeItem(atPath: out)
+        }
+        for name in ["client.jsonl", "server.jsonl", "verify.jsonl"] {
+            try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + name, toPath: input + "/" + name)
+        }
+        var options = AuditOptions(paths: [input], outputDirectory: out)
+        options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
+        let first = try AuditPipeline.run(options)
+        try FileManager.default.copyItem(atPath: input + "/server.jsonl", toPath: input + "/server-again.jsonl")
+        let second = try AuditPipeline.run(options)
+        let byPath = Dictionary(uniqueKeysWithValues: second.snapshot.files.map { ($0.path, $0) })
+        XCTAssertEqual(byPath[input + "/server.jsonl"]?.status, "imported")
+        XCTAssertEqual(byPath[input + "/server-again.jsonl"]?.status, "skipped")
+        XCTAssertEqual(byPath[input + "/server-again.jsonl"]?.note, "same content as \(input)/server.jsonl (not counted twice)")
+        XCTAssertEqual(second.snapshot.recordCounts, first.snapshot.recordCounts)
+        XCTAssertEqual(second.snapshot.changes?.repeated, true, "nothing changed: a re-run")
+        let ids =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps(db.execute("SELECT min(record_id) >> 32, count(*) FROM server_request").fetchone()))
+                """, args: [out + "/audit.sqlite"]) as? [Int]
+        let stored =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps(db.execute("SELECT file_id FROM source_file WHERE path = ?", (sys.argv[2],)).fetchone()))
+                """, args: [out + "/audit.sqlite", input + "/server.jsonl"]) as? [Int]
+        XCTAssertEqual(ids?.first, stored?.first, "the server log's records are still the stored file's")
+        XCTAssertEqual(ids?.last, 1904)
+    }
+}
