@@ -18,6 +18,13 @@ enum CloseSummary {
         lines.append("")
         for t in r.totals {
             let m = { (v: Int64) in Money(milliunits: v, currency: t.currency).description }
+            // The purchases without a price are totalled under "—": units only, no amount to show.
+            if t.currency == LedgerSale.noPrice {
+                lines.append(
+                    "no price (\(LedgerSale.noPrice)): \(r.unpriced.count) purchase(s) of the period, counted in units only (the Unpriced sheet; "
+                        + "a --prices line for their product prices them)")
+                continue
+            }
             lines.append("\(t.currency):")
             if t.appleSalesUnits != 0 || t.appleSales != 0 {
                 lines.append(
@@ -35,8 +42,10 @@ enum CloseSummary {
                     + "remainder")
             for row in unexplained {
                 lines.append(
-                    "  \(row.productId) \(row.currency): remainder \(row.remainder.units) units, "
-                        + "\(Money(milliunits: row.remainder.milliunits, currency: row.currency))")
+                    row.currency == LedgerSale.noPrice
+                        ? "  \(row.productId), no price: remainder \(row.remainder.units) units"
+                        : "  \(row.productId) \(row.currency): remainder \(row.remainder.units) units, "
+                            + "\(Money(milliunits: row.remainder.milliunits, currency: row.currency))")
             }
         }
         lines.append("")

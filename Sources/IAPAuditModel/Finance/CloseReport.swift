@@ -1,6 +1,10 @@
 /// A sale as the ledger knows it (docs/close.md, "Sales in the ledger"): one purchase (SEMANTICS rule
 /// 18) with its product, date, country, amount and class.
 package struct LedgerSale: Sendable {
+    /// The currency column of purchases without a price: totalled under it in units only, never added to
+    /// an amount.
+    package static let noPrice = "—"
+
     /// How much the ledger trusts that Apple was paid.
     package enum Class: String, Sendable {
         /// A production Apple record that proves payment lists it.

@@ -66,7 +66,7 @@ extension Bridge {
     ) {
         for sale in sales {
             guard let productId = sale.productId else { continue }
-            let currency = sale.amount?.currency ?? "—"
+            let currency = sale.amount?.currency ?? LedgerSale.noPrice
             let value = Tally(units: sale.units, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
             let inPeriod = sale.purchaseMs.map(period.contains) ?? false
             let booked = sale.purchaseMs.map(appleBooks) ?? false

@@ -31,7 +31,7 @@ package enum CloseBuilder {
         var daily: [String: CloseReport.Day] = [:]
         for sale in sales where sale.saleClass == .paid {
             guard let product = sale.productId else { continue }
-            let currency = sale.amount?.currency ?? "—"
+            let currency = sale.amount?.currency ?? LedgerSale.noPrice
             let key = product + "\u{0}" + currency
             if let at = sale.purchaseMs, period.contains(at) {
                 let value = Tally(units: sale.units, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)

@@ -31,6 +31,14 @@ final class SampleCloseInputsTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
         let run = CLIRun(["close", "--period", "2026-10", "--prices", sample + "/prices.csv", "--out", out, sample])
         XCTAssertEqual(run.status, 0, run.err)
+        // The purchases without a price are said as such, in units, never as amounts of 0.00.
+        let printed = run.out.split(separator: "\n").map(String.init)
+        XCTAssertTrue(
+            printed.contains(
+                "no price (—): 23 purchase(s) of the period, counted in units only (the Unpriced sheet; a --prices line for their "
+                    + "product prices them)"), run.out)
+        XCTAssertEqual(printed.filter { $0 == "  com.example.legacy.coins, no price: remainder -23 units" }.count, 2, run.out)
+        XCTAssertFalse(run.out.contains("— 0.00"), run.out)
         let r = try PythonReader.run(Self.read, args: [sample + "/prices.csv", out]) as! [String: Any]
         let digest = try XCTUnwrap(r["digest"] as? String), lines = try XCTUnwrap(r["lines"] as? Int)
         XCTAssertEqual(lines, 16)
