@@ -33,25 +33,24 @@ enum RunChecks {
         var warnings: [RunWarning] = []
         // A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about
         // what it held wrong in bulk: a purchase its rejected lines carried shows as never sent.
-        let reports: Set<String> = [
-            "sales_report", "subscription_report", "subscription_event_report", "subscriber_report", "financial_report", "payments_summary",
-        ]
         for file in try store.rejectedShares() where file.rejected * 10 >= file.recordsIn {
             let consequence: String
-            switch file.kind {
-            case _ where reports.contains(file.kind):
+            switch SourceKind(rawValue: file.kind) {
+            case .salesReport, .subscriptionReport, .subscriptionEventReport, .subscriberReport, .financialReport, .paymentsSummary:
                 consequence =
                     "what they held is missing from Apple's figures (a report edited by hand or re-saved by a spreadsheet?); download it again"
-            case "client_report":
+            case .clientReport:
                 consequence =
                     "what they held is missing from the findings (a purchase they reported is not judged); fix the file and run again"
-            case "server_log":
+            case .serverLog:
                 consequence =
                     "what they held is missing from the findings (a purchase they carried shows as never sent); fix the file and run again"
-            default:
+            case .verifyResponse, .signedTransaction, .serverAPIResponse, .notificationV2, .notificationV1, .appReceipt:
                 consequence =
                     "what they held is missing from the findings (a credit they would prove shows as invalid_credit, a payment they would "
                     + "confirm as claimed only); fix the file and run again"
+            default:
+                consequence = "what they held is missing from the findings; fix the file and run again"
             }
             // Under --redact the id a reason quotes is not said (the warning is shown on stderr and the Summary sheet).
             let reason = options.redaction == nil ? file.reason : IdRedactor.reason(file.reason)

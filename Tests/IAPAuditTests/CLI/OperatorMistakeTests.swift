@@ -95,6 +95,18 @@ final class OperatorMistakeTests: XCTestCase {
                     + "confirm as claimed only); fix the file and run again"), warning.message)
     }
 
+    /// A file no line of which could be read says only that what it held is missing (its kind is unknown).
+    func testAnUnreadableFileSaysOnlyThatItsRecordsAreMissing() throws {
+        let folder = TestPaths.scratch()
+        TestPaths.write(#"{"ts":"2026-10-01T00:00:00Z","request_id":"r1","granted":true"# + "\n", to: folder + "/bad.jsonl")
+        let result = try AuditPipeline.run(AuditOptions(paths: [folder], outputDirectory: folder + "/out"))
+        let warning = try XCTUnwrap(result.warnings.first { $0.code == .mostlyRejected })
+        XCTAssertTrue(
+            warning.message.hasSuffix(
+                "(first, line 1: invalid JSON: unexpected end of input in an object at line 1, column 62): what they held is missing from the findings; fix the file and run again"
+            ), warning.message)
+    }
+
     /// The client reports start nine days before the server log: the warning says what both cover.
     func testLogsCoveringDifferentDaysAreWarnedAbout() throws {
         let folder = TestPaths.scratch()
