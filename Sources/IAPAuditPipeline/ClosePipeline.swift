@@ -72,7 +72,9 @@ public enum ClosePipeline {
                 RunWarning(
                     .unpricedPurchases,
                     "\(report.unpriced.count) purchase(s) of \(options.period.label) have no price (no verified JWS price, no price-list "
-                        + "entry): counted in units only; give --prices FILE (product_id,storefront_or_currency,price,valid_from)"))
+                        + "entry): counted in units only; "
+                        + (options.pricesPath.map { "add a line for their product to \($0)" } ?? "give --prices FILE")
+                        + " (product_id,storefront_or_currency,price,valid_from)"))
         }
         try output.openStore().replaceClose(report, priceList: prices?.file)
         let path = output.path + "/close-\(options.period.closeName).xlsx"

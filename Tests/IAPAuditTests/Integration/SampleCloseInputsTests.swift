@@ -39,6 +39,13 @@ final class SampleCloseInputsTests: XCTestCase {
                     + "product prices them)"), run.out)
         XCTAssertEqual(printed.filter { $0 == "  com.example.legacy.coins, no price: remainder -23 units" }.count, 2, run.out)
         XCTAssertFalse(run.out.contains("— 0.00"), run.out)
+        // The warning says what to do with the price list given, not to give one.
+        XCTAssertTrue(
+            run.err.contains(
+                "iap-audit: warning: 23 purchase(s) of 2026-10 have no price (no verified JWS price, no price-list entry): counted in "
+                    + "units only; add a line for their product to \(sample)/prices.csv (product_id,storefront_or_currency,price,valid_from)"
+            ),
+            run.err)
         let r = try PythonReader.run(Self.read, args: [sample + "/prices.csv", out]) as! [String: Any]
         let digest = try XCTUnwrap(r["digest"] as? String), lines = try XCTUnwrap(r["lines"] as? Int)
         XCTAssertEqual(lines, 16)
