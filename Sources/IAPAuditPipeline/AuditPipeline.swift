@@ -122,7 +122,9 @@ public enum AuditPipeline {
                 "no input file found in this folder (a failed mount or export?); the last run's ledger of \(held) file(s) from it in "
                     + "\(output.databasePath) is kept as it is; to drop them, remove the folder from the command line")
         }
+        timer.lap("import_open")
         var warnings = try options.warnings + RunChecks.beforeImport(store, options, databasePath: output.databasePath)
+        timer.lap("import_checks")
         try store.setRunParameter("run_status", "incomplete")
         // Said before the first token is stored: a killed run's ledger is refused to another key too.
         if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
@@ -134,6 +136,7 @@ public enum AuditPipeline {
             redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }
         )
         .importEntries(entries)
+        timer.lap("import_files")
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         warnings += vanished
         let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint) : nil

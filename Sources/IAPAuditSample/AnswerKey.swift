@@ -66,6 +66,7 @@ struct AnswerKey {
             ("signed_lines", files.lines["signed.jsonl"] ?? 0),
             ("history_lines", files.lines["history.jsonl"] ?? 0),
             ("notification_lines", files.lines["notifications.jsonl"] ?? 0),
+            ("order_lookup_lines", files.lines["order-lookup.jsonl"] ?? 0),
         ]
         let findings = sorted.map { entry in
             "    "

@@ -28,7 +28,7 @@ public struct SampleGenerator: Sendable {
     public static let fileNames =
         [
             "client.jsonl", "client.csv", "server.jsonl", "verify.jsonl", "signed.jsonl", "history.jsonl", "notifications.jsonl",
-            "prices.csv", "config.json", "answer-key.json",
+            "order-lookup.jsonl", "prices.csv", "config.json", "answer-key.json",
         ]
         + SampleAppleReports.salesDays.map {
             "app-store-connect/S_D_\(SampleAppleReports.vendor)_\($0.replacingOccurrences(of: "-", with: "")).txt"
@@ -47,6 +47,7 @@ public struct SampleGenerator: Sendable {
         }
         builder.plantCloseCases()
         builder.addOrdinaryTraffic(upTo: transactions)
+        builder.plantSupportTicket()
 
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let files = try builder.log.write(to: directory, csvShare: 0.1, random: &builder.random)

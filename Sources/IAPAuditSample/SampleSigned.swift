@@ -93,6 +93,11 @@ enum SampleSigner {
         ])
     }
 
+    /// A Look Up Order ID answer (`OrderLookupResponse`): `status` 0 and the order's signed transactions.
+    static func orderLookup(_ signed: [String]) -> SampleJSON {
+        .object([("status", .int(0)), ("signedTransactions", .array(signed.map { .string($0) }))])
+    }
+
     /// The JWS `type` of a product (by the config's type; the legacy coins are sold as consumables).
     static func jwsType(_ product: String) -> String {
         switch SampleBook.productTypes[product] {

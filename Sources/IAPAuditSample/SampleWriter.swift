@@ -59,6 +59,8 @@ struct SampleLog {
     private var signed: [(at: Int64, order: Int, text: String)] = []
     private var history: [(at: Int64, order: Int, text: String)] = []
     private var notifications: [(at: Int64, order: Int, text: String)] = []
+    /// Look Up Order ID answers support fetched (`order-lookup.jsonl`).
+    private var orderLookups: [(at: Int64, order: Int, text: String)] = []
     private var order = 0
 
     mutating func addClient(_ line: SampleClientLine) {
@@ -102,9 +104,21 @@ struct SampleLog {
         notifications.append((at, order, body.rendered))
     }
 
+    /// A Look Up Order ID answer for the Apple order id `orderId` (on the customer's invoice), received at
+    /// `at`, wrapped with the id it was asked about (the answer does not repeat it).
+    mutating func addOrderLookup(orderId: String, receivedAt at: Int64, _ response: SampleJSON) {
+        order += 1
+        let line = SampleJSON.object([
+            ("order_id", .string(orderId)), ("received_at", .string(SampleClock.iso(at))), ("response", response),
+        ])
+        orderLookups.append((at, order, line.rendered))
+    }
+
     /// The newest timestamp of any record: the as-of a reconciler defaults to.
     var newest: Int64 {
-        max(client.map(\.at).max() ?? 0, server.map(\.at).max() ?? 0, verify.map(\.at).max() ?? 0, signed.map(\.at).max() ?? 0)
+        max(
+            client.map(\.at).max() ?? 0, server.map(\.at).max() ?? 0, verify.map(\.at).max() ?? 0, signed.map(\.at).max() ?? 0,
+            orderLookups.map(\.at).max() ?? 0)
     }
 
     /// Writes the three inputs into `directory`, each sorted by time (ties keep the order
@@ -130,6 +144,7 @@ struct SampleLog {
         var paths = try [json, csv, server].map { try $0.close() }
         for (name, entries) in [
             ("verify.jsonl", verify), ("signed.jsonl", signed), ("history.jsonl", history), ("notifications.jsonl", notifications),
+            ("order-lookup.jsonl", orderLookups),
         ] {
             let file = try SampleFileWriter(directory: directory, name: name)
             for entry in entries.sorted(by: { ($0.at, $0.order) < ($1.at, $1.order) }) { try file.append(entry.text) }
@@ -149,7 +164,8 @@ struct SampleFiles {
     var clientCSVRows = 0
     var serverLines = 0
     var verifyLines = 0
-    /// Lines of the Apple files by name (`verify.jsonl`, `signed.jsonl`, `history.jsonl`, `notifications.jsonl`).
+    /// Lines of the Apple files by name (`verify.jsonl`, `signed.jsonl`, `history.jsonl`, `notifications.jsonl`,
+    /// `order-lookup.jsonl`).
     var lines: [String: Int] = [:]
 }
 

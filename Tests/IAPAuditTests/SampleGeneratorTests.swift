@@ -84,7 +84,7 @@ final class SampleGeneratorTests: XCTestCase {
         for kind in SampleGeneratorTests.requiredKinds {
             XCTAssertGreaterThanOrEqual(rows.filter { $0["kind"] == kind }.count, 3, kind)
         }
-        XCTAssertEqual(summary.transactions, 2000)
+        XCTAssertEqual(summary.transactions, 2001, "2,000 and the support ticket's lost order (planted after them)")
         XCTAssertEqual(summary.plantedFindings, rows.count)
         XCTAssertEqual(summary.planted, counts)
         XCTAssertEqual(summary.asOf, "2026-10-31T00:00:00Z")
@@ -160,6 +160,10 @@ final class SampleGeneratorTests: XCTestCase {
         for line in try lines(directory, "notifications.jsonl") { try addSigned(try object(line)["signedPayload"]) }
         for line in try lines(directory, "history.jsonl") {
             for jws in try object(line)["signedTransactions"] as? [Any] ?? [] { try addSigned(jws) }
+        }
+        for line in try lines(directory, "order-lookup.jsonl") {
+            let response = try XCTUnwrap(try object(line)["response"] as? [String: Any])
+            for jws in response["signedTransactions"] as? [Any] ?? [] { try addSigned(jws) }
         }
         for row in try findings(key(directory)) {
             XCTAssertTrue(ids.contains(row["transaction_id"]!), "\(row) not in the files")

@@ -145,9 +145,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(
             run.out.components(separatedBy: "\n").last,
-            "Note: --transactions 1 was raised to 210: the planted scenarios alone need that many")
+            "Note: --transactions 1 was raised to 211: the planted scenarios alone need that many")
         XCTAssertTrue(
-            run.out.contains("(210 client transactions, 122 planted findings and the close of 2026-10 in answer-key.json)"), run.out)
+            run.out.contains("(211 client transactions, 123 planted findings and the close of 2026-10 in answer-key.json)"), run.out)
     }
 
     func testCouldNotCompleteExits1() {
