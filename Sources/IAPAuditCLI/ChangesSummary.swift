@@ -41,6 +41,8 @@ enum ChangesSummary {
                 s.resolvedEvidence.isEmpty
                 ? ": no new record (the inputs or parameters changed)" : " by " + s.resolvedEvidence.joined(separator: ", ")
             return s.id + at + by
+        case .stillOpen where change.reasonWas?.isEmpty == false:
+            return s.id + "  " + s.reason + " (was \(change.reasonWas!))" + (s.status == .acknowledged ? " (acknowledged)" : "")
         default:
             return s.id + "  " + s.reason + (s.status == .acknowledged ? " (acknowledged)" : "")
         }

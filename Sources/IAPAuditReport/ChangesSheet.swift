@@ -1,9 +1,11 @@
 import IAPAuditModel
 
 /// The Changes sheet: what this run changed in the findings' lifecycle against the last recorded run —
-/// new, reopened, resolved (when, and by which new records), still open — one row a finding, with its status
-/// (acknowledged ones stay listed, marked so). A ledger's first run lists none: all its findings are new,
-/// and the finding sheets hold them.
+/// new, reopened, resolved (when, and by which new records), still open with another reason — one row a
+/// finding, with its status (acknowledged ones stay listed, marked so). The findings still open as they were
+/// are counted in the title, not listed: the finding sheets list them (status `open` or `acknowledged`), and
+/// listing them here every night made the sheet the whole ledger again. A ledger's first run lists none: all
+/// its findings are new, and the finding sheets hold them.
 enum ChangesSheet {
     static let header = [
         "event", "finding_id", "status", "kind", "reason", "transaction_id", "first_seen_run", "last_seen_run", "resolved_at (UTC)",
@@ -19,8 +21,14 @@ enum ChangesSheet {
         // finding sheets list them all with their finding_id and status (listing them twice doubled the
         // workbook of a one-off audit).
         let first = c.previousRun == nil
-        let rows = ReportRows(first ? [] : c.changes.map(row))
-        let listed = first ? " (not listed here: the finding sheets list every finding with its finding_id and status)" : ""
+        let rows = ReportRows(first ? [] : c.changes.filter(\.isRecorded).map(row))
+        let unchanged = c.changes.filter { !$0.isRecorded }.count
+        let listed =
+            first
+            ? " (not listed here: the finding sheets list every finding with its finding_id and status)"
+            : unchanged > 0
+                ? " (not listed here: \(unchanged) still open as before; the finding sheets list them, status open or acknowledged)"
+                : ""
         // No clock time here (table audit_run has it): the same audit gives the same workbook bytes.
         let title =
             "Run \(c.run)\(repeated), \(against): " + counts.joined(separator: ", ")

@@ -83,10 +83,15 @@ extension AuditStore {
         for file in r.inputs { try input.run([file.path, file.sha256]) }
         let state = try database.prepare(Self.stateInsert)
         let history = try database.prepare(Self.historyInsert)
-        for change in r.changes {
+        for change in r.changes where change.isRecorded {
             try state.run(Self.values(change.state))
             try history.run(Self.values(run: r.run, change, atMs: r.recordedAtMs))
         }
+        // The other still-open findings (most of them, every night) change only their last_seen_run: the unresolved
+        // states this run did not write are exactly those (new and reopened ones have this run's number already).
+        try database.prepare("UPDATE finding_state SET last_seen_run = ?1 WHERE status <> 'resolved' AND last_seen_run <> ?1").run([
+            r.run
+        ])
     }
 
     private func count(_ changes: [FindingChange], _ event: LifecycleEvent) -> Int { changes.filter { $0.event == event }.count }

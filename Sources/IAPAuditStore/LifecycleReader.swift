@@ -112,7 +112,22 @@ package final class LifecycleReader {
         var changes: [FindingChange] = []
         while try q.step() {
             guard let event = LifecycleEvent(rawValue: q.text(0)) else { continue }
-            changes.append(FindingChange(event: event, state: Self.state(q, from: 2), detail: q.text(1)))
+            // A still_open row is one whose reason changed (the detail says from what).
+            changes.append(
+                FindingChange(event: event, state: Self.state(q, from: 2), detail: q.text(1), reasonWas: event == .stillOpen ? "" : nil))
+        }
+        // The still-open findings whose reason did not change have no history row: the run's unresolved findings
+        // it neither found first, nor reopened, nor recorded with another reason.
+        let open = try database.prepare(
+            """
+            SELECT \(Self.stateColumns) FROM finding_state s WHERE s.last_seen_run = ?1 AND s.status <> 'resolved'
+                AND NOT EXISTS (SELECT 1 FROM finding_history h WHERE h.run = ?1 AND h.finding_id = s.finding_id AND h.event <> 'acknowledged')
+            """)
+        open.bind([run])
+        while try open.step() {
+            let state = Self.state(open)
+            let detail = state.reason + (state.status == .acknowledged ? " (acknowledged: \(state.note ?? ""))" : "")
+            changes.append(FindingChange(event: .stillOpen, state: state, detail: detail))
         }
         return changes.sorted {
             $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8)

@@ -4,7 +4,7 @@
 /// | before this run                 | in this run | event        | status after            |
 /// |---------------------------------|-------------|--------------|-------------------------|
 /// | never seen                      | yes         | `new`        | open                    |
-/// | open or acknowledged            | yes         | `still_open` | unchanged               |
+/// | open or acknowledged            | yes         | `still_open` | unchanged (a history row only when its reason changed) |
 /// | resolved                        | yes         | `reopened`   | open (the ack is spent) |
 /// | open or acknowledged            | no          | `resolved`   | resolved                |
 /// | resolved                        | no          | nothing      | resolved                |
@@ -49,9 +49,11 @@ public enum FindingLifecycle {
         for f in current {
             seen.insert(ExactText(f.id))
             if var state = open[ExactText(f.id)] {
+                let reasonWas = state.reason == f.reason ? nil : state.reason
                 (state.lastSeenRun, state.reason) = (run, f.reason)
-                let detail = state.status == .acknowledged ? "\(f.reason) (acknowledged: \(state.note ?? ""))" : f.reason
-                changes.append(FindingChange(event: .stillOpen, state: state, detail: detail))
+                var detail = f.reason + (reasonWas.map { " (was \($0))" } ?? "")
+                if state.status == .acknowledged { detail += " (acknowledged: \(state.note ?? ""))" }
+                changes.append(FindingChange(event: .stillOpen, state: state, detail: detail, reasonWas: reasonWas))
             } else if var state = try earlier(f.id) {
                 let resolvedIn = state.resolvedRun.map { " (resolved in run \($0))" } ?? ""
                 (state.status, state.lastSeenRun, state.reason) = (.open, run, f.reason)

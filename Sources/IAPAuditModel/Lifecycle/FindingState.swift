@@ -72,8 +72,15 @@ public struct FindingChange: Sendable, Equatable {
     public var state: FindingState
     /// `finding_history.detail`: the reason (new, still open, reopened), what resolved it, the ack's note.
     public var detail: String
+    /// `still_open` only: the reason the last recorded run gave, when this run gives another (nil: the same
+    /// reason). A still-open finding is written to `finding_history` only then: an unchanged one changes
+    /// nothing but its `last_seen_run`.
+    public var reasonWas: String?
 
-    public init(event: LifecycleEvent, state: FindingState, detail: String) {
-        (self.event, self.state, self.detail) = (event, state, detail)
+    public init(event: LifecycleEvent, state: FindingState, detail: String, reasonWas: String? = nil) {
+        (self.event, self.state, self.detail, self.reasonWas) = (event, state, detail, reasonWas)
     }
+
+    /// A change `finding_history` keeps a row of (every event but a still-open finding whose reason is unchanged).
+    public var isRecorded: Bool { event != .stillOpen || reasonWas != nil }
 }

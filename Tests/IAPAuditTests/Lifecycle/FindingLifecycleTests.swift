@@ -35,6 +35,22 @@ final class FindingLifecycleTests: XCTestCase {
             reason: reason)
     }
 
+    /// A finding still open for the same reason is not a change history keeps (only its last_seen_run moves).
+    func testAStillOpenFindingIsRecordedOnlyWhenItsReasonChanges() throws {
+        let changes = try FindingLifecycle.changes(
+            run: 2, current: [current("dropped_order:1", "never_sent"), current("dropped_order:2", "verify_failed")],
+            previous: [state("dropped_order:1", .open, last: 1), state("dropped_order:2", .open, last: 1)], earlier: { _ in nil },
+            resolve: { _ in [:] }, asOfMs: 9_000)
+        XCTAssertEqual(
+            changes.map {
+                "\($0.event.rawValue) \($0.state.id) \($0.state.lastSeenRun) \($0.reasonWas ?? "-") \($0.isRecorded) \($0.detail)"
+            },
+            [
+                "still_open dropped_order:1 2 - false never_sent",
+                "still_open dropped_order:2 2 never_sent true verify_failed (was never_sent)",
+            ])
+    }
+
     func testEveryTransitionOfARun() throws {
         let earlier = ["dropped_order:4": state("dropped_order:4", .resolved, first: 1, last: 1)]
         var asked: [[String]] = []
@@ -67,7 +83,11 @@ final class FindingLifecycleTests: XCTestCase {
         XCTAssertEqual(byId["dropped_order:1"]?.state.lastSeenRun, 3)
         XCTAssertEqual(byId["dropped_order:1"]?.state.reason, "not_credited")
         XCTAssertEqual(byId["dropped_order:2"]?.state.note, "known")
-        XCTAssertEqual(byId["dropped_order:2"]?.detail, "not_credited (acknowledged: known)")
+        XCTAssertEqual(byId["dropped_order:2"]?.detail, "not_credited (was never_sent) (acknowledged: known)")
+        // Its reason changed (never_sent before): history keeps a row, saying from what.
+        XCTAssertEqual(byId["dropped_order:1"]?.reasonWas, "never_sent")
+        XCTAssertEqual(byId["dropped_order:1"]?.detail, "not_credited (was never_sent)")
+        XCTAssertEqual(changes.filter(\.isRecorded).count, changes.count)
         // Reopened: first seen kept, the acknowledgement spent.
         XCTAssertEqual(byId["dropped_order:4"]?.state.firstSeenRun, 1)
         XCTAssertEqual(byId["dropped_order:4"]?.detail, "not_credited (resolved in run 1)")

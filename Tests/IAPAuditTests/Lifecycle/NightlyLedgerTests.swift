@@ -11,7 +11,7 @@ final class NightlyLedgerTests: XCTestCase {
     static let readFindings = """
         import json, sqlite3, sys
         db = sqlite3.connect(sys.argv[1])
-        print(json.dumps([kind + ":" + t for kind, t in db.execute("SELECT kind, transaction_id FROM finding")]))
+        print(json.dumps([[kind + ":" + t, reason] for kind, t, reason in db.execute("SELECT kind, transaction_id, reason FROM finding")]))
         """
 
     static let readLifecycle = """
@@ -26,6 +26,13 @@ final class NightlyLedgerTests: XCTestCase {
                                                                          'INSERT INTO "finding_state"', 'INSERT INTO "run_input"'))]}))
         """
 
+    /// The Changes sheet's title and its rows' (event, finding_id).
+    static let readChanges = """
+        import json, openpyxl, sys
+        rows = list(openpyxl.load_workbook(sys.argv[1], read_only=True)["Changes"].iter_rows(values_only=True))
+        print(json.dumps({"title": rows[0][0], "rows": [[r[0], r[1]] for r in rows[2:]]}))
+        """
+
     func testAMonthFedNightByNight() throws {
         let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
         addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
@@ -34,12 +41,15 @@ final class NightlyLedgerTests: XCTestCase {
         var options = AuditOptions(paths: [feed], outputDirectory: out)
         options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
         var sets: [Set<String>] = []
+        var reasons: [[String: String]] = []
         for day in month.days.indices {
             try month.deliver(day, into: feed)
             _ = try AuditPipeline.run(options)
-            let ids = try PythonReader.run(Self.readFindings, args: [out + "/audit.sqlite"]) as! [String]
+            let rows = try PythonReader.run(Self.readFindings, args: [out + "/audit.sqlite"]) as! [[String]]
+            let ids = rows.map { $0[0] }
             XCTAssertEqual(Set(ids).count, ids.count, "no two findings of a kind about one purchase in the sample")
             sets.append(Set(ids))
+            reasons.append(Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0[1]) }))
         }
         let lifecycle = try PythonReader.run(Self.readLifecycle, args: [out + "/audit.sqlite"]) as! [String: Any]
         let runs = lifecycle["runs"] as! [[Int]]
@@ -48,24 +58,31 @@ final class NightlyLedgerTests: XCTestCase {
         // What each run should have recorded, from the findings of consecutive runs alone.
         var seen = Set<String>()
         var expectedRuns: [[Int]] = []
+        var reasonChanges = 0
         for (k, now) in sets.enumerated() {
             let before = k > 0 ? sets[k - 1] : []
             let events: [String: Set<String>] = [
                 "new": now.subtracting(seen), "still_open": now.intersection(before),
                 "resolved": before.subtracting(now), "reopened": now.intersection(seen).subtracting(before),
             ]
+            // History keeps a still-open finding only when its reason changed.
+            let changedReason = events["still_open"]!.filter { reasons[k][$0] != reasons[k - 1][$0] }
+            reasonChanges += changedReason.count
             expectedRuns.append([
                 k + 1, month.days[...k].map(\.files.count).reduce(0, +), now.count, events["new"]!.count,
                 events["still_open"]!.count, events["resolved"]!.count, events["reopened"]!.count,
             ])
             for (event, ids) in events {
                 let recorded = Set(history.filter { $0.run == k + 1 && $0.event == event }.map(\.id))
-                XCTAssertEqual(recorded, ids, "run \(k + 1), \(event)")
+                XCTAssertEqual(recorded, event == "still_open" ? changedReason : ids, "run \(k + 1), \(event)")
             }
             seen.formUnion(now)
         }
         XCTAssertEqual(runs, expectedRuns)
-        XCTAssertEqual(history.count, expectedRuns.reduce(0) { $0 + $1[3] + $1[4] + $1[5] + $1[6] }, "one row per change, no more")
+        XCTAssertEqual(
+            history.count, expectedRuns.reduce(0) { $0 + $1[3] + $1[5] + $1[6] } + reasonChanges,
+            "one row per change (new, resolved, reopened, a still-open finding's new reason), no more")
+        XCTAssertEqual(reasonChanges, 0, "no finding of the month changes its reason from one night to the next (ReasonChangeTests)")
 
         // The month as it unfolds (the numbers checked above against the findings): 186 findings were new on some
         // night, 23 of them resolved by a later one (an answer, a credit, a later as-of), none came back.
@@ -90,10 +107,27 @@ final class NightlyLedgerTests: XCTestCase {
             XCTAssertEqual(last, sets.lastIndex { $0.contains(id) }! + 1, id)
         }
 
+        // The last night's Changes sheet lists what changed (new, resolved, reopened, a new reason), not the findings
+        // still open as they were: the finding sheets list those.
+        let sheet = try PythonReader.run(Self.readChanges, args: [out + "/audit.xlsx"]) as! [String: Any]
+        let listed = (sheet["rows"] as! [[String]]).map { "\($0[0]) \($0[1])" }
+        let lastRun = history.filter { $0.run == 31 }.map { "\($0.event) \($0.id)" }
+        XCTAssertEqual(Set(listed), Set(lastRun))
+        XCTAssertEqual(listed.count, lastRun.count)
+        let unchanged = runs.last![4] - history.filter { $0.run == 31 && $0.event == "still_open" }.count
+        XCTAssertEqual(
+            sheet["title"] as? String,
+            "Run 31, against run 30: 3 new, 160 still_open, 2 resolved, 0 reopened (not listed here: \(unchanged) still open as before; "
+                + "the finding sheets list them, status open or acknowledged)")
+
         // The same inputs again: no run, no history row, nothing changed.
         let again = try AuditPipeline.run(options)
         XCTAssertEqual(again.snapshot.changes?.repeated, true)
         XCTAssertEqual(again.snapshot.changes?.run, 31)
+        // Shown again as run 31 recorded them: its still-open findings too, though history has rows of only some.
+        let shown = try XCTUnwrap(again.snapshot.changes)
+        XCTAssertEqual([LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { shown.count($0) }, Array(runs.last![3...6]))
+        XCTAssertEqual(Set(shown.ids(.stillOpen)), sets[30].intersection(sets[29]))
         let after = try PythonReader.run(Self.readLifecycle, args: [out + "/audit.sqlite"]) as! [String: Any]
         XCTAssertEqual(after["dump"] as? [String], lifecycle["dump"] as? [String])
     }
