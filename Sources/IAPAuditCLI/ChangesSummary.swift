@@ -23,11 +23,20 @@ enum ChangesSummary {
                 lines.append("  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(change)))")
             }
             if rows.count > listed {
+                // The Changes sheet lists every change; the findings still open as before are on the finding sheets.
+                let whereListed = event == .stillOpen ? "the finding sheets, status open or acknowledged" : "Changes sheet"
                 lines.append(
-                    "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) … and \(rows.count - listed) more (Changes sheet)"
+                    "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) … and \(rows.count - listed) more (\(whereListed))"
                 )
             }
         }
+        // What needs someone now: the problem findings open and not acknowledged (info findings never alert).
+        let current = c.changes.filter { $0.event != .resolved }
+        let problems = current.filter { $0.state.isProblem }
+        let waiting = problems.filter { $0.state.status == .open }.count
+        lines.append(
+            "  open now: \(waiting) problem finding(s) not acknowledged, \(problems.count - waiting) acknowledged, "
+                + "\(current.count - problems.count) info")
         return lines
     }
 
@@ -37,10 +46,9 @@ enum ChangesSummary {
         switch change.event {
         case .resolved:
             let at = s.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
-            let by =
-                s.resolvedEvidence.isEmpty
-                ? ": no new record (the inputs or parameters changed)" : " by " + s.resolvedEvidence.joined(separator: ", ")
-            return s.id + at + by
+            // The history's detail: by which records, and what the transaction's finding is now (a pending
+            // verification past the grace is a verification backlog: resolved under its old id, not settled).
+            return s.id + at + ": " + change.detail
         case .stillOpen where change.reasonWas?.isEmpty == false:
             return s.id + "  " + s.reason + " (was \(change.reasonWas!))" + (s.status == .acknowledged ? " (acknowledged)" : "")
         default:

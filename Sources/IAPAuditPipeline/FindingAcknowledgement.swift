@@ -29,7 +29,7 @@ public enum FindingAcknowledgement {
     public static func acknowledge(_ id: String, note: String, outputDirectory: String, ledger: String? = nil, nowMs: Int64) throws
         -> Outcome
     {
-        let databasePath = ledger ?? outputDirectory + "/audit.sqlite"
+        let databasePath = ledger ?? OutputFolder.normalized(outputDirectory) + "/audit.sqlite"
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw AuditError.ledger(databasePath, "no ledger here: run `iap-audit run … --out \(outputDirectory)` first")
         }

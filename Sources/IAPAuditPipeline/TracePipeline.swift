@@ -36,7 +36,11 @@ public enum TracePipeline {
         id: String, ledgerPath: String, workbookFolder: String? = nil, redaction: Redaction? = nil, onWait: (String) -> Void = { _ in }
     ) throws -> TraceOutcome {
         let folder = (ledgerPath as NSString).deletingLastPathComponent
-        let lock = try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait)
+        // No ledger file there (a folder with no run yet, a folder given as --ledger): nothing to wait for, and no
+        // lock file left behind; reading it says what is wrong.
+        var isFolder: ObjCBool = false
+        let isLedgerFile = FileManager.default.fileExists(atPath: ledgerPath, isDirectory: &isFolder) && !isFolder.boolValue
+        let lock = isLedgerFile ? try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait) : nil
         defer { if let lock { close(lock) } }
         let indexNote = try ensureIndexes(ledgerPath)
         let plan = try TraceRedaction.plan(id: id, ledgerPath: ledgerPath, redaction: redaction)

@@ -68,14 +68,30 @@ public enum FindingLifecycle {
         }
         let gone = previous.filter { !seen.contains(ExactText($0.id)) }
         let resolutions = gone.isEmpty ? [:] : try resolve(gone)
+        // This run's findings on a transaction whose finding went away: what it became (a pending verification
+        // past the grace is a verification backlog or a dropped order now, under another id).
+        let goneTransactions = Set(gone.map { ExactText($0.transactionId) })
+        var now: [ExactText: [Current]] = [:]
+        for f in current where goneTransactions.contains(ExactText(f.transactionId)) {
+            now[ExactText(f.transactionId), default: []].append(f)
+        }
         for var state in gone {
             let resolution = resolutions[state.id] ?? Resolution(atMs: asOfMs, evidence: [])
             state.status = .resolved
             (state.resolvedRun, state.resolvedAtMs, state.resolvedEvidence) = (run, resolution.atMs ?? asOfMs, resolution.evidence)
-            let detail =
-                resolution.evidence.isEmpty
-                ? "no new record of \(state.transactionId): resolved by what changed in the inputs or parameters"
-                : "resolved by \(resolution.evidence.count) new record(s): \(resolution.evidence.joined(separator: ", "))"
+            let successors = (now[ExactText(state.transactionId)] ?? []).map { "\($0.id) (\($0.reason))" }.joined(separator: ", ")
+            let detail: String
+            switch (resolution.evidence.isEmpty, successors.isEmpty) {
+            case (true, true): detail = "no new record of \(state.transactionId): resolved by what changed in the inputs or parameters"
+            case (true, false):
+                detail =
+                    "no new record of \(state.transactionId); it is \(successors) now: the as-of passed a grace, or the inputs or "
+                    + "parameters changed"
+            case (false, _):
+                detail =
+                    "resolved by \(resolution.evidence.count) new record(s): \(resolution.evidence.joined(separator: ", "))"
+                    + (successors.isEmpty ? "" : "; it is \(successors) now")
+            }
             changes.append(FindingChange(event: .resolved, state: state, detail: detail))
         }
         return changes.sorted {

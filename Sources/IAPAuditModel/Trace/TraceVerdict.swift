@@ -93,4 +93,6 @@ package enum TraceAction: String, Sendable, CaseIterable {
     case fixInput = "fix_input"
     /// Apple does not know the order id (Look Up Order ID status 1): tell the customer.
     case tellCustomer = "tell_customer"
+    /// No record of the ledger holds the id: check it (a near match?), else give the run what would hold it.
+    case checkId = "check_id"
 }

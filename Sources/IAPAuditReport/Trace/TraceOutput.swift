@@ -45,7 +45,10 @@ package enum TraceOutput {
 
     /// The id as asked, in double quotes when it holds white space (a pasted id's trailing space shows).
     static func shown(_ id: String) -> String {
-        id.unicodeScalars.contains { CharacterSet.whitespacesAndNewlines.contains($0) } ? "\"\(id)\"" : id
+        guard id.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || $0.value < 0x20 || $0.value == 0x7F })
+        else { return id }
+        // Control characters escaped (a pasted line break shows as \n, as a tab shows as \t), never printed raw.
+        return "\"" + id.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined() + "\""
     }
 
     /// The rejected lines holding an unknown id: `found in 1 rejected line: file:line (reason)`, or one a line.
@@ -207,7 +210,11 @@ package enum TraceOutput {
         let null = NSNull() as Any
         var object: [String: Any] = [
             "request_id": a.requestId ?? null, "order_id": a.orderId ?? null, "status": a.status,
-            "status_meaning": VerifyStatus.meaning(a.status), "environment": a.environment ?? null, "signature": a.signature,
+            // A Look Up Order ID answer's status is its own (1: Apple does not know the order id), not verifyReceipt's.
+            "status_meaning": a.orderId == nil
+                ? VerifyStatus.meaning(a.status)
+                : a.orderStatus.map { $0 == 1 ? "Look Up Order ID: invalid order id" : "Look Up Order ID: status \($0)" }
+                    ?? "Look Up Order ID: the order's signed transactions", "environment": a.environment ?? null, "signature": a.signature,
             "notification_type": a.notificationType ?? null, "lists_transaction": a.listing != nil,
             "order_status": a.orderStatus ?? null,
         ]

@@ -22,7 +22,7 @@ package enum TraceWorkbook {
                 .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
                 .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
                 .text(v?.apple.record?.description ?? ""),
-                .text(ExactText.distinctSorted(v?.credits.compactMap(\.userId) ?? []).joined(separator: ", ")),
+                .text(v.map(credited) ?? ""),
                 v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
             ]
         }
@@ -87,4 +87,12 @@ package enum TraceWorkbook {
             .text(TraceWording.says(e)),
         ]
     }
+
+    /// "credited to": the users credited, as the text's `credited:` line says it (nobody: none was).
+    static func credited(_ v: TraceVerdict) -> String {
+        guard !v.credits.isEmpty else { return "nobody" }
+        let users = ExactText.distinctSorted(v.credits.compactMap(\.userId))
+        return users.isEmpty ? "a grant naming no user" : users.joined(separator: ", ")
+    }
+
 }

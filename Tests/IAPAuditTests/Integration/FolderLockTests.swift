@@ -48,4 +48,21 @@ final class FolderLockTests: XCTestCase {
         XCTAssertFalse(trace.err.contains("waiting"), trace.err)
         XCTAssertLessThan(Date().timeIntervalSince(start), 20)
     }
+
+    /// A trace of a folder with no ledger, or of a folder given as --ledger, fails clearly and leaves no lock file
+    /// there nor in the current folder (it reads; only a ledger's folder holds its lock).
+    func testATraceWithoutALedgerLeavesNoLockFile() throws {
+        let root = TestPaths.scratch(), empty = root + "/empty"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let noLedger = CLIRun(["trace", "MQ7K2XW9PL", "--out", empty])
+        XCTAssertEqual(noLedger.status, 1)
+        XCTAssertTrue(noLedger.err.contains("cannot read the ledger: no such file"), noLedger.err)
+        let folder = CLIRun(["trace", "MQ7K2XW9PL", "--ledger", empty])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertTrue(folder.err.contains("a folder, not a ledger file"), folder.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), ["empty"])
+    }
+
 }

@@ -96,9 +96,14 @@ final class TraceLostOrderTests: XCTestCase {
             ledger OUT/audit.sqlite, as of 2026-10-15T00:00:00.000Z
             \(Self.searched)
             near matches: MK5TTTVWJH (Apple order id: other case)
+            next action: check the id: did you mean MK5TTTVWJH (Apple order id)? if it is right, no record of this ledger holds it: \
+            run over the logs and Apple's answers of the purchase's days, and for an Apple order id keep a Look Up Order ID answer \
+            for it (docs/trace.md)
             """)
         // A transaction id with its last digit mistyped, a digit left out, one too many, two swapped; an id nothing is near.
-        let near = { (id: String) in try self.trace([id, "--out", out]).out.components(separatedBy: "\n").last ?? "" }
+        let near = { (id: String) in
+            try self.trace([id, "--out", out]).out.components(separatedBy: "\n").first { $0.hasPrefix("near matches") } ?? ""
+        }
         XCTAssertEqual(
             try near("2000000400000109"),
             "near matches: 2000000400000101 (transaction id: one character different near its end); "
@@ -115,12 +120,18 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertEqual(try near(" mk5tttvwjh"), "near matches: MK5TTTVWJH (Apple order id: white space trimmed, other case)")
         XCTAssertTrue(
             try trace(["zzz", "--out", out]).out.hasSuffix(
-                "no near match (another case, white space around it, or one or two characters off at its end)"))
+                "no near match (another case, white space around it, or one or two characters off at its end)\nnext action: check the id "
+                    + "against the ticket; if it is right, no record of this ledger holds it: run over the logs and Apple's answers of "
+                    + "the purchase's days, and for an Apple order id keep a Look Up Order ID answer for it (docs/trace.md)"))
         // An id pasted with white space around it: shown in quotes, the id itself its near match.
         let padded = try trace([" MK5TTTVWJH ", "--out", out])
         XCTAssertEqual(padded.status, 2)
         XCTAssertTrue(padded.out.hasPrefix("trace \" MK5TTTVWJH \": no record in the ledger holds this id\n"), padded.out)
-        XCTAssertTrue(padded.out.hasSuffix("\nnear matches: MK5TTTVWJH (Apple order id: white space trimmed)"), padded.out)
+        XCTAssertTrue(
+            padded.out.hasSuffix(
+                "\nnear matches: MK5TTTVWJH (Apple order id: white space trimmed)\nnext action: check the id: did you mean MK5TTTVWJH "
+                    + "(Apple order id)? if it is right, no record of this ledger holds it: run over the logs and Apple's answers of the "
+                    + "purchase's days, and for an Apple order id keep a Look Up Order ID answer for it (docs/trace.md)"), padded.out)
     }
 
     func testJSONIsOneObjectWithTheSameVerdicts() throws {
@@ -223,7 +234,7 @@ final class TraceLostOrderTests: XCTestCase {
             text(verdicts[2]).map { $0.replacingOccurrences(of: Self.caseFolder + "/", with: "") },
             [
                 "2000000400000102", "2000000400000102", "com.example.gems300", "dropped_order/in_receipt_never_credited", "confirmed",
-                "order-lookup.jsonl:1", "", "", "credit_manually",
+                "order-lookup.jsonl:1", "nobody", "", "credit_manually",
                 "credit manually: Apple confirms payment (order-lookup.jsonl:1), no credit found; no log names its user",
             ])
         let timeline = try XCTUnwrap(sheets["Timeline"])

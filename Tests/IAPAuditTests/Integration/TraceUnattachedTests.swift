@@ -103,8 +103,12 @@ final class TraceUnattachedTests: XCTestCase {
                   OUT/in/client.jsonl:4 (field 'ts': not a timestamp: "yesterday" (expected ISO 8601 or epoch milliseconds, 1900–2200))
                 next action: fix the lines and run again: the run could not read them
                 """), user.out)
-        // Inside a longer id is not the id; an id no line holds has no rejected line and no action.
-        XCTAssertTrue(try trace(["200000049999999", "--out", out]).out.hasSuffix(searched))
+        // Inside a longer id is not the id; an id no line holds has no rejected line: check the id.
+        XCTAssertTrue(
+            try trace(["200000049999999", "--out", out]).out.hasSuffix(
+                searched + "\nnext action: check the id against the ticket; if it is right, no record of this ledger holds it: run over "
+                    + "the logs and Apple's answers of the purchase's days, and for an Apple order id keep a Look Up Order ID answer for it "
+                    + "(docs/trace.md)"))
         XCTAssertTrue(
             try trace(["2000000499999999", "--out", out, "--format", "json"]).out.contains(
                 #""next_action":{"code":"fix_input","text":"fix the line and run again: the run could not read it"}"#))

@@ -51,6 +51,24 @@ final class FindingLifecycleTests: XCTestCase {
             ])
     }
 
+    /// A pending verification past the grace is a verification backlog now (another kind, another id): resolved
+    /// under its old id, and the detail says what it became, not that something settled it.
+    func testAFindingThatBecameAnotherKindSaysWhat() throws {
+        let changes = try FindingLifecycle.changes(
+            run: 2, current: [current("verification_backlog:7", "no_verify_response"), current("dropped_order:8", "verify_failed")],
+            previous: [state("pending_verification:7", .open, last: 1), state("pending_verification:8", .open, last: 1)],
+            earlier: { _ in nil },
+            resolve: { _ in ["pending_verification:8": FindingLifecycle.Resolution(atMs: 5, evidence: ["v.jsonl:2"])] },
+            asOfMs: 9_000)
+        XCTAssertEqual(
+            changes.filter { $0.event == .resolved }.map(\.detail),
+            [
+                "no new record of 7; it is verification_backlog:7 (no_verify_response) now: the as-of passed a grace, or the inputs or "
+                    + "parameters changed",
+                "resolved by 1 new record(s): v.jsonl:2; it is dropped_order:8 (verify_failed) now",
+            ])
+    }
+
     func testEveryTransitionOfARun() throws {
         let earlier = ["dropped_order:4": state("dropped_order:4", .resolved, first: 1, last: 1)]
         var asked: [[String]] = []

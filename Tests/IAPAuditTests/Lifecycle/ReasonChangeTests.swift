@@ -40,7 +40,8 @@ final class ReasonChangeTests: XCTestCase {
         XCTAssertTrue(
             second.out.contains(
                 "Changes: run 2, against run 1:\n  0 new, 1 still open, 0 resolved, 0 reopened\n  still open "
-                    + "\(id)  verify_failed (was never_sent)\n"), second.out)
+                    + "\(id)  verify_failed (was never_sent)\n  open now: 1 problem finding(s) not acknowledged, 0 acknowledged, 0 info\n"),
+            second.out)
 
         let db = try PythonReader.run(Self.read, args: [out]) as! [String: Any]
         XCTAssertEqual(
