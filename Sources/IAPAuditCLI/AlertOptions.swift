@@ -2,11 +2,13 @@ import Foundation
 import IAPAuditModel
 import IAPAuditPipeline
 
-/// `run --fail-on new|any|KIND[,KIND…]` and `--fail-on-stale HOURS`, read into `AlertRules` (usage errors: 64).
+/// `run --fail-on new|any|KIND[,KIND…]`, `--fail-on-stale HOURS` and `--fail-on-rejected`, read into `AlertRules`
+/// (usage errors: 64).
 enum AlertOptions {
     static func rules(_ args: ArgumentReader, usage: String) throws -> AlertRules {
         var rules = AlertRules()
         if let text = args.value("--fail-on") { rules.failOn = try failOn(text, usage: usage) }
+        rules.failOnRejected = args.has("--fail-on-rejected")
         if let text = args.value("--fail-on-stale") {
             // Decimal digits only, as for --grace.
             let decimal = text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
@@ -41,7 +43,7 @@ enum AlertOptions {
 
     /// The verdict in the text summary: nothing when no rule was given.
     static func text(_ verdict: RunVerdict, _ rules: AlertRules) -> [String] {
-        guard rules.failOn != nil || rules.staleHours != nil else { return [] }
+        guard rules.failOn != nil || rules.staleHours != nil || rules.failOnRejected else { return [] }
         guard verdict.exit != 0 else { return ["", "Verdict: ok, exit 0: nothing alerts"] }
         return ["", "Verdict: alert, exit \(verdict.exit):"] + verdict.reasons.map { "  " + RunSummary.printable($0) }
     }

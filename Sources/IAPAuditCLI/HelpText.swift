@@ -25,13 +25,14 @@ enum HelpText {
 
         Exit status: 0 the run completed (even with findings and rejected lines),
         1 it could not complete, 2 trace found no record of the id, 3 it completed and alerts
-        (run --fail-on, --fail-on-stale), 64 usage error. Scheduling it nightly: docs/operations.md.
+        (run --fail-on, --fail-on-stale, --fail-on-rejected), 64 usage error. Scheduling it nightly:
+        docs/operations.md.
         """
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
-                             [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS]
+                             [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected]
                              [--redact [--redact-key FILE] [--redact-ledger]]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
@@ -92,6 +93,8 @@ enum HelpText {
                                 findings only; acknowledged ones (iap-audit ack) never alert.
           --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
                                 is older than HOURS by this machine's clock (an export stopped).
+          --fail-on-rejected    Exit 3 when the files this run brought (new, changed or grown) hold
+                                rejected lines: a line cut mid-write, a gzip archive cut short.
           --redact              Show user ids (and app account tokens) as u_<16 hex>, device ids as
                                 d_<16 hex> (HMAC-SHA256 under a key: the same id, the same token) in
                                 audit.xlsx, the close workbook, --json and stderr; rejected lines'
@@ -108,7 +111,7 @@ enum HelpText {
 
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete
         (unreadable path, bad config, unwritable output), 3 completed and alerts (--fail-on,
-        --fail-on-stale: the reasons on stderr), 64 usage error.
+        --fail-on-stale, --fail-on-rejected: the reasons on stderr), 64 usage error.
         """
 
     static let close = """

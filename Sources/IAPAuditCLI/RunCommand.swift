@@ -8,14 +8,16 @@ enum RunCommand {
     static let usage =
         "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
-        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] "
+        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected] "
         + "[--redact [--redact-key FILE] [--redact-ledger]]"
     /// The options `run` takes a value for, and its flags.
     static let valuedOptions: Set<String> = [
         "--out", "--ledger", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at",
         "--fail-on", "--fail-on-stale", "--redact-key",
     ]
-    static let flags: Set<String> = ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"]
+    static let flags: Set<String> = [
+        "--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger", "--fail-on-rejected",
+    ]
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.

@@ -16,8 +16,13 @@ public struct AlertRules: Sendable, Equatable {
     /// The newest record of a feed (client reports, server log, Apple records) older than this many hours
     /// by the machine's clock alerts: an upstream export stopped.
     public var staleHours: Double?
+    /// Lines rejected in the files this run brought (new, changed or grown: `RunChanges.newFiles`) alert: an
+    /// upstream export wrote lines the run could not read, or an archive arrived cut short.
+    public var failOnRejected = false
 
-    public init(failOn: FailOn? = nil, staleHours: Double? = nil) { (self.failOn, self.staleHours) = (failOn, staleHours) }
+    public init(failOn: FailOn? = nil, staleHours: Double? = nil, failOnRejected: Bool = false) {
+        (self.failOn, self.staleHours, self.failOnRejected) = (failOn, staleHours, failOnRejected)
+    }
 }
 
 /// A run's verdict: exit status 0 (nothing alerts) or 3 (an alert), and why, one sentence a reason.
@@ -40,6 +45,9 @@ public enum RunAlerts {
     public static func verdict(_ result: AuditResult, rules: AlertRules, nowMs: Int64) throws -> RunVerdict {
         var reasons: [String] = []
         if let failOn = rules.failOn, let changes = result.snapshot.changes { reasons += findingReasons(changes, failOn) }
+        if rules.failOnRejected, let changes = result.snapshot.changes {
+            reasons += rejectedReasons(result.snapshot.files, newFiles: Set(changes.newFiles), databasePath: result.databasePath)
+        }
         if let hours = rules.staleHours {
             reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath), hours: hours, nowMs: nowMs)
         }
@@ -64,6 +72,19 @@ public enum RunAlerts {
                 return ids.isEmpty ? nil : "\(ids.count) open \(kind.rawValue) finding(s): \(named(ids))"
             }
         }
+    }
+
+    /// The files this run brought with rejected lines (a damaged archive's rest is one rejected line).
+    static func rejectedReasons(_ files: [FileSummary], newFiles: Set<String>, databasePath: String) -> [String] {
+        let rejected = files.filter { newFiles.contains($0.path) && $0.recordsRejected > 0 }
+        guard !rejected.isEmpty else { return [] }
+        let total = rejected.reduce(0) { $0 + $1.recordsRejected }
+        let named = rejected.prefix(namedIds).map { "\($0.path) (\($0.recordsRejected))" }.joined(separator: ", ")
+        return [
+            "\(total) line(s) rejected in \(rejected.count) file(s) this run brought: \(named)"
+                + (rejected.count > namedIds ? " … and \(rejected.count - namedIds) more" : "")
+                + "; fix them and run again (their reasons: table rejection in \(databasePath), the Rejected sheet)"
+        ]
     }
 
     /// A feed whose newest record is older than `hours` before `nowMs`; no timed record at all alerts too.

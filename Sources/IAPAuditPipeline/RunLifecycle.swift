@@ -59,11 +59,10 @@ struct RunLifecycle {
         let record = LifecycleRecord(
             run: run, fingerprint: identity.fingerprint, parameters: identity.parameters, recordedAtMs: nowMs, asOfMs: asOfMs,
             inputs: identity.inputs, findings: current.count, changes: changes)
-        return (
-            RunChanges(
-                run: run, previousRun: last?.run, repeated: false, fingerprint: identity.fingerprint, recordedAtMs: nowMs, changes: changes),
-            record
-        )
+        var runChanges = RunChanges(
+            run: run, previousRun: last?.run, repeated: false, fingerprint: identity.fingerprint, recordedAtMs: nowMs, changes: changes)
+        runChanges.newFiles = newFiles.values.sorted()
+        return (runChanges, record)
     }
 
     /// What resolved each finding of `gone`: the records of its transaction in the files new to this run,

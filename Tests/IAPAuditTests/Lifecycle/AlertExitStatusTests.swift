@@ -93,4 +93,45 @@ final class AlertExitStatusTests: XCTestCase {
         XCTAssertEqual(both.err.components(separatedBy: "iap-audit: alert: ").count - 1, 2, both.err)
         XCTAssertTrue(both.err.contains("iap-audit: alert: 1 open problem finding(s): dropped_order:1000\n"), both.err)
     }
+
+    /// `--fail-on-rejected`: lines rejected in the files a run brings alert (a truncated line, a gzip cut short);
+    /// those of files the ledger held already do not, nor does a re-run.
+    func testRejectedLinesOfTheNightsFilesAlert() throws {
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        try Day.writeDays(feed)
+        try FileManager.default.moveItem(atPath: feed + "/day2", toPath: root + "/later")
+        let first = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on-rejected"])
+        XCTAssertEqual(first.status, 0, first.err)
+        XCTAssertTrue(first.out.hasSuffix("Verdict: ok, exit 0: nothing alerts\n"), first.out)
+
+        // Night 2 brings a client report cut mid-line and a gzip archive cut short.
+        try FileManager.default.moveItem(atPath: root + "/later", toPath: feed + "/day2")
+        TestPaths.write(
+            Day.purchase("2026-10-02T13:00:00Z", "u4", "2000000000000004") + "\n" + #"{"ts":"2026-10-02T13:05:00Z","user_id":"u5","tra"#,
+            to: feed + "/day2/client-late.jsonl")
+        let lines = (0..<40).map { Day.purchase("2026-10-02T14:00:\(String(format: "%02d", $0))Z", "u9", "20000000000001\($0 + 10)") }
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c > '\(root)/whole.gz' && head -c 300 '\(root)/whole.gz' > '\(feed)/day2/client-more.jsonl.gz'"]
+        let input = Pipe()
+        gzip.standardInput = input
+        try gzip.run()
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        gzip.waitUntilExit()
+        let second = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on-rejected", "--json"])
+        XCTAssertEqual(second.status, 3, second.err)
+        let json = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as! [String: Any]
+        let reason =
+            "2 line(s) rejected in 2 file(s) this run brought: \(feed)/day2/client-late.jsonl (1), \(feed)/day2/client-more.jsonl.gz (1); "
+            + "fix them and run again (their reasons: table rejection in \(out)/audit.sqlite, the Rejected sheet)"
+        XCTAssertEqual(NextDayCreditTests.canonical(json["alert"]), NextDayCreditTests.canonical(["exit": 3, "reasons": [reason]]))
+        XCTAssertTrue(second.err.contains("iap-audit: alert: " + reason + "\n"), second.err)
+
+        // The same files again: nothing new was brought, nothing alerts (the rejections stay in the ledger).
+        let again = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on-rejected"])
+        XCTAssertEqual(again.status, 0, again.err)
+    }
+
 }
