@@ -5,7 +5,7 @@ import IAPAuditModel
 public enum ReportBuilder {
     public static let findingHeader = [
         "kind", "reason", "severity", "apple_confirmation", "transaction_id", "original_transaction_id", "product_id", "user_ids",
-        "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status",
+        "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status", "first_seen_run",
     ]
 
     /// - Parameter redactor: `--redact`: users as tokens in the findings (`IdRedactor.finding`), rejected lines'
@@ -13,7 +13,7 @@ public enum ReportBuilder {
     public static func workbook(_ snapshot: AuditSnapshot, redactor: IdRedactor? = nil) -> ReportWorkbook {
         var sheets = [SummarySheet.build(snapshot)]
         if let changes = snapshot.changes { sheets.append(ChangesSheet.build(changes)) }
-        let statuses = snapshot.changes?.statusById ?? [:]
+        let statuses = snapshot.changes?.stateById ?? [:]
         for kind in FindingKind.problems {
             sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses, redactor))
         }
@@ -30,9 +30,10 @@ public enum ReportBuilder {
 
     /// The findings of `kinds`, read from the stream while the sheet is written, each with its stable id
     /// (`FindingIds`: ids of different kinds never collide, so one sheet's reading hands out the store's) and
-    /// its lifecycle status (`statuses`, by id; empty when the run records no lifecycle).
+    /// its lifecycle status and the run that first found it (`statuses`, by id; empty when the run records no
+    /// lifecycle): the findings still open from an earlier night are those of an older `first_seen_run`.
     static func findingSheet(
-        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingStatus] = [:],
+        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingState] = [:],
         _ redactor: IdRedactor? = nil
     ) -> ReportSheet {
         let total = findings.count(kinds)
@@ -40,7 +41,11 @@ public enum ReportBuilder {
             var ids = FindingIds()
             try findings.forEach(kinds, limit: min(limit, findingRowLimit)) {
                 let id = ids.id(for: $0)
-                try body(findingRow(redactor?.finding($0) ?? $0) + [.text(id), optional(statuses[id]?.rawValue)])
+                let state = statuses[id]
+                try body(
+                    findingRow(redactor?.finding($0) ?? $0) + [
+                        .text(id), optional(state?.status.rawValue), state.map { .integer(Int64($0.firstSeenRun)) } ?? .empty,
+                    ])
             }
         }
         var tables = [ReportTable(header: findingHeader, rows: rows, isPrimary: true)]

@@ -30,8 +30,8 @@ public struct RunChanges: Sendable, Equatable {
     /// The findings of this run (new, reopened, still open) that are acknowledged.
     public var acknowledged: [String] { changes.filter { $0.event != .resolved && $0.state.status == .acknowledged }.map(\.state.id) }
 
-    /// The status of each finding of this run, by id (`open` or `acknowledged`).
-    public var statusById: [String: FindingStatus] {
-        Dictionary(changes.filter { $0.event != .resolved }.map { ($0.state.id, $0.state.status) }, uniquingKeysWith: { a, _ in a })
+    /// The state of each finding of this run, by id (status `open` or `acknowledged`, and the run that first found it).
+    public var stateById: [String: FindingState] {
+        Dictionary(changes.filter { $0.event != .resolved }.map { ($0.state.id, $0.state) }, uniquingKeysWith: { a, _ in a })
     }
 }

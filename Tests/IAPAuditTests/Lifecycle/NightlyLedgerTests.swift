@@ -30,7 +30,11 @@ final class NightlyLedgerTests: XCTestCase {
     static let readChanges = """
         import json, openpyxl, sys
         rows = list(openpyxl.load_workbook(sys.argv[1], read_only=True)["Changes"].iter_rows(values_only=True))
-        print(json.dumps({"title": rows[0][0], "rows": [[r[0], r[1]] for r in rows[2:]]}))
+        book = openpyxl.load_workbook(sys.argv[1], read_only=True)
+        kinds = [ws for ws in book.worksheets if ws.title not in ("Summary", "Changes", "Verify Status", "Apple Records", "Rejected")]
+        sheets = [r for ws in kinds for r in ws.iter_rows(min_row=2, values_only=True) if r[0] is not None]
+        print(json.dumps({"title": rows[0][0], "rows": [[r[0], r[1]] for r in rows[2:]],
+                          "first_seen": sorted([r[-3], r[-2], r[-1]] for r in sheets)}))
         """
 
     func testAMonthFedNightByNight() throws {
@@ -119,6 +123,11 @@ final class NightlyLedgerTests: XCTestCase {
             sheet["title"] as? String,
             "Run 31, against run 30: 3 new, 160 still_open, 2 resolved, 0 reopened (not listed here: \(unchanged) still open as before; "
                 + "the finding sheets list them, status open or acknowledged)")
+
+        // The finding sheets: every finding of the last night with its status and the night that first found it.
+        XCTAssertEqual(
+            sheet["first_seen"] as? [[AnyHashable]],
+            states.filter { $0.1 != "resolved" }.map { [$0.0, $0.1, $0.2] as [AnyHashable] }.sorted { "\($0)" < "\($1)" })
 
         // The same inputs again: no run, no history row, nothing changed.
         let again = try AuditPipeline.run(options)
