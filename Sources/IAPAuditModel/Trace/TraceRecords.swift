@@ -99,6 +99,15 @@ package struct TransactionTrace: Sendable {
 
     package init(transactionId: String) { self.transactionId = transactionId }
 
+    /// When it was bought, by Apple's records (the earliest `purchase_date` a listing of it gives; UTC ms): the
+    /// date a customer's "I paid on …" names. Nil when no Apple record lists it.
+    package var purchaseMs: Int64? {
+        events.compactMap { event -> Int64? in
+            guard case .apple(let a) = event.detail else { return nil }
+            return a.listing?.purchaseMs
+        }.min()
+    }
+
     /// The lifecycle state of `finding`, one of `findings`.
     package func state(of finding: Finding) -> FindingState? {
         guard let i = findings.firstIndex(where: { $0 == finding }), i < findingStates.count else { return nil }

@@ -20,7 +20,10 @@ package enum TraceOutput {
             lines.append("")
             lines.append(
                 "== transaction \(t.transactionId)"
-                    + [[t.originalTransactionId.map { "original \($0)" }, t.productId].compactMap { $0 }.joined(separator: ", ")]
+                    + [
+                        [t.originalTransactionId.map { "original \($0)" }, t.productId, t.purchaseMs.map { "bought \(Timestamp.iso($0))" }]
+                            .compactMap { $0 }.joined(separator: ", ")
+                    ]
                     .filter { !$0.isEmpty }.map { " (\($0))" }.joined())
             lines += table(t.events)
             lines += verdict(t)
@@ -138,7 +141,7 @@ package enum TraceOutput {
         let null = NSNull() as Any
         var object: [String: Any] = [
             "transaction_id": t.transactionId, "original_transaction_id": t.originalTransactionId ?? null,
-            "product_id": t.productId ?? null, "timeline": t.events.map(event),
+            "product_id": t.productId ?? null, "purchase_date": t.purchaseMs.map(Timestamp.iso) ?? null, "timeline": t.events.map(event),
             "findings": t.findings.map { f in
                 let state = t.state(of: f)
                 return [

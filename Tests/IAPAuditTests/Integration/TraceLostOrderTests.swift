@@ -50,7 +50,7 @@ final class TraceLostOrderTests: XCTestCase {
             trace MK5TTTVWJH: Apple order id (apple_record.order_id); 2 transactions
             ledger OUT/audit.sqlite, as of 2026-10-15T00:00:00.000Z
 
-            == transaction 2000000400000101 (original 2000000400000101, com.example.gems60)
+            == transaction 2000000400000101 (original 2000000400000101, com.example.gems60, bought 2026-10-12T09:00:00.000Z)
             time (UTC)  source  file:line  what it says
             2026-10-12T09:00:01.000Z  client_report  client.jsonl:1  client: purchased com.example.gems60 (user u7, device 6F1C0007-8C2B-4FB7-8EC2-AD2F8EC00007)
             2026-10-12T09:00:02.000Z  server_request  server.jsonl:1  verify r7a by u7: posted 2000000400000101; granted, credited 2000000400000101; logged status 0 (valid receipt), Production, 140 ms
@@ -61,7 +61,7 @@ final class TraceLostOrderTests: XCTestCase {
             credited: u7 by r7a (server.jsonl:1)
             next action: no action: credited to u7 (server.jsonl:1), Apple confirms payment (verify.jsonl:1)
 
-            == transaction 2000000400000102 (original 2000000400000102, com.example.gems300)
+            == transaction 2000000400000102 (original 2000000400000102, com.example.gems300, bought 2026-10-12T09:03:00.000Z)
             time (UTC)  source  file:line  what it says
             2026-10-14T10:00:00.000Z  server_api  order-lookup.jsonl:1  Apple Look Up Order ID MK5TTTVWJH: Production, lists it (server_api), purchased 2026-10-12T09:03:00.000Z, com.example.gems300, USD 4.99, signature verified; proves the payment
             findings:
@@ -145,6 +145,8 @@ final class TraceLostOrderTests: XCTestCase {
         let transactions = try XCTUnwrap(object["transactions"] as? [[String: Any]])
         XCTAssertEqual(transactions.map { $0["transaction_id"] as? String }, ["2000000400000101", "2000000400000102"])
         let lost = transactions[1]
+        // When it was bought, by Apple's record: the date on the customer's ticket.
+        XCTAssertEqual(lost["purchase_date"] as? String, "2026-10-12T09:03:00.000Z")
         let verdict = try XCTUnwrap(lost["verdict"] as? [String: Any])
         XCTAssertEqual(
             verdict["next_action"] as? [String: String],
@@ -159,6 +161,7 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertEqual(timeline.count, 1)
         let apple = try XCTUnwrap(timeline[0]["apple"] as? [String: Any])
         XCTAssertEqual(apple["order_id"] as? String, "MK5TTTVWJH")
+        XCTAssertEqual(apple["status_meaning"] as? String, "Look Up Order ID: the order's signed transactions")
         let listing = try XCTUnwrap(apple["listing"] as? [String: Any])
         XCTAssertEqual(listing["price_milliunits"] as? Int, 4990)
         XCTAssertEqual(listing["currency"] as? String, "USD")
