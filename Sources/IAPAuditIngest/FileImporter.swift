@@ -244,8 +244,20 @@ package enum FileImporter {
         }
         var result = ImportedFile(file: file, kind: shape.kind, format: .jsonLines, status: .imported, note: note(for: shape))
         let parser = BatchParser(shape: shape, file: file, checker: checker, metrics: sink.metrics, fastPath: fastPath)
+        let fileBytes = file.data.count
         try file.forEachLineRangeBatch(batchSize: batchLines) { bytes, lines, endOffset in
-            let batches = parser.parse(lines, bytes: bytes)
+            var batches = parser.parse(lines, bytes: bytes)
+            // The file's last line has no line break (it ends the batch at the file's end): a writer may still be
+            // writing it. Its rejection says so.
+            if let last = lines.last, last.end == endOffset, endOffset == fileBytes {
+                for b in batches.indices {
+                    for r in batches[b].rejections.indices
+                    where batches[b].rejections[r].location.line == last.number && batches[b].rejections[r].reason.hasPrefix("invalid JSON")
+                    {
+                        batches[b].rejections[r].reason += Self.unterminatedNote
+                    }
+                }
+            }
             result.recordsIn += lines.count
             for batch in batches {
                 result.count(batch)
@@ -264,6 +276,10 @@ package enum FileImporter {
         }
         return result
     }
+
+    /// Added to the reason of a last line without a line break that is not JSON: cut short by a writer still at work.
+    static let unterminatedNote =
+        " (the file's last line, with no line break: still being written? A later run reads the file again once it has grown)"
 
     // MARK: Records
 
