@@ -44,7 +44,11 @@ public enum RunAlerts {
     /// Throws `SQLiteError` when the ledger cannot be read for the stale check.
     public static func verdict(_ result: AuditResult, rules: AlertRules, nowMs: Int64) throws -> RunVerdict {
         var reasons: [String] = []
-        if let failOn = rules.failOn, let changes = result.snapshot.changes { reasons += findingReasons(changes, failOn) }
+        if let failOn = rules.failOn, let changes = result.snapshot.changes {
+            // Nothing arrived (an empty night): the same findings alert again, said as such.
+            let again = changes.repeated ? "nothing new since run \(changes.run) (the same files and parameters); as it found: " : ""
+            reasons += findingReasons(changes, failOn).map { again + $0 }
+        }
         if rules.failOnRejected, let changes = result.snapshot.changes {
             reasons += rejectedReasons(result.snapshot.files, newFiles: Set(changes.newFiles), databasePath: result.databasePath)
         }
@@ -83,7 +87,9 @@ public enum RunAlerts {
         return [
             "\(total) line(s) rejected in \(rejected.count) file(s) this run brought: \(named)"
                 + (rejected.count > namedIds ? " … and \(rejected.count - namedIds) more" : "")
-                + "; fix them and run again (their reasons: table rejection in \(databasePath), the Rejected sheet)"
+                + ". A file still being written is read again once it has grown; deliver a damaged one again under the same "
+                + "name (it replaces what was read; under another name its records add to the damaged file's, which stay until "
+                + "--forget-missing). Reasons: table rejection in \(databasePath), the Rejected sheet"
         ]
     }
 

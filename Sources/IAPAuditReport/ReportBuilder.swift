@@ -6,6 +6,7 @@ public enum ReportBuilder {
     public static let findingHeader = [
         "kind", "reason", "severity", "apple_confirmation", "transaction_id", "original_transaction_id", "product_id", "user_ids",
         "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status", "first_seen_run",
+        "acknowledged_note",
     ]
 
     /// - Parameter redactor: `--redact`: users as tokens in the findings (`IdRedactor.finding`), rejected lines'
@@ -31,7 +32,8 @@ public enum ReportBuilder {
     /// The findings of `kinds`, read from the stream while the sheet is written, each with its stable id
     /// (`FindingIds`: ids of different kinds never collide, so one sheet's reading hands out the store's) and
     /// its lifecycle status and the run that first found it (`statuses`, by id; empty when the run records no
-    /// lifecycle): the findings still open from an earlier night are those of an older `first_seen_run`.
+    /// lifecycle): the findings still open from an earlier night are those of an older `first_seen_run`; an
+    /// acknowledged one shows the note `iap-audit ack` was given.
     static func findingSheet(
         _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingState] = [:],
         _ redactor: IdRedactor? = nil
@@ -45,6 +47,7 @@ public enum ReportBuilder {
                 try body(
                     findingRow(redactor?.finding($0) ?? $0) + [
                         .text(id), optional(state?.status.rawValue), state.map { .integer(Int64($0.firstSeenRun)) } ?? .empty,
+                        optional(state?.note),
                     ])
             }
         }

@@ -17,7 +17,7 @@ final class AcknowledgeTests: XCTestCase {
         sheet = list(wb["dropped_order"].iter_rows(values_only=True))
         changes = list(wb["Changes"].iter_rows(values_only=True))
         print(json.dumps({"state": state, "history": history, "findings": findings,
-                          "sheet": [sheet[0][-3:-1], sheet[1][-3:-1], [str(sheet[0][-1]), str(sheet[1][-1])]], "changes": [["" if v is None else v for v in r] for r in changes[:3]]}, default=str))
+                          "sheet": [[c, str(v)] for c, v in zip(sheet[0], sheet[1]) if c in ("finding_id", "status", "first_seen_run", "acknowledged_note")], "changes": [["" if v is None else v for v in r] for r in changes[:3]]}, default=str))
         """
 
     func testAnAcknowledgedFindingStaysInTheReportsAndLeavesTheAlerts() throws {
@@ -63,7 +63,12 @@ final class AcknowledgeTests: XCTestCase {
             ["1 \(id) new never_sent", "1 \(id) acknowledged credited by hand, ticket 4711"])
         XCTAssertEqual(history[1][4] as? Int64, at)
         XCTAssertEqual(db["findings"] as? [[String]], [[id]])
-        XCTAssertEqual(db["sheet"] as? [[String]], [["finding_id", "status"], [id, "acknowledged"], ["first_seen_run", "1"]])
+        XCTAssertEqual(
+            db["sheet"] as? [[String]],
+            [
+                ["finding_id", id], ["status", "acknowledged"], ["first_seen_run", "1"],
+                ["acknowledged_note", "credited by hand, ticket 4711"],
+            ])
         XCTAssertEqual(
             (db["changes"] as? [[Any]])?.map { $0.map { "\($0)" } },
             [

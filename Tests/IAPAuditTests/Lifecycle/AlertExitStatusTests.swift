@@ -26,6 +26,13 @@ final class AlertExitStatusTests: XCTestCase {
             let run = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on", rule])
             XCTAssertEqual(run.status, status, "--fail-on \(rule): \(run.err)")
         }
+        // Nothing arrived since (the same files and parameters): the same alert, said as such.
+        let again = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on", "new"])
+        XCTAssertEqual(again.status, 3, again.err)
+        XCTAssertTrue(
+            again.err.hasSuffix(
+                "iap-audit: alert: nothing new since run 1 (the same files and parameters); as it found: 1 new problem finding(s): \(id)\n"),
+            again.err)
         let plain = try BuiltBinary.run(["run", feed, "--out", out])
         XCTAssertEqual(plain.status, 0, "without --fail-on a run with findings completes with 0")
         XCTAssertFalse(plain.out.contains("Verdict"), "no verdict line without a rule")
@@ -91,7 +98,11 @@ final class AlertExitStatusTests: XCTestCase {
             ["run", root + "/client.jsonl", root + "/server.jsonl", "--out", out, "--fail-on", "any", "--fail-on-stale", "24"])
         XCTAssertEqual(both.status, 3)
         XCTAssertEqual(both.err.components(separatedBy: "iap-audit: alert: ").count - 1, 2, both.err)
-        XCTAssertTrue(both.err.contains("iap-audit: alert: 1 open problem finding(s): dropped_order:1000\n"), both.err)
+        // The same files as the first run's: its findings, said as such.
+        XCTAssertTrue(
+            both.err.contains(
+                "iap-audit: alert: nothing new since run 1 (the same files and parameters); as it found: 1 open problem finding(s): "
+                    + "dropped_order:1000\n"), both.err)
     }
 
     /// `--fail-on-rejected`: lines rejected in the files a run brings alert (a truncated line, a gzip cut short);
@@ -124,8 +135,10 @@ final class AlertExitStatusTests: XCTestCase {
         XCTAssertEqual(second.status, 3, second.err)
         let json = try JSONSerialization.jsonObject(with: Data(second.out.utf8)) as! [String: Any]
         let reason =
-            "2 line(s) rejected in 2 file(s) this run brought: \(feed)/day2/client-late.jsonl (1), \(feed)/day2/client-more.jsonl.gz (1); "
-            + "fix them and run again (their reasons: table rejection in \(out)/audit.sqlite, the Rejected sheet)"
+            "2 line(s) rejected in 2 file(s) this run brought: \(feed)/day2/client-late.jsonl (1), \(feed)/day2/client-more.jsonl.gz (1). "
+            + "A file still being written is read again once it has grown; deliver a damaged one again under the same name (it replaces "
+            + "what was read; under another name its records add to the damaged file's, which stay until --forget-missing). Reasons: "
+            + "table rejection in \(out)/audit.sqlite, the Rejected sheet"
         XCTAssertEqual(NextDayCreditTests.canonical(json["alert"]), NextDayCreditTests.canonical(["exit": 3, "reasons": [reason]]))
         XCTAssertTrue(second.err.contains("iap-audit: alert: " + reason + "\n"), second.err)
 

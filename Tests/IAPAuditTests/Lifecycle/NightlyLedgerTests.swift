@@ -34,7 +34,7 @@ final class NightlyLedgerTests: XCTestCase {
         kinds = [ws for ws in book.worksheets if ws.title not in ("Summary", "Changes", "Verify Status", "Apple Records", "Rejected")]
         sheets = [r for ws in kinds for r in ws.iter_rows(min_row=2, values_only=True) if r[0] is not None]
         print(json.dumps({"title": rows[0][0], "rows": [[r[0], r[1]] for r in rows[2:]],
-                          "first_seen": sorted([r[-3], r[-2], r[-1]] for r in sheets)}))
+                          "first_seen": sorted([r[-4], r[-3], r[-2]] for r in sheets)}))
         """
 
     func testAMonthFedNightByNight() throws {
