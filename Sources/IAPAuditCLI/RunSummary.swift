@@ -18,9 +18,21 @@ enum RunSummary {
             "iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h",
             "audit window: \(s.parameters["audit_window"] ?? "")", "",
         ]
-        lines.append("Inputs (\(plural(s.files.count, "file"))):")
-        let width = min(60, s.files.map { printable($0.path).count }.max() ?? 0)
-        for f in s.files {
+        // After a ledger's first run, the files this run brought: the others are as an earlier run read them (the
+        // workbook's Summary and --json list every file). A nightly mail stays the night's length.
+        var listed = s.files
+        if let c = s.changes, let previous = c.previousRun ?? (c.repeated ? c.run : nil) {
+            let brought = Set(c.repeated ? [] : c.newFiles)
+            listed = s.files.filter { brought.contains($0.path) }
+            let since = c.repeated ? c.run : previous
+            lines.append(
+                "Inputs (\(plural(s.files.count, "file")); \(listed.count) new or changed since run \(since), listed; the other "
+                    + "\(s.files.count - listed.count) as an earlier run read them: the workbook's Summary and --json list every file):")
+        } else {
+            lines.append("Inputs (\(plural(s.files.count, "file"))):")
+        }
+        let width = min(60, listed.map { printable($0.path).count }.max() ?? 0)
+        for f in listed {
             let shown = printable(f.path)
             let path = shown.padding(toLength: max(width, shown.count), withPad: " ", startingAt: 0)
             if f.status == "imported" {

@@ -14,6 +14,9 @@ struct RunLifecycle {
     let previous: [FindingState]
     /// Files whose content the last recorded run did not have (new or changed): path by file id.
     let newFiles: [Int64: String]
+    /// The files of this run the last recorded run did not have as they are (new, changed, grown; skipped ones
+    /// too, a copy delivered again): what this run brought.
+    let brought: [String]
 
     /// The same inputs and parameters as the last recorded run.
     var repeated: Bool { last?.fingerprint == identity.fingerprint }
@@ -29,6 +32,7 @@ struct RunLifecycle {
         newFiles = Dictionary(
             files.filter { $0.status != "skipped" && before[$0.path] != $0.sha256 }.map { ($0.fileId, $0.path) },
             uniquingKeysWith: { a, _ in a })
+        brought = files.filter { before[$0.path] != $0.sha256 }.map(\.path).sorted()
     }
 
     /// This run's changes, and what to record with its findings (nil for a repeated run). Reads the ledger
@@ -61,7 +65,7 @@ struct RunLifecycle {
             inputs: identity.inputs, findings: current.count, changes: changes)
         var runChanges = RunChanges(
             run: run, previousRun: last?.run, repeated: false, fingerprint: identity.fingerprint, recordedAtMs: nowMs, changes: changes)
-        runChanges.newFiles = newFiles.values.sorted()
+        runChanges.newFiles = brought
         return (runChanges, record)
     }
 

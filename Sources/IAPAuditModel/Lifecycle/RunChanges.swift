@@ -13,8 +13,9 @@ public struct RunChanges: Sendable, Equatable {
     public var recordedAtMs: Int64
     /// In `LifecycleEvent` order, then by id.
     public var changes: [FindingChange]
-    /// The files whose content the last recorded run did not have (new, changed or grown), by path: what this
-    /// run brought (`--fail-on-rejected` looks at their rejected lines). Empty for a repeated run.
+    /// The files whose content the last recorded run did not have (new, changed or grown; skipped ones too: a
+    /// copy delivered again), by path: what this run brought (`--fail-on-rejected` looks at their rejected lines;
+    /// the text summary lists them). Empty for a repeated run.
     public var newFiles: [String] = []
 
     public init(run: Int, previousRun: Int?, repeated: Bool, fingerprint: String, recordedAtMs: Int64, changes: [FindingChange]) {

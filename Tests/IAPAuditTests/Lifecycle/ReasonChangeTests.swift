@@ -43,6 +43,14 @@ final class ReasonChangeTests: XCTestCase {
                     + "\(id)  verify_failed (was never_sent)\n  open now: 1 problem finding(s) not acknowledged, 0 acknowledged, 0 info\n"),
             second.out)
 
+        // The summary lists the files this night brought; the one of night 1 is counted, not listed.
+        XCTAssertTrue(
+            second.out.contains(
+                "Inputs (3 files; 2 new or changed since run 1, listed; the other 1 as an earlier run read them: the workbook's Summary "
+                    + "and --json list every file):\n  \(feed)/day2/server.jsonl  server_log: 1 in = 1 imported + 0 rejected\n  "
+                    + "\(feed)/day2/verify.jsonl  verify_response: 1 in = 1 imported + 0 rejected\nRecords: 3 in = 3 imported + 0 rejected\n"
+            ),
+            second.out)
         let db = try PythonReader.run(Self.read, args: [out]) as! [String: Any]
         XCTAssertEqual(
             db["history"] as? [[AnyHashable]],
@@ -61,6 +69,10 @@ final class ReasonChangeTests: XCTestCase {
                 + "\n", to: feed + "/day3.jsonl")
         let third = CLIRun(["run", feed, "--out", out])
         XCTAssertEqual(third.status, 0, third.err)
+        XCTAssertTrue(
+            third.out.contains(
+                "Inputs (4 files; 1 new or changed since run 2, listed; the other 3 as an earlier run read them: the workbook's Summary "
+                    + "and --json list every file):\n  \(feed)/day3.jsonl  client_report: 1 in = 1 imported + 0 rejected\n"), third.out)
         let after = try PythonReader.run(Self.read, args: [out]) as! [String: Any]
         XCTAssertEqual((after["history"] as? [[AnyHashable]])?.count, 2)
         XCTAssertEqual(after["states"] as? [[AnyHashable]], [[id, "verify_failed", "open", 1, 3]])
