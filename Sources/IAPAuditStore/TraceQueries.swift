@@ -209,7 +209,8 @@ final class TraceQueries {
         var judge = ListingEvidenceJudge<(Int64, TraceEvent)?>(bundleIds: bundleIds)
         var result: [(Int64, TraceEvent)] = []
         func take(_ judged: [((Int64, TraceEvent)?, PaymentEvidence)]) {
-            for case (var (recordId, event)?, let evidence) in judged {
+            for case (let (recordId, original)?, let evidence) in judged {
+                var event = original
                 if case .apple(var a) = event.detail {
                     a.listing?.evidence = evidence
                     event.detail = .apple(a)
