@@ -123,6 +123,10 @@ final class TraceLostOrderTests: XCTestCase {
                 "no near match (another case, white space around it, or one or two characters off at its end)\nnext action: check the id "
                     + "against the ticket; if it is right, no record of this ledger holds it: run over the logs and Apple's answers of "
                     + "the purchase's days, and for an Apple order id keep a Look Up Order ID answer for it (docs/trace.md)"))
+        // A line break pasted inside the id is shown escaped, never printed raw.
+        let broken = try trace(["MK5T\nTTVWJH", "--out", out])
+        XCTAssertEqual(broken.status, 2)
+        XCTAssertTrue(broken.out.hasPrefix("trace \"MK5T\\nTTVWJH\": no record in the ledger holds this id\n"), broken.out)
         // An id pasted with white space around it: shown in quotes, the id itself its near match.
         let padded = try trace([" MK5TTTVWJH ", "--out", out])
         XCTAssertEqual(padded.status, 2)
