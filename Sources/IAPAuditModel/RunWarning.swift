@@ -54,6 +54,9 @@ public struct RunWarning: Sendable, Hashable {
         /// A file imported by the last run into the output folder was not given this run: its records
         /// were removed from the ledger.
         public static let inputVanished = Code(rawValue: "input_vanished")
+        /// A file the ledger held under another path was given under this one (the same file: size, modification
+        /// time and inode): renamed in the ledger, not read again.
+        public static let inputRenamed = Code(rawValue: "input_renamed")
         /// Lines of the close's price list (`--prices`) were rejected.
         public static let priceListRejected = Code(rawValue: "price_list_rejected")
         /// No App Store Connect report of the closed period among the inputs: Apple's figures are absent.
@@ -76,7 +79,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .nothingImported, .asOfInFuture, .noServerLog,
+            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .nothingImported, .asOfInFuture,
+            .noServerLog,
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
             .priceListRejected, .unpricedPurchases, .noAppleReports, .reportCoverage, .duplicateReport, .reportLinesRejected,

@@ -39,7 +39,7 @@ struct LedgerImporter {
     /// `vanished`: a warning for each file the ledger holds records of that the last run was given and this
     /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records.
     func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool, vanished: [RunWarning]) {
-        let stored = try store.storedFiles()
+        let (stored, renamed) = try renamingMoved(entries, try store.storedFiles())
         // Which files may be unchanged (same path, size and reader): hashed now. The others are read
         // anyway: hashed on another thread while the files before them are imported.
         // Per entry: nil = skipped; else its size and, when it is unchanged, its hash. Files are
@@ -192,11 +192,41 @@ struct LedgerImporter {
         try store.markMissing(newlyMissing)
         return (
             parsed, bulk,
-            gone.compactMap { path in
-                let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
-                return why == .kept && !newlyMissing.contains(path) ? nil : Self.vanished(path, stored[path]!, why)
-            }
+            renamed
+                + gone.compactMap { path in
+                    let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
+                    return why == .kept && !newlyMissing.contains(path) ? nil : Self.vanished(path, stored[path]!, why)
+                }
         )
+    }
+
+    /// The stored files given under another path than the ledger holds them (`./exports/a.jsonl` for
+    /// `/srv/iap-audit/exports/a.jsonl`: a run from another folder): the same file — size, modification time and
+    /// inode as stored, the old path not given — is renamed in the ledger rather than hashed again and skipped as
+    /// a copy while its old path is kept as "not given". Returns the stored files by their paths now, and a
+    /// warning per file renamed (its evidence shows the new path from now on).
+    func renamingMoved(_ entries: [InputEntry], _ stored: [String: StoredFile]) throws -> ([String: StoredFile], [RunWarning]) {
+        let given = Set(entries.map(\.path))
+        var byStamp: [FileStamp: String] = [:]
+        for (path, file) in stored where !given.contains(path) {
+            guard let stamp = file.stamp, stamp.isKnown else { continue }
+            byStamp[stamp] = byStamp[stamp] == nil ? path : ""  // two stored paths of one stamp: neither is sure
+        }
+        guard !byStamp.isEmpty else { return (stored, []) }
+        var result = stored
+        var warnings: [RunWarning] = []
+        for entry in entries where entry.skipReason == nil && stored[entry.path] == nil {
+            guard let stamp = try? Self.stamp(of: entry.path), stamp.isKnown, let old = byStamp[stamp], !old.isEmpty else { continue }
+            byStamp[stamp] = nil
+            try store.renameFile(from: old, to: entry.path)
+            result[entry.path] = result.removeValue(forKey: old)
+            warnings.append(
+                RunWarning(
+                    .inputRenamed,
+                    "\(entry.path): the file the ledger held as \(old) (the same size, modification time and inode): renamed, "
+                        + "not read again; its evidence shows this path from now on (give the same paths every night)", file: entry.path))
+        }
+        return (result, warnings)
     }
 
     /// Whether a file no longer given keeps its records in the ledger: one holding records or rejections,

@@ -121,6 +121,15 @@ public final class AuditStore {
         ).run([path, stamp?.modifiedNs ?? 0, stamp?.inode ?? 0, contentSha256])
     }
 
+    /// Renames the file stored under `old` to `new` (the same file given under another path), with the last
+    /// recorded run's input of it: its records, facts and lifecycle stay as they are.
+    package func renameFile(from old: String, to new: String) throws {
+        try database.transaction {
+            try database.prepare("UPDATE source_file SET path = ?2 WHERE path = ?1").run([old, new])
+            try database.prepare("UPDATE run_input SET path = ?2 WHERE path = ?1").run([old, new])
+        }
+    }
+
     /// Marks the files stored under `paths` as not given by this run: kept, with their records.
     package func markMissing(_ paths: [String]) throws {
         let update = try database.prepare("UPDATE source_file SET given = 0 WHERE path = ?1")
@@ -294,7 +303,7 @@ public final class AuditStore {
 
 /// What `stat(2)` says of a file, for the ledger's stat check (git's index does the same): a file of the
 /// same size, modification time and inode as when it was stored is taken as unchanged, without hashing.
-public struct FileStamp: Equatable, Sendable {
+public struct FileStamp: Hashable, Sendable {
     /// Bytes.
     public var bytes: Int64
     /// Modification time, nanoseconds since 1970 UTC.

@@ -9,14 +9,7 @@ import XCTest
 /// (found by an on-call user test).
 final class LedgerCopyOrderTests: XCTestCase {
     func testTheStoredFileWinsOverANewCopy() throws {
-        let input = TestPaths.scratch(), out = TestPaths.scratch()
-        addTeardownBlock {
-            try? FileManager.default.removeItem(atPath: input)
-            try? FileManager.default.removeItem(atPath: out)
-        }
-        for name in ["client.jsonl", "server.jsonl", "verify.jsonl"] {
-            try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + name, toPath: input + "/" + name)
-        }
+        let (input, out) = try scratchSample()
         var options = AuditOptions(paths: [input], outputDirectory: out)
         options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
         let first = try AuditPipeline.run(options)

@@ -27,14 +27,7 @@ final class LedgerGrowsTests: XCTestCase {
     }
 
     func sample(_ names: [String] = ["client.jsonl", "server.jsonl", "verify.jsonl"]) throws -> (input: String, options: AuditOptions) {
-        let input = TestPaths.scratch(), out = TestPaths.scratch()
-        addTeardownBlock {
-            try? FileManager.default.removeItem(atPath: input)
-            try? FileManager.default.removeItem(atPath: out)
-        }
-        for name in names {
-            try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/" + name, toPath: input + "/" + name)
-        }
+        let (input, out) = try scratchSample(names)
         var options = AuditOptions(paths: [input], outputDirectory: out)
         options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
         return (input, options)
