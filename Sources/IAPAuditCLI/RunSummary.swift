@@ -7,10 +7,7 @@ import IAPAuditSample
 enum RunSummary {
     /// `text` safe for a terminal and one line: control characters (a newline in a file name, an
     /// escape sequence in a record) shown as `\n`, `\t`, `\u{1B}`.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        return text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined()
-    }
+    static func printable(_ text: String) -> String { text.controlCharactersEscaped }
 
     static func text(_ result: AuditResult) -> String {
         let s = result.snapshot

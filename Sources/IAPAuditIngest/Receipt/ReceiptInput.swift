@@ -76,7 +76,7 @@ enum ReceiptInput {
         if let text = String(validating: bytes, as: UTF8.self),
             !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\r" && $0 != "\t" })
         {
-            let escaped = text.prefix(40).unicodeScalars.map { $0.value < 0x20 ? $0.escaped(asASCII: true) : String($0) }.joined()
+            let escaped = String(text.prefix(40)).controlCharactersEscaped
             return "the text \"\(escaped)\(text.count > 40 ? "…" : "")\""
         }
         let head = bytes.prefix(8).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()

@@ -51,7 +51,7 @@ package enum TraceOutput {
         guard id.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || $0.value < 0x20 || $0.value == 0x7F })
         else { return id }
         // Control characters escaped (a pasted line break shows as \n, as a tab shows as \t), never printed raw.
-        return "\"" + id.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined() + "\""
+        return "\"" + id.controlCharactersEscaped + "\""
     }
 
     /// The rejected lines holding an unknown id: `found in 1 rejected line: file:line (reason)`, or one a line.
@@ -209,15 +209,22 @@ package enum TraceOutput {
         return object
     }
 
+    /// What the record's status means: verifyReceipt's, or a Look Up Order ID answer's own (1: Apple does not know
+    /// the order id).
+    private static func statusMeaning(_ a: TraceAppleRecord) -> String {
+        guard a.orderId != nil else { return VerifyStatus.meaning(a.status) }
+        switch a.orderStatus {
+        case nil: return "Look Up Order ID: the order's signed transactions"
+        case 1: return "Look Up Order ID: invalid order id"
+        case let status?: return "Look Up Order ID: status \(status)"
+        }
+    }
+
     private static func apple(_ a: TraceAppleRecord) -> [String: Any] {
         let null = NSNull() as Any
         var object: [String: Any] = [
             "request_id": a.requestId ?? null, "order_id": a.orderId ?? null, "status": a.status,
-            // A Look Up Order ID answer's status is its own (1: Apple does not know the order id), not verifyReceipt's.
-            "status_meaning": a.orderId == nil
-                ? VerifyStatus.meaning(a.status)
-                : a.orderStatus.map { $0 == 1 ? "Look Up Order ID: invalid order id" : "Look Up Order ID: status \($0)" }
-                    ?? "Look Up Order ID: the order's signed transactions", "environment": a.environment ?? null, "signature": a.signature,
+            "status_meaning": statusMeaning(a), "environment": a.environment ?? null, "signature": a.signature,
             "notification_type": a.notificationType ?? null, "lists_transaction": a.listing != nil,
             "order_status": a.orderStatus ?? null,
         ]
