@@ -55,7 +55,7 @@ public struct RunWarning: Sendable, Hashable {
         /// were removed from the ledger.
         public static let inputVanished = Code(rawValue: "input_vanished")
         /// A file the ledger held under another path was given under this one (the same file: size, modification
-        /// time and inode): renamed in the ledger, not read again.
+        /// time and inode as stored, or its old path naming the same device and inode now): renamed in the ledger.
         public static let inputRenamed = Code(rawValue: "input_renamed")
         /// Lines of the close's price list (`--prices`) were rejected.
         public static let priceListRejected = Code(rawValue: "price_list_rejected")

@@ -200,35 +200,6 @@ struct LedgerImporter {
         )
     }
 
-    /// The stored files given under another path than the ledger holds them (`./exports/a.jsonl` for
-    /// `/srv/iap-audit/exports/a.jsonl`: a run from another folder): the same file — size, modification time and
-    /// inode as stored, the old path not given — is renamed in the ledger rather than hashed again and skipped as
-    /// a copy while its old path is kept as "not given". Returns the stored files by their paths now, and a
-    /// warning per file renamed (its evidence shows the new path from now on).
-    func renamingMoved(_ entries: [InputEntry], _ stored: [String: StoredFile]) throws -> ([String: StoredFile], [RunWarning]) {
-        let given = Set(entries.map(\.path))
-        var byStamp: [FileStamp: String] = [:]
-        for (path, file) in stored where !given.contains(path) {
-            guard let stamp = file.stamp, stamp.isKnown else { continue }
-            byStamp[stamp] = byStamp[stamp] == nil ? path : ""  // two stored paths of one stamp: neither is sure
-        }
-        guard !byStamp.isEmpty else { return (stored, []) }
-        var result = stored
-        var warnings: [RunWarning] = []
-        for entry in entries where entry.skipReason == nil && stored[entry.path] == nil {
-            guard let stamp = try? Self.stamp(of: entry.path), stamp.isKnown, let old = byStamp[stamp], !old.isEmpty else { continue }
-            byStamp[stamp] = nil
-            try store.renameFile(from: old, to: entry.path)
-            result[entry.path] = result.removeValue(forKey: old)
-            warnings.append(
-                RunWarning(
-                    .inputRenamed,
-                    "\(entry.path): the file the ledger held as \(old) (the same size, modification time and inode): renamed, "
-                        + "not read again; its evidence shows this path from now on (give the same paths every night)", file: entry.path))
-        }
-        return (result, warnings)
-    }
-
     /// Whether a file no longer given keeps its records in the ledger: one holding records or rejections,
     /// read by this version's readers (another's facts could be misread, and the file is not there to read again).
     static func keeps(_ file: StoredFile) -> Bool { file.recordsImported + file.recordsRejected > 0 && file.isCurrentReader }
