@@ -57,6 +57,9 @@ public struct RunWarning: Sendable, Hashable {
         /// A file the ledger held under another path was given under this one (the same file: size, modification
         /// time and inode as stored, or its old path naming the same device and inode now): renamed in the ledger.
         public static let inputRenamed = Code(rawValue: "input_renamed")
+        /// A file the ledger held records from holds none now (rewritten empty: a failed export?): its records were
+        /// removed with its old content.
+        public static let inputEmptied = Code(rawValue: "input_emptied")
         /// Lines of the close's price list (`--prices`) were rejected.
         public static let priceListRejected = Code(rawValue: "price_list_rejected")
         /// No App Store Connect report of the closed period among the inputs: Apple's figures are absent.
@@ -79,7 +82,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .nothingImported, .asOfInFuture,
+            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .nothingImported,
+            .asOfInFuture,
             .noServerLog,
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,

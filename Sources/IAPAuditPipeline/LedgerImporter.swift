@@ -104,6 +104,7 @@ struct LedgerImporter {
             bytesSeen[sha256] = bytesSeen[sha256] ?? entry.path
             recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
         }
+        var emptied: [RunWarning] = []
         /// Brings one entry into the ledger (inside its group's transaction, if any).
         func bring(_ number: Int) throws {
             let entry = entries[number]
@@ -166,6 +167,9 @@ struct LedgerImporter {
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
             if result != nil { parsed += 1 }
+            if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
+                emptied.append(Self.emptied(entry.path, bytes: file.bytes, held: before.recordsImported))
+            }
             if (result?.status ?? .skipped) == .imported { recordsSeen[content] = entry.path }
             if result == nil { try mark(entry.path, item.stamp, content: content, wrote: false, stored) }
         }
@@ -192,7 +196,7 @@ struct LedgerImporter {
         try store.markMissing(newlyMissing)
         return (
             parsed, bulk,
-            renamed
+            renamed + emptied
                 + gone.compactMap { path in
                     let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
                     return why == .kept && !newlyMissing.contains(path) ? nil : Self.vanished(path, stored[path]!, why)
@@ -216,6 +220,15 @@ struct LedgerImporter {
 
     /// The warning for a file of the ledger that is not given this run, when it holds records (a skipped or
     /// empty file leaves nothing behind: no warning).
+    /// A file that held `held` records and holds none now (`input_emptied`).
+    static func emptied(_ path: String, bytes: Int, held: Int64) -> RunWarning {
+        RunWarning(
+            .inputEmptied,
+            "\(path): holds no record now (\(CountText.counted(Int64(bytes), "byte"))): the \(CountText.counted(held, "record")) the "
+                + "ledger held from it were removed with its old content (a file rewritten in place replaces its records); a "
+                + "failed or cut export? Deliver it again under this name and run again: its records come back", file: path)
+    }
+
     static func vanished(_ path: String, _ file: StoredFile, _ why: Vanished = .kept) -> RunWarning? {
         let (imported, rejected) = (file.recordsImported, file.recordsRejected)
         guard imported + rejected > 0 else { return nil }

@@ -16,8 +16,9 @@ public struct AlertRules: Sendable, Equatable {
     /// The newest record of a feed (client reports, server log, Apple records) older than this many hours
     /// by the machine's clock alerts: an upstream export stopped.
     public var staleHours: Double?
-    /// Lines rejected in the files this run brought (new, changed or grown: `RunChanges.newFiles`) alert: an
-    /// upstream export wrote lines the run could not read, or an archive arrived cut short.
+    /// Lines rejected in the files this run brought (new, changed or grown: `RunChanges.newFiles`), and a file the
+    /// ledger held records from rewritten with none (`input_emptied`), alert: an upstream export wrote lines the run
+    /// could not read or nothing at all, or an archive arrived cut short.
     public var failOnRejected = false
 
     public init(failOn: FailOn? = nil, staleHours: Double? = nil, failOnRejected: Bool = false) {
@@ -51,6 +52,8 @@ public enum RunAlerts {
         }
         if rules.failOnRejected, let changes = result.snapshot.changes {
             reasons += rejectedReasons(result.snapshot.files, newFiles: Set(changes.newFiles), databasePath: result.databasePath)
+            // A file rewritten empty lost every record it held: as much lost data as a rejected line.
+            reasons += result.warnings.filter { $0.code == .inputEmptied }.map(\.message)
         }
         if let hours = rules.staleHours {
             reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath), hours: hours, nowMs: nowMs)

@@ -147,4 +147,35 @@ final class AlertExitStatusTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.err)
     }
 
+    /// An export that rewrote a file empty (found at 1M: 872,576 server-log records removed and 870,000 dropped orders
+    /// paged, nothing naming the file): `input_emptied` says which file lost how many records, and `--fail-on-rejected`
+    /// alerts with it; delivered again, its records come back and nothing alerts.
+    func testAFileRewrittenEmptyIsNamedAndAlerts() throws {
+        let (input, out) = try scratchSample()
+        let server = input + "/server.jsonl"
+        let kept = try Data(contentsOf: URL(fileURLWithPath: server))
+        let first = try BuiltBinary.run(["run", input, "--out", out, "--fail-on-rejected"])
+        XCTAssertEqual(first.status, 0, first.err)
+        try Data().write(to: URL(fileURLWithPath: server))
+        let emptied = try BuiltBinary.run(["run", input, "--out", out, "--fail-on-rejected", "--json"])
+        XCTAssertEqual(emptied.status, 3, emptied.err)
+        let message =
+            "\(server): holds no record now (0 bytes): the 1,904 records the ledger held from it were removed with its old content (a "
+            + "file rewritten in place replaces its records); a failed or cut export? Deliver it again under this name and run again: its "
+            + "records come back"
+        XCTAssertTrue(emptied.err.contains("iap-audit: warning: " + message + "\n"), emptied.err)
+        XCTAssertTrue(emptied.err.contains("iap-audit: alert: " + message + "\n"), emptied.err)
+        let json = try JSONSerialization.jsonObject(with: Data(emptied.out.utf8)) as! [String: Any]
+        XCTAssertEqual(NextDayCreditTests.canonical(json["alert"]), NextDayCreditTests.canonical(["exit": 3, "reasons": [message]]))
+        XCTAssertEqual(
+            try PythonReader.run(
+                "import json, sqlite3, sys\nprint(json.dumps(sqlite3.connect(sys.argv[1]).execute(\"SELECT code, message FROM "
+                    + "run_warning WHERE code = 'input_emptied'\").fetchall()))", args: [out + "/audit.sqlite"]) as? [[String]],
+            [["input_emptied", message]], "the warning is in the ledger too")
+
+        try kept.write(to: URL(fileURLWithPath: server))
+        let back = try BuiltBinary.run(["run", input, "--out", out, "--fail-on-rejected"])
+        XCTAssertEqual(back.status, 0, back.err)
+        XCTAssertFalse(back.err.contains("holds no record now"), back.err)
+    }
 }
