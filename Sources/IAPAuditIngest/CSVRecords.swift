@@ -4,8 +4,9 @@ import IAPAuditModel
 ///
 /// A quoted field may span lines (up to `maxLinesPerRecord`; `CSVRecordAssembler` joins them); a
 /// record's line is its first line.
-enum CSVRecords {
-    static let maxLinesPerRecord = 20
+package enum CSVRecords {
+    /// Lines one record may span (a quoted field holding line breaks); blank lines are not counted.
+    package static let maxLinesPerRecord = 20
 
     /// Splits one line into fields; throws `IngestError` on an unterminated quote.
     /// - Parameter textAfterQuote: keep text after a closing quote in the field (`"234.58" EUR` is

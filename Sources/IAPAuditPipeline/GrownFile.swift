@@ -4,23 +4,31 @@ import IAPAuditIngest
 import IAPAuditModel
 import IAPAuditStore
 
-/// A JSON Lines file of the ledger that only grew since it was stored (a log still being written): its
-/// first `oldBytes` are the bytes stored (their SHA-256 is the stored one) and end a line, so only what
-/// follows is read, its lines numbered on from `oldLines`.
+/// A JSON Lines or CSV file of the ledger that only grew since it was stored (a log still being written): its
+/// first `oldBytes` are the bytes stored (their SHA-256 is the stored one) and end a line, so only what follows is
+/// read, its lines numbered on from `oldLines`.
 ///
 /// The check reads the old part once (hashing it beside the whole file, one pass): what it costs is the
-/// hashing, not the parsing. Anything else — another format (CSV needs its header, a JWS file its kind), a
-/// gzip file, a file that shrank or whose old part changed — is read whole.
+/// hashing, not the parsing. A CSV file's part is read under its header (its first non-blank line), and only
+/// when no record was still open at the old end: a quoted field whose closing quote had not come yet (the lines
+/// that follow could close it) was rejected there, so a rejection among the old part's last
+/// `CSVRecords.maxLinesPerRecord` non-blank lines has the file read whole. Anything else — another format (a JWS
+/// file is one kind of record throughout, but small), a gzip file, a file that shrank or whose old part changed —
+/// is read whole.
 struct GrownFile {
     /// Bytes stored before, and the lines they hold (line feeds).
     let oldBytes: Int
     let oldLines: Int
     /// The SHA-256 of the whole file now.
     let sha256: String
+    /// A CSV file's header: the bytes up to and including its line feed, and its line number (nil: JSON Lines).
+    let header: (bytes: Int, line: Int)?
 
-    /// The file at `path` as it grew from `previous`, or nil when it is not only a grown JSON Lines file.
-    init?(path: String, bytes: Int64, previous: StoredFile) throws {
-        guard previous.format == SourceFormat.jsonLines.rawValue, previous.status == ImportStatus.imported.rawValue,
+    /// The file at `path` as it grew from `previous`, or nil when it is not only a grown JSON Lines or CSV file.
+    /// - Parameter rejectedSince: whether the stored file has a rejected line at this line number or after.
+    init?(path: String, bytes: Int64, previous: StoredFile, rejectedSince: (Int) throws -> Bool) throws {
+        let csv = previous.format == SourceFormat.csv.rawValue
+        guard previous.format == SourceFormat.jsonLines.rawValue || csv, previous.status == ImportStatus.imported.rawValue,
             previous.isCurrentReader, previous.contentSha256 == previous.sha256, previous.bytes > 0, bytes > previous.bytes
         else { return nil }
         let mapped = try MappedFile(path: path)
@@ -30,17 +38,67 @@ struct GrownFile {
         }
         let hashes = Digest.sha256Hex(data, prefix: previous.bytes)
         guard hashes.prefix == previous.sha256 else { return nil }
+        let scan = data.withUnsafeBytes { OldPart(UnsafeRawBufferPointer(rebasing: $0.prefix(previous.bytes))) }
+        if csv {
+            guard let header = scan.first, try !rejectedSince(scan.windowStart ?? header.number + 1) else { return nil }
+            self.header = (header.end + 1, header.number)
+        } else {
+            self.header = nil
+        }
         oldBytes = previous.bytes
-        oldLines = data.withUnsafeBytes { raw in raw.prefix(previous.bytes).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
+        oldLines = scan.lineFeeds
         sha256 = hashes.whole
     }
 
-    /// What the readers read: `oldLines` line feeds (blank lines, read as nothing) and then the new part, so that
-    /// the new records are at their `file:line` in the whole file.
+    /// What the readers read: `oldLines` line feeds (blank lines, read as nothing; a CSV file's header first) and then
+    /// the new part, so that the new records are at their `file:line` in the whole file.
     func part(of path: String) throws -> InputFile {
         let mapped = try MappedFile(path: path)
-        var data = Data(repeating: 0x0A, count: oldLines)
-        data.append(mapped.data[(mapped.data.startIndex + oldBytes)...])
+        let start = mapped.data.startIndex
+        var data = Data()
+        if let header {
+            data.append(mapped.data[start..<(start + header.bytes)])
+            data.append(Data(repeating: 0x0A, count: oldLines - header.line))
+        } else {
+            data.append(Data(repeating: 0x0A, count: oldLines))
+        }
+        data.append(mapped.data[(start + oldBytes)...])
         return InputFile(path: path, data: data, sha256: sha256, bytes: mapped.data.count)
+    }
+}
+
+/// One pass over a grown file's old part: its line feeds, its first non-blank line (a CSV file's header) and the
+/// first of its last `CSVRecords.maxLinesPerRecord` non-blank lines after that one, non-blank as the line readers
+/// take it (`InputFile.forEachLineBatch`: a byte other than a space or a tab, a final carriage return aside).
+struct OldPart {
+    var lineFeeds = 0
+    /// The first non-blank line: its number and the offset of its line feed.
+    var first: (number: Int, end: Int)?
+    /// The first line of the window; nil when no line follows the first.
+    var windowStart: Int? { recent.isEmpty ? nil : recent.count < window ? recent[0] : recent[next] }
+    private var recent: [Int] = []
+    private var next = 0
+    private let window = CSVRecords.maxLinesPerRecord
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        var start = 0
+        while start < bytes.count {
+            guard let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start) else { break }  // ends a line: checked
+            let end = bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
+            lineFeeds += 1
+            var stop = end
+            if stop > start && bytes[stop - 1] == 0x0D { stop -= 1 }
+            if bytes[start..<stop].contains(where: { $0 != 0x20 && $0 != 0x09 }) {
+                if first == nil {
+                    first = (lineFeeds, end)
+                } else if recent.count < window {
+                    recent.append(lineFeeds)
+                } else {
+                    recent[next] = lineFeeds
+                    next = (next + 1) % window
+                }
+            }
+            start = end + 1
+        }
     }
 }

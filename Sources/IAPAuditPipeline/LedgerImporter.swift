@@ -64,7 +64,10 @@ struct LedgerImporter {
                 continue
             }
             // Only grown: read from its old end (the old part checked against its stored hash).
-            if !rereadAll, let previous = stored[entry.path], let grown = try GrownFile(path: entry.path, bytes: bytes, previous: previous)
+            if !rereadAll, let previous = stored[entry.path],
+                let grown = try GrownFile(
+                    path: entry.path, bytes: bytes, previous: previous,
+                    rejectedSince: { try store.hasRejections(path: entry.path, fromLine: $0) })
             {
                 importBytes += bytes - Int64(grown.oldBytes)
                 files.append((entry, bytes, stamp, nil, grown))

@@ -89,6 +89,14 @@ public final class AuditStore {
     /// neither the run's index build nor its row-by-row inserts pay for them.
     package func dropTraceIndexes() throws { try database.execute(Schema.dropTraceIndexes) }
 
+    /// Whether the file stored under `path` has a rejected line at `line` or after.
+    package func hasRejections(path: String, fromLine line: Int) throws -> Bool {
+        let q = try database.prepare(
+            "SELECT 1 FROM rejection r JOIN source_file f USING (file_id) WHERE f.path = ?1 AND r.line >= ?2 LIMIT 1")
+        q.bind([path, line])
+        return try q.step()
+    }
+
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
         let statement = try database.prepare(

@@ -176,6 +176,63 @@ final class LedgerGrowsTests: XCTestCase {
         XCTAssertNotEqual(try fileId(), before)
     }
 
+    /// A CSV log that only grew is read from where it ended too, under its header: the ledger holds what a
+    /// from-scratch run holds. One whose old part ended inside a quoted field (its closing quote in the lines that
+    /// followed: the record was rejected as unterminated) is read whole, so that the field is read as one.
+    func testAGrowingCSVLogIsReadFromItsOldEndUnderItsHeader() throws {
+        let (input, options) = try sample(["server.jsonl", "verify.jsonl"])
+        let lines = try String(contentsOfFile: TestPaths.repoRoot + "/sample-data/client.csv", encoding: .utf8).split(separator: "\n")
+        let half = lines.count / 2
+        let path = input + "/client.csv"
+        let fileId = {
+            "\(try self.query(options.outputDirectory, "SELECT file_id AS id FROM source_file WHERE path LIKE '%/client.csv'"))"
+        }
+        func append(_ text: String) throws {
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        }
+        func assertAsFromScratch(_ what: String) throws {
+            let scratch = TestPaths.scratch()
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            var whole = options
+            whole.outputDirectory = scratch
+            _ = try AuditPipeline.run(whole)
+            for table in ["client_report", "rejection", "finding"] {
+                let sql = "SELECT * FROM \(table) ORDER BY 1, 2"
+                XCTAssertEqual("\(try query(options.outputDirectory, sql))", "\(try query(scratch, sql))", "\(what): \(table)")
+            }
+            let file =
+                "SELECT path, sha256, bytes, kind, format, status, note, records_in, records_imported, records_rejected FROM source_file "
+                + "ORDER BY path"
+            XCTAssertEqual("\(try query(options.outputDirectory, file))", "\(try query(scratch, file))", what)
+        }
+        TestPaths.write(lines[..<half].joined(separator: "\r\n") + "\r\n\n", to: path)
+        _ = try AuditPipeline.run(options)
+        let before = try fileId()
+        try append(lines[half...].joined(separator: "\r\n") + "\r\nnot,a,record\r\n")
+        let grown = try AuditPipeline.run(options)
+        XCTAssertEqual(grown.filesParsed, 1)
+        XCTAssertEqual(try fileId(), before, "read from its end into the same file")
+        XCTAssertEqual(try grown.snapshot.rejections.prefix(10).map(\.location.description), ["\(path):\(lines.count + 2)"])
+        try assertAsFromScratch("grown")
+
+        // Ending inside a quoted field: rejected as unterminated; grown, the field closes: read whole.
+        try append("1790826426000,u8,\"a device\n")
+        _ = try AuditPipeline.run(options)
+        XCTAssertEqual(
+            try query(options.outputDirectory, "SELECT reason FROM rejection ORDER BY line DESC LIMIT 1").first?.first as? String,
+            "unterminated quoted field")
+        try append("id\",2000000400999999,2000000400999999,com.example.gems980,purchased,,\n")
+        let closed = try AuditPipeline.run(options)
+        XCTAssertEqual(closed.filesParsed, 1)
+        XCTAssertEqual(
+            try query(options.outputDirectory, "SELECT reason FROM rejection ORDER BY line DESC LIMIT 1").first?.first as? String,
+            "field 'device_id': contains a control character", "read whole: the quoted field read as one, with its line break")
+        try assertAsFromScratch("closed")
+    }
+
     /// The rows of `sql` on the ledger in `out`, read with Python's sqlite3 (record ids as file-relative keys).
     func query(_ out: String, _ sql: String) throws -> [[Any]] {
         try PythonReader.run(
