@@ -56,7 +56,7 @@ public enum RunAlerts {
             reasons += result.warnings.filter { $0.code == .inputEmptied }.map(\.message)
         }
         if let hours = rules.staleHours {
-            reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath), hours: hours, nowMs: nowMs)
+            reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath, notAfterMs: nowMs), hours: hours, nowMs: nowMs)
         }
         return RunVerdict(exit: reasons.isEmpty ? 0 : alertExit, reasons: reasons)
     }
@@ -102,9 +102,17 @@ public enum RunAlerts {
             return ["no record with a time in the ledger (client reports, server log, Apple records): nothing shows the exports run"]
         }
         let limitMs = Int64(hours * 3_600_000)
-        return newest.filter { nowMs - $0.ms > limitMs }.map {
-            "\($0.feed.rawValue) stale: the newest record (\($0.location), \(Timestamp.iso($0.ms))) is \(hoursText(nowMs - $0.ms)) hours "
-                + "old by this machine's clock (\(Timestamp.iso(nowMs))), more than --fail-on-stale \(hoursText(limitMs)): has its export stopped?"
+        return newest.filter { nowMs - $0.ms > limitMs }.map { record in
+            // A record dated after the clock (a skewed device) shows nothing of the export running now: left out, said.
+            var later = ""
+            if let first = record.firstLater {
+                later =
+                    "; \(CountText.counted(Int64(record.later), "record")) dated after this machine's clock left out (the first: "
+                    + "\(first.location), \(Timestamp.iso(first.ms)): a skewed clock?)"
+            }
+            return "\(record.feed.rawValue) stale: the newest record (\(record.location), \(Timestamp.iso(record.ms))) is "
+                + "\(hoursText(nowMs - record.ms)) hours old by this machine's clock (\(Timestamp.iso(nowMs))), more than --fail-on-stale "
+                + "\(hoursText(limitMs)): has its export stopped?" + later
         }
     }
 

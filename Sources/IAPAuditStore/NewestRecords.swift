@@ -7,18 +7,27 @@ package enum RecordFeed: String, Sendable, CaseIterable {
     case appleRecords = "Apple records"
 }
 
-/// The newest record of one feed in the ledger: its time (client or server `ts`; an Apple record's
-/// `received_at`, else its signed date) and where it is.
+/// The newest record of one feed in the ledger not dated after an instant: its time (client or server `ts`; an
+/// Apple record's `received_at`, else its signed date) and where it is; and the records dated after that instant.
 package struct NewestRecord: Sendable, Equatable {
     package var feed: RecordFeed
     package var ms: Int64
     package var location: SourceLocation
+    /// Records of the feed dated after the instant (a clock-skewed client or server): left out, and the first of them.
+    package var later = 0
+    package var firstLater: (ms: Int64, location: SourceLocation)? = nil
+
+    package static func == (a: Self, b: Self) -> Bool {
+        (a.feed, a.ms, a.location, a.later, a.firstLater?.ms, a.firstLater?.location)
+            == (b.feed, b.ms, b.location, b.later, b.firstLater?.ms, b.firstLater?.location)
+    }
 }
 
 extension AuditStore {
-    /// The newest record of each feed the ledger holds a timed record of, in `RecordFeed` order (a feed
-    /// with none is left out). Reads on a read-only connection of its own; each feed is one scan of its table.
-    package static func newestRecords(path: String) throws -> [NewestRecord] {
+    /// The newest record of each feed the ledger holds a timed record of at or before `notAfterMs` (UTC ms), in
+    /// `RecordFeed` order (a feed with none is left out), with the count of its records dated after it. Reads on a
+    /// read-only connection of its own; each feed is one or two scans of its table.
+    package static func newestRecords(path: String, notAfterMs: Int64) throws -> [NewestRecord] {
         let database = try SQLiteDatabase(path: path, readOnly: true)
         let queries: [(RecordFeed, String)] = [
             (.clientReports, "SELECT c.ts_ms, f.path, c.line FROM client_report c JOIN source_file f USING (file_id)"),
@@ -31,10 +40,18 @@ extension AuditStore {
         var newest: [NewestRecord] = []
         for (feed, select) in queries {
             // The newest time; of records equally new, the first in ledger order (path, line).
-            let q = try database.prepare(select + " WHERE ts_ms IS NOT NULL ORDER BY ts_ms DESC, f.path, line LIMIT 1")
-            if try q.step() {
-                newest.append(NewestRecord(feed: feed, ms: q.int64(0), location: SourceLocation(file: q.text(1), line: Int(q.int64(2)))))
+            let q = try database.prepare(select + " WHERE ts_ms IS NOT NULL AND ts_ms <= ?1 ORDER BY ts_ms DESC, f.path, line LIMIT 1")
+            q.bind([notAfterMs])
+            guard try q.step() else { continue }
+            var record = NewestRecord(feed: feed, ms: q.int64(0), location: SourceLocation(file: q.text(1), line: Int(q.int64(2))))
+            let later = try database.prepare(
+                "SELECT count(*) OVER (), ts_ms, path, line FROM (\(select) WHERE ts_ms > ?1) ORDER BY ts_ms, path, line LIMIT 1")
+            later.bind([notAfterMs])
+            if try later.step() {
+                record.later = Int(later.int64(0))
+                record.firstLater = (later.int64(1), SourceLocation(file: later.text(2), line: Int(later.int64(3))))
             }
+            newest.append(record)
         }
         return newest
     }

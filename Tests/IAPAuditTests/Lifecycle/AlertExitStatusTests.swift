@@ -105,6 +105,33 @@ final class AlertExitStatusTests: XCTestCase {
                     + "dropped_order:1000\n"), both.err)
     }
 
+    /// A client report dated in the future (a skewed device clock; found at 1M: one line dated months ahead kept the
+    /// client feed "fresh" until then) shows nothing of the export running now: left out of the stale check, and said.
+    func testARecordDatedInTheFutureDoesNotKeepAFeedFresh() throws {
+        let root = TestPaths.scratch(), out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let now = Int64(Date().timeIntervalSince1970) * 1000
+        let old = now - 48 * 3_600_000, future = now + 180 * 24 * 3_600_000
+        TestPaths.write(
+            #"{"ts":\#(old),"user_id":"u1","transaction_id":"1000","product_id":"p","state":"purchased"}"# + "\n"
+                + #"{"ts":\#(future),"user_id":"u2","transaction_id":"1001","product_id":"p","state":"purchased"}"# + "\n",
+            to: root + "/client.jsonl")
+        TestPaths.write(
+            #"{"ts":\#(now - 3_600_000),"request_id":"r1","user_id":"u1","transaction_ids":["2000"],"granted":false}"# + "\n",
+            to: root + "/server.jsonl")
+        let run = try BuiltBinary.run(["run", root + "/client.jsonl", root + "/server.jsonl", "--out", out, "--fail-on-stale", "24"])
+        XCTAssertEqual(run.status, 3, run.err)
+        XCTAssertTrue(
+            run.err.contains(
+                "iap-audit: alert: client reports stale: the newest record (\(root)/client.jsonl:1, \(Timestamp.iso(old))) is 48.0 hours old "
+            ), run.err)
+        XCTAssertTrue(
+            run.err.contains(
+                "has its export stopped?; 1 record dated after this machine's clock left out (the first: \(root)/client.jsonl:2, "
+                    + "\(Timestamp.iso(future)): a skewed clock?)\n"), run.err)
+        XCTAssertFalse(run.err.contains("server log stale"), run.err)
+    }
+
     /// `--fail-on-rejected`: lines rejected in the files a run brings alert (a truncated line, a gzip cut short);
     /// those of files the ledger held already do not, nor does a re-run.
     func testRejectedLinesOfTheNightsFilesAlert() throws {
