@@ -19,7 +19,7 @@ enum RunSummary {
         // workbook's Summary and --json list every file). A nightly mail stays the night's length.
         var listed = s.files
         if let c = s.changes, let previous = c.previousRun ?? (c.repeated ? c.run : nil) {
-            let brought = Set(c.repeated ? [] : c.newFiles)
+            let brought = Set(c.newFiles)  // a re-run too: a copy delivered again (skipped) is told the night it comes
             listed = s.files.filter { brought.contains($0.path) }
             let since = c.repeated ? c.run : previous
             lines.append(

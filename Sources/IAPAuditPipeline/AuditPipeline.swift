@@ -174,7 +174,7 @@ public enum AuditPipeline {
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }
-        let recorded: (changes: RunChanges, record: LifecycleRecord?)?
+        let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
         do {
             recorded = try lifecycle?.changes(
                 outcome.findings, databasePath: output.databasePath, asOfMs: asOf, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
@@ -201,7 +201,9 @@ public enum AuditPipeline {
         report.changes = recorded?.changes
         let storing = Background { [warnings, parameters] in
             try indexing.wait()
-            try store.replaceFindings(outcome.findings.forEach, parameters: parameters, warnings: warnings, lifecycle: recorded?.record)
+            try store.replaceFindings(
+                outcome.findings.forEach, parameters: parameters, warnings: warnings, lifecycle: recorded?.record,
+                runInputs: recorded?.runInputs)
         }
         do {
             try output.writeWorkbook(ReportBuilder.workbook(report, redactor: shown))

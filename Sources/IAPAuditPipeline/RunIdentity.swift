@@ -30,6 +30,9 @@ struct RunIdentity {
     let parameters: String
     /// The files it names: (path, SHA-256), by path.
     let inputs: [(path: String, sha256: String)]
+    /// Every file of the ledger, skipped ones too (copies of another input): (path, SHA-256), by path — what the
+    /// next run compares its files with to say which it brought (`run_input`).
+    let given: [(path: String, sha256: String)]
 
     init(files: [LedgerFile], options: AuditOptions, signatures: String) {
         let lines =
@@ -39,6 +42,7 @@ struct RunIdentity {
                 "from \(options.fromMs.map(String.init) ?? "none")", "to \(options.toMs.map(String.init) ?? "none")",
                 "signatures \(signatures)",
             ] + (options.redaction.map { $0.ledger ? ["redacted_ledger \($0.redactor.fingerprint)"] : [] } ?? [])
+        given = files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map { ($0.path, $0.sha256) }
         inputs = files.filter { $0.status != "skipped" }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             .map { ($0.path, $0.sha256) }
         parameters = lines.joined(separator: "\n")

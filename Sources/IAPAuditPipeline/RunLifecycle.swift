@@ -35,21 +35,24 @@ struct RunLifecycle {
         brought = files.filter { before[$0.path] != $0.sha256 }.map(\.path).sorted()
     }
 
-    /// This run's changes, and what to record with its findings (nil for a repeated run). Reads the ledger
-    /// on a connection of its own (the run's may be building indexes meanwhile).
+    /// This run's changes, and what to record with its findings (nil for a repeated run; it has the files it
+    /// brought recorded as the last run's, `runInputs`, when it brought any: a copy delivered again, skipped). Reads the
+    /// ledger on a connection of its own (the run's may be building indexes meanwhile).
     /// - Parameters:
     ///   - asOfMs: the run's as-of (a finding resolved without a new record is resolved at it).
     ///   - nowMs: the machine's clock: when the run is recorded.
-    func changes(_ findings: FindingSpill, databasePath: String, asOfMs: Int64?, nowMs: Int64) throws -> (RunChanges, LifecycleRecord?) {
+    func changes(_ findings: FindingSpill, databasePath: String, asOfMs: Int64?, nowMs: Int64) throws -> (
+        RunChanges, LifecycleRecord?, runInputs: [(path: String, sha256: String)]?
+    ) {
         let reader = try LifecycleReader(path: databasePath)
         if let last, repeated {
             let recordedAt = try reader.recordedAtMs(ofRun: last.run) ?? nowMs
             let previousRun = last.run > 1 ? last.run - 1 : nil
-            return (
-                RunChanges(
-                    run: last.run, previousRun: previousRun, repeated: true, fingerprint: identity.fingerprint, recordedAtMs: recordedAt,
-                    changes: try reader.changes(ofRun: last.run)), nil
-            )
+            var changes = RunChanges(
+                run: last.run, previousRun: previousRun, repeated: true, fingerprint: identity.fingerprint, recordedAtMs: recordedAt,
+                changes: try reader.changes(ofRun: last.run))
+            changes.newFiles = brought
+            return (changes, nil, brought.isEmpty ? nil : identity.given)
         }
         let run = (last?.run ?? 0) + 1
         var current: [FindingLifecycle.Current] = []
@@ -60,13 +63,14 @@ struct RunLifecycle {
         let changes = try FindingLifecycle.changes(
             run: run, current: current, previous: previous, earlier: { last == nil ? nil : try reader.state($0) },
             resolve: { try resolutions($0, reader) }, asOfMs: asOfMs)
-        let record = LifecycleRecord(
+        var record = LifecycleRecord(
             run: run, fingerprint: identity.fingerprint, parameters: identity.parameters, recordedAtMs: nowMs, asOfMs: asOfMs,
             inputs: identity.inputs, findings: current.count, changes: changes)
+        record.given = identity.given
         var runChanges = RunChanges(
             run: run, previousRun: last?.run, repeated: false, fingerprint: identity.fingerprint, recordedAtMs: nowMs, changes: changes)
         runChanges.newFiles = brought
-        return (runChanges, record)
+        return (runChanges, record, nil)
     }
 
     /// What resolved each finding of `gone`: the records of its transaction in the files new to this run,

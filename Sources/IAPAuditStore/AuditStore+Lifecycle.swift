@@ -10,8 +10,10 @@ package struct LifecycleRecord: Sendable {
     /// Machine clock, ms since 1970 UTC.
     package var recordedAtMs: Int64
     package var asOfMs: Int64?
-    /// The files of the run (path, SHA-256): the next run's records from other files are new.
+    /// The files of the run's identity (path, SHA-256): the next run's records from other files are new.
     package var inputs: [(path: String, sha256: String)]
+    /// Every file of the run, skipped copies too (`run_input`): the next run brought those not among them.
+    package var given: [(path: String, sha256: String)] = []
     package var findings: Int
     package var changes: [FindingChange]
 
@@ -78,9 +80,7 @@ extension AuditStore {
             r.inputs.count, r.findings, count(r.changes, .new), count(r.changes, .stillOpen), count(r.changes, .resolved),
             count(r.changes, .reopened),
         ])
-        try database.execute("DELETE FROM run_input")
-        let input = try database.prepare("INSERT INTO run_input (path, sha256) VALUES (?1, ?2)")
-        for file in r.inputs { try input.run([file.path, file.sha256]) }
+        try replaceRunInputs(r.given)
         let state = try database.prepare(Self.stateInsert)
         let history = try database.prepare(Self.historyInsert)
         for change in r.changes where change.isRecorded {
@@ -92,6 +92,14 @@ extension AuditStore {
         try database.prepare("UPDATE finding_state SET last_seen_run = ?1 WHERE status <> 'resolved' AND last_seen_run <> ?1").run([
             r.run
         ])
+    }
+
+    /// Rewrites `run_input`: the files of the last run (a re-run records no lifecycle, but what it brought: a copy
+    /// delivered again, skipped, is not brought again by the next run).
+    func replaceRunInputs(_ inputs: [(path: String, sha256: String)]) throws {
+        try database.execute("DELETE FROM run_input")
+        let input = try database.prepare("INSERT INTO run_input (path, sha256) VALUES (?1, ?2)")
+        for file in inputs { try input.run([file.path, file.sha256]) }
     }
 
     private func count(_ changes: [FindingChange], _ event: LifecycleEvent) -> Int { changes.filter { $0.event == event }.count }

@@ -265,10 +265,10 @@ public final class AuditStore {
 
     /// Replaces the findings (given one by one, in table order; each stored with its stable id, `FindingIds`),
     /// the run parameters and the run's warnings (table `run_warning`, in the order given), and records the
-    /// run's lifecycle when given, in one transaction.
+    /// run's lifecycle when given (else, when given, the files of a re-run: `runInputs`), in one transaction.
     package func replaceFindings(
         _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = [],
-        lifecycle: LifecycleRecord? = nil
+        lifecycle: LifecycleRecord? = nil, runInputs: [(path: String, sha256: String)]? = nil
     ) throws {
         try database.transaction {
             try database.execute("DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning;")
@@ -304,7 +304,11 @@ public final class AuditStore {
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
             let warning = try database.prepare("INSERT INTO run_warning (code, message, file) VALUES (?1, ?2, ?3)")
             for w in warnings { try warning.run([w.code.rawValue, w.message, w.file]) }
-            if let lifecycle { try record(lifecycle) }
+            if let lifecycle {
+                try record(lifecycle)
+            } else if let runInputs {
+                try replaceRunInputs(runInputs)
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import IAPAuditCLI
 @testable import IAPAuditModel
 @testable import IAPAuditPipeline
 
@@ -37,5 +38,24 @@ final class LedgerCopyOrderTests: XCTestCase {
                 """, args: [out + "/audit.sqlite", input + "/server.jsonl"]) as? [Int]
         XCTAssertEqual(ids?.first, stored?.first, "the server log's records are still the stored file's")
         XCTAssertEqual(ids?.last, 1904)
+    }
+
+    /// A copy delivered again is told the night it comes (found at 1M: a re-run — the copy changes no finding — listed
+    /// nothing, and the following nights listed the copy as new, every night): the re-run's summary lists it, and the
+    /// next run does not.
+    func testACopyIsListedTheNightItComesAndNotAgain() throws {
+        let (input, out) = try scratchSample()
+        let options = AuditOptions(paths: [input], outputDirectory: out)
+        _ = try AuditPipeline.run(options)
+        try FileManager.default.copyItem(atPath: input + "/server.jsonl", toPath: input + "/resend.jsonl")
+        let copied = RunSummary.text(try AuditPipeline.run(options))
+        XCTAssertTrue(
+            copied.contains(
+                "Inputs (4 files; 1 new or changed since run 1, listed; the other 3 as an earlier run read them: the workbook's Summary "
+                    + "and --json list every file):\n  \(input)/resend.jsonl  skipped: same content as \(input)/server.jsonl (not counted twice)\n"
+            ), copied)
+        XCTAssertTrue(copied.contains("Changes: run 1 again (the same inputs and parameters: nothing recorded)"), copied)
+        let next = RunSummary.text(try AuditPipeline.run(options))
+        XCTAssertTrue(next.contains("Inputs (4 files; 0 new or changed since run 1, listed;"), next)
     }
 }
