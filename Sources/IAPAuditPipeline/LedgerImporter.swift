@@ -254,11 +254,12 @@ struct LedgerImporter {
     }
 
     /// Records the file's stat, content hash and that it was given, unless the ledger says so already (a
-    /// re-run writes nothing: a stamp unknown when stored, the file then being fresh, stays so until the file's
-    /// row is written again, and the file is hashed meanwhile). `wrote`: the file's row was just (re)written.
+    /// re-run writes nothing). A stamp unknown when stored (the file then being fresh) is stored once a run finds
+    /// the file old enough for its stat to be trusted: that run hashed it, the following ones do not. `wrote`: the
+    /// file's row was just (re)written.
     private func mark(_ path: String, _ stamp: FileStamp, content: String, wrote: Bool, _ stored: [String: StoredFile]) throws {
         if !wrote, let previous = stored[path], previous.given, previous.contentSha256 == content,
-            previous.stamp == stamp || previous.stamp?.isKnown == false
+            previous.stamp == stamp || (previous.stamp?.isKnown == false && !stamp.isKnown)
         {
             return
         }

@@ -114,6 +114,27 @@ final class LedgerGrowsTests: XCTestCase {
         XCTAssertFalse(try LedgerImporter.stamp(of: input + "/fresh.txt").isKnown)
     }
 
+    /// A file stored just after it was written has its stat stored as unknown; the first run that finds it old
+    /// enough hashes it once more and stores its stat (found at 1M: an export finishing seconds before the cron line
+    /// was hashed every night, forever).
+    func testAFreshFilesStatIsStoredOnceItIsOldEnough() throws {
+        let (input, options) = try sample(["client.jsonl"])
+        let path = input + "/client.jsonl"
+        TestPaths.write(try String(contentsOfFile: path, encoding: .utf8), to: path)  // written just now
+        _ = try AuditPipeline.run(options)
+        let fresh = try XCTUnwrap(try ledger(options.outputDirectory)["files"] as? [[Any]])
+        XCTAssertEqual([fresh[0][4] as? Int, fresh[0][5] as? Int], [0, 0], "not trusted yet")
+        XCTAssertEqual(try AuditPipeline.run(options).filesParsed, 0, "a re-run right away: the same, nothing written")
+        // Later (its modification time an hour back, as if the night had passed): hashed, the same content, its stat stored.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: path)
+        XCTAssertEqual(try AuditPipeline.run(options).filesParsed, 0)
+        let files = try XCTUnwrap(try ledger(options.outputDirectory)["files"] as? [[Any]])
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        XCTAssertEqual(files[0][4] as? Int, Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+        XCTAssertEqual(files[0][5] as? Int, Int(info.st_ino))
+    }
+
     /// `--ledger FILE` puts the ledger elsewhere; the workbook still goes to `--out`, and the ledger is never an input.
     func testTheLedgerCanLiveApartFromTheWorkbook() throws {
         var (input, options) = try sample(["client.jsonl"])
