@@ -33,7 +33,13 @@ enum AlertOptions {
         for item in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             if item == "new" || item == "any" { throw fail("new and any stand alone, not in a list of kinds") }
             guard let kind = FindingKind(rawValue: item) else {
-                throw fail("expected new, any, or finding kinds separated by commas (\(problems)); '\(item)' is none")
+                // A near kind (dropped_orders, dropped) is suggested; the value is said once.
+                let near = FindingKind.problems.first { !item.isEmpty && (item.hasPrefix($0.rawValue) || $0.rawValue.hasPrefix(item)) }
+                let why =
+                    "expected new, any, or finding kinds separated by commas (\(problems))" + (item == text ? "" : "; '\(item)' is none")
+                throw UsageError(
+                    message: "--fail-on: \(why): '\(text)'" + (near.map { " (did you mean \($0.rawValue)?)" } ?? ""), usage: usage,
+                    command: "run")
             }
             if kind.isInfo { throw fail("\(item) is an info kind: info findings never alert (problem kinds: \(problems))") }
             if !kinds.contains(kind) { kinds.append(kind) }

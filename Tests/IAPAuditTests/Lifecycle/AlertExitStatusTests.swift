@@ -45,6 +45,11 @@ final class AlertExitStatusTests: XCTestCase {
         for (arguments, message) in [
             (["--fail-on", "regranted"], "--fail-on: regranted is an info kind: info findings never alert"),
             (["--fail-on", "dropped"], "--fail-on: expected new, any, or finding kinds separated by commas"),
+            (
+                ["--fail-on", "dropped_orders"],
+                "--fail-on: expected new, any, or finding kinds separated by commas (dropped_order, duplicate_credit, sandbox_leak, "
+                    + "refund_still_granted, invalid_credit, verification_backlog): 'dropped_orders' (did you mean dropped_order?)\n"
+            ),
             (["--fail-on", "new,dropped_order"], "--fail-on: new and any stand alone, not in a list of kinds"),
             (["--fail-on", "dropped_order,"], "--fail-on: expected new, any, or finding kinds separated by commas"),
             (["--fail-on-stale", "0"], "--fail-on-stale: not a number of hours above 0 and at most 87600: '0'"),
