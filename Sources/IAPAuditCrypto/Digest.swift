@@ -24,8 +24,9 @@ package enum Digest {
     }
 
     /// The SHA-256s (hex) of the first `prefix` bytes of `data` and of all of it, in one pass: a file that grew
-    /// is checked against the hash stored when it was `prefix` bytes long.
-    package static func sha256Hex(_ data: Data, prefix: Int) -> (prefix: String, whole: String) {
+    /// is checked against the hash stored when it was `prefix` bytes long. `afterChunk` is told each offset hashed to
+    /// (64 MB apart, and the prefix's end: the bytes before it may be handed back).
+    package static func sha256Hex(_ data: Data, prefix: Int, afterChunk: ((Int) -> Void)? = nil) -> (prefix: String, whole: String) {
         let context = EVP_MD_CTX_new(), copy = EVP_MD_CTX_new()
         defer {
             EVP_MD_CTX_free(context)
@@ -34,9 +35,18 @@ package enum Digest {
         EVP_DigestInit_ex(context, EVP_sha256(), nil)
         return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let cut = min(prefix, raw.count)
-            if cut > 0 { EVP_DigestUpdate(context, raw.baseAddress!, cut) }
+            func update(_ range: Range<Int>) {
+                var offset = range.lowerBound
+                while offset < range.upperBound {
+                    let n = min(64 << 20, range.upperBound - offset)
+                    EVP_DigestUpdate(context, raw.baseAddress! + offset, n)
+                    offset += n
+                    afterChunk?(offset)
+                }
+            }
+            update(0..<cut)
             EVP_MD_CTX_copy_ex(copy, context)
-            if raw.count > cut { EVP_DigestUpdate(context, raw.baseAddress! + cut, raw.count - cut) }
+            update(cut..<raw.count)
             return (final(copy), final(context))
         }
     }
