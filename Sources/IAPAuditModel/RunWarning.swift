@@ -60,6 +60,9 @@ public struct RunWarning: Sendable, Hashable {
         /// A file the ledger held records from holds none now (rewritten empty: a failed export?): its records were
         /// removed with its old content.
         public static let inputEmptied = Code(rawValue: "input_emptied")
+        /// A file this run brought whose client reports or server-log records all lack `user_id` (an export that
+        /// renamed or dropped the field): read without error, its findings name no user.
+        public static let userIdMissing = Code(rawValue: "user_id_missing")
         /// Lines of the close's price list (`--prices`) were rejected.
         public static let priceListRejected = Code(rawValue: "price_list_rejected")
         /// No App Store Connect report of the closed period among the inputs: Apple's figures are absent.
@@ -82,7 +85,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .nothingImported,
+            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .userIdMissing,
+            .nothingImported,
             .asOfInFuture,
             .noServerLog,
             .noAppleRecord,

@@ -187,6 +187,7 @@ public enum AuditPipeline {
         }
         timer.lap("report_lifecycle")
         warnings += try RunChecks.afterReconcile(outcome, options, store)
+        warnings += try RunChecks.userCoverage(store, newFiles: lifecycle?.newFiles ?? [:])
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         timer.lap("report_checks")
         // The workbook is written from the findings as reconciled while the store takes them (once its

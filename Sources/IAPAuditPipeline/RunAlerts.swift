@@ -53,7 +53,8 @@ public enum RunAlerts {
         if rules.failOnRejected, let changes = result.snapshot.changes {
             reasons += rejectedReasons(result.snapshot.files, newFiles: Set(changes.newFiles), databasePath: result.databasePath)
             // A file rewritten empty lost every record it held: as much lost data as a rejected line.
-            reasons += result.warnings.filter { $0.code == .inputEmptied }.map(\.message)
+            // So did a file whose records all lack a user (a renamed field): as good as a rejected field.
+            reasons += result.warnings.filter { $0.code == .inputEmptied || $0.code == .userIdMissing }.map(\.message)
         }
         if let hours = rules.staleHours {
             reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath, notAfterMs: nowMs), hours: hours, nowMs: nowMs)

@@ -29,6 +29,27 @@ enum RunChecks {
         return warnings
     }
 
+    /// Files of at least `userCoverageMinimum` client reports or server-log records that this run brought (`newFiles`:
+    /// file id → path) and none of whose records names a user: an export that renamed `user_id` (to `userId`) or
+    /// dropped it is read without error, and every finding on its records names nobody (`user_id_missing`).
+    static func userCoverage(_ store: AuditStore, newFiles: [Int64: String]) throws -> [RunWarning] {
+        guard !newFiles.isEmpty else { return [] }
+        return try store.userCoverage(fileIds: Array(newFiles.keys)).filter { $0.withUser == 0 && $0.records >= userCoverageMinimum }
+            .sorted { newFiles[$0.fileId]!.utf8.lexicographicallyPrecedes(newFiles[$1.fileId]!.utf8) }
+            .map {
+                let path = newFiles[$0.fileId]!
+                let what = $0.table == "client_report" ? "client report" : "server-log record"
+                return RunWarning(
+                    .userIdMissing,
+                    "\(path): none of its \(CountText.counted($0.records, what)) has a user_id (an export that renamed or dropped the "
+                        + "field?): read without error, but the findings on them name no user, and trace cannot say whom to credit; fix "
+                        + "the export and deliver the file again under this name", file: path)
+            }
+    }
+
+    /// Records a file must hold for `userCoverage` to judge it (a handful without a user is no export's pattern).
+    static let userCoverageMinimum: Int64 = 20
+
     static func afterReconcile(_ outcome: Reconciler.Outcome, _ options: AuditOptions, _ store: AuditStore) throws -> [RunWarning] {
         var warnings: [RunWarning] = []
         // A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about

@@ -210,4 +210,27 @@ final class AlertExitStatusTests: XCTestCase {
         XCTAssertEqual(back.status, 0, back.err)
         XCTAssertFalse(back.err.contains("holds no record now"), back.err)
     }
+
+    /// A client export that renamed `user_id` (to `userId`): read without error before, every finding on it naming
+    /// nobody (found at 1M by an on-call user test); now `user_id_missing` says so and `--fail-on-rejected` alerts.
+    func testAFileWhoseRecordsAllLackAUserIsNamedAndAlerts() throws {
+        let (input, out) = try scratchSample()
+        let client = input + "/client.jsonl"
+        let text = try String(contentsOfFile: client, encoding: .utf8)
+        TestPaths.write(text.replacingOccurrences(of: "\"user_id\":", with: "\"userId\":"), to: client)
+        let run = try BuiltBinary.run(["run", input, "--out", out, "--fail-on-rejected"])
+        XCTAssertEqual(run.status, 3, run.err)
+        let message =
+            "\(client): none of its 2,390 client reports has a user_id (an export that renamed or dropped the field?): read without error, "
+            + "but the findings on them name no user, and trace cannot say whom to credit; fix the export and deliver the file again under "
+            + "this name"
+        XCTAssertTrue(run.err.contains("iap-audit: warning: " + message + "\n"), run.err)
+        XCTAssertTrue(run.err.contains("iap-audit: alert: " + message + "\n"), run.err)
+        XCTAssertFalse(run.err.contains("server.jsonl: none of its"), "the server log names its users")
+
+        // Fixed and delivered again under the same name: nothing alerts.
+        TestPaths.write(text, to: client)
+        let fixed = try BuiltBinary.run(["run", input, "--out", out, "--fail-on-rejected"])
+        XCTAssertEqual(fixed.status, 0, fixed.err)
+    }
 }
