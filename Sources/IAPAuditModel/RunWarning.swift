@@ -63,6 +63,8 @@ public struct RunWarning: Sendable, Hashable {
         /// A file this run brought whose client reports or server-log records all lack `user_id` (an export that
         /// renamed or dropped the field): read without error, its findings name no user.
         public static let userIdMissing = Code(rawValue: "user_id_missing")
+        /// The trust anchors or `--signatures-at` differ from the last run's: every input file was read again.
+        public static let signatureSettingsChanged = Code(rawValue: "signature_settings_changed")
         /// Lines of the close's price list (`--prices`) were rejected.
         public static let priceListRejected = Code(rawValue: "price_list_rejected")
         /// No App Store Connect report of the closed period among the inputs: Apple's figures are absent.
@@ -86,7 +88,7 @@ public struct RunWarning: Sendable, Hashable {
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
             .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .userIdMissing,
-            .nothingImported,
+            .signatureSettingsChanged, .nothingImported,
             .asOfInFuture,
             .noServerLog,
             .noAppleRecord,

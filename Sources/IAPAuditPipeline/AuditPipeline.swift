@@ -129,7 +129,17 @@ public enum AuditPipeline {
         // Said before the first token is stored: a killed run's ledger is refused to another key too.
         if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
         try output.removeWorkbook()
-        let settingsChanged = try store.runParameter("signature_settings") != signatures.fingerprint
+        let settingsBefore = try store.runParameter("signature_settings")
+        let settingsChanged = settingsBefore != signatures.fingerprint
+        if settingsChanged, settingsBefore != nil, !stored.isEmpty {
+            // A night that takes a full run's time says why.
+            warnings.append(
+                RunWarning(
+                    .signatureSettingsChanged,
+                    "every input file is read again: the trust anchors or --signatures-at differ from the last run's (signed records "
+                        + "are verified as they are read, and the ledger holds their verdicts); runs with these settings read only "
+                        + "what changed"))
+        }
         let (parsed, bulk, vanished) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
             scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,

@@ -135,6 +135,26 @@ final class LedgerGrowsTests: XCTestCase {
         XCTAssertEqual(files[0][5] as? Int, Int(info.st_ino))
     }
 
+    /// Other trust anchors (a config without them) have every file read again — their signed records' verdicts are
+    /// the ledger's — and the run says why (found by an on-call user test: a 40 s night, nothing saying why); a run
+    /// with the same settings again reads nothing and says nothing.
+    func testOtherTrustAnchorsReadEveryFileAgainAndSaySo() throws {
+        var (_, options) = try sample()
+        _ = try AuditPipeline.run(options)
+        options.config = AuditConfig()
+        let changed = try AuditPipeline.run(options)
+        XCTAssertEqual(changed.filesParsed, 3)
+        XCTAssertEqual(
+            changed.warnings.filter { $0.code == .signatureSettingsChanged }.map(\.message),
+            [
+                "every input file is read again: the trust anchors or --signatures-at differ from the last run's (signed records are "
+                    + "verified as they are read, and the ledger holds their verdicts); runs with these settings read only what changed"
+            ])
+        let again = try AuditPipeline.run(options)
+        XCTAssertEqual(again.filesParsed, 0)
+        XCTAssertEqual(again.warnings.filter { $0.code == .signatureSettingsChanged }.count, 0)
+    }
+
     /// `--ledger FILE` puts the ledger elsewhere; the workbook still goes to `--out`, and the ledger is never an input.
     func testTheLedgerCanLiveApartFromTheWorkbook() throws {
         var (input, options) = try sample(["client.jsonl"])
