@@ -108,6 +108,9 @@ struct LedgerImporter {
             recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
         }
         var emptied: [RunWarning] = []
+        /// Kept files (not given) whose content a file of this run is: its path, by theirs.
+        var copiedAs: [String: String] = [:]
+        let keptPaths = Set(keeping)
         /// Brings one entry into the ledger (inside its group's transaction, if any).
         func bring(_ number: Int) throws {
             let entry = entries[number]
@@ -125,6 +128,7 @@ struct LedgerImporter {
                     let earlier = [bytesSeen[sha256], recordsSeen[content]].compactMap({ $0 }).first(where: { $0 != entry.path })
                 {
                     let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path), sha256: sha256)
+                    if keptPaths.contains(earlier) { copiedAs[earlier] = copiedAs[earlier] ?? entry.path }
                     try storeIfChanged(
                         ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
                     try store.markFile(path: entry.path, stamp: item.stamp, contentSha256: content)
@@ -156,6 +160,7 @@ struct LedgerImporter {
                 ?? file.sha256
             // Empty files are each "empty file" (FileImporter), not copies of one another.
             if file.bytes > 0, let earlier = bytesSeen[file.sha256] ?? recordsSeen[content] {
+                if keptPaths.contains(earlier) { copiedAs[earlier] = copiedAs[earlier] ?? entry.path }
                 let wrote = try storeIfChanged(
                     ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
                 try mark(entry.path, item.stamp, content: content, wrote: wrote, stored)
@@ -188,7 +193,7 @@ struct LedgerImporter {
         progress.end()
         // Files no longer given: kept (marked, warned about the first time), or leaving in groups (one commit
         // per 256, not one each).
-        let kept = Set(keeping)
+        let kept = keptPaths
         let leaving = gone.filter { !kept.contains($0) }
         for start in stride(from: 0, to: leaving.count, by: ImportGroups.maxFiles) {
             try store.transaction {
@@ -202,7 +207,8 @@ struct LedgerImporter {
             renamed + emptied
                 + gone.compactMap { path in
                     let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
-                    return why == .kept && !newlyMissing.contains(path) ? nil : Self.vanished(path, stored[path]!, why)
+                    return why == .kept && !newlyMissing.contains(path)
+                        ? nil : Self.vanished(path, stored[path]!, why, copy: copiedAs[path])
                 }
         )
     }
@@ -221,8 +227,6 @@ struct LedgerImporter {
         case otherReader
     }
 
-    /// The warning for a file of the ledger that is not given this run, when it holds records (a skipped or
-    /// empty file leaves nothing behind: no warning).
     /// A file that held `held` records and holds none now (`input_emptied`).
     static func emptied(_ path: String, bytes: Int, held: Int64) -> RunWarning {
         RunWarning(
@@ -232,7 +236,10 @@ struct LedgerImporter {
                 + "failed or cut export? Deliver it again under this name and run again: its records come back", file: path)
     }
 
-    static func vanished(_ path: String, _ file: StoredFile, _ why: Vanished = .kept) -> RunWarning? {
+    /// The warning for a file of the ledger that is not given this run, when it holds records (a skipped or
+    /// empty file leaves nothing behind: no warning). `copy`: a file of this run skipped as its copy (its content
+    /// given under another name: the logrotate step that gzips `client.jsonl.1` into `client.jsonl.2.gz`).
+    static func vanished(_ path: String, _ file: StoredFile, _ why: Vanished = .kept, copy: String? = nil) -> RunWarning? {
         let (imported, rejected) = (file.recordsImported, file.recordsRejected)
         guard imported + rejected > 0 else { return nil }
         let records =
@@ -243,6 +250,13 @@ struct LedgerImporter {
         let what: String
         switch why {
         case .kept:
+            if let copy {
+                return RunWarning(
+                    .inputVanished,
+                    "\(path): not given this run, but its content is, as \(copy) (skipped as its copy): \(records) \(were) KEPT in "
+                        + "the ledger under this name, nothing lost or counted twice (--forget-missing would drop them and read \(copy) "
+                        + "instead)", file: path)
+            }
             what = "\(records) \(were) KEPT in the ledger (imported by an earlier run); to drop them, run with --forget-missing"
         case .forgotten: what = "\(records) \(were) removed from the ledger (--forget-missing)"
         case .otherReader:

@@ -81,6 +81,14 @@ final class LedgerGrowsTests: XCTestCase {
         try FileManager.default.removeItem(atPath: input + "/verify.jsonl")
         let rotated = try AuditPipeline.run(both)
         XCTAssertEqual(rotated.snapshot.files.first { $0.path.hasSuffix(".gz") }?.status, "skipped")
+        // Said as what it is (an on-call user test read "not given … run with --forget-missing" as data lost).
+        XCTAssertEqual(
+            rotated.warnings.filter { $0.code == .inputVanished }.map(\.message),
+            [
+                "\(input)/verify.jsonl: not given this run, but its content is, as \(archive)/verify.jsonl.1.gz (skipped as its copy): its "
+                    + "1,451 records were KEPT in the ledger under this name, nothing lost or counted twice (--forget-missing would drop "
+                    + "them and read \(archive)/verify.jsonl.1.gz instead)"
+            ])
         XCTAssertEqual("\(try ledger(options.outputDirectory)["counts"]!)", "\(before["counts"]!)")
         XCTAssertEqual("\(try ledger(options.outputDirectory)["findings"]!)", "\(before["findings"]!)")
     }
