@@ -7,6 +7,7 @@ package enum TraceOutput {
     package static func text(_ r: TraceResult, workbookPath: String? = nil) -> String {
         var lines = [heading(r), "ledger \(r.ledgerPath)" + (r.asOfMs.map { ", as of \(Timestamp.iso($0))" } ?? "") + runStatus(r)]
         lines += r.notes
+        lines += actionSummary(r)
         if r.matches.isEmpty {
             lines.append("searched:")
             lines += TraceIdKind.allCases.map { "  \($0.label): \($0.columns.joined(separator: ", "))" }
@@ -37,6 +38,28 @@ package enum TraceOutput {
         if let workbookPath { lines += ["", "Wrote \(workbookPath)"] }
         return lines.joined(separator: "\n")
     }
+
+    /// For an id of several transactions (a user's, a device's), the next actions counted up front with the
+    /// transactions that need one, so that a support engineer sees them before 2,000 timelines: `actions: credit manually
+    /// 2 (2000000400595168, 2000000400599128), no action 1`. Nothing for one transaction.
+    static func actionSummary(_ r: TraceResult) -> [String] {
+        let judged = r.transactions.compactMap { t in t.verdict.map { (t.transactionId, $0.action) } }
+        guard judged.count > 1 else { return [] }
+        let parts = TraceAction.allCases.compactMap { action -> String? in
+            let ids = judged.filter { $0.1 == action }.map(\.0)
+            guard !ids.isEmpty else { return nil }
+            let label = action.rawValue.replacingOccurrences(of: "_", with: " ")
+            guard action != .noAction else { return "\(label) \(CountText.grouped(Int64(ids.count)))" }
+            let named =
+                ids.prefix(actionIdsNamed).joined(separator: ", ")
+                + (ids.count > actionIdsNamed ? " … and \(CountText.grouped(Int64(ids.count - actionIdsNamed))) more" : "")
+            return "\(label) \(CountText.grouped(Int64(ids.count))) (\(named))"
+        }
+        return ["actions: " + parts.joined(separator: ", ")]
+    }
+
+    /// Transactions an action of `actionSummary` names, at most.
+    static let actionIdsNamed = 10
 
     private static func heading(_ r: TraceResult) -> String {
         let id = shown(r.id)
