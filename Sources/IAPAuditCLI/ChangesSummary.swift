@@ -8,7 +8,15 @@ enum ChangesSummary {
     static let listed = 20
 
     static func text(_ c: RunChanges) -> [String] {
-        let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { "\(c.count($0)) \(words($0))" }
+        // New and reopened split into problems and info: the alert counts problem findings only (info never alerts).
+        let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { event -> String in
+            let rows = c.changes.filter { $0.event == event }
+            let problems = rows.filter { $0.state.isProblem }.count
+            let split =
+                (event == .new || event == .reopened) && problems < rows.count
+                ? " (\(problems) problems, \(rows.count - problems) info)" : ""
+            return "\(rows.count) \(words(event))" + split
+        }
         let acknowledged = c.acknowledged.count
         let against = c.previousRun.map { "against run \($0)" } ?? "the ledger's first run (every finding is new)"
         var lines = [
