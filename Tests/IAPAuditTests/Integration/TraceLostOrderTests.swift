@@ -49,6 +49,7 @@ final class TraceLostOrderTests: XCTestCase {
             """
             trace MK5TTTVWJH: Apple order id (apple_record.order_id); 2 transactions
             ledger OUT/audit.sqlite, as of 2026-10-15T00:00:00.000Z
+            actions: credit manually 1 (2000000400000102), no action 1
 
             == transaction 2000000400000101 (original 2000000400000101, com.example.gems60, bought 2026-10-12T09:00:00.000Z)
             time (UTC)  source  file:line  what it says

@@ -41,9 +41,19 @@ final class IdempotencyTests: XCTestCase {
         TestPaths.write("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", to: dir + "/cert.pem")
     }
 
+    /// The files of `dir` dated an hour back: their stats are trusted at once. (A file written just now has its stat
+    /// stored by the first run that finds it 2 s old — on a slow machine the re-run — a cache, not a result:
+    /// LedgerGrowsTests.)
+    func agedAnHour(_ dir: String) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: dir + "/" + name)
+        }
+    }
+
     func testSecondRunGivesTheSameDatabase() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         writeInputs(input)
+        try agedAnHour(input)
         let first = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(first.filesParsed, 4)
         let before = try dump(out + "/audit.sqlite")
@@ -114,6 +124,7 @@ final class IdempotencyTests: XCTestCase {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         writeInputs(input)
         try FileManager.default.copyItem(atPath: input + "/client.jsonl", toPath: input + "/copy.jsonl")
+        try agedAnHour(input)
         let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         let copy = try XCTUnwrap(result.snapshot.files.first { $0.path.hasSuffix("/copy.jsonl") })
         XCTAssertEqual(copy.status, "skipped")

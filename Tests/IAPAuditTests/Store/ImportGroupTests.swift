@@ -24,7 +24,13 @@ final class ImportGroupTests: XCTestCase {
     /// Every file is imported once, with its own records; a second run changes nothing.
     func testManySmallFilesAreImportedInGroupsAndARerunChangesNothing() throws {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
-        for i in 0..<700 { TestPaths.write(client(i), to: input + "/c\(String(format: "%04d", i)).jsonl") }
+        // Dated an hour back: their stats are trusted at once (IdempotencyTests.agedAnHour says why).
+        let hourAgo = Date().addingTimeInterval(-3600)
+        for i in 0..<700 {
+            let path = input + "/c\(String(format: "%04d", i)).jsonl"
+            TestPaths.write(client(i), to: path)
+            try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: path)
+        }
         let first = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(first.filesParsed, 700)
         XCTAssertEqual(first.snapshot.files.map(\.recordsImported), Array(repeating: 1, count: 700))
