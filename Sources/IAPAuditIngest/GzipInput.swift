@@ -175,16 +175,40 @@ private struct Inflater {
     }
 }
 
+extension MappedFile {
+    /// `parts` written one after the other into an unlinked temporary file in `directory`, mapped (its pages released
+    /// as it is read, like an input's): what a reader reads of a log that grew, without holding it in memory. `release`
+    /// is told, part by part, how many bytes of that part were written (64 MB at a time), so that a part mapped from
+    /// another file can hand its pages back. Throws `AuditError.output` when the file cannot be made or written.
+    package static func temporary(
+        in directory: String, for path: String, parts: [Data], release: (_ part: Int, _ written: Int) -> Void = { _, _ in }
+    ) throws -> MappedFile {
+        let content = try TemporaryContent(directory: directory, for: path, prefix: ".part-")
+        for (index, part) in parts.enumerated() {
+            try part.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+                var offset = 0
+                while offset < raw.count {
+                    let n = min(64 << 20, raw.count - offset)
+                    try content.write(UnsafeMutablePointer(mutating: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset), n)
+                    offset += n
+                    release(index, offset)
+                }
+            }
+        }
+        return try MappedFile(descriptor: content.descriptor, path: path)
+    }
+}
+
 /// An unlinked temporary file holding inflated content: made in a folder, its name removed at once,
 /// so it goes away with its descriptor whatever happens to the run.
 private final class TemporaryContent {
     let descriptor: Int32
     private let directory: String
 
-    init(directory: String, for path: String) throws {
+    init(directory: String, for path: String, prefix: String = ".gunzip-") throws {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var template = Array((directory + "/.gunzip-XXXXXX").utf8CString)
+        var template = Array((directory + "/" + prefix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw AuditError.output(directory, "cannot make a temporary file to inflate \(path): \(String(cString: strerror(errno)))")

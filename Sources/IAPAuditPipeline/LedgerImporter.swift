@@ -139,7 +139,7 @@ struct LedgerImporter {
                 return
             }
             if let grown = item.grown {
-                let part = try grown.part(of: entry.path)
+                let part = try grown.part(of: entry.path, scratch: scratch)
                 let added = try store.appendStreaming(
                     path: entry.path, sha256: grown.sha256, bytes: Int(item.bytes), metrics: metrics,
                     progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
