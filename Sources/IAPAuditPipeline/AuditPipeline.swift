@@ -58,6 +58,8 @@ public struct AuditResult: Sendable {
     public var warnings: [RunWarning] = []
     /// How the outputs redact ids (`--redact`): the run's summary and diagnostics redact theirs too.
     public var redaction: Redaction? = nil
+    /// What this run read of each file it read, by path (a grown log: its new lines only).
+    var read: [String: LedgerImporter.FileRead] = [:]
 }
 
 /// ingest → store → reconcile → report.
@@ -140,7 +142,7 @@ public enum AuditPipeline {
                         + "are verified as they are read, and the ledger holds their verdicts); runs with these settings read only "
                         + "what changed"))
         }
-        let (parsed, bulk, vanished) = try LedgerImporter(
+        let (parsed, bulk, vanished, read) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
             scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,
             redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }
@@ -149,7 +151,7 @@ public enum AuditPipeline {
         timer.lap("import_files")
         try store.setRunParameter("signature_settings", signatures.fingerprint)
         warnings += vanished
-        let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint) : nil
+        let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read) : nil
         timer.lap("import")
         ImportProgress.phase("reconciling")
         defer { ImportProgress.phase(nil) }
@@ -197,7 +199,7 @@ public enum AuditPipeline {
         }
         timer.lap("report_lifecycle")
         warnings += try RunChecks.afterReconcile(outcome, options, store)
-        warnings += try RunChecks.userCoverage(store, newFiles: lifecycle?.newFiles ?? [:])
+        warnings += try RunChecks.userCoverage(store, newFiles: lifecycle?.newFiles ?? [:], read: read)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         timer.lap("report_checks")
         // The workbook is written from the findings as reconciled while the store takes them (once its
@@ -241,6 +243,6 @@ public enum AuditPipeline {
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-            filesParsed: parsed, warnings: warnings, redaction: options.redaction)
+            filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: read)
     }
 }

@@ -38,7 +38,15 @@ struct LedgerImporter {
     ///
     /// `vanished`: a warning for each file the ledger holds records of that the last run was given and this
     /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records.
-    func importEntries(_ entries: [InputEntry]) throws -> (parsed: Int, bulk: Bool, vanished: [RunWarning]) {
+    /// What a run read of one file: from which line (1, or a grown log's first new line), and the lines it rejected.
+    struct FileRead: Sendable, Equatable {
+        var fromLine: Int
+        var rejected: Int64
+    }
+
+    func importEntries(_ entries: [InputEntry]) throws -> (
+        parsed: Int, bulk: Bool, vanished: [RunWarning], read: [String: FileRead]
+    ) {
         let (stored, renamed) = try renamingMoved(entries, try store.storedFiles())
         // Which files may be unchanged (same path, size and reader): hashed now. The others are read
         // anyway: hashed on another thread while the files before them are imported.
@@ -107,7 +115,8 @@ struct LedgerImporter {
             bytesSeen[sha256] = bytesSeen[sha256] ?? entry.path
             recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
         }
-        var emptied: [RunWarning] = []
+        var emptied: [(path: String, bytes: Int, held: Int64, content: String)] = []
+        var read: [String: FileRead] = [:]
         /// Kept files (not given) whose content a file of this run is: its path, by theirs.
         var copiedAs: [String: String] = [:]
         let keptPaths = Set(keeping)
@@ -148,6 +157,7 @@ struct LedgerImporter {
                     progress.finish(fileBytes: part.bytes - grown.oldBytes)
                     (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
                     parsed += 1
+                    read[entry.path] = FileRead(fromLine: grown.oldLines + 1, rejected: Int64(added!.recordsRejected))
                     try mark(entry.path, item.stamp, content: grown.sha256, wrote: true, stored)
                     return
                 }
@@ -174,9 +184,12 @@ struct LedgerImporter {
                 read: { try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
-            if result != nil { parsed += 1 }
+            if let result {
+                parsed += 1
+                read[entry.path] = FileRead(fromLine: 1, rejected: Int64(result.recordsRejected))
+            }
             if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
-                emptied.append(Self.emptied(entry.path, bytes: file.bytes, held: before.recordsImported))
+                emptied.append((entry.path, file.bytes, before.recordsImported, before.contentSha256))
             }
             if (result?.status ?? .skipped) == .imported { recordsSeen[content] = entry.path }
             if result == nil { try mark(entry.path, item.stamp, content: content, wrote: false, stored) }
@@ -202,14 +215,17 @@ struct LedgerImporter {
         }
         let newlyMissing = keeping.filter { stored[$0]!.given }
         try store.markMissing(newlyMissing)
+        // A file emptied whose old content another file of this run holds (logrotate's copytruncate, run before the
+        // log had a new line: server.log emptied, server.log.1 what it held) lost nothing.
+        let lost = emptied.filter { file in recordsSeen[file.content].map { $0 == file.path } ?? true }
         return (
             parsed, bulk,
-            renamed + emptied
+            renamed + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
                 + gone.compactMap { path in
                     let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
                     return why == .kept && !newlyMissing.contains(path)
                         ? nil : Self.vanished(path, stored[path]!, why, copy: copiedAs[path])
-                }
+                }, read
         )
     }
 

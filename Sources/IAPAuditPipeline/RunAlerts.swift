@@ -51,7 +51,8 @@ public enum RunAlerts {
             reasons += findingReasons(changes, failOn).map { again + $0 }
         }
         if rules.failOnRejected, let changes = result.snapshot.changes {
-            reasons += rejectedReasons(result.snapshot.files, newFiles: Set(changes.newFiles), databasePath: result.databasePath)
+            reasons += rejectedReasons(
+                result.snapshot.files, newFiles: Set(changes.newFiles), read: result.read, databasePath: result.databasePath)
             // A file rewritten empty lost every record it held: as much lost data as a rejected line.
             // So did a file whose records all lack a user (a renamed field): as good as a rejected field.
             reasons += result.warnings.filter { $0.code == .inputEmptied || $0.code == .userIdMissing }.map(\.message)
@@ -82,12 +83,17 @@ public enum RunAlerts {
         }
     }
 
-    /// The files this run brought with rejected lines (a damaged archive's rest is one rejected line).
-    static func rejectedReasons(_ files: [FileSummary], newFiles: Set<String>, databasePath: String) -> [String] {
-        let rejected = files.filter { newFiles.contains($0.path) && $0.recordsRejected > 0 }
+    /// The files this run brought with rejected lines (a damaged archive's rest is one rejected line): of a file this
+    /// run read, the lines it read (a grown log's new ones: its old rejections alerted the night they came); of one it
+    /// brought without reading it (read by a run that did not complete), all.
+    static func rejectedReasons(
+        _ files: [FileSummary], newFiles: Set<String>, read: [String: LedgerImporter.FileRead], databasePath: String
+    ) -> [String] {
+        let rejected = files.filter { newFiles.contains($0.path) }.map { ($0.path, read[$0.path]?.rejected ?? $0.recordsRejected) }
+            .filter { $0.1 > 0 }
         guard !rejected.isEmpty else { return [] }
-        let total = rejected.reduce(0) { $0 + $1.recordsRejected }
-        let named = rejected.prefix(namedIds).map { "\($0.path) (\($0.recordsRejected))" }.joined(separator: ", ")
+        let total = rejected.reduce(0) { $0 + $1.1 }
+        let named = rejected.prefix(namedIds).map { "\($0.0) (\($0.1))" }.joined(separator: ", ")
         return [
             "\(total) line(s) rejected in \(rejected.count) file(s) this run brought: \(named)"
                 + (rejected.count > namedIds ? " … and \(rejected.count - namedIds) more" : "")

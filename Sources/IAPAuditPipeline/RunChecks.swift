@@ -32,16 +32,24 @@ enum RunChecks {
     /// Files of at least `userCoverageMinimum` client reports or server-log records that this run brought (`newFiles`:
     /// file id → path) and none of whose records names a user: an export that renamed `user_id` (to `userId`) or
     /// dropped it is read without error, and every finding on its records names nobody (`user_id_missing`).
-    static func userCoverage(_ store: AuditStore, newFiles: [Int64: String]) throws -> [RunWarning] {
+    /// A grown log (`read`: what this run read of each file) is judged by its new lines.
+    static func userCoverage(_ store: AuditStore, newFiles: [Int64: String], read: [String: LedgerImporter.FileRead]) throws
+        -> [RunWarning]
+    {
         guard !newFiles.isEmpty else { return [] }
-        return try store.userCoverage(fileIds: Array(newFiles.keys)).filter { $0.withUser == 0 && $0.records >= userCoverageMinimum }
+        let files = newFiles.map { (fileId: $0.key, fromLine: read[$0.value]?.fromLine ?? 1) }
+        return try store.userCoverage(files: files).filter { $0.withUser == 0 && $0.records >= userCoverageMinimum }
             .sorted { newFiles[$0.fileId]!.utf8.lexicographicallyPrecedes(newFiles[$1.fileId]!.utf8) }
             .map {
                 let path = newFiles[$0.fileId]!
                 let what = $0.table == "client_report" ? "client report" : "server-log record"
+                let records =
+                    (read[path]?.fromLine ?? 1) > 1
+                    ? "the \(CountText.counted($0.records, what)) it gained (from line \(read[path]!.fromLine))"
+                    : "its \(CountText.counted($0.records, what))"
                 return RunWarning(
                     .userIdMissing,
-                    "\(path): none of its \(CountText.counted($0.records, what)) has a user_id (an export that renamed or dropped the "
+                    "\(path): none of \(records) has a user_id (an export that renamed or dropped the "
                         + "field?): read without error, but the findings on them name no user, and trace cannot say whom to credit; fix "
                         + "the export and deliver the file again under this name", file: path)
             }

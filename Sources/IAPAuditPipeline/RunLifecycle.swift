@@ -23,16 +23,18 @@ struct RunLifecycle {
 
     /// Reads what the lifecycle needs from the store once the inputs are imported (on the run's connection,
     /// before reconciliation).
-    init(_ store: AuditStore, _ options: AuditOptions, signatures: String) throws {
+    /// - Parameter read: the files this run read (a file the ledger held as the last run left it, read again — a copy
+    ///   imported once its original was forgotten — is brought too).
+    init(_ store: AuditStore, _ options: AuditOptions, signatures: String, read: [String: LedgerImporter.FileRead] = [:]) throws {
         let files = try store.ledgerFiles()
         identity = RunIdentity(files: files, options: options, signatures: signatures)
         last = try store.lastRun()
         previous = last == nil ? [] : try store.unresolvedFindings()
         let before = try store.runInputs()
         newFiles = Dictionary(
-            files.filter { $0.status != "skipped" && before[$0.path] != $0.sha256 }.map { ($0.fileId, $0.path) },
+            files.filter { $0.status != "skipped" && (before[$0.path] != $0.sha256 || read[$0.path] != nil) }.map { ($0.fileId, $0.path) },
             uniquingKeysWith: { a, _ in a })
-        brought = files.filter { before[$0.path] != $0.sha256 }.map(\.path).sorted()
+        brought = files.filter { before[$0.path] != $0.sha256 || read[$0.path] != nil }.map(\.path).sorted()
     }
 
     /// This run's changes, and what to record with its findings (nil for a repeated run; it has the files it

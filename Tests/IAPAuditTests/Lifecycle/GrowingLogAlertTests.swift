@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+
+/// A log delivered by appending to the same file every night (read from its old end): what alerts is what the night
+/// added (found by an on-call retest: one old rejected line paged every night, forever, and a field renamed in the
+/// appended lines never alerted).
+final class GrowingLogAlertTests: XCTestCase {
+    typealias Day = NextDayCreditTests
+
+    func append(_ lines: [String], to path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: path, contents: Data())
+        }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+    }
+
+    func purchases(_ range: Range<Int>, day: Int) -> [String] {
+        range.map { Day.purchase("2026-10-0\(day)T10:\(String(format: "%02d", $0 % 60)):00Z", "u\($0)", "\(2_000_000_000_000_000 + $0)") }
+    }
+
+    func testANightAlertsOnTheLinesItAddedOnly() throws {
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out", log = feed + "/client.jsonl"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let run = { try BuiltBinary.run(["run", feed, "--out", out, "--fail-on-rejected"]) }
+
+        // Night 1: a line cut mid-record among good ones: it alerts.
+        try append(
+            purchases(0..<30, day: 1) + [#"{"ts":"2026-10-01T11:00:00Z","user_id":"u1","state":"purchased","transaction_id":"#], to: log)
+        let first = try run()
+        XCTAssertEqual(first.status, 3, first.err)
+        XCTAssertTrue(first.err.contains("iap-audit: alert: 1 line(s) rejected in 1 file(s) this run brought: \(log) (1)."), first.err)
+
+        // Night 2: good lines appended, read from the old end: the old rejection does not page again.
+        try append(purchases(30..<60, day: 2), to: log)
+        let second = try run()
+        XCTAssertEqual(second.status, 0, second.err)
+        XCTAssertTrue(second.out.contains("Records: 61 in = 60 imported + 1 rejected"), second.out)
+
+        // Night 3: the export renamed user_id in the lines it appended, and cut one more: both alert, for this night's lines.
+        try append(
+            purchases(60..<85, day: 3).map { $0.replacingOccurrences(of: "\"user_id\":", with: "\"userId\":") } + ["{not json"], to: log)
+        let third = try run()
+        XCTAssertEqual(third.status, 3, third.err)
+        XCTAssertTrue(third.err.contains("iap-audit: alert: 1 line(s) rejected in 1 file(s) this run brought: \(log) (1)."), third.err)
+        XCTAssertTrue(
+            third.err.contains(
+                "iap-audit: alert: \(log): none of the 25 client reports it gained (from line 62) has a user_id (an export that renamed "
+                    + "or dropped the field?)"), third.err)
+    }
+}
