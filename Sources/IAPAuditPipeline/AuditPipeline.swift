@@ -132,6 +132,7 @@ public enum AuditPipeline {
         if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
         try output.removeWorkbook()
         let settingsBefore = try store.runParameter("signature_settings")
+        let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
         let settingsChanged = settingsBefore != signatures.fingerprint
         if settingsChanged, settingsBefore != nil, !stored.isEmpty {
             // A night that takes a full run's time says why.
@@ -186,6 +187,13 @@ public enum AuditPipeline {
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }
+        // Feeds the ledger held a timed record of, at this run or an earlier one: one that holds none now (its file
+        // emptied, forgotten) is judged stale all the same (`--fail-on-stale`).
+        let feedsNow: [(RecordFeed, Bool)] = [
+            (.clientReports, outcome.clientSpan != nil), (.serverLog, outcome.serverSpan != nil),
+            (.appleRecords, outcome.newestReceivedMs != nil),
+        ]
+        parameters["feeds_seen"] = RecordFeed.seenText(feedsSeenBefore.union(feedsNow.filter(\.1).map(\.0)))
         let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
         do {
             recorded = try lifecycle?.changes(

@@ -58,7 +58,9 @@ public enum RunAlerts {
             reasons += result.warnings.filter { $0.code == .inputEmptied || $0.code == .userIdMissing }.map(\.message)
         }
         if let hours = rules.staleHours {
-            reasons += staleReasons(try AuditStore.newestRecords(path: result.databasePath, notAfterMs: nowMs), hours: hours, nowMs: nowMs)
+            reasons += staleReasons(
+                try AuditStore.newestRecords(path: result.databasePath, notAfterMs: nowMs),
+                seen: RecordFeed.seen(result.snapshot.parameters["feeds_seen"]), hours: hours, nowMs: nowMs)
         }
         return RunVerdict(exit: reasons.isEmpty ? 0 : alertExit, reasons: reasons)
     }
@@ -103,24 +105,42 @@ public enum RunAlerts {
         ]
     }
 
-    /// A feed whose newest record is older than `hours` before `nowMs`; no timed record at all alerts too.
-    static func staleReasons(_ newest: [NewestRecord], hours: Double, nowMs: Int64) -> [String] {
-        guard !newest.isEmpty else {
+    /// A feed whose newest record is older than `hours` before `nowMs`, or which has none dated before then (every one
+    /// after the clock), or none left though an earlier run held some (`seen`); no timed record at all alerts too.
+    static func staleReasons(_ newest: [NewestRecord], seen: Set<RecordFeed> = [], hours: Double, nowMs: Int64) -> [String] {
+        guard !newest.isEmpty || !seen.isEmpty else {
             return ["no record with a time in the ledger (client reports, server log, Apple records): nothing shows the exports run"]
         }
         let limitMs = Int64(hours * 3_600_000)
-        return newest.filter { nowMs - $0.ms > limitMs }.map { record in
+        var reasons: [String] = []
+        for feed in RecordFeed.allCases {
+            guard let record = newest.first(where: { $0.feed == feed }) else {
+                if seen.contains(feed) {
+                    reasons.append(
+                        "\(feed.rawValue) stale: the ledger holds none of its records now, though it held some at an earlier run "
+                            + "(its files emptied, or forgotten with --forget-missing?): has its export stopped?")
+                }
+                continue
+            }
             // A record dated after the clock (a skewed device) shows nothing of the export running now: left out, said.
             var later = ""
             if let first = record.firstLater {
                 later =
-                    "; \(CountText.counted(Int64(record.later), "record")) dated after this machine's clock left out (the first: "
+                    "\(CountText.counted(Int64(record.later), "record")) dated after this machine's clock left out (the first: "
                     + "\(first.location), \(Timestamp.iso(first.ms)): a skewed clock?)"
             }
-            return "\(record.feed.rawValue) stale: the newest record (\(record.location), \(Timestamp.iso(record.ms))) is "
-                + "\(hoursText(nowMs - record.ms)) hours old by this machine's clock (\(Timestamp.iso(nowMs))), more than --fail-on-stale "
-                + "\(hoursText(limitMs)): has its export stopped?" + later
+            guard let newest = record.newest else {
+                reasons.append(
+                    "\(feed.rawValue) stale: no record dated at or before this machine's clock (\(Timestamp.iso(nowMs))); " + later)
+                continue
+            }
+            guard nowMs - newest.ms > limitMs else { continue }
+            reasons.append(
+                "\(feed.rawValue) stale: the newest record (\(newest.location), \(Timestamp.iso(newest.ms))) is "
+                    + "\(hoursText(nowMs - newest.ms)) hours old by this machine's clock (\(Timestamp.iso(nowMs))), more than "
+                    + "--fail-on-stale \(hoursText(limitMs)): has its export stopped?" + (later.isEmpty ? "" : "; " + later))
         }
+        return reasons
     }
 
     /// Hours with one decimal.

@@ -31,6 +31,8 @@ public enum Reconciler {
         /// The spans of time the client reports and the server log cover (oldest and newest `ts`, UTC ms).
         package var clientSpan: ClosedRange<Int64>?
         package var serverSpan: ClosedRange<Int64>?
+        /// The newest Apple `received_at` (UTC ms); nil when no Apple record has one.
+        package var newestReceivedMs: Int64?
         /// Per file, Apple records whose environment signals disagree, and answers naming no environment (rule 24).
         package var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)]
         package var unlinked: RequestStage.Unlinked
@@ -78,7 +80,7 @@ public enum Reconciler {
         try cross.settle(into: findings)
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window, clientSpan: summary.clientSpan,
-            serverSpan: summary.serverSpan,
+            serverSpan: summary.serverSpan, newestReceivedMs: summary.newestReceivedMs,
             environmentCounts: summary.environmentCounts, unlinked: unlinked,
             recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
@@ -95,6 +97,7 @@ public enum Reconciler {
         var newestLogMs: Int64? { [clientSpan?.upperBound, serverSpan?.upperBound].compactMap { $0 }.max() }
         var clientSpan: ClosedRange<Int64>?
         var serverSpan: ClosedRange<Int64>?
+        var newestReceivedMs: Int64?
         var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)] = []
         var records: Int64 = 0
         var clientReports: Int64 = 0
@@ -132,6 +135,7 @@ public enum Reconciler {
                 }
             }
             newest = kinds.compactMap { $0 }.max { $0.ms < $1.ms }
+            newestReceivedMs = kinds[2]?.ms
         }
 
         static func union(_ a: ClosedRange<Int64>?, _ b: ClosedRange<Int64>) -> ClosedRange<Int64> {

@@ -233,4 +233,36 @@ final class AlertExitStatusTests: XCTestCase {
         let fixed = try BuiltBinary.run(["run", input, "--out", out, "--fail-on-rejected"])
         XCTAssertEqual(fixed.status, 0, fixed.err)
     }
+
+    /// A feed the ledger held records of and holds none now (its only file rewritten empty, night after night), and a
+    /// feed whose only records are dated after the clock, are stale (found by an on-call retest: both passed silently,
+    /// the emptied log paged once and never again).
+    func testAFeedWithNoRecordLeftOrOnlyFutureOnesIsStale() throws {
+        let (input, out) = try scratchSample()
+        let stale = ["run", input, "--out", out, "--fail-on-stale", "87600"]
+        XCTAssertEqual(try BuiltBinary.run(stale).status, 0)
+        try Data().write(to: URL(fileURLWithPath: input + "/server.jsonl"))
+        for night in 1...2 {
+            let run = try BuiltBinary.run(stale)
+            XCTAssertEqual(run.status, 3, "night \(night): \(run.err)")
+            XCTAssertTrue(
+                run.err.contains(
+                    "iap-audit: alert: server log stale: the ledger holds none of its records now, though it held some at an earlier run "
+                        + "(its files emptied, or forgotten with --forget-missing?): has its export stopped?\n"), run.err)
+        }
+
+        let future = Int64(Date().timeIntervalSince1970) * 1000 + 30 * 24 * 3_600_000
+        TestPaths.write(
+            #"{"ts":\#(future),"user_id":"u2","transaction_id":"1001","product_id":"p","state":"purchased"}"# + "\n",
+            to: input + "/client.jsonl")
+        let skewed = try BuiltBinary.run(stale)
+        XCTAssertEqual(skewed.status, 3, skewed.err)
+        XCTAssertTrue(
+            skewed.err.contains(
+                "iap-audit: alert: client reports stale: no record dated at or before this machine's clock ("), skewed.err)
+        XCTAssertTrue(
+            skewed.err.contains(
+                "); 1 record dated after this machine's clock left out (the first: \(input)/client.jsonl:1, \(Timestamp.iso(future)): a "
+                    + "skewed clock?)\n"), skewed.err)
+    }
 }
