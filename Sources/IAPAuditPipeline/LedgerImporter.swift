@@ -30,6 +30,12 @@ struct LedgerImporter {
     /// Inputs at least this large (bytes, all files) are imported with the secondary indexes dropped.
     static let bulkBytes: Int64 = 64 << 20
 
+    /// What a run read of one file: from which line (1, or a grown log's first new line), and the lines it rejected.
+    struct FileRead: Sendable, Equatable {
+        var fromLine: Int
+        var rejected: Int64
+    }
+
     /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
     /// again with `AuditStore.endBulkImport` (a run killed before gets them back when the store is
     /// next opened). A bulk import is one that reads at least `bulkBytes`, and at least half of the
@@ -37,13 +43,8 @@ struct LedgerImporter {
     /// drops `trace`'s indexes (the next `trace` makes them).
     ///
     /// `vanished`: a warning for each file the ledger holds records of that the last run was given and this
-    /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records.
-    /// What a run read of one file: from which line (1, or a grown log's first new line), and the lines it rejected.
-    struct FileRead: Sendable, Equatable {
-        var fromLine: Int
-        var rejected: Int64
-    }
-
+    /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records. `read`: what
+    /// the run read of each file it read (`parsed` of them).
     func importEntries(_ entries: [InputEntry]) throws -> (
         parsed: Int, bulk: Bool, vanished: [RunWarning], read: [String: FileRead]
     ) {
@@ -95,7 +96,6 @@ struct LedgerImporter {
         }
         if !bulk && importBytes > 0 { try store.setCache(kibibytes: AuditStore.incrementCacheKiB) }
         let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
-        var parsed = 0
         // The files kept from earlier runs, then this run's in order: by the SHA-256 of their bytes, and, for
         // those whose records were imported, of their content (a gzip file's inflated bytes): a file of the
         // same bytes as another, or whose content is one imported, is a copy of it.
@@ -156,7 +156,6 @@ struct LedgerImporter {
                 if added != nil {
                     progress.finish(fileBytes: part.bytes - grown.oldBytes)
                     (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
-                    parsed += 1
                     read[entry.path] = FileRead(fromLine: grown.oldLines + 1, rejected: Int64(added!.recordsRejected))
                     try mark(entry.path, item.stamp, content: grown.sha256, wrote: true, stored)
                     return
@@ -184,10 +183,7 @@ struct LedgerImporter {
                 read: { try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
-            if let result {
-                parsed += 1
-                read[entry.path] = FileRead(fromLine: 1, rejected: Int64(result.recordsRejected))
-            }
+            if let result { read[entry.path] = FileRead(fromLine: 1, rejected: Int64(result.recordsRejected)) }
             if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
                 emptied.append((entry.path, file.bytes, before.recordsImported, before.contentSha256))
             }
@@ -206,8 +202,7 @@ struct LedgerImporter {
         progress.end()
         // Files no longer given: kept (marked, warned about the first time), or leaving in groups (one commit
         // per 256, not one each).
-        let kept = keptPaths
-        let leaving = gone.filter { !kept.contains($0) }
+        let leaving = gone.filter { !keptPaths.contains($0) }
         for start in stride(from: 0, to: leaving.count, by: ImportGroups.maxFiles) {
             try store.transaction {
                 for path in leaving[start..<min(leaving.count, start + ImportGroups.maxFiles)] { try store.removeFile(path: path) }
@@ -219,10 +214,10 @@ struct LedgerImporter {
         // log had a new line: server.log emptied, server.log.1 what it held) lost nothing.
         let lost = emptied.filter { file in recordsSeen[file.content].map { $0 == file.path } ?? true }
         return (
-            parsed, bulk,
+            read.count, bulk,
             renamed + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
                 + gone.compactMap { path in
-                    let why: Vanished = kept.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
+                    let why: Vanished = keptPaths.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
                     return why == .kept && !newlyMissing.contains(path)
                         ? nil : Self.vanished(path, stored[path]!, why, copy: copiedAs[path])
                 }, read
