@@ -92,7 +92,9 @@ enum HelpText {
                                 run), `any` (open), or kinds (dropped_order,duplicate_credit). Problem
                                 findings only; acknowledged ones (iap-audit ack) never alert.
           --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
-                                is older than HOURS by this machine's clock (an export stopped).
+                                is older than HOURS by this machine's clock (an export stopped),
+                                records dated after the clock left out, or when a feed the ledger
+                                held records of holds none now.
           --fail-on-rejected    Exit 3 when the files this run brought (new, changed or grown) hold
                                 rejected lines (a line cut mid-write, a gzip archive cut short),
                                 a file that held records holds none now (a failed export), or
