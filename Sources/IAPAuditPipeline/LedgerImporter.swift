@@ -177,13 +177,21 @@ struct LedgerImporter {
             }
             bytesSeen[file.sha256] = entry.path
             defer { progress.finish(fileBytes: file.bytes) }
+            // A file read again whole (a log whose last line was being written, a CSV log with a rejection near its old
+            // end) has its old rejected lines again: they alerted the night they came, only the others are this run's.
+            let rejectedBefore = (stored[entry.path]?.recordsRejected ?? 0) > 0 ? try store.rejectedLines(path: entry.path) : []
             let result = try store.importStreaming(
                 path: file.path, metrics: metrics,
                 progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
                 read: { try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) },
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
-            if let result { read[entry.path] = FileRead(fromLine: 1, rejected: Int64(result.recordsRejected)) }
+            if let result {
+                let rejected =
+                    rejectedBefore.isEmpty || result.recordsRejected == 0
+                    ? Int64(result.recordsRejected) : Int64(try store.rejectedLines(path: entry.path).subtracting(rejectedBefore).count)
+                read[entry.path] = FileRead(fromLine: 1, rejected: rejected)
+            }
             if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
                 emptied.append((entry.path, file.bytes, before.recordsImported, before.contentSha256))
             }

@@ -97,6 +97,15 @@ public final class AuditStore {
         return try q.step()
     }
 
+    /// The rejected lines of the file stored under `path`: its line number and text, one string each.
+    package func rejectedLines(path: String) throws -> Set<String> {
+        let q = try database.prepare("SELECT r.line, r.raw_text FROM rejection r JOIN source_file f USING (file_id) WHERE f.path = ?1")
+        q.bind([path])
+        var lines = Set<String>()
+        while try q.step() { lines.insert("\(q.int64(0))\t\(q.text(1))") }
+        return lines
+    }
+
     /// Files already in the ledger, by path.
     public func storedFiles() throws -> [String: StoredFile] {
         let statement = try database.prepare(
