@@ -31,10 +31,10 @@ struct RunLifecycle {
         last = try store.lastRun()
         previous = last == nil ? [] : try store.unresolvedFindings()
         let before = try store.runInputs()
+        let isBrought = { (file: LedgerFile) in before[file.path] != file.sha256 || read[file.path] != nil }
         newFiles = Dictionary(
-            files.filter { $0.status != "skipped" && (before[$0.path] != $0.sha256 || read[$0.path] != nil) }.map { ($0.fileId, $0.path) },
-            uniquingKeysWith: { a, _ in a })
-        brought = files.filter { before[$0.path] != $0.sha256 || read[$0.path] != nil }.map(\.path).sorted()
+            files.filter { $0.status != "skipped" && isBrought($0) }.map { ($0.fileId, $0.path) }, uniquingKeysWith: { a, _ in a })
+        brought = files.filter(isBrought).map(\.path).sorted()
     }
 
     /// This run's changes, and what to record with its findings (nil for a repeated run; it has the files it
@@ -65,10 +65,9 @@ struct RunLifecycle {
         let changes = try FindingLifecycle.changes(
             run: run, current: current, previous: previous, earlier: { last == nil ? nil : try reader.state($0) },
             resolve: { try resolutions($0, reader) }, asOfMs: asOfMs)
-        var record = LifecycleRecord(
+        let record = LifecycleRecord(
             run: run, fingerprint: identity.fingerprint, parameters: identity.parameters, recordedAtMs: nowMs, asOfMs: asOfMs,
-            inputs: identity.inputs, findings: current.count, changes: changes)
-        record.given = identity.given
+            inputs: identity.inputs, given: identity.given, findings: current.count, changes: changes)
         var runChanges = RunChanges(
             run: run, previousRun: last?.run, repeated: false, fingerprint: identity.fingerprint, recordedAtMs: nowMs, changes: changes)
         runChanges.newFiles = brought

@@ -13,16 +13,16 @@ package struct LifecycleRecord: Sendable {
     /// The files of the run's identity (path, SHA-256): the next run's records from other files are new.
     package var inputs: [(path: String, sha256: String)]
     /// Every file of the run, skipped copies too (`run_input`): the next run brought those not among them.
-    package var given: [(path: String, sha256: String)] = []
+    package var given: [(path: String, sha256: String)]
     package var findings: Int
     package var changes: [FindingChange]
 
     package init(
         run: Int, fingerprint: String, parameters: String, recordedAtMs: Int64, asOfMs: Int64?, inputs: [(path: String, sha256: String)],
-        findings: Int, changes: [FindingChange]
+        given: [(path: String, sha256: String)], findings: Int, changes: [FindingChange]
     ) {
         (self.run, self.fingerprint, self.parameters, self.recordedAtMs, self.asOfMs) = (run, fingerprint, parameters, recordedAtMs, asOfMs)
-        (self.inputs, self.findings, self.changes) = (inputs, findings, changes)
+        (self.inputs, self.given, self.findings, self.changes) = (inputs, given, findings, changes)
     }
 }
 

@@ -51,11 +51,20 @@ extension AuditStore {
         ]
         var newest: [NewestRecord] = []
         for (feed, select) in queries {
-            // The newest time; of records equally new, the first in ledger order (path, line).
-            let q = try database.prepare(select + " WHERE ts_ms IS NOT NULL AND ts_ms <= ?1 ORDER BY ts_ms DESC, f.path, line LIMIT 1")
-            q.bind([notAfterMs])
-            var record = NewestRecord(feed: feed)
-            if try q.step() { record.newest = (q.int64(0), SourceLocation(file: q.text(1), line: Int(q.int64(2)))) }
+            // The newest time; of records equally new, the first in ledger order (path, line). One scan when it is not
+            // after the instant (the usual case); else two more: the newest before it, and those after it.
+            let order = " ORDER BY ts_ms DESC, f.path, line LIMIT 1"
+            let q = try database.prepare(select + " WHERE ts_ms IS NOT NULL" + order)
+            guard try q.step() else { continue }
+            var record = NewestRecord(feed: feed, newest: (q.int64(0), SourceLocation(file: q.text(1), line: Int(q.int64(2)))))
+            if record.newest!.ms <= notAfterMs {
+                newest.append(record)
+                continue
+            }
+            record.newest = nil
+            let before = try database.prepare(select + " WHERE ts_ms IS NOT NULL AND ts_ms <= ?1" + order)
+            before.bind([notAfterMs])
+            if try before.step() { record.newest = (before.int64(0), SourceLocation(file: before.text(1), line: Int(before.int64(2)))) }
             let later = try database.prepare(
                 "SELECT count(*) OVER (), ts_ms, path, line FROM (\(select) WHERE ts_ms > ?1) ORDER BY ts_ms, path, line LIMIT 1")
             later.bind([notAfterMs])
@@ -63,7 +72,7 @@ extension AuditStore {
                 record.later = Int(later.int64(0))
                 record.firstLater = (later.int64(1), SourceLocation(file: later.text(2), line: Int(later.int64(3))))
             }
-            if record.newest != nil || record.later > 0 { newest.append(record) }
+            newest.append(record)
         }
         return newest
     }
