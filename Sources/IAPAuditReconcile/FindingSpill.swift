@@ -32,6 +32,10 @@ package final class FindingSpill: Sendable {
         var buffer: [UInt8] = []
         var written = 0
         var sorted = false
+        /// The file mapped for reading (its first `count` bytes), once the findings are read back; mapped
+        /// again when more were added since (the older mappings stay until the spill goes: a reader may hold one).
+        var mapping: (base: UnsafeRawPointer, count: Int)?
+        var retired: [(base: UnsafeRawPointer, count: Int)] = []
 
         /// The number of `text` among the reasons.
         mutating func reason(_ text: String) -> Int32 {
@@ -52,6 +56,9 @@ package final class FindingSpill: Sendable {
             let path = directory + "/findings"
             descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw AuditError.output(path, String(cString: strerror(errno))) }
+            // Nobody else needs its name: unlinked now, it cannot be truncated under its mapping, and a killed
+            // run leaves nothing behind.
+            unlink(path)
             self.path = path
         } else {
             path = nil
@@ -59,9 +66,14 @@ package final class FindingSpill: Sendable {
         }
     }
 
+    /// The findings are in a file (unlinked once open), not in memory.
+    package var isFile: Bool { descriptor >= 0 }
+
     deinit {
+        state.withLock { state in
+            for m in state.retired + (state.mapping.map { [$0] } ?? []) { munmap(UnsafeMutableRawPointer(mutating: m.base), m.count) }
+        }
         if descriptor >= 0 { close(descriptor) }
-        if let path { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// Adds findings (from any thread). Throws when the file cannot be written.
@@ -107,8 +119,9 @@ package final class FindingSpill: Sendable {
     }
 
     /// The keys in table order (sorted once): by their sort keys' bytes, which is kind, then reason,
-    /// transaction id and users compared as exact bytes (as SQLite's BINARY collation does).
-    private func sortedKeys() throws -> [Key] {
+    /// transaction id and users compared as exact bytes (as SQLite's BINARY collation does); and the
+    /// findings' bytes (the file mapped, or a copy of the memory), valid while the spill lives.
+    private func sortedKeys() throws -> (keys: [Key], bytes: UnsafeRawPointer?) {
         try state.withLock { state in
             try flush(&state)
             if !state.sorted {
@@ -123,7 +136,24 @@ package final class FindingSpill: Sendable {
                 }
                 state.sorted = true
             }
-            return state.keys
+            guard state.written > 0 else { return (state.keys, nil) }
+            if state.mapping?.count != state.written {
+                if let old = state.mapping { state.retired.append(old) }
+                state.mapping = nil
+                let mapped: UnsafeMutableRawPointer?
+                if descriptor >= 0 {
+                    mapped = mmap(nil, state.written, PROT_READ, MAP_SHARED, descriptor, 0)
+                    if mapped == MAP_FAILED || mapped == nil {
+                        throw AuditError.output(path!, "cannot map: \(String(cString: strerror(errno)))")
+                    }
+                } else {
+                    mapped = mmap(nil, state.written, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                    if mapped == MAP_FAILED || mapped == nil { throw AuditError.output("memory", String(cString: strerror(errno))) }
+                    state.memory.withUnsafeBytes { mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                }
+                state.mapping = (UnsafeRawPointer(mapped!), state.written)
+            }
+            return (state.keys, state.mapping?.base)
         }
     }
 
@@ -133,17 +163,11 @@ package final class FindingSpill: Sendable {
 
     private func forEach(kinds: Set<Int>?, limit: Int, _ body: (Finding) throws -> Void) throws {
         var left = limit
-        for key in try sortedKeys() where left > 0 && kinds?.contains(Int(key.kind)) != false {
+        let (keys, bytes) = try sortedKeys()
+        for key in keys where left > 0 && kinds?.contains(Int(key.kind)) != false {
             left -= 1
-            let count = Int(key.count)
-            var bytes = [UInt8](repeating: 0, count: count)
-            if descriptor >= 0 {
-                let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(key.offset)) }
-                if n != count { throw AuditError.output(path!, "cannot read: \(String(cString: strerror(errno)))") }
-            } else {
-                bytes = state.withLock { Array($0.memory[key.offset..<(key.offset + count)]) }
-            }
-            try body(bytes.withUnsafeBufferPointer { Self.decode($0) })
+            let start = bytes!.advanced(by: key.offset).assumingMemoryBound(to: UInt8.self)
+            try body(Self.decode(UnsafeBufferPointer(start: start, count: Int(key.count))))
         }
     }
 
@@ -152,7 +176,7 @@ package final class FindingSpill: Sendable {
     package func stream() throws -> FindingStream {
         var counts: [Int: [String: (count: Int, confirmed: Int, refunded: Int)]] = [:]
         var perDay: [Int64: Int] = [:]
-        let keys = try sortedKeys()
+        let keys = try sortedKeys().keys
         let reasons = state.withLock { $0.reasons }
         for key in keys {
             counts[Int(key.kind), default: [:]][reasons[Int(key.reason)], default: (0, 0, 0)].count += 1

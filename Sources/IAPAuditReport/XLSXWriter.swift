@@ -140,8 +140,10 @@ public enum XLSXWriter {
         Double(milliseconds) / 86_400_000 + 25569
     }
 
-    /// The displayed length of a text cell: its longest line, in characters.
+    /// The displayed length of a text cell: its longest line, in characters (`Character`s; a line ends at
+    /// any `Character.isNewline`, "\r\n" being one).
     static func displayLength(of text: String) -> Int {
+        if let ascii = asciiDisplayLength(text) { return ascii }
         var longest = 0
         var current = 0
         for character in text {
@@ -155,11 +157,60 @@ public enum XLSXWriter {
         return max(longest, current)
     }
 
+    /// `displayLength` of an ASCII text from its bytes (a byte a character; 0x0A–0x0D end a line, 0x0D 0x0A
+    /// together); nil for any other text. Every cell is measured: the `Character` walk cost a fifth of a workbook.
+    private static func asciiDisplayLength(_ text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { bytes -> Int? in
+            var longest = 0
+            var current = 0
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte >= 0x80 { return nil }
+                if byte >= 0x0A && byte <= 0x0D {
+                    longest = max(longest, current)
+                    current = 0
+                    if byte == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
+                } else {
+                    current += 1
+                }
+                i += 1
+            }
+            return max(longest, current)
+        }
+    }
+
     /// The lines `text` takes wrapped at `ReportTable.wrapWidth` characters. The column is at least that
     /// many widths of `0` wide and most letters are narrower, which leaves room for breaks between words.
     static func wrappedLines(_ text: String, width: Int = ReportTable.wrapWidth) -> Int {
-        text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
+        if let ascii = asciiWrappedLines(text, width: width) { return ascii }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).reduce(0) {
             $0 + max(1, ($1.count + width - 1) / width)
+        }
+    }
+
+    /// `wrappedLines` of an ASCII text from its bytes (lines split at "\n" alone: "\r\n" is one character of
+    /// its line, as a `Character`); nil for any other text.
+    private static func asciiWrappedLines(_ text: String, width: Int) -> Int? {
+        var text = text
+        return text.withUTF8 { bytes -> Int? in
+            var lines = 0
+            var current = 0
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte >= 0x80 { return nil }
+                if byte == 0x0A {
+                    lines += max(1, (current + width - 1) / width)
+                    current = 0
+                } else {
+                    current += 1
+                    if byte == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
+                }
+                i += 1
+            }
+            return lines + max(1, (current + width - 1) / width)
         }
     }
 
@@ -187,6 +238,8 @@ extension XLSXWriter {
     static let maxCellCharacters = 32_767
 
     static func fittingExcel(_ text: String) -> String {
+        // No more scalars than bytes: most texts need no count.
+        guard text.utf8.count > maxCellCharacters else { return text }
         let count = text.unicodeScalars.count
         guard count > maxCellCharacters else { return text }
         let note = " … [cut: \(count) characters in all; the full text is in audit.sqlite]"

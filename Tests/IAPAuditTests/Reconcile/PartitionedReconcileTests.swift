@@ -50,8 +50,9 @@ final class PartitionedReconcileTests: XCTestCase {
         let folder = TestPaths.scratch()
         let outcome = try b.reconcile(asOf: LedgerBuilder.muchLater, spillDirectory: folder, spillBudget: 4096)
         XCTAssertEqual(try outcome.findings.all(), memory)
-        XCTAssertTrue(
-            try FileManager.default.contentsOfDirectory(atPath: folder).contains("findings"), "the findings went to a file")
+        XCTAssertTrue(outcome.findings.isFile, "the findings went to a file")
+        XCTAssertFalse(
+            try FileManager.default.contentsOfDirectory(atPath: folder).contains("findings"), "unlinked once open: a kill leaves none")
         let byKind = Dictionary(grouping: memory, by: \.kind).mapValues(\.count)
         // An overdue retryable failure is a backlog item and, not pending, a dropped order (rules 8, 14).
         XCTAssertEqual(byKind, [.droppedOrder: 400, .duplicateCredit: 200, .sandboxLeak: 200, .verificationBacklog: 200])
