@@ -63,7 +63,7 @@ struct RunLifecycle {
             current.append(FindingLifecycle.Current(id: ids.id(for: f), kind: f.kind, transactionId: f.transactionId, reason: f.reason))
         }
         let changes = try FindingLifecycle.changes(
-            run: run, current: current, previous: previous, earlier: { last == nil ? nil : try reader.state($0) },
+            run: run, current: current, previous: previous, earlier: { last == nil ? [:] : try reader.resolvedStates($0) },
             resolve: { try resolutions($0, reader) }, asOfMs: asOfMs)
         let record = LifecycleRecord(
             run: run, fingerprint: identity.fingerprint, parameters: identity.parameters, recordedAtMs: nowMs, asOfMs: asOfMs,

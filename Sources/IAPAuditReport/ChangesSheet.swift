@@ -12,6 +12,10 @@ enum ChangesSheet {
         "resolved_by", "acknowledged_note", "detail",
     ]
 
+    /// Rows listed at most, as on the Rejected sheet: more (a night that lost a log changes as many findings as the
+    /// ledger holds) are counted in a note; table `finding_history` and `--json`'s `changes` have them all.
+    public static let rowLimit = 100_000
+
     static func build(_ c: RunChanges) -> ReportSheet {
         let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { "\(c.count($0)) \($0.rawValue)" }
         let acknowledged = c.acknowledged.count
@@ -21,8 +25,18 @@ enum ChangesSheet {
         // finding sheets list them all with their finding_id and status (listing them twice doubled the
         // workbook of a one-off audit).
         let first = c.previousRun == nil
-        let rows = ReportRows(first ? [] : c.changes.filter(\.isRecorded).map(row))
-        let unchanged = c.changes.filter { !$0.isRecorded }.count
+        let recorded = first ? 0 : c.changes.reduce(0) { $0 + ($1.isRecorded ? 1 : 0) }
+        let listedCount = min(recorded, rowLimit)
+        // Made row by row as they are written (a night that lost a log changes as many findings as the ledger holds).
+        let rows = ReportRows(count: listedCount) { [changes = c.changes] limit, body in
+            var left = min(limit, listedCount)
+            for change in changes where change.isRecorded {
+                guard left > 0 else { return }
+                left -= 1
+                try body(row(change))
+            }
+        }
+        let unchanged = first ? 0 : c.changes.count - recorded
         let listed =
             first
             ? " (not listed here: the finding sheets list every finding with its finding_id and status)"
@@ -33,9 +47,14 @@ enum ChangesSheet {
         let title =
             "Run \(c.run)\(repeated), \(against): " + counts.joined(separator: ", ")
             + (acknowledged > 0 ? "; \(acknowledged) acknowledged" : "") + listed
-        return ReportSheet(
-            name: "Changes",
-            tables: [ReportTable(title: title, header: header, rows: rows, isPrimary: true, wrappedColumn: header.count - 1)])
+        var tables = [ReportTable(title: title, header: header, rows: rows, isPrimary: true, wrappedColumn: header.count - 1)]
+        if recorded > listedCount {
+            tables.append(
+                ReportTable(
+                    title: "\(recorded - listedCount) more changes not listed here: all \(recorded) are in audit.sqlite (table "
+                        + "finding_history, run \(c.run)) and in run --json's changes", header: [], rows: []))
+        }
+        return ReportSheet(name: "Changes", tables: tables)
     }
 
     static func row(_ change: FindingChange) -> [ReportCell] {

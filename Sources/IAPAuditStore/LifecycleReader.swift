@@ -36,6 +36,26 @@ package final class LifecycleReader {
         return try q.step() ? Self.state(q) : nil
     }
 
+    /// The states of the findings of `ids` the ledger holds as resolved (one never seen is absent). Looked up one by
+    /// one, or, when they are many against the resolved findings (a night that lost a log has as many new findings as
+    /// the ledger), read from one scan of those.
+    package func resolvedStates(_ ids: [String]) throws -> [String: FindingState] {
+        var states: [String: FindingState] = [:]
+        guard !ids.isEmpty else { return states }
+        let resolved = try database.scalar("SELECT count(*) FROM finding_state WHERE status = 'resolved'")
+        if Int64(ids.count) * 8 < resolved {
+            for id in ids { if let state = try state(id), state.status == .resolved { states[id] = state } }
+            return states
+        }
+        let wanted = Set(ids.map(ExactText.init))
+        let q = try database.prepare("SELECT \(Self.stateColumns) FROM finding_state WHERE status = 'resolved'")
+        while try q.step() {
+            let id = q.text(0)
+            if wanted.contains(ExactText(id)) { states[id] = Self.state(q) }
+        }
+        return states
+    }
+
     /// What the stored findings (the last run's) say of the findings `ids`: original transaction id and evidence.
     package func storedFindings(_ ids: [String]) throws -> [String: (originalTransactionId: String?, evidence: [String])] {
         let q = try database.prepare("SELECT original_transaction_id, evidence FROM finding WHERE finding_id = ?1")

@@ -34,18 +34,20 @@ public enum FindingLifecycle {
     /// - Parameters:
     ///   - current: this run's findings (ids unique).
     ///   - previous: the findings open or acknowledged after the last recorded run.
-    ///   - earlier: the state of a finding resolved before (nil: never seen).
+    ///   - earlier: the states of the findings of these ids resolved before (asked once, for every id of `current`
+    ///     not in `previous`; an id absent: never seen).
     ///   - resolve: what resolved the findings of `previous` this run does not have (by id; one absent:
     ///     no new record, resolved at `asOfMs`).
     ///   - asOfMs: this run's as-of.
     public static func changes(
-        run: Int, current: [Current], previous: [FindingState], earlier: (String) throws -> FindingState?,
+        run: Int, current: [Current], previous: [FindingState], earlier: ([String]) throws -> [String: FindingState],
         resolve: ([FindingState]) throws -> [String: Resolution], asOfMs: Int64?
     ) throws -> [FindingChange] {
         // Ids compare as exact bytes (rule 1), as everywhere in the ledger.
         let open = Dictionary(previous.map { (ExactText($0.id), $0) }, uniquingKeysWith: { a, _ in a })
         var changes: [FindingChange] = []
         var seen = Set<ExactText>()
+        let resolvedBefore = try earlier(current.lazy.filter { open[ExactText($0.id)] == nil }.map(\.id))
         for f in current {
             seen.insert(ExactText(f.id))
             if var state = open[ExactText(f.id)] {
@@ -54,7 +56,7 @@ public enum FindingLifecycle {
                 var detail = f.reason + (reasonWas.map { " (was \($0))" } ?? "")
                 if state.status == .acknowledged { detail += " (acknowledged: \(state.note ?? ""))" }
                 changes.append(FindingChange(event: .stillOpen, state: state, detail: detail, reasonWas: reasonWas))
-            } else if var state = try earlier(f.id) {
+            } else if var state = resolvedBefore[f.id] {
                 let resolvedIn = state.resolvedRun.map { " (resolved in run \($0))" } ?? ""
                 (state.status, state.lastSeenRun, state.reason) = (.open, run, f.reason)
                 (state.acknowledgedAtMs, state.note) = (nil, nil)

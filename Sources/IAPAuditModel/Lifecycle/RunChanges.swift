@@ -33,6 +33,10 @@ public struct RunChanges: Sendable, Equatable {
 
     /// The state of each finding of this run, by id (status `open` or `acknowledged`, and the run that first found it).
     public var stateById: [String: FindingState] {
-        Dictionary(changes.filter { $0.event != .resolved }.map { ($0.state.id, $0.state) }, uniquingKeysWith: { a, _ in a })
+        // Built in place: a night that lost a log has as many changes as the ledger has findings.
+        var states: [String: FindingState] = [:]
+        states.reserveCapacity(changes.count)
+        for change in changes where change.event != .resolved && states[change.state.id] == nil { states[change.state.id] = change.state }
+        return states
     }
 }

@@ -39,7 +39,7 @@ final class FindingLifecycleTests: XCTestCase {
     func testAStillOpenFindingIsRecordedOnlyWhenItsReasonChanges() throws {
         let changes = try FindingLifecycle.changes(
             run: 2, current: [current("dropped_order:1", "never_sent"), current("dropped_order:2", "verify_failed")],
-            previous: [state("dropped_order:1", .open, last: 1), state("dropped_order:2", .open, last: 1)], earlier: { _ in nil },
+            previous: [state("dropped_order:1", .open, last: 1), state("dropped_order:2", .open, last: 1)], earlier: { _ in [:] },
             resolve: { _ in [:] }, asOfMs: 9_000)
         XCTAssertEqual(
             changes.map {
@@ -57,7 +57,7 @@ final class FindingLifecycleTests: XCTestCase {
         let changes = try FindingLifecycle.changes(
             run: 2, current: [current("verification_backlog:7", "no_verify_response"), current("dropped_order:8", "verify_failed")],
             previous: [state("pending_verification:7", .open, last: 1), state("pending_verification:8", .open, last: 1)],
-            earlier: { _ in nil },
+            earlier: { _ in [:] },
             resolve: { _ in ["pending_verification:8": FindingLifecycle.Resolution(atMs: 5, evidence: ["v.jsonl:2"])] },
             asOfMs: 9_000)
         XCTAssertEqual(
@@ -79,7 +79,7 @@ final class FindingLifecycleTests: XCTestCase {
                 state("dropped_order:1", .open), state("dropped_order:2", .acknowledged, note: "known"), state("dropped_order:3", .open),
                 state("duplicate_credit:6", .acknowledged, note: "refunded"),
             ],
-            earlier: { earlier[$0] },
+            earlier: { ids in earlier.filter { ids.contains($0.key) } },
             resolve: { gone in
                 asked.append(gone.map(\.id).sorted())
                 return ["dropped_order:3": FindingLifecycle.Resolution(atMs: 1_000, evidence: ["day3/server.jsonl:4"])]
