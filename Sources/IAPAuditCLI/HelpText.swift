@@ -98,7 +98,8 @@ enum HelpText {
           --fail-on-rejected    Exit 3 when the files this run brought (new, changed or grown) hold
                                 rejected lines (a line cut mid-write, a gzip archive cut short),
                                 a file that held records holds none now (a failed export), or
-                                one none of whose records has a user_id (a renamed field).
+                                one none of whose records has a user_id (a renamed field), or a
+                                path that held records is given but unreadable (a dangling link).
           --redact              Show user ids (and app account tokens) as u_<16 hex>, device ids as
                                 d_<16 hex> (HMAC-SHA256 under a key: the same id, the same token) in
                                 audit.xlsx, the close workbook, --json and stderr; rejected lines'

@@ -60,6 +60,9 @@ public struct RunWarning: Sendable, Hashable {
         /// A file the ledger held records from holds none now (rewritten empty: a failed export?): its records were
         /// removed with its old content.
         public static let inputEmptied = Code(rawValue: "input_emptied")
+        /// A path the ledger holds records from was given but could not be read (a dangling symbolic link where the
+        /// file was, a loop, a FIFO): its records are kept as an earlier run read them.
+        public static let inputUnreadable = Code(rawValue: "input_unreadable")
         /// A file this run brought whose client reports or server-log records all lack `user_id` (an export that
         /// renamed or dropped the field): read without error, its findings name no user.
         public static let userIdMissing = Code(rawValue: "user_id_missing")
@@ -87,7 +90,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .userIdMissing,
+            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .inputUnreadable,
+            .userIdMissing,
             .signatureSettingsChanged, .nothingImported,
             .asOfInFuture,
             .noServerLog,

@@ -87,7 +87,13 @@ struct LedgerImporter {
         }
         let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
         let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
-        let given = Set(entries.map(\.path))
+        // A path given that cannot be read (a dangling symbolic link where the file was, a loop, a FIFO) is no file:
+        // the ledger keeps what it held, as for one no longer given, even under --forget-missing (it was given).
+        var unreadable: [String: String] = [:]
+        for entry in entries {
+            if let why = entry.skipReason, let known = stored[entry.path], Self.keeps(known) { unreadable[entry.path] = why }
+        }
+        let given = Set(entries.map(\.path)).subtracting(unreadable.keys)
         let gone = stored.keys.sorted().filter { !given.contains($0) }
         if bulk {
             try store.beginBulkImport()
@@ -99,7 +105,7 @@ struct LedgerImporter {
         // The files kept from earlier runs, then this run's in order: by the SHA-256 of their bytes, and, for
         // those whose records were imported, of their content (a gzip file's inflated bytes): a file of the
         // same bytes as another, or whose content is one imported, is a copy of it.
-        let keeping = forgetMissing ? [] : gone.filter { Self.keeps(stored[$0]!) }
+        let keeping = gone.filter { forgetMissing ? unreadable[$0] != nil : Self.keeps(stored[$0]!) }
         var bytesSeen: [String: String] = [:]
         var recordsSeen: [String: String] = [:]
         for path in keeping where stored[path]!.status == ImportStatus.imported.rawValue && stored[path]!.bytes > 0 {
@@ -124,6 +130,7 @@ struct LedgerImporter {
         func bring(_ number: Int) throws {
             let entry = entries[number]
             guard let item = files[number] else {
+                if unreadable[entry.path] != nil { return }  // kept as it was: see `unreadable`
                 let file = InputFile(path: entry.path, data: Data(), sha256: Digest.sha256Hex(Data()))
                 try storeIfChanged(
                     ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: entry.skipReason!), stored)
@@ -226,64 +233,10 @@ struct LedgerImporter {
             renamed + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
                 + gone.compactMap { path in
                     let why: Vanished = keptPaths.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
-                    return why == .kept && !newlyMissing.contains(path)
-                        ? nil : Self.vanished(path, stored[path]!, why, copy: copiedAs[path])
+                    return why == .kept && !newlyMissing.contains(path) && unreadable[path] == nil
+                        ? nil : Self.vanished(path, stored[path]!, why, copy: copiedAs[path], unreadable: unreadable[path])
                 }, read
         )
-    }
-
-    /// Whether a file no longer given keeps its records in the ledger: one holding records or rejections,
-    /// read by this version's readers (another's facts could be misread, and the file is not there to read again).
-    static func keeps(_ file: StoredFile) -> Bool { file.recordsImported + file.recordsRejected > 0 && file.isCurrentReader }
-
-    /// What became of the records of a file no longer given.
-    enum Vanished {
-        /// Kept in the ledger (the default).
-        case kept
-        /// Removed: `--forget-missing`.
-        case forgotten
-        /// Removed: read by another version's readers, they cannot be kept.
-        case otherReader
-    }
-
-    /// A file that held `held` records and holds none now (`input_emptied`).
-    static func emptied(_ path: String, bytes: Int, held: Int64) -> RunWarning {
-        RunWarning(
-            .inputEmptied,
-            "\(path): holds no record now (\(CountText.counted(Int64(bytes), "byte"))): the \(CountText.counted(held, "record")) the "
-                + "ledger held from it were removed with its old content (a file rewritten in place replaces its records); a "
-                + "failed or cut export? Deliver it again under this name and run again: its records come back", file: path)
-    }
-
-    /// The warning for a file of the ledger that is not given this run, when it holds records (a skipped or
-    /// empty file leaves nothing behind: no warning). `copy`: a file of this run skipped as its copy (its content
-    /// given under another name: the logrotate step that gzips `client.jsonl.1` into `client.jsonl.2.gz`).
-    static func vanished(_ path: String, _ file: StoredFile, _ why: Vanished = .kept, copy: String? = nil) -> RunWarning? {
-        let (imported, rejected) = (file.recordsImported, file.recordsRejected)
-        guard imported + rejected > 0 else { return nil }
-        let records =
-            imported > 0
-            ? "its \(CountText.counted(imported, "record"))\(rejected > 0 ? " (and \(CountText.grouped(rejected)) rejected)" : "")"
-            : "its \(CountText.counted(rejected, "rejected record"))"
-        let were = imported + rejected == 1 ? "was" : "were"
-        let what: String
-        switch why {
-        case .kept:
-            if let copy {
-                return RunWarning(
-                    .inputVanished,
-                    "\(path): not given this run, but its content is, as \(copy) (skipped as its copy): \(records) \(were) KEPT in "
-                        + "the ledger under this name, nothing lost or counted twice (--forget-missing would drop them and read \(copy) "
-                        + "instead)", file: path)
-            }
-            what = "\(records) \(were) KEPT in the ledger (imported by an earlier run); to drop them, run with --forget-missing"
-        case .forgotten: what = "\(records) \(were) removed from the ledger (--forget-missing)"
-        case .otherReader:
-            what =
-                "\(records) \(were) removed from the ledger: read by another iap-audit version, they cannot be kept "
-                + "(give the file again to keep them)"
-        }
-        return RunWarning(.inputVanished, "\(path): not given this run: " + what, file: path)
     }
 
     /// Records the file's stat, content hash and that it was given, unless the ledger says so already (a

@@ -54,8 +54,10 @@ public enum RunAlerts {
             reasons += rejectedReasons(
                 result.snapshot.files, newFiles: Set(changes.newFiles), read: result.read, databasePath: result.databasePath)
             // A file rewritten empty lost every record it held: as much lost data as a rejected line.
-            // So did a file whose records all lack a user (a renamed field): as good as a rejected field.
-            reasons += result.warnings.filter { $0.code == .inputEmptied || $0.code == .userIdMissing }.map(\.message)
+            // So did a file whose records all lack a user (a renamed field): as good as a rejected field; and a path
+            // given that cannot be read (a dangling symbolic link where an export was): nothing of it is read.
+            let alerting: Set<RunWarning.Code> = [.inputEmptied, .userIdMissing, .inputUnreadable]
+            reasons += result.warnings.filter { alerting.contains($0.code) }.map(\.message)
         }
         if let hours = rules.staleHours {
             reasons += staleReasons(

@@ -1,0 +1,49 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+@testable import IAPAuditStore
+
+/// A path the ledger holds records from, given but not readable (a dangling symbolic link where the export was,
+/// a link loop): its records are kept as an earlier run read them, said every such run, and `--fail-on-rejected`
+/// alerts. Storing the path as an empty skipped file removed its records and paged hundreds of false findings
+/// (found by an on-call user test: 427 `invalid_credit` on the sample when `signed.jsonl` became a dangling link).
+final class UnreadableInputTests: XCTestCase {
+    func testADanglingLinkWhereAFileWasKeepsItsRecords() throws {
+        let (input, out) = try scratchSample()
+        var options = AuditOptions(paths: [input], outputDirectory: out)
+        options.config = try ConfigLoader.load(path: TestPaths.repoRoot + "/sample-data/config.json")
+        let first = try AuditPipeline.run(options)
+        let findings = first.snapshot.findings.counts
+        let server = input + "/server.jsonl"
+        let records = try XCTUnwrap(first.snapshot.files.first { $0.path == server }?.recordsImported)
+        XCTAssertGreaterThan(records, 100)
+        let moved = TestPaths.scratch() + "/server.jsonl"
+        try FileManager.default.moveItem(atPath: server, toPath: moved)
+        for target in ["/nonexistent/server.jsonl", server] {  // dangling, then a loop (a link to itself)
+            try? FileManager.default.removeItem(atPath: server)
+            try FileManager.default.createSymbolicLink(atPath: server, withDestinationPath: target)
+            let night = try AuditPipeline.run(options)
+            XCTAssertEqual(night.snapshot.recordCounts["server_request"], Int64(records), target)
+            XCTAssertEqual(night.snapshot.findings.counts, findings, "no finding moves: \(target)")
+            let warning = try XCTUnwrap(night.warnings.first { $0.code == .inputUnreadable }, target)
+            XCTAssertEqual(warning.file, server)
+            XCTAssertTrue(
+                warning.message.hasPrefix("\(server): given, but not readable this run: ")
+                    && warning.message.contains("; its \(CountText.grouped(records)) records were KEPT in the ledger"), warning.message)
+            let verdict = try RunAlerts.verdict(night, rules: AlertRules(failOnRejected: true), nowMs: 0)
+            XCTAssertEqual(verdict.exit, RunAlerts.alertExit)
+            XCTAssertEqual(verdict.reasons, [warning.message])
+        }
+        // --forget-missing does not drop a path that is given (it is not missing, only unreadable).
+        options.forgetMissing = true
+        XCTAssertEqual(try AuditPipeline.run(options).snapshot.recordCounts["server_request"], Int64(records))
+        // The file back: read as it was (unchanged), nothing said.
+        try FileManager.default.removeItem(atPath: server)
+        try FileManager.default.moveItem(atPath: moved, toPath: server)
+        let back = try AuditPipeline.run(options)
+        XCTAssertEqual(back.snapshot.findings.counts, findings)
+        XCTAssertFalse(back.warnings.contains { $0.code == .inputUnreadable || $0.code == .inputVanished })
+    }
+}
