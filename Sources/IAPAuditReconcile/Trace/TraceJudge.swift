@@ -9,6 +9,20 @@ package enum TraceJudge {
     package static func judge(_ result: inout TraceResult) {
         for i in result.transactions.indices { result.transactions[i].verdict = verdict(result.transactions[i]) }
         result.nextAction = TraceResultActions.next(result)
+        // A run killed midway leaves a ledger without some of its records or findings: no verdict from it is sure
+        // (a paid order it never credited showed "no action" before its answers were imported).
+        if let status = result.runParameters["run_status"], status != "complete" {
+            for i in result.transactions.indices {
+                result.transactions[i].verdict?.action = .notJudged
+                result.transactions[i].verdict?.nextAction = incompleteAction(status)
+            }
+        }
+    }
+
+    /// The next action of every transaction traced in a ledger whose last run did not complete.
+    static func incompleteAction(_ status: String) -> String {
+        "not judged: the ledger's last run is \(status) (stopped before it completed), so it may lack records and findings "
+            + "of this transaction: run iap-audit run again on the same inputs, then trace again"
     }
 
     package static func verdict(_ trace: TransactionTrace) -> TraceVerdict {
