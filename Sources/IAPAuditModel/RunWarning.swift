@@ -39,6 +39,9 @@ public struct RunWarning: Sendable, Hashable {
         public static let nothingImported = Code(rawValue: "nothing_imported")
         /// The as-of was set by a record dated more than a day after the clock of the machine.
         public static let asOfInFuture = Code(rawValue: "as_of_in_future")
+        /// `--as-of` is before the newest record the ledger holds: records after it are judged as of an instant before
+        /// they were written.
+        public static let recordsAfterAsOf = Code(rawValue: "records_after_as_of")
         /// No server-log record among the inputs: every purchase shows as never credited.
         public static let noServerLog = Code(rawValue: "no_server_log")
         /// No Apple record among the inputs: no grant can be proven.
@@ -93,7 +96,7 @@ public struct RunWarning: Sendable, Hashable {
             .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .inputUnreadable,
             .userIdMissing,
             .signatureSettingsChanged, .nothingImported,
-            .asOfInFuture,
+            .asOfInFuture, .recordsAfterAsOf,
             .noServerLog,
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,

@@ -121,6 +121,17 @@ enum RunChecks {
                     "\(newest.location): as-of \(Timestamp.iso(newest.ms)) comes from a record dated in the future; "
                         + "pass --as-of to audit as of another time", file: newest.location.file))
         }
+        // An as-of given before records the run holds judges at an instant before they were written: an answer after it
+        // counts for nothing, a request after it waits with a negative age, and what it resolved is resolved silently.
+        if let asOf = options.asOfMs, let newest = outcome.newestRecord, newest.ms > asOf {
+            warnings.append(
+                RunWarning(
+                    .recordsAfterAsOf,
+                    "--as-of \(Timestamp.iso(asOf)) is before records the ledger holds (the newest: \(newest.location), "
+                        + "\(Timestamp.iso(newest.ms))): they are judged as of an instant before they were written (a request "
+                        + "after it is pending with a negative age, an answer after it may clear a finding); to audit as of a past "
+                        + "instant, run on the inputs of that time into another ledger, or leave --as-of out", file: newest.location.file))
+        }
         // One of the three sources missing (a log not exported, a hidden file, a failed mount) makes
         // the findings about it meaningless in bulk: say so.
         if outcome.serverRecordCount == 0 && outcome.recordCount > 0 {
