@@ -122,18 +122,31 @@ enum RunCommand {
         }
     }
 
-    /// Warnings and the first rejections on stderr (all of them are in the database).
+    /// Warnings and the first rejections on stderr (all of them are in the database): those of the lines this run
+    /// read (a grown log's new ones), not those earlier runs read and printed already (a nightly mail listed the same
+    /// old 50 every night, and tonight's new one was not among them).
     static func printDiagnostics(_ warnings: [RunWarning], _ result: AuditResult, err: (String) -> Void) {
         for warning in warnings { err("iap-audit: warning: \(RunSummary.printable(warning.message))") }
         let rejections = result.snapshot.rejections
-        for rejection in (try? rejections.prefix(printedRejections)) ?? [] {
+        var printed = 0
+        try? rejections.forEach { rejection in
+            guard result.readThisRun(rejection.location) else { return }
+            guard printed < printedRejections else { throw StopPrinting() }
+            printed += 1
             let reason = result.redaction == nil ? rejection.reason : IdRedactor.reason(rejection.reason)
             err(RunSummary.printable("\(rejection.location): error: \(reason)"))
         }
-        if rejections.count > printedRejections {
-            err("iap-audit: \(rejections.count - printedRejections) more rejected records: see table rejection in \(result.databasePath)")
+        if rejections.count > printed {
+            let earlier = max(0, Int64(rejections.count) - max(result.rejectedThisRun, Int64(printed)))
+            let more = Int64(rejections.count - printed)
+            err(
+                "iap-audit: \(CountText.grouped(more)) more rejected records"
+                    + (earlier > 0 ? " (\(CountText.grouped(earlier)) of them read by earlier runs)" : "")
+                    + ": see table rejection in \(result.databasePath), and the Rejected sheet")
         }
     }
+
+    private struct StopPrinting: Error {}
 
     /// `--from` / `--to` (SEMANTICS rule 17): an instant (ISO 8601 or epoch milliseconds), or a date
     /// (`2026-10-31`), which means its whole UTC day — its first millisecond for `--from`, its last for
