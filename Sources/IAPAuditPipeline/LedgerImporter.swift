@@ -121,6 +121,13 @@ struct LedgerImporter {
             bytesSeen[sha256] = bytesSeen[sha256] ?? entry.path
             recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
         }
+        // So does the old part of a log that grew: a copy of it as the ledger held it (`server.jsonl.1.gz` made before
+        // `server.jsonl` grew) is still a copy, not a file of new records (its lines twice, its rejections paged again).
+        for (number, entry) in entries.enumerated() {
+            guard let item = files[number], item.grown != nil, let known = stored[entry.path] else { continue }
+            bytesSeen[known.sha256] = bytesSeen[known.sha256] ?? entry.path
+            recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
+        }
         var emptied: [(path: String, bytes: Int, held: Int64, content: String)] = []
         var read: [String: FileRead] = [:]
         /// Kept files (not given) whose content a file of this run is: its path, by theirs.

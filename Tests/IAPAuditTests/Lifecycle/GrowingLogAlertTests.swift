@@ -13,7 +13,7 @@ final class GrowingLogAlertTests: XCTestCase {
         if !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data())
+            _ = FileManager.default.createFile(atPath: path, contents: Data())
         }
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         try handle.seekToEnd()
@@ -69,5 +69,29 @@ final class GrowingLogAlertTests: XCTestCase {
         let fifth = try run()
         XCTAssertEqual(fifth.status, 0, fifth.err)
         XCTAssertTrue(fifth.out.contains("Records: 93 in = 91 imported + 2 rejected"), fifth.out)
+    }
+
+    /// A gzipped copy of a log, skipped as its copy, stays a copy once the log grows (it was read as a file of new
+    /// records: its lines twice, its rejected line paged again; found by an on-call user test).
+    func testACopyOfALogStaysACopyWhenTheLogGrows() throws {
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out", log = feed + "/client.jsonl"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let run = { try BuiltBinary.run(["run", feed, "--out", out, "--fail-on-rejected", "--json"]) }
+        try append(purchases(0..<30, day: 1) + ["{not json"], to: log)
+        XCTAssertEqual(try run().status, 3)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c '\(log)' > '\(log).1.gz'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let copied = try run()
+        XCTAssertEqual(copied.status, 0, copied.err)
+        try append(purchases(30..<40, day: 2), to: log)
+        let grown = try run()
+        XCTAssertEqual(grown.status, 0, grown.err)
+        let summary = try JSONSerialization.jsonObject(with: Data(grown.out.utf8)) as! [String: Any]
+        let files = (summary["files"] as! [[String: Any]]).map { "\($0["path"]!) \($0["status"]!) \($0["note"] ?? "")" }
+        XCTAssertEqual(files, ["\(log) imported client reports", "\(log).1.gz skipped same content as \(log) (not counted twice)"])
+        XCTAssertEqual((summary["records"] as! [String: Any])["imported"] as? Int, 40, "the log's 40 good lines, once")
     }
 }
