@@ -17,6 +17,9 @@ struct RunLifecycle {
     /// The files of this run the last recorded run did not have as they are (new, changed, grown; skipped ones
     /// too, a copy delivered again): what this run brought.
     let brought: [String]
+    /// The files the last recorded run had that the ledger no longer holds (dropped by `--forget-missing`, or read by
+    /// another version and not given), by path.
+    let inputsGone: [String]
 
     /// The same inputs and parameters as the last recorded run.
     var repeated: Bool { last?.fingerprint == identity.fingerprint }
@@ -35,6 +38,10 @@ struct RunLifecycle {
         newFiles = Dictionary(
             files.filter { $0.status != "skipped" && isBrought($0) }.map { ($0.fileId, $0.path) }, uniquingKeysWith: { a, _ in a })
         brought = files.filter(isBrought).map(\.path).sorted()
+        // Not one renamed, or whose content another path holds (the same records).
+        let (paths, contents) = (Set(files.map(\.path)), Set(files.map(\.sha256)))
+        inputsGone = before.filter { !paths.contains($0.key) && !contents.contains($0.value) }.keys
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// This run's changes, and what to record with its findings (nil for a repeated run; it has the files it
@@ -64,7 +71,7 @@ struct RunLifecycle {
         }
         let changes = try FindingLifecycle.changes(
             run: run, current: current, previous: previous, earlier: { last == nil ? [:] : try reader.resolvedStates($0) },
-            resolve: { try resolutions($0, reader) }, asOfMs: asOfMs)
+            resolve: { try resolutions($0, reader) }, asOfMs: asOfMs, inputsGone: inputsGone)
         let record = LifecycleRecord(
             run: run, fingerprint: identity.fingerprint, parameters: identity.parameters, recordedAtMs: nowMs, asOfMs: asOfMs,
             inputs: identity.inputs, given: identity.given, findings: current.count, changes: changes)

@@ -68,6 +68,6 @@ struct TraceRedaction {
     func apply(_ result: inout TraceResult) {
         if let redactor { result.redact(with: redactor) }
         if let shownBy { result.id = result.shownId(shownBy) }
-        (result.redaction, result.notes) = (parameter, notes)
+        (result.redaction, result.notes) = (parameter, notes + result.notes)
     }
 }

@@ -20,6 +20,15 @@ package enum TraceReader {
         let (matches, transactionIds) = try resolve(id, lookup, queries)
         result.matches = matches
         result.transactions = try transactionIds.map { try trace($0, queries) }
+        // An original id whose own purchase no record holds (only its renewals name it) is no transaction to judge: a
+        // block with no record said "no action", and counted so.
+        let empty = result.transactions.filter { $0.events.isEmpty && $0.findings.isEmpty && $0.resolvedFindings.isEmpty }
+        if !empty.isEmpty && empty.count < result.transactions.count {
+            result.transactions.removeAll { $0.events.isEmpty && $0.findings.isEmpty && $0.resolvedFindings.isEmpty }
+            result.notes.append(
+                "no record is of transaction \(empty.map(\.transactionId).joined(separator: ", ")) itself (only others of its "
+                    + "purchase name it, as their original id): not listed")
+        }
         if matches.contains(where: { $0.kind == .userId || $0.kind == .deviceId }) {
             result.unattached = try queries.clientReports(
                 where: "(c.user_id = ?1 OR c.device_id = ?2) AND c.transaction_id IS NULL",

@@ -39,9 +39,11 @@ public enum FindingLifecycle {
     ///   - resolve: what resolved the findings of `previous` this run does not have (by id; one absent:
     ///     no new record, resolved at `asOfMs`).
     ///   - asOfMs: this run's as-of.
+    ///   - inputsGone: the files the last recorded run had whose records the ledger no longer holds (dropped by
+    ///     `--forget-missing`, emptied): named in what resolved a finding without a new record.
     public static func changes(
         run: Int, current: [Current], previous: [FindingState], earlier: ([String]) throws -> [String: FindingState],
-        resolve: ([FindingState]) throws -> [String: Resolution], asOfMs: Int64?
+        resolve: ([FindingState]) throws -> [String: Resolution], asOfMs: Int64?, inputsGone: [String] = []
     ) throws -> [FindingChange] {
         // Ids compare as exact bytes (rule 1), as everywhere in the ledger.
         let open = Dictionary(previous.map { (ExactText($0.id), $0) }, uniquingKeysWith: { a, _ in a })
@@ -68,23 +70,29 @@ public enum FindingLifecycle {
                 changes.append(FindingChange(event: .new, state: state, detail: f.reason))
             }
         }
-        let gone = previous.filter { !seen.contains(ExactText($0.id)) }
-        let resolutions = gone.isEmpty ? [:] : try resolve(gone)
+        let goneStates = previous.filter { !seen.contains(ExactText($0.id)) }
+        let resolutions = goneStates.isEmpty ? [:] : try resolve(goneStates)
         // This run's findings on a transaction whose finding went away: what it became (a pending verification
         // past the grace is a verification backlog or a dropped order now, under another id).
-        let goneTransactions = Set(gone.map { ExactText($0.transactionId) })
+        let goneTransactions = Set(goneStates.map { ExactText($0.transactionId) })
         var now: [ExactText: [Current]] = [:]
         for f in current where goneTransactions.contains(ExactText(f.transactionId)) {
             now[ExactText(f.transactionId), default: []].append(f)
         }
-        for var state in gone {
+        let gone =
+            inputsGone.isEmpty
+            ? ""
+            : " (no longer in the ledger: \(inputsGone.prefix(3).joined(separator: ", "))"
+                + (inputsGone.count > 3 ? " and \(inputsGone.count - 3) more" : "") + ")"
+        for var state in goneStates {
             let resolution = resolutions[state.id] ?? Resolution(atMs: asOfMs, evidence: [])
             state.status = .resolved
             (state.resolvedRun, state.resolvedAtMs, state.resolvedEvidence) = (run, resolution.atMs ?? asOfMs, resolution.evidence)
             let successors = (now[ExactText(state.transactionId)] ?? []).map { "\($0.id) (\($0.reason))" }.joined(separator: ", ")
             let detail: String
             switch (resolution.evidence.isEmpty, successors.isEmpty) {
-            case (true, true): detail = "no new record of \(state.transactionId): resolved by what changed in the inputs or parameters"
+            case (true, true):
+                detail = "no new record of \(state.transactionId): resolved by what changed in the inputs\(gone) or parameters"
             case (true, false):
                 detail =
                     "no new record of \(state.transactionId); it is \(successors) now: the as-of passed a grace, or the inputs or "

@@ -58,6 +58,9 @@ package enum TraceOutput {
         return ["actions: " + parts.joined(separator: ", ")]
     }
 
+    /// Characters of the id asked shown, at most.
+    static let shownCharacters = 200
+
     /// Transactions an action of `actionSummary` names, at most.
     static let actionIdsNamed = 10
 
@@ -69,8 +72,11 @@ package enum TraceOutput {
         return "trace \(id): \(kinds); \(count) transaction\(count == 1 ? "" : "s")"
     }
 
-    /// The id as asked, in double quotes when it holds white space (a pasted id's trailing space shows).
+    /// The id as asked, in double quotes when it holds white space (a pasted id's trailing space shows); one
+    /// longer than `shownCharacters` (a whole pasted email) cut, with its length.
     static func shown(_ id: String) -> String {
+        let count = id.count
+        guard count <= shownCharacters else { return shown(String(id.prefix(shownCharacters))) + "… (\(count) characters)" }
         guard id.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || $0.value < 0x20 || $0.value == 0x7F })
         else { return id }
         // Control characters escaped (a pasted line break shows as \n, as a tab shows as \t), never printed raw.

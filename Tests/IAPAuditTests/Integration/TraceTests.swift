@@ -4,6 +4,7 @@ import XCTest
 @testable import IAPAuditCLI
 @testable import IAPAuditModel
 @testable import IAPAuditPipeline
+@testable import IAPAuditReport
 
 /// `iap-audit trace ID` over the ledger `run` leaves on sample-data/: every kind of id, with its exact
 /// timeline and verdict (Fixtures/trace/*.txt; `IAP_AUDIT_RECORD_TRACE=1` writes a missing one: read it
@@ -222,5 +223,22 @@ final class TraceTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.repoRoot + "/sample-data/answer-key.json"))
         let findings = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["findings"] as? [[String: String]])
         return Set(findings.map { "\($0["kind"]!)/\($0["reason"]!)/\($0["transaction_id"]!)" })
+    }
+
+    /// An original id whose own purchase no record holds (only its renewal names it) leads to the renewal alone: an
+    /// empty block said "no action" and was counted (found by a support user test).
+    func testAnOriginalIdWithoutItsOwnRecordsListsOnlyTheTransactionsThatHaveSome() throws {
+        let outcome = try TracePipeline.run(id: "2000000400594867", ledgerPath: try sampleLedger() + "/audit.sqlite")
+        XCTAssertEqual(outcome.result.transactions.map(\.transactionId), ["2000000400594868"])
+        XCTAssertEqual(
+            outcome.result.notes,
+            ["no record is of transaction 2000000400594867 itself (only others of its purchase name it, as their original id): not listed"])
+    }
+
+    /// A pasted id of 100,000 characters is shown cut, with its length.
+    func testAVeryLongIdIsShownCut() {
+        let id = String(repeating: "x", count: 100_000)
+        XCTAssertEqual(TraceOutput.shown(id), String(repeating: "x", count: TraceOutput.shownCharacters) + "… (100000 characters)")
+        XCTAssertEqual(TraceOutput.shown("2000000400594867"), "2000000400594867")
     }
 }

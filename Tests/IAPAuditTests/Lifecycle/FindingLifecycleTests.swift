@@ -118,4 +118,17 @@ final class FindingLifecycleTests: XCTestCase {
         XCTAssertEqual(
             byId["duplicate_credit:6"]?.detail, "no new record of 6: resolved by what changed in the inputs or parameters")
     }
+
+    /// A finding resolved without a new record on a night that dropped files (`--forget-missing`) names them.
+    func testAFindingResolvedByForgottenFilesNamesThem() throws {
+        let changes = try FindingLifecycle.changes(
+            run: 2, current: [], previous: [state("dropped_order:1", .open, last: 1)], earlier: { _ in [:] }, resolve: { _ in [:] },
+            asOfMs: 9_000, inputsGone: ["a/server.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"])
+        XCTAssertEqual(
+            changes.map(\.detail),
+            [
+                "no new record of 1: resolved by what changed in the inputs (no longer in the ledger: a/server.jsonl, b.jsonl, "
+                    + "c.jsonl and 1 more) or parameters"
+            ])
+    }
 }
