@@ -1,3 +1,4 @@
+import Foundation
 /// The six problem kinds and the info kinds of table `finding`.
 public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     case droppedOrder = "dropped_order"
@@ -106,10 +107,21 @@ public struct ExactText: Hashable, Sendable {
 
     public init(_ text: String) { self.text = text }
 
-    public static func == (a: ExactText, b: ExactText) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+    public static func == (a: ExactText, b: ExactText) -> Bool {
+        guard a.text.utf8.count == b.text.utf8.count else { return false }
+        // Contiguous UTF-8 (every native string): one memcmp instead of a byte at a time.
+        let equal = a.text.utf8.withContiguousStorageIfAvailable { x in
+            b.text.utf8.withContiguousStorageIfAvailable { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+        return (equal ?? nil) ?? a.text.utf8.elementsEqual(b.text.utf8)
+    }
 
     public func hash(into hasher: inout Hasher) {
-        for byte in text.utf8 { hasher.combine(byte) }
+        // The bytes at once (the same value whether the string's storage is contiguous or not).
+        if let done: Void = text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) {
+            return done
+        }
+        Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
     /// `texts` without repeats (exact bytes), in byte order.
