@@ -139,6 +139,7 @@ public enum AuditPipeline {
         try output.removeWorkbook()
         let settingsBefore = try store.runParameter("signature_settings")
         let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
+        let pending = PendingWarnings.decode(try store.runParameter(PendingWarnings.parameter))
         let settingsChanged = settingsBefore != signatures.fingerprint
         if settingsChanged, settingsBefore != nil, !stored.isEmpty {
             // A night that takes a full run's time says why.
@@ -152,12 +153,16 @@ public enum AuditPipeline {
         let (parsed, bulk, vanished, read) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
             scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,
-            redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }
+            redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }, pending: pending
         )
         .importEntries(entries)
+        let carried = PendingWarnings.carried(pending, read: Set(read.keys), said: vanished)
+        if !pending.isEmpty || vanished.contains(where: { PendingWarnings.codes.contains($0.code) }) {
+            try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(vanished + carried))
+        }
         timer.lap("import_files")
         try store.setRunParameter("signature_settings", signatures.fingerprint)
-        warnings += vanished
+        warnings += vanished + carried
         let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read) : nil
         timer.lap("import")
         ImportProgress.phase("reconciling")

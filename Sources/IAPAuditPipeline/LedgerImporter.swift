@@ -24,6 +24,9 @@ struct LedgerImporter {
     var forgetMissing = false
     /// `--redact-ledger`: each batch's ids become tokens before it is stored (`RecordBatch.redactIds`).
     var redactor: IdRedactor? = nil
+    /// The warnings a run that did not complete left pending (`PendingWarnings`): a file emptied is added to them in
+    /// the transaction that removes its records, so that a kill right after cannot lose what it alerts on.
+    var pending: [RunWarning] = []
 
     /// Returns how many files were (re)stored: new or changed. Throws `AuditError.unreadablePath` for a file that
     /// cannot be read, or `SQLiteError`.
@@ -208,6 +211,8 @@ struct LedgerImporter {
             }
             if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
                 emptied.append((entry.path, file.bytes, before.recordsImported, before.contentSha256))
+                let said = emptied.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
+                try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(pending + said))
             }
             if (result?.status ?? .skipped) == .imported { recordsSeen[content] = entry.path }
             if result == nil { try mark(entry.path, item.stamp, content: content, wrote: false, stored) }

@@ -30,9 +30,10 @@ enum BuiltBinary {
     }
 
     /// Runs `executable` (default: the binary) with `arguments` in `directory`, its output captured through files.
-    static func run(_ arguments: [String], executable: String = path, in directory: String? = nil) throws -> (
-        status: Int32, out: String, err: String
-    ) {
+    /// - Parameter environment: variables set for it besides the tests' own.
+    static func run(
+        _ arguments: [String], executable: String = path, in directory: String? = nil, environment: [String: String] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         guard FileManager.default.isExecutableFile(atPath: path) else { throw Missing() }
         let scratch = TestPaths.scratch("binary")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -42,6 +43,7 @@ enum BuiltBinary {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         process.standardOutput = FileHandle(forWritingAtPath: outPath)
         process.standardError = FileHandle(forWritingAtPath: errPath)
         process.standardInput = FileHandle.nullDevice
