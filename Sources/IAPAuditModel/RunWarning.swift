@@ -60,6 +60,9 @@ public struct RunWarning: Sendable, Hashable {
         /// A file the ledger held under another path was given under this one (the same file: size, modification
         /// time and inode as stored, or its old path naming the same device and inode now): renamed in the ledger.
         public static let inputRenamed = Code(rawValue: "input_renamed")
+        /// Files rotated under numbered names (`server.jsonl` → `server.jsonl.1` → `server.jsonl.2.gz`): the records read
+        /// from them stay under `path@<sha8>`, the files holding their content now are their copies.
+        public static let inputRotated = Code(rawValue: "input_rotated")
         /// A file the ledger held records from holds none now (rewritten empty: a failed export?): its records were
         /// removed with its old content.
         public static let inputEmptied = Code(rawValue: "input_emptied")
@@ -93,7 +96,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputEmptied, .inputUnreadable,
+            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputRotated, .inputEmptied,
+            .inputUnreadable,
             .userIdMissing,
             .signatureSettingsChanged, .nothingImported,
             .asOfInFuture, .recordsAfterAsOf,

@@ -51,7 +51,8 @@ struct LedgerImporter {
     func importEntries(_ entries: [InputEntry]) throws -> (
         parsed: Int, bulk: Bool, vanished: [RunWarning], read: [String: FileRead]
     ) {
-        let (stored, renamed) = try renamingMoved(entries, try store.storedFiles())
+        let (renamedStored, renamed) = try renamingMoved(entries, try store.storedFiles())
+        let (stored, rotated) = try followingRotation(entries, renamedStored)
         // Which files may be unchanged (same path, size and reader): hashed now. The others are read
         // anyway: hashed on another thread while the files before them are imported.
         // Per entry: nil = skipped; else its size and, when it is unchanged, its hash. Files are
@@ -69,7 +70,7 @@ struct LedgerImporter {
             totalBytes += bytes
             // Unchanged: the same size and reader, and the same stat (git's index check) or else the same hash.
             if !rereadAll, let previous = stored[entry.path], previous.bytes == bytes, previous.isCurrentReader,
-                previous.status == ImportStatus.imported.rawValue,
+                previous.status == ImportStatus.imported.rawValue || Self.isHeldCopy(previous, stored),
                 try (stamp.isKnown && previous.stamp == stamp) || Digest.sha256Hex(MappedFile(path: entry.path)) == previous.sha256
             {
                 files.append((entry, bytes, stamp, previous.sha256, nil))
@@ -159,7 +160,10 @@ struct LedgerImporter {
                         ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
                     try store.markFile(path: entry.path, stamp: item.stamp, contentSha256: content)
                 } else {
-                    (bytesSeen[sha256], recordsSeen[content]) = (entry.path, entry.path)
+                    // A copy kept as it was (`isHeldCopy`) holds no record: it is no file's original.
+                    if stored[entry.path]!.status == ImportStatus.imported.rawValue {
+                        (bytesSeen[sha256], recordsSeen[content]) = (entry.path, entry.path)
+                    }
                     try mark(entry.path, item.stamp, content: content, wrote: false, stored)
                 }
                 return
@@ -242,7 +246,7 @@ struct LedgerImporter {
         let lost = emptied.filter { file in recordsSeen[file.content].map { $0 == file.path } ?? true }
         return (
             read.count, bulk,
-            renamed + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
+            renamed + rotated + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
                 + gone.compactMap { path in
                     let why: Vanished = keptPaths.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
                     return why == .kept && !newlyMissing.contains(path) && unreadable[path] == nil
@@ -280,6 +284,16 @@ struct LedgerImporter {
     }
 
     private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }
+
+    /// A file skipped as a copy of one the ledger still holds: unchanged, it stays a copy, though its original has grown
+    /// since (`server.jsonl.1.gz` of Monday's `server.jsonl`: imported as new records once the log had grown twice).
+    static func isHeldCopy(_ file: StoredFile, _ stored: [String: StoredFile]) -> Bool {
+        guard file.status == ImportStatus.skipped.rawValue, file.note.hasPrefix("same content as "),
+            file.note.hasSuffix(" (not counted twice)")
+        else { return false }
+        let original = String(file.note.dropFirst("same content as ".count).dropLast(" (not counted twice)".count))
+        return stored[original].map { $0.status == ImportStatus.imported.rawValue && $0.recordsImported + $0.recordsRejected > 0 } ?? false
+    }
 
     /// A file modified this recently (nanoseconds) is hashed by the next run whatever its stat says: a write in
     /// the same tick of the file system's clock as the stat would leave the modification time as it was

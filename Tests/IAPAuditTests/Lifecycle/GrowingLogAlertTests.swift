@@ -93,5 +93,15 @@ final class GrowingLogAlertTests: XCTestCase {
         let files = (summary["files"] as! [[String: Any]]).map { "\($0["path"]!) \($0["status"]!) \($0["note"] ?? "")" }
         XCTAssertEqual(files, ["\(log) imported client reports", "\(log).1.gz skipped same content as \(log) (not counted twice)"])
         XCTAssertEqual((summary["records"] as! [String: Any])["imported"] as? Int, 40, "the log's 40 good lines, once")
+        // A run on the same files, then a second night of growth: still a copy (it was imported as new records then).
+        for night in [nil, 3] {
+            if let night { try append(purchases(40..<50, day: night), to: log) }
+            let later = try run()
+            XCTAssertEqual(later.status, 0, later.err)
+            let json = try JSONSerialization.jsonObject(with: Data(later.out.utf8)) as! [String: Any]
+            XCTAssertEqual(
+                (json["files"] as! [[String: Any]]).first { ($0["path"] as! String).hasSuffix(".gz") }?["status"] as? String, "skipped")
+            XCTAssertEqual((json["records"] as! [String: Any])["imported"] as? Int, night == nil ? 40 : 50)
+        }
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+
+/// Logs rotated under numbered names, as logrotate does by default (`rotate 2`, `compress`, `delaycompress`,
+/// `copytruncate`): each night `server.jsonl.1` is gzipped into `server.jsonl.2.gz` (the old one deleted),
+/// `server.jsonl` copied to `server.jsonl.1` and emptied, then the day written to it. The ledger keeps every day
+/// (found by an on-call user test: from the fourth night each night lost the oldest day's records, and a real dropped
+/// order was resolved by the loss), and its findings are a from-scratch run's over every day.
+final class NumberedRotationTests: XCTestCase {
+    static let names = ["client.jsonl", "server.jsonl", "verify.jsonl"]
+
+    func rows(_ out: String) throws -> [String: Any] {
+        try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
+            print(json.dumps({
+                "findings": [list(r) for r in db.execute("SELECT finding_id, reason, user_ids FROM finding ORDER BY finding_id")],
+                "counts": [db.execute("SELECT count(*) FROM " + t).fetchone()[0]
+                           for t in ("client_report", "server_request", "apple_record", "rejection")]}))
+            """, args: [out]) as! [String: Any]
+    }
+
+    func shell(_ script: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script]
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, script)
+    }
+
+    func testNumberedRotationLosesNoDayAndReadsNothingTwice() throws {
+        let root = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        let exports = root + "/exports", days = root + "/days"
+        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+        var rotated = 0
+        for night in 0..<7 {
+            for name in Self.names {
+                let f = "'\(exports)/\(name)'"
+                try shell(
+                    "rm -f \(f).2.gz; if [ -f \(f).1 ]; then gzip -c \(f).1 > \(f).2.gz; rm \(f).1; fi; "
+                        + "if [ -f \(f) ]; then cp \(f) \(f).1; : > \(f); fi")
+                let lines = month.days[night].files[name] ?? []
+                TestPaths.write(lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n", to: exports + "/" + name)
+                try month.deliverOnly(night, name, into: days)
+            }
+            let ledger = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
+            rotated += ledger.warnings.filter { $0.code == .inputRotated }.count
+            _ = try AuditPipeline.run(AuditOptions(paths: [days], outputDirectory: root + "/fresh\(night)"))
+            let (kept, fresh) = (try rows(root + "/ledger"), try rows(root + "/fresh\(night)"))
+            XCTAssertEqual("\(kept["counts"]!)", "\(fresh["counts"]!)", "night \(night + 1): every day's records, once")
+            XCTAssertEqual("\(kept["findings"]!)", "\(fresh["findings"]!)", "night \(night + 1): the findings of every day")
+        }
+        XCTAssertEqual(rotated, 6, "said every night from the second")
+    }
+}
+
+extension NightlyFeed {
+    /// Writes day `index`'s file `name` (if it has one) into `feed/<day>/`.
+    func deliverOnly(_ index: Int, _ name: String, into feed: String) throws {
+        guard let lines = days[index].files[name] else { return }
+        let folder = feed + "/" + days[index].day
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        TestPaths.write(lines.joined(separator: "\n") + "\n", to: folder + "/" + name)
+    }
+}
