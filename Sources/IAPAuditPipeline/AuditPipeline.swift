@@ -61,8 +61,12 @@ public struct AuditResult: Sendable {
     /// What this run read of each file it read, by path (a grown log: its new lines only).
     var read: [String: LedgerImporter.FileRead] = [:]
 
-    /// The line is one this run read (of a file it read; of a grown log, one of its new lines).
-    package func readThisRun(_ location: SourceLocation) -> Bool { read[location.file].map { location.line >= $0.fromLine } ?? false }
+    /// The rejected line is one this run read (of a file it read; of a grown log, one of its new lines; of a file read
+    /// again whole, one it did not hold before).
+    package func readThisRun(_ location: SourceLocation) -> Bool {
+        guard let file = read[location.file] else { return false }
+        return file.newRejectedLines?.contains(location.line) ?? (location.line >= file.fromLine)
+    }
 
     /// Lines this run rejected (of a file read again whole, those it did not hold before).
     package var rejectedThisRun: Int64 { read.values.reduce(0) { $0 + $1.rejected } }

@@ -10,7 +10,8 @@ public enum ConfigDiscovery {
     /// `sandbox_allowlist` or a `products` object) at the top level of the folders among `paths` —
     /// not in their sub-folders, not hidden — sorted, each path written as the run lists inputs
     /// (`folder/name`). Files named on their own are not looked at. A file reached twice (one folder named
-    /// twice, `same` and `./same`, or through a link) is one config, listed as first reached.
+    /// twice, `same` and `./same`, or through a link) is one config, listed as first reached; a symbolic link to one
+    /// is one (found by a user test: a folder of links to the sample's files was audited without its config).
     public static func configs(in paths: [String]) -> [String] {
         var found: [String] = []
         var resolved = Set<String>()
@@ -21,7 +22,8 @@ public enum ConfigDiscovery {
             else { continue }
             for name in names.sorted() where !name.hasPrefix(".") {
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-                guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                // A symbolic link to a config is that config (the inputs beside it are followed the same way).
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: InputCollector.realPath(path) ?? path),
                     attributes[.type] as? FileAttributeType == .typeRegular,
                     let size = attributes[.size] as? Int, size <= FileImporter.maxConfigBytes,
                     let data = FileManager.default.contents(atPath: path), FileImporter.isAuditConfig(data),

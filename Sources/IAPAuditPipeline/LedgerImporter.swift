@@ -37,6 +37,9 @@ struct LedgerImporter {
     struct FileRead: Sendable, Equatable {
         var fromLine: Int
         var rejected: Int64
+        /// Of a file read again whole that held rejected lines, the rejected lines it did not hold before (line numbers);
+        /// nil: every rejected line from `fromLine` on is this run's.
+        var newRejectedLines: Set<Int>? = nil
     }
 
     /// Leaves the secondary indexes dropped after a bulk import (`bulk` true): the caller makes them
@@ -208,10 +211,13 @@ struct LedgerImporter {
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
             if let result {
-                let rejected =
-                    rejectedBefore.isEmpty || result.recordsRejected == 0
-                    ? Int64(result.recordsRejected) : Int64(try store.rejectedLines(path: entry.path).subtracting(rejectedBefore).count)
-                read[entry.path] = FileRead(fromLine: 1, rejected: rejected)
+                if rejectedBefore.isEmpty || result.recordsRejected == 0 {
+                    read[entry.path] = FileRead(fromLine: 1, rejected: Int64(result.recordsRejected))
+                } else {
+                    let new = try store.rejectedLines(path: entry.path).subtracting(rejectedBefore)
+                    let lines = Set(new.compactMap { Int($0.prefix { $0 != "\t" }) })
+                    read[entry.path] = FileRead(fromLine: 1, rejected: Int64(new.count), newRejectedLines: lines)
+                }
             }
             if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
                 emptied.append((entry.path, file.bytes, before.recordsImported, before.contentSha256))

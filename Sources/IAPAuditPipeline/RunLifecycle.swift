@@ -1,4 +1,5 @@
 import Foundation
+import IAPAuditCrypto
 import IAPAuditModel
 import IAPAuditReconcile
 import IAPAuditStore
@@ -40,7 +41,9 @@ struct RunLifecycle {
         brought = files.filter(isBrought).map(\.path).sorted()
         // Not one renamed, or whose content another path holds (the same records).
         let (paths, contents) = (Set(files.map(\.path)), Set(files.map(\.sha256)))
-        inputsGone = before.filter { !paths.contains($0.key) && !contents.contains($0.value) }.keys
+        // A skipped path (a link loop, an empty file) held nothing: its going changed nothing.
+        let nothing = Digest.sha256Hex(Data())
+        inputsGone = before.filter { !paths.contains($0.key) && !contents.contains($0.value) && $0.value != nothing }.keys
             .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 

@@ -95,8 +95,8 @@ public enum FindingLifecycle {
                 detail = "no new record of \(state.transactionId): resolved by what changed in the inputs\(gone) or parameters"
             case (true, false):
                 detail =
-                    "no new record of \(state.transactionId); it is \(successors) now: the as-of passed a grace, or the inputs or "
-                    + "parameters changed"
+                    "no new record of \(state.transactionId); it is \(successors) now: the as-of passed a grace, or the inputs\(gone) "
+                    + "or parameters changed"
             case (false, _):
                 detail =
                     "resolved by \(resolution.evidence.count) new record(s): \(resolution.evidence.joined(separator: ", "))"

@@ -53,6 +53,18 @@ final class ConfigInInputFolderTests: XCTestCase {
         XCTAssertTrue(listed.out.contains(#""note":"iap-audit configuration (used as --config; not evidence)""#), listed.out)
     }
 
+    /// A symbolic link to the config is the config (a folder of links to an export's files was audited without it).
+    func testALinkToTheConfigIsUsed() throws {
+        let dir = try inputFolder()
+        let real = TestPaths.scratch() + "/real-config.json"
+        TestPaths.write(Self.config, to: real)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/config.json", withDestinationPath: real)
+        let (run, parameters, kinds) = try run([dir], out: TestPaths.scratch())
+        XCTAssertTrue(run.err.contains("iap-audit: using \(dir)/config.json as --config (found in the input folder)"), run.err)
+        XCTAssertEqual(parameters["config_source"], "\(dir)/config.json (found in the input folder)")
+        XCTAssertEqual(kinds, ["regranted"])
+    }
+
     func testSeveralConfigsAreNoneAndNamed() throws {
         let dir = try inputFolder()
         TestPaths.write(Self.config, to: dir + "/config.json")

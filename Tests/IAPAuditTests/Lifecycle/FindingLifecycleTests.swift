@@ -122,13 +122,16 @@ final class FindingLifecycleTests: XCTestCase {
     /// A finding resolved without a new record on a night that dropped files (`--forget-missing`) names them.
     func testAFindingResolvedByForgottenFilesNamesThem() throws {
         let changes = try FindingLifecycle.changes(
-            run: 2, current: [], previous: [state("dropped_order:1", .open, last: 1)], earlier: { _ in [:] }, resolve: { _ in [:] },
-            asOfMs: 9_000, inputsGone: ["a/server.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"])
+            run: 2, current: [current("verification_backlog:2", "no_verify_response")],
+            previous: [state("dropped_order:1", .open, last: 1), state("dropped_order:2", .open, last: 1)], earlier: { _ in [:] },
+            resolve: { _ in [:] }, asOfMs: 9_000, inputsGone: ["a/server.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"])
         XCTAssertEqual(
-            changes.map(\.detail),
+            changes.filter { $0.event == .resolved }.map(\.detail),
             [
                 "no new record of 1: resolved by what changed in the inputs (no longer in the ledger: a/server.jsonl, b.jsonl, "
-                    + "c.jsonl and 1 more) or parameters"
+                    + "c.jsonl and 1 more) or parameters",
+                "no new record of 2; it is verification_backlog:2 (no_verify_response) now: the as-of passed a grace, or the inputs "
+                    + "(no longer in the ledger: a/server.jsonl, b.jsonl, c.jsonl and 1 more) or parameters changed",
             ])
     }
 }
