@@ -38,7 +38,6 @@ extension LedgerImporter {
                 heldNow[Digest.sha256Hex(content)] = heldNow[Digest.sha256Hex(content)] ?? entry.path
             }
         }
-        guard !heldNow.isEmpty else { return (stored, []) }
         let given = Set(entries.filter { $0.skipReason == nil }.map(\.path))
         // Stored paths given again whose old content another given path holds now.
         var movedTo: [String: String] = [:]
@@ -48,11 +47,27 @@ extension LedgerImporter {
                 movedTo[path] = now
             }
         }
-        guard !movedTo.isEmpty else { return (stored, []) }
-        // Paths that received a moved content, their own old content gone from every path: rotated away.
-        let rotatedAway = Set(movedTo.values).filter { movable[$0] != nil && movedTo[$0] == nil && given.contains($0) }
+        // Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation — a given
+        // path whose name extends this one's begins with its old content and goes on (checked only for such names).
+        var grownInto: [String: String] = [:]
+        for longer in given.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            // The names it extends: itself cut at each `.` or `-` of its file name (`server.jsonl.1` → `server.jsonl`).
+            let name = longer.lastIndex(of: "/").map { longer.index(after: $0) } ?? longer.startIndex
+            for cut in longer[name...].indices where longer[cut] == "." || longer[cut] == "-" {
+                let path = String(longer[..<cut])
+                guard let file = movable[path], given.contains(path), movedTo[path] == nil, grownInto[path] == nil,
+                    Self.continues(longer, file), !Self.grew(path, from: file)
+                else { continue }
+                grownInto[path] = longer
+            }
+        }
+        guard !movedTo.isEmpty || !grownInto.isEmpty else { return (stored, []) }
+        // Paths that received a content, their own old content gone from every path: rotated away.
+        let received = Set(movedTo.values).union(grownInto.values)
+        let rotatedAway = received.filter { movable[$0] != nil && movedTo[$0] == nil && grownInto[$0] == nil && given.contains($0) }
         var result = stored
         var kept: [(path: String, as: String)] = []
+        var followed: [(path: String, to: String)] = []
         try store.transaction {
             for path in (Array(movedTo.keys) + rotatedAway).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 let file = stored[path]!
@@ -66,18 +81,32 @@ extension LedgerImporter {
                 kept.append((path, name))
             }
             try store.markMissing(kept.map(\.as))
+            // A content that moved and grew follows its bytes: the path holding it now is that file, grown (read from
+            // its old end). Through temporary names: one path may pass its content on as it receives another's.
+            for (path, to) in grownInto.sorted(by: { $0.key < $1.key }) where result[to] == nil || grownInto[to] != nil {
+                try store.renameFile(from: path, to: path + "\u{1}rotating")
+                followed.append((path, to))
+            }
+            for (path, to) in followed {
+                try store.renameFile(from: path + "\u{1}rotating", to: to)
+            }
+            var moving: [String: StoredFile] = [:]
+            for (path, _) in followed { moving[path] = result.removeValue(forKey: path) }
+            for (path, to) in followed { result[to] = moving[path] }
         }
-        guard !kept.isEmpty else { return (stored, []) }
-        let moves = kept.map { k in movedTo[k.path].map { "\(k.path) → \($0)" } ?? "\(k.path) (rotated away)" }
+        let moves =
+            kept.map { k in movedTo[k.path].map { "\(k.path) → \($0)" } ?? "\(k.path) (rotated away)" }
+            + followed.map { "\($0.path) → \($0.to) (grown since it was read)" }
+        guard !moves.isEmpty else { return (stored, []) }
         return (
             result,
             [
                 RunWarning(
                     .inputRotated,
-                    "\(CountText.counted(Int64(kept.count), "file")) rotated under numbered names (content moved to another "
+                    "\(CountText.counted(Int64(moves.count), "file")) rotated under numbered names (content moved to another "
                         + "name): \(moves.joined(separator: ", ")); the records read from them stay in the ledger under the name "
-                        + "they were read with and their content's hash (\(kept[0].as)…), the files holding them now are their "
-                        + "copies: nothing read twice, nothing lost")
+                        + "they were read with and their content's hash\(kept.first.map { " (\($0.as)…)" } ?? ""), or, grown since, under the "
+                        + "file holding them now; nothing read twice, nothing lost")
             ]
         )
     }
@@ -85,6 +114,15 @@ extension LedgerImporter {
     /// The file at `path` begins with the content stored (it is longer, and its first bytes hash to the stored SHA-256).
     static func grew(_ path: String, from file: StoredFile) -> Bool {
         guard let mapped = try? MappedFile(path: path), mapped.data.count > file.bytes else { return false }
+        return Digest.sha256Hex(mapped.data, prefix: file.bytes).prefix == file.sha256
+    }
+
+    /// The plain file at `path` begins with `file`'s stored content, ended by a line feed, and goes on.
+    static func continues(_ path: String, _ file: StoredFile) -> Bool {
+        guard file.format == SourceFormat.jsonLines.rawValue || file.format == SourceFormat.csv.rawValue,
+            let mapped = try? MappedFile(path: path), mapped.data.count > file.bytes, file.bytes > 0, !GzipInput.isGzip(mapped.data),
+            mapped.data[mapped.data.startIndex + file.bytes - 1] == 0x0A
+        else { return false }
         return Digest.sha256Hex(mapped.data, prefix: file.bytes).prefix == file.sha256
     }
 

@@ -61,6 +61,51 @@ final class NumberedRotationTests: XCTestCase {
     }
 }
 
+extension NumberedRotationTests {
+    /// `rotate 1` with `copytruncate`, the log read while it is written: each run sees half a day; at midnight the log,
+    /// grown by the rest of the day since, is copied whole to `.1` (the last `.1` overwritten). The content the ledger
+    /// read followed its bytes to `.1` (read from its old end), and nothing was lost when `.1` was overwritten (found by a
+    /// rotation user test: every day went once the next day's `.1` replaced it).
+    func testRotateOneOfALogReadWhileWritten() throws {
+        let root = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        let exports = root + "/exports", parts = root + "/parts"
+        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+        func half(_ day: Int, _ name: String, second: Bool) -> [String] {
+            let lines = month.days[day].files[name] ?? []
+            return second ? Array(lines[(lines.count / 2)...]) : Array(lines[..<(lines.count / 2)])
+        }
+        func append(_ lines: [String], _ path: String) throws {
+            guard !lines.isEmpty else { return }
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
+            try handle.close()
+        }
+        for night in 0..<6 {
+            for name in Self.names {
+                let f = "'\(exports)/\(name)'"
+                if night > 0 {
+                    try append(half(night - 1, name, second: true), exports + "/" + name)
+                    try append(half(night - 1, name, second: true), parts + "/\(night - 1)b/" + name)
+                    try shell("cp \(f) \(f).1; : > \(f)")
+                }
+                try append(half(night, name, second: false), exports + "/" + name)
+                try FileManager.default.createDirectory(atPath: parts + "/\(night)a", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: parts + "/\(night)b", withIntermediateDirectories: true)
+                try append(half(night, name, second: false), parts + "/\(night)a/" + name)
+            }
+            _ = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
+            _ = try AuditPipeline.run(AuditOptions(paths: [parts], outputDirectory: root + "/fresh\(night)"))
+            let (kept, fresh) = (try rows(root + "/ledger"), try rows(root + "/fresh\(night)"))
+            XCTAssertEqual("\(kept["counts"]!)", "\(fresh["counts"]!)", "night \(night + 1): every half day's records, once")
+            XCTAssertEqual("\(kept["findings"]!)", "\(fresh["findings"]!)", "night \(night + 1)")
+        }
+    }
+}
+
 extension NightlyFeed {
     /// Writes day `index`'s file `name` (if it has one) into `feed/<day>/`.
     func deliverOnly(_ index: Int, _ name: String, into feed: String) throws {
