@@ -157,22 +157,35 @@ enum RunChecks {
         }
         // Rule 24: records whose environment signals disagree prove no production payment; answers naming no
         // environment anywhere are read as production.
-        for file in outcome.environmentCounts where file.conflicts > 0 {
-            warnings.append(
-                RunWarning(
-                    .environmentConflict,
-                    "\(file.file): \(file.conflicts) Apple record(s) whose environment signals disagree (Production with a sandbox "
-                        + "receipt_type, a notification V1 whose environment and unified_receipt.environment differ, or subscription "
-                        + "periods of an hour or less labelled Production or naming no environment): read as sandbox (no production "
-                        + "payment, no dropped order)",
-                    file: file.file))
+        // Said per file given; the files kept from earlier runs (rotated away, removed) in one line each: said every night,
+        // one a kept file made a mail that grew a line a night with a log rotated under numbered names.
+        let kept = Set(try store.storedFiles().filter { !$0.value.given }.keys)
+        let (given, old) = (
+            outcome.environmentCounts.filter { !kept.contains($0.file) }, outcome.environmentCounts.filter { kept.contains($0.file) }
+        )
+        let conflict =
+            "Apple record(s) whose environment signals disagree (Production with a sandbox receipt_type, a notification V1 whose "
+            + "environment and unified_receipt.environment differ, or subscription periods of an hour or less labelled Production or "
+            + "naming no environment): read as sandbox (no production payment, no dropped order)"
+        let unknown =
+            "Apple answer(s) name no environment (no environment, receipt_type or transaction environment): read as production (environment unknown)"
+        for file in given where file.conflicts > 0 {
+            warnings.append(RunWarning(.environmentConflict, "\(file.file): \(file.conflicts) \(conflict)", file: file.file))
         }
-        for file in outcome.environmentCounts where file.unknown > 0 {
+        for file in given where file.unknown > 0 {
+            warnings.append(RunWarning(.environmentUnknown, "\(file.file): \(file.unknown) \(unknown)", file: file.file))
+        }
+        for (code, count, what) in [
+            (RunWarning.Code.environmentConflict, { (f: (file: String, conflicts: Int64, unknown: Int64)) in f.conflicts }, conflict),
+            (.environmentUnknown, { $0.unknown }, unknown),
+        ] {
+            let files = old.filter { count($0) > 0 }
+            guard let first = files.first else { continue }
             warnings.append(
                 RunWarning(
-                    .environmentUnknown,
-                    "\(file.file): \(file.unknown) Apple answer(s) name no environment (no environment, receipt_type or transaction "
-                        + "environment): read as production (environment unknown)", file: file.file))
+                    code,
+                    "\(CountText.counted(Int64(files.count), "file")) kept from earlier runs (no longer given) hold "
+                        + "\(files.reduce(0) { $0 + count($1) }) \(what) (the first: \(first.file), \(count(first)))", file: first.file))
         }
         return warnings
     }

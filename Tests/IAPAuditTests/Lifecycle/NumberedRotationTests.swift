@@ -52,6 +52,14 @@ final class NumberedRotationTests: XCTestCase {
             }
             let ledger = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
             rotated += ledger.warnings.filter { $0.code == .inputRotated }.count
+            // The kept contents' environment caveats in one line a code, not one a kept file (a mail a line longer a night).
+            let environment = ledger.warnings.filter { $0.code == .environmentConflict || $0.code == .environmentUnknown }
+            XCTAssertLessThanOrEqual(environment.filter { $0.file?.contains("@") == true }.count, 2, "night \(night + 1)")
+            XCTAssertTrue(
+                environment.filter { $0.file?.contains("@") == true }.allSatisfy {
+                    $0.message.contains(" kept from earlier runs (no longer given) hold ")
+                },
+                "\(environment.map(\.message))")
             _ = try AuditPipeline.run(AuditOptions(paths: [days], outputDirectory: root + "/fresh\(night)"))
             let (kept, fresh) = (try rows(root + "/ledger"), try rows(root + "/fresh\(night)"))
             XCTAssertEqual("\(kept["counts"]!)", "\(fresh["counts"]!)", "night \(night + 1): every day's records, once")
