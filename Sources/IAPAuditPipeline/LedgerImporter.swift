@@ -289,15 +289,15 @@ struct LedgerImporter {
         return redacted
     }
 
-    private static func copyNote(_ earlier: String) -> String { "same content as \(earlier) (not counted twice)" }
+    private static func copyNote(_ earlier: String) -> String { copyNoteStart + earlier + copyNoteEnd }
+    private static let (copyNoteStart, copyNoteEnd) = ("same content as ", " (not counted twice)")
 
     /// A file skipped as a copy of one the ledger still holds: unchanged, it stays a copy, though its original has grown
     /// since (`server.jsonl.1.gz` of Monday's `server.jsonl`: imported as new records once the log had grown twice).
     static func isHeldCopy(_ file: StoredFile, _ stored: [String: StoredFile]) -> Bool {
-        guard file.status == ImportStatus.skipped.rawValue, file.note.hasPrefix("same content as "),
-            file.note.hasSuffix(" (not counted twice)")
+        guard file.status == ImportStatus.skipped.rawValue, file.note.hasPrefix(copyNoteStart), file.note.hasSuffix(copyNoteEnd)
         else { return false }
-        let original = String(file.note.dropFirst("same content as ".count).dropLast(" (not counted twice)".count))
+        let original = String(file.note.dropFirst(copyNoteStart.count).dropLast(copyNoteEnd.count))
         return stored[original].map { $0.status == ImportStatus.imported.rawValue && $0.recordsImported + $0.recordsRejected > 0 } ?? false
     }
 

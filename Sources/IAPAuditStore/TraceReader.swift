@@ -22,9 +22,10 @@ package enum TraceReader {
         result.transactions = try transactionIds.map { try trace($0, queries) }
         // An original id whose own purchase no record holds (only its renewals name it) is no transaction to judge: a
         // block with no record said "no action", and counted so.
-        let empty = result.transactions.filter { $0.events.isEmpty && $0.findings.isEmpty && $0.resolvedFindings.isEmpty }
+        let isEmpty = { (t: TransactionTrace) in t.events.isEmpty && t.findings.isEmpty && t.resolvedFindings.isEmpty }
+        let empty = result.transactions.filter(isEmpty)
         if !empty.isEmpty && empty.count < result.transactions.count {
-            result.transactions.removeAll { $0.events.isEmpty && $0.findings.isEmpty && $0.resolvedFindings.isEmpty }
+            result.transactions.removeAll(where: isEmpty)
             result.notes.append(
                 "no record is of transaction \(empty.map(\.transactionId).joined(separator: ", ")) itself (only others of its "
                     + "purchase name it, as their original id): not listed")

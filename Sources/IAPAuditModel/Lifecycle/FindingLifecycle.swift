@@ -39,8 +39,8 @@ public enum FindingLifecycle {
     ///   - resolve: what resolved the findings of `previous` this run does not have (by id; one absent:
     ///     no new record, resolved at `asOfMs`).
     ///   - asOfMs: this run's as-of.
-    ///   - inputsGone: the files the last recorded run had whose records the ledger no longer holds (dropped by
-    ///     `--forget-missing`, emptied): named in what resolved a finding without a new record.
+    ///   - inputsGone: the files the last recorded run had that the ledger no longer holds (dropped by
+    ///     `--forget-missing`): named in what resolved a finding without a new record.
     public static func changes(
         run: Int, current: [Current], previous: [FindingState], earlier: ([String]) throws -> [String: FindingState],
         resolve: ([FindingState]) throws -> [String: Resolution], asOfMs: Int64?, inputsGone: [String] = []
