@@ -210,7 +210,8 @@ enum HelpText {
         2026-10: its bridge rows and totals). The same seed gives the same bytes.
 
         OPTIONS:
-          --transactions N      Client transactions to generate (default: 2000).
+          --transactions N      Client transactions to generate (default: 2000), and the
+                                support ticket's purchase on top (2001 in all).
           --seed S              Random seed, an unsigned integer (default: 1).
           --out DIR             Output folder (required; the committed sample is made with
                                 --transactions 2000 --seed 1 --out sample-data).

@@ -57,8 +57,11 @@ public struct ES256Signer: Sendable {
 
     /// Base64url without padding (RFC 7515 §2).
     public static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var bytes: [UInt8] = []
+        for byte in data.base64EncodedString().utf8 where byte != UInt8(ascii: "=") {
+            bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: "-") : byte == UInt8(ascii: "/") ? UInt8(ascii: "_") : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The signature of a SHA-256 digest: r and s, 32 big-endian bytes each, and the nonce k used.

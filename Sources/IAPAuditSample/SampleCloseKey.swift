@@ -83,7 +83,11 @@ struct SampleCloseKey {
         apple(&rows)
         for sale in sales {
             let value = Tally(units: sale.value.units, milliunits: sale.value.milliunits)
-            var row = rows[sale.productId, sale.rowCurrency]
+            // Taken out of the dictionary while it changes: a copy left there would make each append to
+            // `candidates` copy the whole array (the generator was quadratic in a row's purchases).
+            let key = sale.productId + " " + sale.rowCurrency
+            let stored = rows.rows[key] != nil
+            var row = rows.rows.removeValue(forKey: key) ?? Row(productId: sale.productId, currency: sale.rowCurrency)
             func add(_ bucket: String, _ t: Tally) { row.buckets[bucket, default: Tally()] += t }
             let booked = books(sale.at)
             if sale.inPeriod { row.ledger += value }
@@ -107,7 +111,7 @@ struct SampleCloseKey {
                     if sale.inPeriod { row.candidates.append(sale.key) }
                 }
             }
-            if sale.inPeriod || booked || !row.buckets.isEmpty { rows[sale.productId, sale.rowCurrency] = row }
+            if stored || sale.inPeriod || booked || !row.buckets.isEmpty { rows.rows[key] = row }
         }
         return rows.rows.values.sorted { ($0.productId, $0.currency) < ($1.productId, $1.currency) }
     }

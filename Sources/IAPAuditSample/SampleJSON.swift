@@ -60,6 +60,11 @@ indirect enum SampleJSON {
     /// A JSON string literal: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`.
     static func quote(_ s: String, to out: inout String) {
         out += "\""
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s  // nothing to escape: the usual case, appended whole
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

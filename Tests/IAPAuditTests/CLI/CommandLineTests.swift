@@ -145,9 +145,14 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(
             run.out.components(separatedBy: "\n").last,
-            "Note: --transactions 1 was raised to 211: the planted scenarios alone need that many")
+            "Note: --transactions 1 was raised to 210 (and the support ticket's purchase): the planted scenarios alone need that many")
         XCTAssertTrue(
             run.out.contains("(211 client transactions, 123 planted findings and the close of 2026-10 in answer-key.json)"), run.out)
+        // Enough asked for: N and the support ticket's purchase, and no note (it said "raised to 301" of 300).
+        let enough = CLIRun(["sample", "--out", TestPaths.scratch(), "--transactions", "300", "--seed", "1"])
+        XCTAssertEqual(enough.status, 0)
+        XCTAssertFalse(enough.out.contains("Note:"), enough.out)
+        XCTAssertTrue(enough.out.contains("(301 client transactions, "), enough.out)
     }
 
     func testCouldNotCompleteExits1() {
