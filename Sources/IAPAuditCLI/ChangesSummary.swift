@@ -10,12 +10,16 @@ enum ChangesSummary {
     static func text(_ c: RunChanges) -> [String] {
         // New and reopened split into problems and info: the alert counts problem findings only (info never alerts).
         let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { event -> String in
-            let rows = c.changes.filter { $0.event == event }
-            let problems = rows.filter { $0.state.isProblem }.count
+            // Counted, not copied: a night that lost a log has as many changes as the ledger has findings.
+            var (count, problems) = (0, 0)
+            for change in c.changes where change.event == event {
+                count += 1
+                if change.state.isProblem { problems += 1 }
+            }
             let split =
-                (event == .new || event == .reopened) && problems < rows.count
-                ? " (\(problems) problems, \(rows.count - problems) info)" : ""
-            return "\(rows.count) \(words(event))" + split
+                (event == .new || event == .reopened) && problems < count
+                ? " (\(problems) problems, \(count - problems) info)" : ""
+            return "\(count) \(words(event))" + split
         }
         let acknowledged = c.acknowledged.count
         let against = c.previousRun.map { "against run \($0)" } ?? "the ledger's first run (every finding is new)"
@@ -26,25 +30,30 @@ enum ChangesSummary {
             "  " + counts.joined(separator: ", ") + (acknowledged > 0 ? "; \(acknowledged) of this run's findings acknowledged" : ""),
         ]
         for event in [LifecycleEvent.new, .reopened, .resolved, .stillOpen] {
-            let rows = c.changes.filter { $0.event == event }
+            let rows = c.changes.lazy.filter { $0.event == event }
             for change in rows.prefix(listed) {
                 lines.append("  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(change)))")
             }
-            if rows.count > listed {
+            if c.count(event) > listed {
                 // The Changes sheet lists every change; the findings still open as before are on the finding sheets.
                 let whereListed = event == .stillOpen ? "the finding sheets, status open or acknowledged" : "Changes sheet"
                 lines.append(
-                    "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) … and \(rows.count - listed) more (\(whereListed))"
+                    "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) … and \(c.count(event) - listed) more (\(whereListed))"
                 )
             }
         }
         // What needs someone now: the problem findings open and not acknowledged (info findings never alert).
-        let current = c.changes.filter { $0.event != .resolved }
-        let problems = current.filter { $0.state.isProblem }
-        let waiting = problems.filter { $0.state.status == .open }.count
+        var (current, problems, waiting) = (0, 0, 0)
+        for change in c.changes where change.event != .resolved {
+            current += 1
+            if change.state.isProblem {
+                problems += 1
+                if change.state.status == .open { waiting += 1 }
+            }
+        }
         lines.append(
-            "  open now: \(waiting) problem finding(s) not acknowledged, \(problems.count - waiting) acknowledged, "
-                + "\(current.count - problems.count) info")
+            "  open now: \(waiting) problem finding(s) not acknowledged, \(problems - waiting) acknowledged, "
+                + "\(current - problems) info")
         return lines
     }
 

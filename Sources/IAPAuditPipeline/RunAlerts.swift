@@ -69,19 +69,21 @@ public enum RunAlerts {
 
     /// The findings that alert under `failOn`: open (not acknowledged) problem findings of this run.
     static func findingReasons(_ changes: RunChanges, _ failOn: AlertRules.FailOn) -> [String] {
-        let open = changes.changes.filter { $0.event != .resolved && $0.state.status == .open && $0.state.isProblem }
+        // Event, kind and id only: a night that lost a log has as many open findings as the ledger has.
+        let open = changes.changes.lazy.filter { $0.event != .resolved && $0.state.status == .open && $0.state.isProblem }
+            .map { (event: $0.event, kind: $0.state.kind, id: $0.state.id) }
         switch failOn {
         case .new:
             return [LifecycleEvent.new, .reopened].compactMap { event in
-                let ids = open.filter { $0.event == event }.map(\.state.id)
+                let ids = Array(open.filter { $0.event == event }.map(\.id))
                 return ids.isEmpty ? nil : "\(ids.count) \(event == .new ? "new" : "reopened") problem finding(s): \(named(ids))"
             }
         case .any:
-            let ids = open.map(\.state.id)
+            let ids = Array(open.map(\.id))
             return ids.isEmpty ? [] : ["\(ids.count) open problem finding(s): \(named(ids))"]
         case .kinds(let kinds):
             return kinds.compactMap { kind in
-                let ids = open.filter { $0.state.kind == kind.rawValue }.map(\.state.id)
+                let ids = Array(open.filter { $0.kind == kind.rawValue }.map(\.id))
                 return ids.isEmpty ? nil : "\(ids.count) open \(kind.rawValue) finding(s): \(named(ids))"
             }
         }

@@ -88,14 +88,13 @@ struct RunLifecycle {
     /// but for those that were its evidence already (a file that grew is read whole again).
     private func resolutions(_ gone: [FindingState], _ reader: LifecycleReader) throws -> [String: FindingLifecycle.Resolution] {
         guard !newFiles.isEmpty else { return [:] }
-        let stored = try reader.storedFindings(gone.map(\.id))
-        var transactions: [String: String?] = [:]
-        for state in gone { transactions.updateValue(stored[state.id]?.originalTransactionId, forKey: state.transactionId) }
-        let records = try reader.records(about: transactions, in: newFiles)
+        let records = try reader.records(about: try reader.originalIds(of: gone), in: newFiles)
         var result: [String: FindingLifecycle.Resolution] = [:]
         for state in gone {
-            let known = Set(stored[state.id]?.evidence ?? [])
-            let new = (records[state.transactionId] ?? []).filter { !known.contains($0.location.description) }
+            guard let found = records[state.transactionId] else { continue }
+            // Each finding's evidence read as it comes, not all at once: as many as the ledger has findings, some nights.
+            let known = Set(try reader.storedEvidence(state.id))
+            let new = found.filter { !known.contains($0.location.description) }
             guard !new.isEmpty else { continue }
             result[state.id] = FindingLifecycle.Resolution(
                 atMs: new.compactMap(\.ms).min(), evidence: new.map(\.location.description))

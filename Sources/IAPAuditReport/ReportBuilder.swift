@@ -14,7 +14,7 @@ public enum ReportBuilder {
     public static func workbook(_ snapshot: AuditSnapshot, redactor: IdRedactor? = nil) -> ReportWorkbook {
         var sheets = [SummarySheet.build(snapshot)]
         if let changes = snapshot.changes { sheets.append(ChangesSheet.build(changes)) }
-        let statuses = snapshot.changes?.stateById ?? [:]
+        let statuses = snapshot.changes?.listingById ?? [:]
         for kind in FindingKind.problems {
             sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses, redactor))
         }
@@ -35,7 +35,7 @@ public enum ReportBuilder {
     /// lifecycle): the findings still open from an earlier night are those of an older `first_seen_run`; an
     /// acknowledged one shows the note `iap-audit ack` was given.
     static func findingSheet(
-        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: FindingState] = [:],
+        _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: RunChanges.Listing] = [:],
         _ redactor: IdRedactor? = nil
     ) -> ReportSheet {
         let total = findings.count(kinds)

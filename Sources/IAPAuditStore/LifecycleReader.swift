@@ -6,6 +6,7 @@ import IAPAuditModel
 package final class LifecycleReader {
     private let database: SQLiteDatabase
     private var stateQuery: SQLiteStatement?
+    private var evidenceQuery: SQLiteStatement?
 
     /// Throws `SQLiteError` when the database cannot be opened.
     package init(path: String) throws { database = try SQLiteDatabase(path: path, readOnly: true) }
@@ -56,15 +57,27 @@ package final class LifecycleReader {
         return states
     }
 
-    /// What the stored findings (the last run's) say of the findings `ids`: original transaction id and evidence.
-    package func storedFindings(_ ids: [String]) throws -> [String: (originalTransactionId: String?, evidence: [String])] {
-        let q = try database.prepare("SELECT original_transaction_id, evidence FROM finding WHERE finding_id = ?1")
-        var found: [String: (String?, [String])] = [:]
-        for id in ids {
-            q.bind([id])
-            if try q.step() { found[id] = (q.optionalText(0), IdList.decode(q.text(1))) }
+    /// The original transaction id the stored findings (the last run's) give each finding's transaction: by
+    /// transaction id, nil for one whose finding has none (or is not stored). Holds transaction ids only: a night
+    /// that lost a log resolves as many findings as the ledger has.
+    package func originalIds(of findings: [FindingState]) throws -> [String: String?] {
+        let q = try database.prepare("SELECT original_transaction_id FROM finding WHERE finding_id = ?1")
+        var originals: [String: String?] = [:]
+        for state in findings {
+            q.bind([state.id])
+            originals.updateValue(try q.step() ? q.optionalText(0) : nil, forKey: state.transactionId)
+            q.reset()
         }
-        return found
+        return originals
+    }
+
+    /// The evidence (`file:line`) of stored finding `id` (the last run's); empty when it is not stored.
+    package func storedEvidence(_ id: String) throws -> [String] {
+        let q = try evidenceQuery ?? database.prepare("SELECT evidence FROM finding WHERE finding_id = ?1")
+        evidenceQuery = q
+        q.bind([id])
+        defer { q.reset() }
+        return try q.step() ? IdList.decode(q.text(0)) : []
     }
 
     /// The records about each transaction in the files `files` (file id → path), with their times (client or
@@ -78,7 +91,9 @@ package final class LifecycleReader {
         for (t, original) in transactions {
             if let original, original != t { byOriginal[original, default: []].append(t) }
         }
-        var found: [String: [(location: SourceLocation, ms: Int64?)]] = [:]
+        // (file's place in path order, line, time) per transaction, put in order once all are read: no table of every
+        // line of a file (a server log given back after a night without it has a line for each finding resolved).
+        var found: [String: [(file: Int32, line: Int64, ms: Int64?)]] = [:]
         let range = "record_id BETWEEN ?1 << 32 AND (?1 << 32) | 4294967295"
         let client = try database.prepare("SELECT transaction_id, line, ts_ms FROM client_report WHERE \(range)")
         let server = try database.prepare(
@@ -88,11 +103,11 @@ package final class LifecycleReader {
             SELECT t.transaction_id, r.line, coalesce(r.received_at_ms, r.signed_date_ms)
             FROM apple_transaction t JOIN apple_record r USING (record_id) WHERE t.\(range)
             """)
-        for (fileId, path) in files.sorted(by: { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) }) {
-            var lines: [Int: (ids: Set<String>, ms: Int64?)] = [:]
+        let paths = files.sorted(by: { $0.value.utf8.lexicographicallyPrecedes($1.value.utf8) })
+        for (place, (fileId, _)) in paths.enumerated() {
             func add(_ t: String, _ line: Int64, _ ms: Int64?) {
                 guard transactions[t] != nil else { return }
-                lines[Int(line), default: ([], ms)].ids.insert(t)
+                found[t, default: []].append((Int32(place), line, ms))
             }
             client.bind([fileId])
             while try client.step() { if let t = client.optionalText(0) { add(t, client.int64(1), client.optionalInt64(2)) } }
@@ -106,11 +121,18 @@ package final class LifecycleReader {
             }
             apple.bind([fileId])
             while try apple.step() { add(apple.text(0), apple.int64(1), apple.optionalInt64(2)) }
-            for (line, entry) in lines.sorted(by: { $0.key < $1.key }) {
-                for t in entry.ids { found[t, default: []].append((SourceLocation(file: path, line: line), entry.ms)) }
-            }
         }
-        return found
+        var result: [String: [(location: SourceLocation, ms: Int64?)]] = [:]
+        result.reserveCapacity(found.count)
+        for (t, records) in found {
+            // A line once (one naming T twice: carried and credited), with the time it was first found with.
+            var seen = Set<Int64>()
+            var unique: [(file: Int32, line: Int64, ms: Int64?)] = []
+            for r in records where seen.insert(Int64(r.file) << 40 | r.line).inserted { unique.append(r) }
+            unique.sort { ($0.file, $0.line) < ($1.file, $1.line) }
+            result[t] = unique.map { (SourceLocation(file: paths[Int($0.file)].value, line: Int($0.line)), $0.ms) }
+        }
+        return result
     }
 
     /// When run `run` was recorded (machine clock, ms since 1970 UTC); nil when there is no such run.

@@ -33,7 +33,7 @@ public enum FindingLifecycle {
     /// The changes of run `run`, ordered by event (`LifecycleEvent` order) then id (bytes).
     /// - Parameters:
     ///   - current: this run's findings (ids unique).
-    ///   - previous: the findings open or acknowledged after the last recorded run.
+    ///   - previous: the findings open or acknowledged after the last recorded run (ids unique: table `finding_state`'s key).
     ///   - earlier: the states of the findings of these ids resolved before (asked once, for every id of `current`
     ///     not in `previous`; an id absent: never seen).
     ///   - resolve: what resolved the findings of `previous` this run does not have (by id; one absent:
@@ -45,14 +45,19 @@ public enum FindingLifecycle {
         run: Int, current: [Current], previous: [FindingState], earlier: ([String]) throws -> [String: FindingState],
         resolve: ([FindingState]) throws -> [String: Resolution], asOfMs: Int64?, inputsGone: [String] = []
     ) throws -> [FindingChange] {
-        // Ids compare as exact bytes (rule 1), as everywhere in the ledger.
-        let open = Dictionary(previous.map { (ExactText($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+        // Ids compare as exact bytes (rule 1), as everywhere in the ledger. Positions in `previous`, not copies of its
+        // states: a night that lost a log has as many as the ledger has findings (docs/performance.md).
+        var open: [ExactText: Int] = [:]
+        open.reserveCapacity(previous.count)
+        for (index, state) in previous.enumerated() { open[ExactText(state.id)] = index }
         var changes: [FindingChange] = []
-        var seen = Set<ExactText>()
+        changes.reserveCapacity(current.count)
+        var seen = [Bool](repeating: false, count: previous.count)
         let resolvedBefore = try earlier(current.lazy.filter { open[ExactText($0.id)] == nil }.map(\.id))
         for f in current {
-            seen.insert(ExactText(f.id))
-            if var state = open[ExactText(f.id)] {
+            if let index = open[ExactText(f.id)] {
+                seen[index] = true
+                var state = previous[index]
                 let reasonWas = state.reason == f.reason ? nil : state.reason
                 (state.lastSeenRun, state.reason) = (run, f.reason)
                 var detail = f.reason + (reasonWas.map { " (was \($0))" } ?? "")
@@ -70,7 +75,8 @@ public enum FindingLifecycle {
                 changes.append(FindingChange(event: .new, state: state, detail: f.reason))
             }
         }
-        let goneStates = previous.filter { !seen.contains(ExactText($0.id)) }
+        open = [:]
+        let goneStates = previous.indices.filter { !seen[$0] }.map { previous[$0] }
         let resolutions = goneStates.isEmpty ? [:] : try resolve(goneStates)
         // This run's findings on a transaction whose finding went away: what it became (a pending verification
         // past the grace is a verification backlog or a dropped order now, under another id).
@@ -104,8 +110,8 @@ public enum FindingLifecycle {
             }
             changes.append(FindingChange(event: .resolved, state: state, detail: detail))
         }
-        return changes.sorted {
-            $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8)
-        }
+        // In place: a sorted copy beside them doubled the peak on a night that changed every finding.
+        changes.sort { $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8) }
+        return changes
     }
 }

@@ -31,12 +31,27 @@ public struct RunChanges: Sendable, Equatable {
     /// The findings of this run (new, reopened, still open) that are acknowledged.
     public var acknowledged: [String] { changes.filter { $0.event != .resolved && $0.state.status == .acknowledged }.map(\.state.id) }
 
-    /// The state of each finding of this run, by id (status `open` or `acknowledged`, and the run that first found it).
-    public var stateById: [String: FindingState] {
-        // Built in place: a night that lost a log has as many changes as the ledger has findings.
-        var states: [String: FindingState] = [:]
-        states.reserveCapacity(changes.count)
-        for change in changes where change.event != .resolved && states[change.state.id] == nil { states[change.state.id] = change.state }
-        return states
+    /// What a finding sheet shows of a finding's lifecycle: status (`open` or `acknowledged`), the run that first found
+    /// it, the acknowledgement's note.
+    public struct Listing: Sendable, Equatable {
+        public var status: FindingStatus
+        public var firstSeenRun: Int
+        public var note: String?
+
+        public init(status: FindingStatus, firstSeenRun: Int, note: String? = nil) {
+            (self.status, self.firstSeenRun, self.note) = (status, firstSeenRun, note)
+        }
+    }
+
+    /// The listing of each finding of this run, by id.
+    public var listingById: [String: Listing] {
+        // Built in place, of a few fields each: a night that lost a log has as many changes as the ledger has findings.
+        var listings: [String: Listing] = [:]
+        listings.reserveCapacity(changes.count)
+        for change in changes where change.event != .resolved && listings[change.state.id] == nil {
+            listings[change.state.id] = Listing(
+                status: change.state.status, firstSeenRun: change.state.firstSeenRun, note: change.state.note)
+        }
+        return listings
     }
 }
