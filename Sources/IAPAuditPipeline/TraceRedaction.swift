@@ -53,7 +53,8 @@ struct TraceRedaction {
                 if let original = try TraceReader.original(ofToken: id, redactor: redaction.redactor, ledgerPath: ledgerPath) {
                     plan.lookup[kind] = original
                 } else {
-                    plan.notes.append("\(id) is the token of no \(kind.label) of this ledger under this key")
+                    // Not echoed: it is looked up as given, and may be a real id of a token's form.
+                    plan.notes.append("the id given has a token's form but is the token of no \(kind.label) of this ledger under this key")
                 }
             }
         } else if isToken {
@@ -67,7 +68,10 @@ struct TraceRedaction {
     /// The ids read shown as this plan says, before the trace is judged (its verdict's words name tokens too).
     func apply(_ result: inout TraceResult) {
         if let redactor { result.redact(with: redactor) }
-        if let shownBy { result.id = result.shownId(shownBy) }
+        // A token given stands for itself in a ledger of tokens, and where the ledger's original id was found for it.
+        let isToken = IdRedactor.isToken(result.id)
+        let standsForItself = isToken && (redactor == nil || !lookup.isEmpty)
+        if let shownBy { result.id = result.shownId(shownBy, standsForItself: standsForItself) }
         (result.redaction, result.notes) = (parameter, notes + result.notes)
     }
 }

@@ -5,6 +5,7 @@
 /// ```
 /// user id, app account token   u_3f2a9c0d41b7e815   HMAC(key, "user:" + id)
 /// device id                    d_7c01e4b9a2f36d50   HMAC(key, "device:" + id)
+/// an id trace found nothing of x_0b5e61c2d9a4f713   HMAC(key, "id:" + id)
 /// key fingerprint              k_91d0…              HMAC(key, "iap-audit key fingerprint")
 /// ```
 /// 64 bits are enough for joins: among n ids two share a token with probability about n² / 2⁶⁵ (5 million
@@ -29,6 +30,10 @@ public struct IdRedactor: Sendable {
 
     /// The token of a device id: `d_` + 16 hex digits.
     public func device(_ id: String) -> String { token("d_", "device:", id) }
+
+    /// The token of an id `trace` was given and found nothing of (it may be a user's id all the same: in another
+    /// case, in a rejected line): `x_` + 16 hex digits. Not traceable (it stands for no record).
+    public func given(_ id: String) -> String { token("x_", "id:", id) }
 
     /// The key's fingerprint, `k_` + 16 hex digits: stored with a redacted ledger to refuse another key.
     public var fingerprint: String { "k_" + Self.hex(mac(Array("iap-audit key fingerprint".utf8)).prefix(Self.tokenHexDigits / 2)) }
@@ -89,14 +94,17 @@ public struct IdRedactor: Sendable {
         "[not shown: redacted (\(text.count) characters); the line is at \(location)]"
     }
 
-    /// A rejection's reason as a redacted output shows it: the value of an id field it quotes
-    /// (`field 'user_id': " u42" has white space …`) is `[redacted]`; other reasons are kept.
+    /// A rejection's reason as a redacted output shows it: every value it quotes is `[redacted]`, of any field — the
+    /// line could not be read, so a quoted value may be an id out of its place (a CSV line whose columns shifted puts
+    /// a user id under `ts`): `field 'ts': not a timestamp: [redacted] (expected …)`. An id field's value is
+    /// `[redacted]` also unquoted (`found 12.5`); so is the id a `credited_quantity` key names. Reasons quoting
+    /// nothing (`invalid JSON: expected ':' at line 1, column 231`) are kept.
     public static func reason(_ reason: String) -> String {
-        guard reason.hasPrefix("field '"), let close = reason.dropFirst(7).firstIndex(of: "'") else { return reason }
+        guard reason.hasPrefix("field '"), let close = reason.dropFirst(7).firstIndex(of: "'") else { return quotedRedacted(reason) }
         let name = reason[reason.index(reason.startIndex, offsetBy: 7)..<close]
         let last = name.split(separator: ".").last.map(String.init) ?? String(name)
         let normalized = last.lowercased().filter { $0 != "_" && $0 != "-" }
-        guard Self.idKeys.contains(normalized) else { return reason }
+        guard Self.idKeys.contains(normalized) else { return quotedRedacted(reason) }
         let head = String(reason[...close]) + ": "
         let rest = reason.dropFirst(head.count)
         for phrase in [" looks like an id", " has white space", " is not a list of ids"] {
@@ -108,7 +116,18 @@ public struct IdRedactor: Sendable {
         return rest.contains("\"") ? head + "[redacted]" : reason
     }
 
-    /// Id fields, lowercase without `_` and `-`: what a rejection reason's quoted value is redacted for.
+    /// `reason` with what it quotes, from its first `"` to its last (a value may hold a `"` of its own), as
+    /// `[redacted]` (all after a lone `"`: a value cut short), and the id after `: names ` up to `, which `.
+    static func quotedRedacted(_ reason: String) -> String {
+        var text = reason
+        if let names = text.range(of: ": names "), let which = text[names.upperBound...].range(of: ", which ") {
+            text = String(text[..<names.upperBound]) + "[redacted]" + text[which.lowerBound...]
+        }
+        guard let first = text.firstIndex(of: "\""), let last = text.lastIndex(of: "\"") else { return text }
+        return String(text[..<first]) + "[redacted]" + (first == last ? "" : text[text.index(after: last)...])
+    }
+
+    /// Id fields, lowercase without `_` and `-`: whose value a rejection reason shows redacted even unquoted.
     static let idKeys: Set<String> = ["userid", "deviceid", "appaccounttoken"]
 
     /// `text` with each whole-word occurrence of a name (bounded by the text's ends, white space, `,`, `;`,

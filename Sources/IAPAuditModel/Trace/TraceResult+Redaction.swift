@@ -37,12 +37,18 @@ extension TraceResult {
         }
     }
 
-    /// The id as a redacted trace shows it: its token when it matched as a user id (else as a device id) and is
-    /// not a token already; else as asked (a transaction, order or request id; an id that matched nothing).
-    package func shownId(_ redactor: IdRedactor) -> String {
-        guard !IdRedactor.isToken(id) else { return id }
+    /// The id as a redacted trace shows it: as asked when it is a token that stands for itself (one of a
+    /// `--redact-ledger` ledger, or one the ledger's original id was found for); else its token when it matched
+    /// as a user id (even one of a token's form: a real id can look like one), else as a device id; as asked when
+    /// it matched as a transaction, order, request or web order line item id (they name no person); and as
+    /// `IdRedactor.given` when it matched nothing — it may still be somebody's id in another case or spacing (a near
+    /// match), in a rejected line, or an app account token (found by a privacy user test: each was printed in clear,
+    /// and named the trace workbook).
+    package func shownId(_ redactor: IdRedactor, standsForItself: Bool) -> String {
+        if standsForItself { return id }
         if matches.contains(where: { $0.kind == .userId }) { return redactor.user(id) }
         if matches.contains(where: { $0.kind == .deviceId }) { return redactor.device(id) }
-        return id
+        // A token that matched nothing names nobody of this ledger: as asked.
+        return matches.isEmpty && !IdRedactor.isToken(id) ? redactor.given(id) : id
     }
 }
