@@ -104,7 +104,7 @@ enum HelpText {
                                 d_<16 hex> (HMAC-SHA256 under a key: the same id, the same token) in
                                 audit.xlsx, the close workbook, --json and stderr; rejected lines'
                                 text is not shown. The ledger keeps the ids (README, Redaction).
-          --redact-key FILE     The key (at least 16 bytes; the file readable by its owner only);
+          --redact-key FILE     The key (at least 16 bytes; a file other users cannot read);
                                 default: the environment variable IAP_AUDIT_REDACT_KEY.
           --redact-ledger       Store the tokens in the ledger too (implies --redact); such a ledger
                                 is used only with --redact-ledger and the same key.
@@ -164,7 +164,7 @@ enum HelpText {
           --redact              Show every user and device id as its token (u_…, d_…: HMAC-SHA256 under
                                 the key, as run --redact shows them), the ID too; ID may be an original
                                 id or a token. Transaction, order and request ids stay.
-          --redact-key FILE     The key (a file only its owner reads); else the environment variable
+          --redact-key FILE     The key (a file other users cannot read); else the environment variable
                                 IAP_AUDIT_REDACT_KEY.
           -h, --help            Show this help.
         A ledger made with run --redact-ledger holds tokens: trace a user or device by its token, or by

@@ -13,8 +13,13 @@ enum RunSummary {
         let s = result.snapshot
         var lines = [
             "iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h",
-            "audit window: \(s.parameters["audit_window"] ?? "")", "",
+            "audit window: \(s.parameters["audit_window"] ?? "")",
         ]
+        // Said up front: what is pasted on from a redacted run must be seen to be one.
+        if let redaction = s.parameters["redaction"] {
+            lines.append("redacted (\(redaction)): user and device ids are tokens in the workbook, --json and this summary")
+        }
+        lines.append("")
         // After a ledger's first run, the files this run brought: the others are as an earlier run read them (the
         // workbook's Summary and --json list every file). A nightly mail stays the night's length.
         var listed = s.files
@@ -88,6 +93,8 @@ enum RunSummary {
                 ],
             ] as [String: Any],
             "outputs": ["sqlite": result.databasePath, "xlsx": result.workbookPath],
+            // `outputs, key k_…` or `ledger, key k_…` (the key's fingerprint); null for a run that shows ids as they are.
+            "redaction": s.parameters["redaction"].map { $0 as Any } ?? NSNull(),
             "warnings": result.warnings.map {
                 ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
             },

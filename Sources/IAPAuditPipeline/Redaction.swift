@@ -29,7 +29,10 @@ public struct Redaction: Sendable {
             source = "--redact-key \(keyFile)"
             var info = stat()
             guard stat(keyFile, &info) == 0 else {
-                throw KeyError(description: "\(source): cannot read the key file: \(String(cString: strerror(errno)))")
+                // The argument is not repeated: it may be the key itself, given in the file's place.
+                throw KeyError(
+                    description: "--redact-key: cannot read the key file given (\(keyFile.count) characters, not repeated here in case "
+                        + "it is a key given in a file's place): \(String(cString: strerror(errno)))")
             }
             guard info.st_mode & S_IFMT == S_IFREG else { throw KeyError(description: "\(source): not a regular file") }
             if info.st_mode & (S_IROTH | S_IWOTH) != 0 {
@@ -37,8 +40,8 @@ public struct Redaction: Sendable {
                     description: "\(source): the key file may be read or written by every user of this machine (mode "
                         + "\(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(keyFile)")
             }
-            guard let data = FileManager.default.contents(atPath: keyFile) else {
-                throw KeyError(description: "\(source): cannot read the key file")
+            guard access(keyFile, R_OK) == 0, let data = FileManager.default.contents(atPath: keyFile) else {
+                throw KeyError(description: "\(source): cannot read the key file: \(String(cString: strerror(errno == 0 ? EIO : errno)))")
             }
             key = Array(data)
         } else if let text = environment[Self.environmentVariable] {
@@ -46,14 +49,16 @@ public struct Redaction: Sendable {
             key = Array(text.utf8)
         } else {
             throw KeyError(
-                description: "--redact needs a key: --redact-key FILE (a file only its owner reads) or the environment variable "
+                description:
+                    "--redact needs a key: --redact-key FILE (a file other users cannot read: chmod 600) or the environment variable "
                     + Self.environmentVariable)
         }
         while let last = key.last, last == 10 || last == 13 { key.removeLast() }
         guard !key.isEmpty else { throw KeyError(description: "\(source): the key is empty") }
         guard key.count >= Self.shortestKey else {
             throw KeyError(
-                description: "\(source): the key is \(key.count) bytes, shorter than \(Self.shortestKey) (make one with: "
+                description:
+                    "\(source): the key is \(key.count) byte\(key.count == 1 ? "" : "s"), shorter than \(Self.shortestKey) (make one with: "
                     + "head -c 32 /dev/urandom | base64 > FILE; chmod 600 FILE)")
         }
         self.init(redactor: HMACSHA256.redactor(key: key), ledger: ledger)

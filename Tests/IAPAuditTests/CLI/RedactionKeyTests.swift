@@ -16,7 +16,8 @@ final class RedactionKeyTests: XCTestCase {
         [
             (
                 ["--redact"],
-                "--redact needs a key: --redact-key FILE (a file only its owner reads) or the environment variable IAP_AUDIT_REDACT_KEY"
+                "--redact needs a key: --redact-key FILE (a file other users cannot read: chmod 600) or the environment variable "
+                    + "IAP_AUDIT_REDACT_KEY"
             ),
             (["--redact", "--redact-key", RedactionCheck.keyFile("short-secret")], "the key is 12 bytes, shorter than 16"),
             (["--redact", "--redact-key", RedactionCheck.keyFile("")], "the key is empty"),
@@ -24,7 +25,14 @@ final class RedactionKeyTests: XCTestCase {
                 [openKeyFlag, "--redact-key", RedactionCheck.keyFile(Self.key, mode: 0o644)],
                 "the key file may be read or written by every user of this machine (mode 644): run chmod 600"
             ),
-            (["--redact", "--redact-key", missing], "cannot read the key file: No such file or directory"),
+            (
+                ["--redact", "--redact-key", missing],
+                "--redact-key: cannot read the key file given (\(missing.count) characters, not repeated here in case it is a key "
+                    + "given in a file's place): No such file or directory"
+            ),
+            // The key itself given in the file's place (found by a privacy user test: it was printed back).
+            (["--redact", "--redact-key", Self.key], "cannot read the key file given (25 characters, not repeated here"),
+            (["--redact", "--redact-key", RedactionCheck.keyFile("k")], "the key is 1 byte, shorter than 16"),
             (["--redact-key", RedactionCheck.keyFile(Self.key)], "--redact-key is given without --redact"),
         ]
     }
