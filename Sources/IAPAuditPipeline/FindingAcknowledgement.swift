@@ -44,12 +44,10 @@ public enum FindingAcknowledgement {
             let at = state.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
             throw AuditError.ledger(
                 databasePath, "finding \(id) is resolved (run \(state.resolvedRun ?? state.lastSeenRun)\(at)): nothing to acknowledge")
-        case .unknown(let nearest):
+        case .unknown(let nearest, let holdsFindings):
             let list = nearest.map { "\($0.id) (\($0.status))" }.joined(separator: ", ")
-            throw AuditError.ledger(
-                databasePath,
-                "no finding '\(id)' in this ledger"
-                    + (nearest.isEmpty ? " (it holds no finding yet)" : "; nearest: \(list)") + "; ids are kind:transaction_id")
+            let near = nearest.isEmpty ? (holdsFindings ? "" : " (it holds no finding yet)") : "; nearest: \(list)"
+            throw AuditError.ledger(databasePath, "no finding '\(id)' in this ledger" + near + "; ids are kind:transaction_id")
         }
     }
 }

@@ -5,8 +5,8 @@ package enum Acknowledgement: Sendable {
     /// Marked known after run `run` (the last recorded), now `acknowledged`; `before`: the state it had
     /// (an earlier acknowledgement's note and time, when acknowledged again).
     case acknowledged(FindingState, run: Int, before: FindingState)
-    /// No finding of that id; the nearest ids the ledger knows, each with its status.
-    case unknown(nearest: [(id: String, status: String)])
+    /// No finding of that id; the nearest ids the ledger knows, each with its status; whether it holds any finding.
+    case unknown(nearest: [(id: String, status: String)], holdsFindings: Bool)
     /// The finding is resolved: there is nothing to acknowledge until it reopens.
     case resolved(FindingState)
 }
@@ -19,7 +19,10 @@ extension AuditStore {
         try database.transaction {
             let q = try database.prepare("SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE finding_id = ?1")
             q.bind([id])
-            guard try q.step() else { return .unknown(nearest: try nearestFindingIds(to: id)) }
+            guard try q.step() else {
+                let holds = try database.scalar("SELECT count(*) FROM (SELECT 1 FROM finding_state LIMIT 1)") > 0
+                return .unknown(nearest: try nearestFindingIds(to: id), holdsFindings: holds)
+            }
             var state = LifecycleReader.state(q)
             guard state.status != .resolved else { return .resolved(state) }
             let run = try lastRun()?.run ?? state.lastSeenRun
@@ -33,22 +36,30 @@ extension AuditStore {
     }
 
     /// The ids the ledger knows nearest to `text` (at most `limit`, each with its status): those of the same
-    /// transaction id, those containing `text`, and its neighbours in byte order, nearest by edit distance.
+    /// transaction id, those containing `text`, and its neighbours in byte order within an edit distance of a third
+    /// of its length (at least 2: a neighbour of a nonsense id is no suggestion), nearest by edit distance.
     package func nearestFindingIds(to text: String, limit: Int = 5) throws -> [(id: String, status: String)] {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         let transaction = parts.count > 1 ? String(parts[1]) : text
-        var candidates: [String: String] = [:]
-        for (sql, value) in [
-            ("SELECT finding_id, status FROM finding_state WHERE transaction_id = ?1 LIMIT 50", transaction),
-            ("SELECT finding_id, status FROM finding_state WHERE instr(finding_id, ?1) > 0 LIMIT 50", text),
-            ("SELECT finding_id, status FROM finding_state WHERE finding_id >= ?1 ORDER BY finding_id LIMIT 10", text),
-            ("SELECT finding_id, status FROM finding_state WHERE finding_id < ?1 ORDER BY finding_id DESC LIMIT 10", text),
+        var candidates: [String: (status: String, related: Bool)] = [:]
+        for (sql, value, related) in [
+            ("SELECT finding_id, status FROM finding_state WHERE transaction_id = ?1 LIMIT 50", transaction, true),
+            ("SELECT finding_id, status FROM finding_state WHERE instr(finding_id, ?1) > 0 LIMIT 50", text, true),
+            ("SELECT finding_id, status FROM finding_state WHERE finding_id >= ?1 ORDER BY finding_id LIMIT 10", text, false),
+            ("SELECT finding_id, status FROM finding_state WHERE finding_id < ?1 ORDER BY finding_id DESC LIMIT 10", text, false),
         ] {
             let q = try database.prepare(sql)
             q.bind([value])
-            while try q.step() { candidates[q.text(0)] = q.text(1) }
+            while try q.step() { candidates[q.text(0)] = (q.text(1), related || candidates[q.text(0)]?.related == true) }
         }
-        let ranked = candidates.map { (id: $0.key, status: $0.value, distance: Self.editDistance(Array(text.utf8), Array($0.key.utf8))) }
+        let near = max(2, text.utf8.count / 3)
+        let ranked = candidates.map {
+            (
+                id: $0.key, status: $0.value.status, related: $0.value.related,
+                distance: Self.editDistance(Array(text.utf8), Array($0.key.utf8))
+            )
+        }
+        .filter { $0.related || $0.distance <= near }
         let nearest = ranked.sorted {
             $0.distance != $1.distance ? $0.distance < $1.distance : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8)
         }

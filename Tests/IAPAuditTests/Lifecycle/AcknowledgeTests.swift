@@ -91,6 +91,11 @@ final class AcknowledgeTests: XCTestCase {
             typo.err,
             "iap-audit: \(out)/audit.sqlite: error: no finding 'dropped_order:200000000000001' in this ledger; nearest: \(id) "
                 + "(acknowledged); ids are kind:transaction_id\n")
+        // A nonsense id is near nothing: no neighbour in byte order is offered (one was, whatever the id).
+        let nonsense = try BuiltBinary.run(["ack", "zzz", "--note", "x", "--out", out])
+        XCTAssertEqual(nonsense.status, 1)
+        XCTAssertEqual(
+            nonsense.err, "iap-audit: \(out)/audit.sqlite: error: no finding 'zzz' in this ledger; ids are kind:transaction_id\n")
         try FileManager.default.moveItem(atPath: root + "/later", toPath: feed + "/day2")
         XCTAssertEqual(try BuiltBinary.run(["run", feed, "--out", out]).status, 0)
         let resolved = try BuiltBinary.run(["ack", id, "--note", "x", "--out", out])
