@@ -84,9 +84,11 @@ public struct RunWarning: Sendable, Hashable {
         public static let duplicateReport = Code(rawValue: "duplicate_report")
         /// Lines of an App Store Connect report were rejected: Apple's figures from it are incomplete.
         public static let reportLinesRejected = Code(rawValue: "report_lines_rejected")
-        /// The closed period ends after what the ledger can judge (its as-of plus the grace): the close is
+        /// The closed period ends after what the ledger can judge (its as-of less the grace): the close is
         /// provisional.
         public static let periodOpen = Code(rawValue: "period_open")
+        /// The period was closed before in this ledger with other totals: this close restates them.
+        public static let closeRestated = Code(rawValue: "close_restated")
         /// Purchases of the closed period have no price (no verified JWS price, no price-list entry).
         public static let unpricedPurchases = Code(rawValue: "unpriced_purchases")
         /// Apple records whose environment signals disagree (SEMANTICS rule 24): read as sandbox.
@@ -105,7 +107,7 @@ public struct RunWarning: Sendable, Hashable {
             .noAppleRecord,
             .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
             .priceListRejected, .unpricedPurchases, .noAppleReports, .reportCoverage, .duplicateReport, .reportLinesRejected,
-            .periodOpen,
+            .periodOpen, .closeRestated,
         ]
     }
 }

@@ -57,15 +57,21 @@ public enum ClosePipeline {
                         + "\(prices.rejections[0].location): \(prices.rejections[0].reason)): purchases they would price are estimated "
                         + "from other lines or unpriced", file: path))
         }
-        let judged = run.asOfMs.map { $0 + audit.graceMs }
-        if options.period.endMs > judged ?? Int64.min {
+        // A purchase is judged (credited, or a dropped order) once the grace has passed after it: the ledger judges the
+        // purchases up to its as-of less the grace. A period ending later holds purchases still pending (found by a finance
+        // user test: the as-of plus the grace was taken instead, and a close at the period's end, then again a day later,
+        // restated its losses).
+        let judged = run.asOfMs.map { $0 - audit.graceMs }
+        if options.period.endMs > judged ?? Int64.max - 1 || run.asOfMs == nil {
             let asOf = run.asOfMs.map(Timestamp.iso) ?? "none: no timestamped record"
+            let upTo = judged.map { ", up to \(Timestamp.iso($0))" } ?? ""
             warnings.append(
                 RunWarning(
                     .periodOpen,
                     "\(options.period.label) ends \(Timestamp.iso(options.period.endMs)), after what the ledger can judge (its as-of, "
-                        + "\(asOf), plus the grace of \(audit.graceMs / 3_600_000) h): the close is provisional — purchases, credits "
-                        + "and refunds of the period's last days may still come; close it again once the logs reach its end"))
+                        + "\(asOf), less the grace of \(audit.graceMs / 3_600_000) h\(upTo)): the close is provisional — purchases "
+                        + "of the period's last days are still pending, and their credits, refunds and dropped orders may still come; "
+                        + "close it again once the logs reach \(Timestamp.iso(options.period.endMs + audit.graceMs))"))
         }
         if !report.unpriced.isEmpty {
             warnings.append(
@@ -76,7 +82,13 @@ public enum ClosePipeline {
                         + (options.pricesPath.map { "add a line for their product to \($0)" } ?? "give --prices FILE")
                         + " (product_id,storefront_or_currency,price,valid_from)"))
         }
-        try output.openStore().replaceClose(report, priceList: prices?.file)
+        let store = try output.openStore()
+        if let before = try store.closeTotals(period: options.period.closeName),
+            let restated = CloseRestatement.warning(period: options.period.label, before: before, after: report.totals)
+        {
+            warnings.append(restated)
+        }
+        try store.replaceClose(report, priceList: prices?.file)
         let path = output.path + "/close-\(options.period.closeName).xlsx"
         // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
         var shown = (report: report, parameters: run.snapshot.parameters)

@@ -4,6 +4,19 @@ extension AuditStore {
     /// Replaces a period's close tables (docs/schema.md: `close_period`, `close_sale`, `close_refund`,
     /// `close_loss`, `close_bridge`, `close_total`) in one transaction: closing a period again on the same inputs gives the same rows.
     /// `priceList`: the `--prices` file (its path and SHA-256 are kept on `close_period`).
+    /// The totals an earlier close of `period` (its `closeName`) stored, by currency then measure (`close_total`);
+    /// nil when the period was never closed in this ledger.
+    package func closeTotals(period: String) throws -> [String: [String: Int64]]? {
+        let closed = try database.prepare("SELECT 1 FROM close_period WHERE period = ?1")
+        closed.bind([period])
+        guard try closed.step() else { return nil }
+        let q = try database.prepare("SELECT currency, measure, value FROM close_total WHERE period = ?1")
+        q.bind([period])
+        var totals: [String: [String: Int64]] = [:]
+        while try q.step() { totals[q.text(0), default: [:]][q.text(1)] = q.int64(2) }
+        return totals
+    }
+
     package func replaceClose(_ report: CloseReport, priceList: FileSummary? = nil) throws {
         let period = report.period.closeName
         try database.transaction {
@@ -77,12 +90,7 @@ extension AuditStore {
             }
             let total = try database.prepare("INSERT INTO close_total (period, currency, measure, value) VALUES (?1, ?2, ?3, ?4)")
             for t in report.totals {
-                var measures: [(String, Int64)] = [
-                    ("apple_sales_units", t.appleSalesUnits), ("apple_sales", t.appleSales), ("apple_sales_proceeds", t.appleSalesProceeds),
-                    ("apple_financial_proceeds", t.appleFinancialProceeds), ("gross", t.gross), ("refunds", t.refunds), ("net", t.net),
-                ]
-                measures += t.losses.sorted { $0.key < $1.key }.map { ("loss \($0.key)", $0.value) }
-                for (measure, value) in measures { try total.run([period, t.currency, measure, value]) }
+                for (measure, value) in t.measures { try total.run([period, t.currency, measure, value]) }
             }
         }
     }

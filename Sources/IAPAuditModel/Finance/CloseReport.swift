@@ -227,6 +227,15 @@ package struct CloseReport: Sendable {
         /// Valued findings by kind and confirmation (`dropped_order confirmed`, `sandbox_leak`…).
         package var losses: [String: Int64] = [:]
 
+        /// Every measure as table `close_total` holds it (docs/schema.md): `apple_sales_units` (units), the others in
+        /// milliunits of `currency`; the losses as `loss <label>`, by label.
+        package var measures: [(name: String, value: Int64)] {
+            [
+                ("apple_sales_units", appleSalesUnits), ("apple_sales", appleSales), ("apple_sales_proceeds", appleSalesProceeds),
+                ("apple_financial_proceeds", appleFinancialProceeds), ("gross", gross), ("refunds", refunds), ("net", net),
+            ] + losses.sorted { $0.key < $1.key }.map { ("loss \($0.key)", $0.value) }
+        }
+
         package init(
             currency: String, appleSalesUnits: Int64 = 0, appleSales: Int64 = 0, appleSalesProceeds: Int64 = 0,
             appleFinancialProceeds: Int64 = 0, gross: Int64 = 0, refunds: Int64 = 0, losses: [String: Int64] = [:]

@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+
+/// What a close says of itself (docs/close.md; found by a finance user test): a period closed again with other totals is
+/// restated aloud (`close_restated`), on stderr, in `--json` and on the Cover; a Financial region the payments summary
+/// names but no report gives, and no Financial report at all beside the Sales reports, are `report_coverage`.
+final class CloseCaveatTests: XCTestCase {
+    var sample: String { TestPaths.repoRoot + "/sample-data" }
+
+    /// The Cover's cells of the close workbook in `out`, as text.
+    func cover(_ out: String) throws -> [String] {
+        try PythonReader.run(
+            PythonReader.xlsxPrelude + """
+                wb = openpyxl.load_workbook(sys.argv[1] + "/close-2026-10.xlsx")
+                print(json.dumps([str(c) for r in wb["Cover"].iter_rows(values_only=True) for c in r if c is not None]))
+                """, args: [out]) as! [String]
+    }
+
+    func warnings(_ run: CLIRun) throws -> [String: [String]] {
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        var byCode: [String: [String]] = [:]
+        for w in try XCTUnwrap(json["warnings"] as? [[String: Any]]) {
+            byCode[w["code"] as! String, default: []].append(w["message"] as! String)
+        }
+        return byCode
+    }
+
+    func testAPeriodClosedAgainWithOtherTotalsIsRestatedAloud() throws {
+        let out = TestPaths.scratch()
+        let close = ["close", "--period", "2026-10", "--prices", sample + "/prices.csv", sample, "--out", out, "--json"]
+        let first = CLIRun(close)
+        XCTAssertEqual(first.status, 0, first.err)
+        XCTAssertNil(try warnings(first)["close_restated"], "a first close restates nothing")
+        let again = CLIRun(close)
+        XCTAssertNil(try warnings(again)["close_restated"], "the same close again: the same totals")
+        // Two days later the pending purchases of October 30 and 31 are judged: dropped orders the first close did not have.
+        let later = CLIRun(close + ["--as-of", "2026-11-02T00:00:00Z"])
+        XCTAssertEqual(later.status, 0, later.err)
+        let message =
+            "2026-10 was closed before in this ledger with other totals: loss dropped_order claimed EUR 29.97 → EUR 71.94; "
+            + "loss dropped_order claimed JPY 8450 → JPY 16450; loss dropped_order claimed USD 37.86 → USD 49.82; this close "
+            + "replaces them (table close_total): a figure reported from the earlier close has moved"
+        XCTAssertEqual(try warnings(later)["close_restated"], [message])
+        XCTAssertTrue(later.err.contains("iap-audit: warning: " + message), later.err)
+        XCTAssertTrue(try cover(out).contains { $0.contains(message) }, "on the Cover too")
+        XCTAssertNil(try warnings(later)["period_open"], "judged to its end now")
+    }
+
+    func testAFinancialRegionOrAllOfThemMissingIsReportCoverage() throws {
+        let input = TestPaths.scratch() + "/in"
+        try FileManager.default.copyItem(atPath: sample, toPath: input)
+        try FileManager.default.removeItem(atPath: input + "/app-store-connect/85012345_1026_JP.txt")
+        let close = ["close", "--period", "2026-10", "--prices", input + "/prices.csv", input, "--json"]
+        let region = CLIRun(close + ["--out", TestPaths.scratch()])
+        XCTAssertEqual(region.status, 0, region.err)
+        XCTAssertEqual(
+            try warnings(region)["report_coverage"],
+            [
+                "\(input)/app-store-connect/financial_report.csv: the payments summary's Japan earned JPY 342275 in October, "
+                    + "2026; no Financial report line of fiscal October 2026 is in JPY: that region's Financial report is missing, and "
+                    + "Apple's JPY proceeds with it (the bridge's remainder, not a difference)"
+            ])
+        for file in try FileManager.default.contentsOfDirectory(atPath: input + "/app-store-connect") where file.hasPrefix("85012345_1026_")
+        {
+            try FileManager.default.removeItem(atPath: input + "/app-store-connect/" + file)
+        }
+        let none = CLIRun(close + ["--out", TestPaths.scratch()])
+        XCTAssertEqual(none.status, 0, none.err)
+        let coverage = try XCTUnwrap(try warnings(none)["report_coverage"])
+        XCTAssertTrue(
+            coverage.contains(
+                "Financial reports cover 0 of the 1 fiscal months of 2026-10: none for fiscal October 2026: Apple's proceeds for them are "
+                    + "missing from the bridge, not zero"), "\(coverage)")
+    }
+}
