@@ -23,6 +23,8 @@ enum CloseSummary {
                 lines.append(
                     "no price (\(LedgerSale.noPrice)): \(r.unpriced.count) purchase(s) of the period, counted in units only (the Unpriced sheet; "
                         + "a --prices line for their product prices them)")
+                let notValued = r.losses.filter { !$0.finding.kind.isInfo && $0.amount == nil }.count
+                if notValued > 0 { lines.append("  \(notValued) loss finding(s) of no known price: on the Losses sheet, in no total") }
                 continue
             }
             lines.append("\(t.currency):")

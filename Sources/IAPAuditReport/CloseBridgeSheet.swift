@@ -117,11 +117,19 @@ struct BridgeSheet {
         var sales: [String: LedgerSale] = [:]
         for sale in report.sales { sales[sale.key] = sale }
         var cells: [[ReportCell]] = []
+        // The product's purchases without a price are on a row of their own (currency —): they may be what Apple counts
+        // in a currency the ledger has none of (found by a finance user test: the two rows read as unrelated).
+        var unpriced: [String: Int64] = [:]
+        for row in rows where row.currency == LedgerSale.noPrice && !row.remainder.isZero { unpriced[row.productId] = -row.remainder.units }
         for row in rows where !row.remainder.isZero {
             if row.remainderSales.isEmpty {
+                let them = unpriced[row.productId].map {
+                    "; the ledger's \($0) unpriced unit(s) of this product (currency \(LedgerSale.noPrice), listed here) may be them: price "
+                        + "the product (--prices) to bridge them"
+                }
                 cells.append([
-                    .text(row.productId), .text(row.currency), .text("none in the ledger"), .empty, .empty, .empty, .empty, .empty, .empty,
-                    .text("Apple counts \(row.remainder.units) unit(s) the buckets do not explain"),
+                    .text(row.productId), .text(row.currency), .text("none in the ledger in \(row.currency)"), .empty, .empty, .empty,
+                    .empty, .empty, .empty, .text("Apple counts \(row.remainder.units) unit(s) the buckets do not explain" + (them ?? "")),
                 ])
             }
             for key in row.remainderSales.sorted() {

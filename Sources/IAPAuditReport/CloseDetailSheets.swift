@@ -147,11 +147,19 @@ enum DetailSheets {
             "loss (kind, Apple's confirmation)", "reason", "transaction_id", "product_id", "user_ids", "currency", "amount", "pricing",
             "first_seen (UTC)", "detail",
         ]
-        let table = ReportTable(
-            header: header, rows: rows,
-            footer: CloseWorkbook.currencyTotals(
-                rows, width: header.count, currencyColumn: C.currency, sums: [C.amount], amounts: [C.amount]),
-            isPrimary: true, wrappedColumn: C.detail)
+        var footer = CloseWorkbook.currencyTotals(
+            rows, width: header.count, currencyColumn: C.currency, sums: [C.amount], amounts: [C.amount])
+        // Findings of no known price have no amount to total: counted, so that they are not lost from sight (found by a
+        // finance user test: such a row was in no total, count or KPI).
+        let unpriced = report.losses.filter { !$0.finding.kind.isInfo && $0.amount == nil }.count
+        if unpriced > 0 {
+            var cells = [ReportCell](repeating: .empty, count: header.count)
+            (cells[C.label], cells[C.currency]) = (.text("Not valued"), .text("—"))
+            cells[C.detail] = .text(
+                "\(unpriced) finding(s) of no known price: listed, in no total (a --prices line for the product values them)")
+            footer.append(cells)
+        }
+        let table = ReportTable(header: header, rows: rows, footer: footer, isPrimary: true, wrappedColumn: C.detail)
         let caption = ReportTable.note(
             "Problem findings valued with their purchase's transaction amount: dropped orders (Apple confirms, refunded, or the "
                 + "client alone claims), goods given away, refunds still granted; — : no price known")

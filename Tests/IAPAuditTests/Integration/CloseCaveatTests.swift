@@ -46,6 +46,35 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertNil(try warnings(later)["period_open"], "judged to its end now")
     }
 
+    /// What has no price stays in sight: a loss of no known price is counted on the Losses sheet and in the summary, and
+    /// Apple's units of a product the ledger holds unpriced point at those purchases (both found by a finance user test).
+    func testWhatHasNoPriceIsCountedAndPointedAt() throws {
+        let out = TestPaths.scratch()
+        let run = CLIRun(["close", "--period", "2026-10", "--prices", sample + "/prices.csv", sample, "--out", out])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.out.contains("\n  1 loss finding(s) of no known price: on the Losses sheet, in no total\n"), run.out)
+        let cells =
+            try PythonReader.run(
+                PythonReader.xlsxPrelude + """
+                    wb = openpyxl.load_workbook(sys.argv[1] + "/close-2026-10.xlsx")
+                    out = {}
+                    for ws in wb.worksheets:
+                        out[ws.title] = [[str(c) for c in r if c is not None] for r in ws.iter_rows(values_only=True)]
+                    print(json.dumps(out))
+                    """, args: [out]) as! [String: [[String]]]
+        XCTAssertTrue(
+            try XCTUnwrap(cells["Losses"]).contains([
+                "Not valued", "—", "1 finding(s) of no known price: listed, in no total (a --prices line for the product values them)",
+            ]))
+        let pointed = try XCTUnwrap(cells["Bridge vs Sales"]).filter {
+            $0.first == "com.example.legacy.coins" && $0.count > 2 && $0[1] == "USD"
+        }
+        XCTAssertEqual(
+            pointed.last?.last,
+            "Apple counts 23 unit(s) the buckets do not explain; the ledger's 23 unpriced unit(s) of this product (currency —, "
+                + "listed here) may be them: price the product (--prices) to bridge them", "\(pointed)")
+    }
+
     func testAFinancialRegionOrAllOfThemMissingIsReportCoverage() throws {
         let input = TestPaths.scratch() + "/in"
         try FileManager.default.copyItem(atPath: sample, toPath: input)
