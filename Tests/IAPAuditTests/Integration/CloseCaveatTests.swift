@@ -66,6 +66,19 @@ final class CloseCaveatTests: XCTestCase {
             try XCTUnwrap(cells["Losses"]).contains([
                 "Not valued", "—", "1 finding(s) of no known price: listed, in no total (a --prices line for the product values them)",
             ]))
+        // The Payments sheet totals what Apple paid into the bank currency: the sum of its rows' proceeds paid.
+        let paid =
+            try PythonReader.run(
+                PythonReader.xlsxPrelude + """
+                    rows = list(openpyxl.load_workbook(sys.argv[1] + "/close-2026-10.xlsx", data_only=True)["Payments"].iter_rows(values_only=True))
+                    body = [r for r in rows if r[9] == "USD" and r[0] != "Total"]
+                    total = [r for r in rows if r[0] == "Total"]
+                    print(json.dumps({"rows": len(body), "sum": sum(r[11] for r in body), "total": [list(r[9:13]) for r in total]}))
+                    """, args: [out]) as! [String: Any]
+        XCTAssertEqual(paid["rows"] as? Int, 4)
+        XCTAssertEqual(paid["sum"] as? Int, 13_416_630)
+        XCTAssertEqual((paid["total"] as? [[Any]])?.map { $0[0] as? String }, ["USD"])
+        XCTAssertEqual((paid["total"] as? [[Any]])?.first?[2] as? Int, 13_416_630, "\(paid)")
         let pointed = try XCTUnwrap(cells["Bridge vs Sales"]).filter {
             $0.first == "com.example.legacy.coins" && $0.count > 2 && $0[1] == "USD"
         }
