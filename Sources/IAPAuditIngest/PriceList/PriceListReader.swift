@@ -45,10 +45,16 @@ package enum PriceListReader {
     /// - Throws: `AuditError.unreadablePath` when the file cannot be read or is not a price list.
     package static func read(path: String) throws -> Result {
         let data: Data
+        var isFolder: ObjCBool = false
+        // Said in words: Foundation's own message for a folder is "NSCocoaErrorDomain error 256" (finance user test).
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw AuditError.unreadablePath(path, "no such file")
+        }
+        if isFolder.boolValue { throw AuditError.unreadablePath(path, "a folder, not a price list file (give --prices FILE.csv)") }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw AuditError.unreadablePath(path, (error as NSError).localizedDescription)
+            throw AuditError.unreadablePath(path, String(cString: strerror(access(path, R_OK) == 0 ? EIO : errno)))
         }
         return try read(InputFile(path: path, data: data, sha256: SwiftSHA256.hex(data)))
     }

@@ -88,6 +88,16 @@ final class CloseCaveatTests: XCTestCase {
                 + "listed here) may be them: price the product (--prices) to bridge them", "\(pointed)")
     }
 
+    /// A price list given as a folder, or missing, is said in words (it was "NSCocoaErrorDomain error 256").
+    func testAPriceListThatIsAFolderOrMissingIsSaidInWords() {
+        for (prices, why) in [(sample, "a folder, not a price list file (give --prices FILE.csv)"), (sample + "/none.csv", "no such file")]
+        {
+            let run = CLIRun(["close", "--period", "2026-10", "--prices", prices, sample, "--out", TestPaths.scratch()])
+            XCTAssertEqual(run.status, 1, run.err)
+            XCTAssertTrue(run.err.hasSuffix("\niap-audit: \(prices): error: cannot read input: \(why)"), run.err)
+        }
+    }
+
     func testAFinancialRegionOrAllOfThemMissingIsReportCoverage() throws {
         let input = TestPaths.scratch() + "/in"
         try FileManager.default.copyItem(atPath: sample, toPath: input)
