@@ -22,6 +22,13 @@ public struct FileSummary: Sendable, Equatable {
             self.recordsRejected
         ) = (path, sha256, bytes, kind, format, status, note, recordsIn, recordsImported, recordsRejected)
     }
+
+    /// As a redacted output shows it: the object keys its note lists not shown (`IdRedactor.keysRedacted`).
+    public var keysRedacted: FileSummary {
+        var file = self
+        file.note = IdRedactor.keysRedacted(note)
+        return file
+    }
 }
 
 /// How many verify responses carried one `status`.

@@ -235,6 +235,7 @@ public enum AuditPipeline {
         var report = try AuditStore.snapshot(
             path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
         report.changes = recorded?.changes
+        if shown != nil { report.files = report.files.map(\.keysRedacted) }
         let storing = Background { [warnings, parameters] in
             try indexing.wait()
             try store.replaceFindings(
@@ -263,6 +264,7 @@ public enum AuditPipeline {
         timer.lap("report")
         var snapshot = try store.snapshot()
         snapshot.changes = recorded?.changes
+        if options.redaction != nil { snapshot.files = snapshot.files.map(\.keysRedacted) }
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,

@@ -176,7 +176,10 @@ struct LedgerImporter {
                 let added = try store.appendStreaming(
                     path: entry.path, sha256: grown.sha256, bytes: Int(item.bytes), metrics: metrics,
                     progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
-                    read: { try FileImporter.stream(part, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) })
+                    read: {
+                        redactingNote(
+                            try FileImporter.stream(part, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory))
+                    })
                 if added != nil {
                     progress.finish(fileBytes: part.bytes - grown.oldBytes)
                     (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
@@ -207,7 +210,9 @@ struct LedgerImporter {
             let result = try store.importStreaming(
                 path: file.path, metrics: metrics,
                 progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
-                read: { try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory) },
+                read: {
+                    redactingNote(try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory))
+                },
                 keep: { isUnchanged($0, stored) },
                 then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
             if let result {
@@ -287,6 +292,14 @@ struct LedgerImporter {
         }
         redacted.progress = sink.progress
         return redacted
+    }
+
+    /// A file's note as a redacted ledger keeps it: a list of object keys it gives not shown (`IdRedactor.keysRedacted`).
+    private func redactingNote(_ file: ImportedFile) -> ImportedFile {
+        guard redactor != nil else { return file }
+        var file = file
+        file.note = IdRedactor.keysRedacted(file.note)
+        return file
     }
 
     private static func copyNote(_ earlier: String) -> String { copyNoteStart + earlier + copyNoteEnd }

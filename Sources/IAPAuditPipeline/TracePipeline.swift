@@ -43,8 +43,12 @@ public enum TracePipeline {
         let lock = isLedgerFile ? try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait) : nil
         defer { if let lock { close(lock) } }
         let indexNote = try ensureIndexes(ledgerPath)
-        let plan = try TraceRedaction.plan(id: id, ledgerPath: ledgerPath, redaction: redaction)
+        var plan = try TraceRedaction.plan(id: id, ledgerPath: ledgerPath, redaction: redaction)
         var result = try TraceReader.read(id: id, ledgerPath: ledgerPath, lookup: plan.lookup)
+        if result.matches.isEmpty, let byTokens = plan.lookingUpTokens(of: id) {
+            let again = try TraceReader.read(id: id, ledgerPath: ledgerPath, lookup: byTokens.lookup)
+            if !again.matches.isEmpty { (plan, result) = (byTokens, again) }
+        }
         plan.apply(&result)
         TraceJudge.judge(&result)
         var outcome = TraceOutcome(result: result, indexNote: indexNote)

@@ -20,6 +20,21 @@ struct TraceRedaction {
     var shownBy: IdRedactor?
     var parameter: String?
     var notes: [String] = []
+    /// `lookup` holds the tokens of the id given, though it has a token's form (a real id that looks like one).
+    var lookingUpTokensOfGiven = false
+    /// The key of `--redact` on a ledger of tokens.
+    private var ledgerKey: IdRedactor?
+
+    /// On a ledger of tokens traced with its key, an id of a token's form that matched nothing as a token: the plan
+    /// that looks it up by its own tokens (it may be a user's real id; found by a privacy retest, which traced one on
+    /// a `--redact-ledger` ledger and found nothing). Nil otherwise.
+    func lookingUpTokens(of id: String) -> TraceRedaction? {
+        guard let ledgerKey, lookup.isEmpty, IdRedactor.isToken(id) else { return nil }
+        var plan = self
+        plan.lookup = [.userId: ledgerKey.user(id), .deviceId: ledgerKey.device(id)]
+        plan.lookingUpTokensOfGiven = true
+        return plan
+    }
 
     /// - Throws: `AuditError.ledger`: a ledger redacted with another key than `--redact`'s; or as `TraceReader.read`.
     static func plan(id: String, ledgerPath: String, redaction: Redaction?) throws -> TraceRedaction {
@@ -43,7 +58,7 @@ struct TraceRedaction {
                         + "given would not join the ledger's; give the same key, or trace a token without --redact")
             }
             if !isToken { plan.lookup = [.userId: redaction.redactor.user(id), .deviceId: redaction.redactor.device(id)] }
-            plan.shownBy = redaction.redactor
+            (plan.shownBy, plan.ledgerKey) = (redaction.redactor, redaction.redactor)
             plan.notes.append("this ledger holds redacted ids (made with --redact-ledger, key \(stored)): user and device ids are tokens")
         } else if let redaction {
             (plan.redactor, plan.shownBy) = (redaction.redactor, redaction.redactor)
@@ -70,7 +85,7 @@ struct TraceRedaction {
         if let redactor { result.redact(with: redactor) }
         // A token given stands for itself in a ledger of tokens, and where the ledger's original id was found for it.
         let isToken = IdRedactor.isToken(result.id)
-        let standsForItself = isToken && (redactor == nil || !lookup.isEmpty)
+        let standsForItself = isToken && (redactor == nil || !lookup.isEmpty) && !lookingUpTokensOfGiven
         if let shownBy { result.id = result.shownId(shownBy, standsForItself: standsForItself) }
         (result.redaction, result.notes) = (parameter, notes + result.notes)
     }

@@ -20,7 +20,7 @@ public enum ReportBuilder {
         }
         sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos), statuses, redactor))
         sheets.append(verifyStatusSheet(snapshot))
-        sheets.append(appleRecordsSheet(snapshot))
+        sheets.append(appleRecordsSheet(snapshot, redacted: redactor != nil))
         sheets.append(rejectedSheet(snapshot, redacted: redactor != nil))
         return ReportWorkbook(sheets: sheets, createdMs: snapshot.parameters["as_of"].flatMap(Timestamp.parseMs))
     }
@@ -99,7 +99,7 @@ public enum ReportBuilder {
     /// the rest are counted in a note: all of them are in audit.sqlite.
     public static let appleRecordRowLimit = 100_000
 
-    static func appleRecordsSheet(_ snapshot: AuditSnapshot) -> ReportSheet {
+    static func appleRecordsSheet(_ snapshot: AuditSnapshot, redacted: Bool = false) -> ReportSheet {
         let records = snapshot.appleRecords
         let rows = ReportRows(count: min(records.count, appleRecordRowLimit)) { limit, body in
             try records.forEach(limit: min(limit, appleRecordRowLimit)) { r in
@@ -107,7 +107,7 @@ public enum ReportBuilder {
                     .text(r.location.file), .integer(Int64(r.location.line)), .text(r.source), .text(r.signature),
                     optional(r.environment), optional(r.bundleId), optional(r.notification), optional(r.notificationUUID),
                     r.signedDateMs.map(ReportCell.dateTime) ?? .empty, optional(r.requestId), .integer(Int64(r.status)),
-                    .text(r.transactionIds), .text(r.notes == "[]" ? "" : r.notes),
+                    .text(r.transactionIds), .text(r.notes == "[]" ? "" : redacted ? IdRedactor.notes(r.notes) : r.notes),
                 ])
             }
         }

@@ -99,7 +99,48 @@ public struct IdRedactor: Sendable {
     /// a user id under `ts`): `field 'ts': not a timestamp: [redacted] (expected …)`. An id field's value is
     /// `[redacted]` also unquoted (`found 12.5`); so is the id a `credited_quantity` key names. Reasons quoting
     /// nothing (`invalid JSON: expected ':' at line 1, column 231`) are kept.
-    public static func reason(_ reason: String) -> String {
+    public static func reason(_ reason: String) -> String { valuesRedacted(idFieldRedacted(reason)) }
+
+    /// `text` with what a value leaves behind redacted too (found by a privacy user test: a numeric user id shifted under
+    /// `ts` was shown as `epoch milliseconds 1790812920 would be 1970-01-21T17:26:52.920Z`): every word holding a run of
+    /// five digits or more, or a timestamp (`T` and `:` among digits), is `[redacted]` (its brackets and punctuation
+    /// kept), and a list of object keys, `(keys: a, b)`, is `(keys: [redacted])`. Short numbers (a line, a column, a
+    /// count, a year range) stay.
+    public static func valuesRedacted(_ text: String) -> String {
+        let text = keysRedacted(text)
+        let words = text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            var run = 0
+            var longest = 0
+            for c in word.unicodeScalars {
+                run = ("0"..."9").contains(c) ? run + 1 : 0
+                longest = max(longest, run)
+            }
+            let digits = word.unicodeScalars.filter { ("0"..."9").contains($0) }.count
+            let timestamp = digits >= 6 && word.contains("T") && word.contains(":")
+            guard longest >= 5 || timestamp else { return String(word) }
+            let lead = word.prefix { "([\"'".contains($0) }
+            let trail = word.reversed().prefix { ")]:,;.\"'".contains($0) }
+            return lead + "[redacted]" + String(trail.reversed())
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// An Apple record's `notes` (a JSON array of texts, table `apple_record`) as a redacted output or ledger holds them:
+    /// each as `reason(_:)` shows a rejection's (found by a privacy retest: `not a compact JWS ("renewal-u42")`).
+    public static func notes(_ notes: String) -> String {
+        guard notes != "[]" else { return notes }
+        let list = IdList.decode(notes)
+        return list.isEmpty ? reason(notes) : IdList.encode(list.map(reason))
+    }
+
+    /// `text` with a list of object keys it gives, `(keys: a, b)`, as `(keys: [redacted])`: a key may be an id (a map
+    /// of users). Also a skipped file's note (`JSON object of an unrecognized shape (keys: …)`).
+    public static func keysRedacted(_ text: String) -> String {
+        guard let keys = text.range(of: "(keys: "), let end = text[keys.upperBound...].firstIndex(of: ")") else { return text }
+        return String(text[..<keys.upperBound]) + "[redacted]" + text[end...]
+    }
+
+    private static func idFieldRedacted(_ reason: String) -> String {
         guard reason.hasPrefix("field '"), let close = reason.dropFirst(7).firstIndex(of: "'") else { return quotedRedacted(reason) }
         let name = reason[reason.index(reason.startIndex, offsetBy: 7)..<close]
         let last = name.split(separator: ".").last.map(String.init) ?? String(name)

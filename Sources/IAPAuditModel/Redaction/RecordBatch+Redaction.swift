@@ -30,7 +30,13 @@ extension RecordBatch {
         }
         if !appleRecords.isEmpty {
             let empty = arena.append("")
-            for i in appleRecords.indices { appleRecords[i].rawJSON = empty }
+            for i in appleRecords.indices {
+                appleRecords[i].rawJSON = empty
+                // What could not be read inside it may quote a value (`not a compact JWS ("…")`).
+                if let notes = arena.string(appleRecords[i].notes), notes != "[]" {
+                    appleRecords[i].notes = arena.append(IdRedactor.notes(notes))
+                }
+            }
         }
         rejections = rejections.map {
             var r = $0

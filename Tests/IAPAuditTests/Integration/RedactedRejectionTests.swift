@@ -25,8 +25,17 @@ final class RedactedRejectionTests: XCTestCase {
             "u4242,1790820384004,7A1B2C3D-0000-4000-8000-00000000ABCD,2000000499999244,2000000499999244,com.example.gems60,purchased,,1",
             "1790820384000,u4243,\(Self.device),2000000499999240,2000000499999240,com.example.gems60,purchased,,1",
             "1790820385000,\(Self.tokenLike),7A1B2C3D-0000-4000-8000-00000000ABCF,2000000499999241,2000000499999241,com.example.gems60,purchased,,1",
+            // A numeric user id shifted under `ts`: read as epoch milliseconds of 1970 (a privacy retest: the value and the
+            // times read from it were shown).
+            "1790812920,1790820384009,7A1B2C3D-0000-4000-8000-00000000ABD0,2000000499999242,2000000499999242,com.example.gems60,purchased,,1",
         ]
         TestPaths.write(rows.joined(separator: "\n") + "\n", to: folder + "/client.csv")
+        // A map of users (no record shape): its keys were listed in the skipped file's note.
+        TestPaths.write(#"{"uPLkey01": 1, "uPLkey02": 2}"# + "\n", to: folder + "/usermap.jsonl")
+        // A Server API answer whose signed transaction is no JWS: the note quoting it was on the Apple Records sheet.
+        TestPaths.write(
+            #"{"revision": "r", "hasMore": false, "bundleId": "com.example", "appAppleId": 323232, "environment": "Production", "#
+                + #""signedTransactions": ["not-a-jws-uPLnote01"]}"# + "\n", to: folder + "/history.jsonl")
         return folder
     }
 
@@ -55,13 +64,27 @@ final class RedactedRejectionTests: XCTestCase {
             let out = TestPaths.scratch(#function + mode)
             let run = CLIRun(["run", input, "--out", out, mode, "--redact-key", key, "--json"])
             XCTAssertEqual(run.status, 0, run.err)
-            XCTAssertFalse((run.out + run.err).contains("u4242"), mode + ": " + run.err)
+            for planted in ["u4242", "1790812920", "uPLkey01", "uPLnote01"] {
+                XCTAssertFalse((run.out + run.err).contains(planted), mode + ": " + planted + ": " + run.out + run.err)
+                XCTAssertEqual(try files(in: out, holding: planted), mode == "--redact" ? ["audit.sqlite"] : [], mode + ": " + planted)
+            }
             XCTAssertTrue(
                 run.err.contains("client.csv:2: error: field 'ts': not a timestamp: [redacted] (expected ISO 8601 or epoch milliseconds"),
                 run.err)
             // The workbook (Summary, Rejected); and the ledger too when it is redacted.
             XCTAssertEqual(try files(in: out, holding: "u4242"), mode == "--redact" ? ["audit.sqlite"] : [], mode)
         }
+    }
+
+    /// On a `--redact-ledger` ledger, a real user id of a token's form is found by its token (it was found by nothing).
+    func testARealIdOfATokensFormIsTracedOnARedactedLedger() throws {
+        let key = RedactionCheck.keyFile(Self.key), out = TestPaths.scratch()
+        XCTAssertEqual(CLIRun(["run", input(), "--out", out, "--redact-ledger", "--redact-key", key]).status, 0)
+        let redactor = HMACSHA256.redactor(key: Array(Self.key.utf8))
+        let traced = CLIRun(["trace", Self.tokenLike, "--out", out, "--redact", "--redact-key", key])
+        XCTAssertEqual(traced.status, 0, traced.out + traced.err)
+        XCTAssertTrue(traced.out.hasPrefix("trace \(redactor.user(Self.tokenLike)): user id ("), traced.out)
+        XCTAssertFalse((traced.out + traced.err).contains(Self.tokenLike), traced.out)
     }
 
     func testTraceShowsAnIdItFoundNothingOfAsAToken() throws {

@@ -99,6 +99,22 @@ final class IdRedactorTests: XCTestCase {
             (#"invalid JSON: duplicate key "u7" at line 1, column 51"#, "invalid JSON: duplicate key [redacted] at line 1, column 51"),
             ("field 'latency_ms': must not be negative, found -1", "field 'latency_ms': must not be negative, found -1"),
             ("invalid JSON: expected ':' at line 1, column 231", "invalid JSON: expected ':' at line 1, column 231"),
+            // What a value leaves behind: a numeric id, the timestamps read from it, object keys (a privacy retest).
+            (
+                "field 'ts': epoch milliseconds 1790812920 would be 1970-01-21T17:26:52.920Z: epoch seconds? "
+                    + "(2026-10-01T00:02:00.000Z if so)",
+                "field 'ts': epoch milliseconds [redacted] would be [redacted]: epoch seconds? ([redacted] if so)"
+            ),
+            ("field 'quantity': must be at least 1, found -4455667788", "field 'quantity': must be at least 1, found [redacted]"),
+            (
+                "not an App Store signed transaction, Server API response or server notification (keys: uPL4k08, b)",
+                "not an App Store signed transaction, Server API response or server notification (keys: [redacted])"
+            ),
+            (
+                "field 'ts': not a timestamp: \"x\" (expected ISO 8601 or epoch milliseconds, 1900–2200)",
+                "field 'ts': not a timestamp: [redacted] (expected ISO 8601 or epoch milliseconds, 1900–2200)"
+            ),
+            ("expected 9 fields as in the header, found 10", "expected 9 fields as in the header, found 10"),
         ]
         for (reason, shown) in cases { XCTAssertEqual(IdRedactor.reason(reason), shown, reason) }
         for (_, shown) in cases { XCTAssertEqual(IdRedactor.reason(shown), shown, "redacting twice changes nothing") }
