@@ -7,7 +7,8 @@ import IAPAuditModel
 enum PaymentsSheet {
     static func build(_ report: CloseReport) -> ReportSheet {
         let header = [
-            "region", "currency", "units", "Financial proceeds", "Earned", "Earned − Financial", "withholding tax", "owed",
+            "region", "currency", "units", "Financial proceeds (currency)", "Earned", "Earned − Financial (currency)", "withholding tax",
+            "owed",
             "exchange rate", "bank currency", "owed × rate", "proceeds paid", "paid − owed × rate", "evidence",
         ]
         let rows: [[ReportCell]] = report.payments.map { p in
@@ -26,7 +27,9 @@ enum PaymentsSheet {
                 ? "No payments summary (financial_report.csv) of the period's fiscal months among the inputs: give it to explain "
                     + "currency conversion and withholding tax"
                 : "Apple's payments summary of \(report.fiscalMonths.map { "\($0.month)" }.joined(separator: ", ")): Earned should equal "
-                    + "the Financial reports' proceeds; what Apple owes after withholding tax, × its exchange rate, against what it paid "
+                    + "the Financial reports' proceeds (per currency: the Financial reports of regions sharing one, Americas and Rest of "
+                    + "World in USD, are summed, and so are their Earned); what Apple owes after withholding tax, × its exchange rate, "
+                    + "against what it paid "
                     + "(the last difference is Apple's rounding to the bank currency's cents)")
         // What Apple paid into each bank currency, in all (found by a finance user test: the sum the bank shows was nowhere).
         let footer = CloseWorkbook.currencyTotals(rows, width: header.count, currencyColumn: 9, sums: [10, 11, 12], amounts: [10, 11, 12])

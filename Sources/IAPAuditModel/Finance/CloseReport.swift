@@ -254,8 +254,11 @@ package struct CloseReport: Sendable {
         package var line: PaymentLine
         /// Σ Extended Partner Share of the Financial report lines in the region's currency for the period.
         package var financialProceeds: Int64
-        /// `Earned` − the Financial proceeds: 0 when the reports agree.
-        package var earnedVariance: Int64 { line.earned.milliunits - financialProceeds }
+        /// Σ `Earned` of the summary's rows in the region's currency: several regions may share one (Americas, Rest of
+        /// World and Latin America are all USD), and the Financial reports are told apart by currency only.
+        package var currencyEarned: Int64
+        /// The Earned of the regions of this currency − the Financial proceeds in it: 0 when the reports agree.
+        package var earnedVariance: Int64 { currencyEarned - financialProceeds }
         /// What Apple owes after withholding tax, in the region's currency.
         package var owed: Int64 { line.earned.milliunits + line.withholdingTax.milliunits }
         /// `owed` × the exchange rate, exact to the milliunit (half away from zero); nil when the rate is
@@ -264,8 +267,9 @@ package struct CloseReport: Sendable {
         /// Apple's proceeds in the bank currency − `converted`: Apple's rounding of the conversion.
         package var conversionDifference: Int64? { converted.map { line.proceeds.milliunits - $0 } }
 
-        package init(line: PaymentLine, financialProceeds: Int64, converted: Int64?) {
+        package init(line: PaymentLine, financialProceeds: Int64, currencyEarned: Int64? = nil, converted: Int64?) {
             (self.line, self.financialProceeds, self.converted) = (line, financialProceeds, converted)
+            self.currencyEarned = currencyEarned ?? line.earned.milliunits
         }
     }
 

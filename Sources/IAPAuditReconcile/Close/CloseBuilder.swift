@@ -82,12 +82,15 @@ package enum CloseBuilder {
     /// each against the Financial reports' proceeds in its currency.
     static func payments(_ inputs: CloseInputs, months: [FiscalMonth], spans: [ClosedRange<CalendarDate>]) -> [CloseReport.Payment] {
         let names = Set(months.map { "\(CalendarMonthNames.all[$0.calendarMonth - 1]), \($0.calendarYear)" })
-        return inputs.payments.filter { names.contains($0.period) }.map { line in
+        let lines = inputs.payments.filter { names.contains($0.period) }
+        var earned: [String: Int64] = [:]
+        for line in lines { earned[line.earned.currency, default: 0] += line.earned.milliunits }
+        return lines.map { line in
             let proceeds = inputs.financial.filter { l in
                 l.extendedPartnerShare.currency == line.earned.currency && spans.contains { $0.contains(l.startDate) }
             }.reduce(Int64(0)) { $0 + $1.extendedPartnerShare.milliunits }
             return CloseReport.Payment(
-                line: line, financialProceeds: proceeds,
+                line: line, financialProceeds: proceeds, currencyEarned: earned[line.earned.currency],
                 converted: convert(line.earned.milliunits + line.withholdingTax.milliunits, rate: line.exchangeRate))
         }
     }
@@ -95,19 +98,26 @@ package enum CloseBuilder {
     /// A payments summary row whose `Earned` the Financial reports' proceeds in its currency do not give: none of them
     /// in it (a region's Financial report not given: found by a finance user test, the bridge then showed the whole
     /// region as an unexplained remainder and nothing said why), or a different sum (a report cut or edited).
+    /// Per currency (regions sharing one — Americas and Rest of World in USD — are summed: found by a finance retest,
+    /// where two USD regions each warned of the other's proceeds).
     static func paymentWarnings(_ payments: [CloseReport.Payment], months: [FiscalMonth]) -> [RunWarning] {
         let named = months.map { "\($0)" }.joined(separator: ", ")
-        return payments.filter { $0.earnedVariance != 0 }.map { p in
-            let earned = p.line.earned
+        var seen = Set<String>()
+        return payments.filter { $0.earnedVariance != 0 && seen.insert($0.line.earned.currency).inserted }.map { p in
+            let currency = p.line.earned.currency
+            let regions = payments.filter { $0.line.earned.currency == currency }.map(\.line.region)
+            let who =
+                regions.count == 1 ? "the payments summary's \(regions[0])" : "the payments summary's \(regions.joined(separator: " and "))"
+            let earned = Money(milliunits: p.currencyEarned, currency: currency)
             let what =
                 p.financialProceeds == 0
-                ? "no Financial report line of \(named) is in \(earned.currency): that region's Financial report is missing, and "
-                    + "Apple's \(earned.currency) proceeds with it (the bridge's remainder, not a difference)"
-                : "the Financial reports of \(named) give \(Money(milliunits: p.financialProceeds, currency: earned.currency)) in it "
-                    + "(\(Money(milliunits: p.earnedVariance, currency: earned.currency)) short): a Financial report cut, edited or missing?"
+                ? "no Financial report line of \(named) is in \(currency): \(regions.count == 1 ? "that region's" : "their") Financial "
+                    + "report is missing, and Apple's \(currency) proceeds with it (the bridge's remainder, not a difference)"
+                : "the Financial reports of \(named) give \(Money(milliunits: p.financialProceeds, currency: currency)) in it "
+                    + "(\(Money(milliunits: p.earnedVariance, currency: currency)) \(p.earnedVariance > 0 ? "short" : "over")): a Financial "
+                    + "report cut, edited or missing, or one of a region the summary does not list?"
             return RunWarning(
-                .reportCoverage,
-                "\(p.line.location.file): the payments summary's \(p.line.region) earned \(earned) in \(p.line.period); " + what,
+                .reportCoverage, "\(p.line.location.file): \(who) earned \(earned) in \(p.line.period); " + what,
                 file: p.line.location.file)
         }
     }

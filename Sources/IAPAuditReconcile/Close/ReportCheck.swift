@@ -24,7 +24,9 @@ package enum ReportCheck {
             inputs.financial, kind: "Financial",
             fingerprint: {
                 "\($0.productId)|\($0.startDate)|\($0.endDate)|\($0.countryCode)|\($0.quantity)|\($0.partnerShare)|\($0.extendedPartnerShare)"
-            }, span: { "\($0.startDate)..\($0.endDate) \($0.extendedPartnerShare.currency)" }, warnings: &warnings)
+            },
+            // With the country of sale: regions sharing a currency (Americas, Rest of World: USD) are different reports.
+            span: { "\($0.startDate)..\($0.endDate) \($0.extendedPartnerShare.currency) \($0.countryCode)" }, warnings: &warnings)
         inputs.financial = financial
         // Coverage: the period's days with a Summary Sales line, its fiscal months with a Financial one.
         let covered = Set(sales.flatMap { line in stride(from: line.beginDate.dayNumber, through: line.endDate.dayNumber, by: 1) })

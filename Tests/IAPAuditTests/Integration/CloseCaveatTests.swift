@@ -98,6 +98,46 @@ final class CloseCaveatTests: XCTestCase {
         }
     }
 
+    /// Two regions in one currency (Americas and Rest of World, both USD: usual in a real account) are two reports, not a
+    /// duplicate, and their Earned is checked against the Financial proceeds in USD together (found by a finance retest:
+    /// each region warned of the other's proceeds, and the two reports were called a duplicate).
+    func testTwoRegionsInOneCurrencyAreNeitherADuplicateNorShort() throws {
+        let input = TestPaths.scratch() + "/in"
+        try FileManager.default.copyItem(atPath: sample, toPath: input)
+        let split =
+            try PythonReader.run(
+                """
+                import json, sys
+                folder = sys.argv[1] + "/app-store-connect/"
+                lines = open(folder + "85012345_1026_US.txt").read().split("\\n")
+                header, rows = lines[0], [l for l in lines[1:] if l and not l.startswith("Total_")]
+                country = header.split("\\t").index("Country Of Sale")
+                def write(name, part, code):
+                    out = []
+                    for r in part:
+                        f = r.split("\\t"); f[country] = code; out.append("\\t".join(f))
+                    amount = sum(round(float(r.split("\\t")[7]) * 100) for r in part)
+                    units = sum(int(r.split("\\t")[5]) for r in part if r.split("\\t")[9] == "S")
+                    trailer = ["Total_Rows\\t%d" % len(part), "Total_Amount\\t%d.%02d" % divmod(amount, 100), "Total_Units\\t%d" % units]
+                    open(folder + name, "w").write("\\n".join([header] + out + trailer) + "\\n")
+                    return amount, units
+                (a1, u1), (a2, u2) = write("85012345_1026_US.txt", rows[:7], "US"), write("85012345_1026_WW.txt", rows[7:], "CA")
+                summary = open(folder + "financial_report.csv").read()
+                def row(region, a, u):
+                    t = "%d.%02d" % divmod(a, 100)
+                    return '%s (USD),"%d","%s","%s","0","0","0","%s","1.00000","%s","USD",' % (region, u, t, t, t, t)
+                old = [l for l in summary.split("\\n") if l.startswith("Americas (USD)")][0]
+                open(folder + "financial_report.csv", "w").write(summary.replace(old, row("Americas", a1, u1) + "\\n" + row("Rest of World", a2, u2)))
+                print(json.dumps([a1, a2]))
+                """, args: [input]) as! [Int]
+        XCTAssertEqual(split.reduce(0, +), 581_713, "the two files hold the US report's USD 5817.13")
+        let run = CLIRun(["close", "--period", "2026-10", "--prices", input + "/prices.csv", input, "--json", "--out", TestPaths.scratch()])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertNil(try warnings(run)["report_coverage"], run.err)
+        XCTAssertNil(try warnings(run)["duplicate_report"], run.err)
+        XCTAssertNil(try warnings(run)["report_lines_rejected"], run.err)
+    }
+
     func testAFinancialRegionOrAllOfThemMissingIsReportCoverage() throws {
         let input = TestPaths.scratch() + "/in"
         try FileManager.default.copyItem(atPath: sample, toPath: input)
