@@ -96,6 +96,12 @@ public struct RunWarning: Sendable, Hashable {
         /// Apple answers naming no environment anywhere (rule 24): read as production.
         public static let environmentUnknown = Code(rawValue: "environment_unknown")
 
+        /// The codes only a close gives (stored in `run_warning` beside its run's, replaced by the next close).
+        public static let closeOnly: Set<Code> = [
+            .priceListRejected, .unpricedPurchases, .noAppleReports, .reportCoverage, .duplicateReport, .reportLinesRejected, .periodOpen,
+            .closeRestated,
+        ]
+
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
             .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputRotated, .inputEmptied,

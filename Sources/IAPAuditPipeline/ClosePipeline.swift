@@ -88,7 +88,7 @@ public enum ClosePipeline {
         {
             warnings.append(restated)
         }
-        try store.replaceClose(report, priceList: prices?.file)
+        try store.replaceClose(report, priceList: prices?.file, warnings: warnings)
         let path = output.path + "/close-\(options.period.closeName).xlsx"
         // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
         var shown = (report: report, parameters: run.snapshot.parameters)

@@ -17,9 +17,16 @@ extension AuditStore {
         return totals
     }
 
-    package func replaceClose(_ report: CloseReport, priceList: FileSummary? = nil) throws {
+    /// - Parameter warnings: the close's warnings: those of a close's codes (`RunWarning.Code.closeOnly`) go to `run_warning`
+    ///   beside its run's, replacing an earlier close's (found by a finance retest: `period_open`, `close_restated` were on
+    ///   stderr and the Cover only, though docs/close.md says `run_warning` too).
+    package func replaceClose(_ report: CloseReport, priceList: FileSummary? = nil, warnings: [RunWarning] = []) throws {
         let period = report.period.closeName
         try database.transaction {
+            let codes = RunWarning.Code.closeOnly.map(\.rawValue).sorted()
+            try database.execute("DELETE FROM run_warning WHERE code IN (\(codes.map { "'\($0)'" }.joined(separator: ", ")))")
+            let warning = try database.prepare("INSERT INTO run_warning (code, message, file) VALUES (?1, ?2, ?3)")
+            for w in warnings where RunWarning.Code.closeOnly.contains(w.code) { try warning.run([w.code.rawValue, w.message, w.file]) }
             for table in ["close_period", "close_sale", "close_refund", "close_loss", "close_bridge", "close_total"] {
                 try database.prepare("DELETE FROM \(table) WHERE period = ?1").run([period])
             }

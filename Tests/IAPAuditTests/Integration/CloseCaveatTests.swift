@@ -44,6 +44,18 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertTrue(later.err.contains("iap-audit: warning: " + message), later.err)
         XCTAssertTrue(try cover(out).contains { $0.contains(message) }, "on the Cover too")
         XCTAssertNil(try warnings(later)["period_open"], "judged to its end now")
+        // In the ledger too (table run_warning), once: a close replaces the close warnings of the one before.
+        let stored = {
+            try PythonReader.run(
+                "import json, sqlite3, sys; print(json.dumps([list(r) for r in sqlite3.connect(sys.argv[1]).execute("
+                    + "\"SELECT code, message FROM run_warning WHERE code IN ('close_restated', 'period_open') ORDER BY rowid\")]))",
+                args: [out + "/audit.sqlite"]) as! [[String]]
+        }
+        XCTAssertEqual(try stored(), [["close_restated", message]])
+        XCTAssertEqual(CLIRun(close + ["--as-of", "2026-11-02T00:00:00Z"]).status, 0)
+        XCTAssertEqual(try stored(), [], "the same close again restates nothing: the last close's warnings are gone")
+        XCTAssertEqual(CLIRun(close).status, 0)
+        XCTAssertEqual(try stored().map { $0[0] }, ["period_open", "close_restated"], "provisional again, and restated back")
     }
 
     /// What has no price stays in sight: a loss of no known price is counted on the Losses sheet and in the summary, and
