@@ -53,7 +53,7 @@ enum ReportLayout: CaseIterable {
         case .summarySales, .legacyDailySales:
             return [
                 ["Units"], ["Developer Proceeds", "Royalty Price"], ["Currency of Proceeds", "Royalty Currency"], ["Begin Date"],
-                ["End Date"], ["Customer Price"], ["Customer Currency"],
+                ["End Date"], ["Customer Price"], ["Customer Currency"], ["SKU", "Vendor Identifier"],
             ]
         case .subscription:
             return [["Customer Price"], ["Customer Currency"], ["Developer Proceeds"], ["Proceeds Currency"]]
@@ -66,6 +66,9 @@ enum ReportLayout: CaseIterable {
             return [
                 ["Start Date"], ["End Date"], ["Quantity"], ["Partner Share"], ["Extended Partner Share"], ["Partner Share Currency"],
                 ["Sales or Return"], ["Customer Price"],
+                // The product and the country: without them every line is read as a product of no name (found by a finance
+                // retest: the region's proceeds went to one blank product, and every product showed a false remainder).
+                ["Vendor Identifier"], ["Country Of Sale"],
             ]
         }
     }
