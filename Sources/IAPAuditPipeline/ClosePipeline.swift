@@ -84,7 +84,7 @@ public enum ClosePipeline {
         }
         let store = try output.openStore()
         if let before = try store.closeTotals(period: options.period.closeName),
-            let restated = CloseRestatement.warning(period: options.period.label, before: before, after: report.totals)
+            let restated = CloseRestatement.warning(period: options.period.label, before: before, after: report)
         {
             warnings.append(restated)
         }

@@ -14,6 +14,20 @@ extension AuditStore {
         q.bind([period])
         var totals: [String: [String: Int64]] = [:]
         while try q.step() { totals[q.text(0), default: [:]][q.text(1)] = q.int64(2) }
+        // What close_total does not hold: the purchases and valued findings, also those of no price (`CloseRestatement`).
+        for (sql, measures) in [
+            (
+                "SELECT coalesce(currency, '—'), count(*), sum(units) FROM close_sale WHERE period = ?1 GROUP BY 1",
+                ["purchases", "purchase_units"]
+            ),
+            ("SELECT coalesce(currency, '—'), count(*) FROM close_loss WHERE period = ?1 GROUP BY 1", ["loss_findings"]),
+        ] {
+            let counts = try database.prepare(sql)
+            counts.bind([period])
+            while try counts.step() {
+                for (i, m) in measures.enumerated() { totals[counts.text(0), default: [:]][m] = counts.int64(Int32(i + 1)) }
+            }
+        }
         return totals
     }
 

@@ -38,7 +38,8 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertEqual(later.status, 0, later.err)
         let message =
             "2026-10 was closed before in this ledger with other totals: loss dropped_order claimed EUR 29.97 → EUR 71.94; "
-            + "loss dropped_order claimed JPY 8450 → JPY 16450; loss dropped_order claimed USD 37.86 → USD 49.82; this close "
+            + "EUR loss_findings 18 → 21; loss dropped_order claimed JPY 8450 → JPY 16450; JPY loss_findings 12 → 13; "
+            + "loss dropped_order claimed USD 37.86 → USD 49.82; USD loss_findings 53 → 57; this close "
             + "replaces them (table close_total): a figure reported from the earlier close has moved"
         XCTAssertEqual(try warnings(later)["close_restated"], [message])
         XCTAssertTrue(later.err.contains("iap-audit: warning: " + message), later.err)
@@ -56,6 +57,10 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertEqual(try stored(), [], "the same close again restates nothing: the last close's warnings are gone")
         XCTAssertEqual(CLIRun(close).status, 0)
         XCTAssertEqual(try stored().map { $0[0] }, ["period_open", "close_restated"], "provisional again, and restated back")
+        // What has no price moves too: closed without the price list, the purchases it priced were of no price (—).
+        let unpriced = CLIRun(close.filter { $0 != "--prices" && $0 != sample + "/prices.csv" })
+        let restated = try XCTUnwrap(try warnings(unpriced)["close_restated"]?.first)
+        XCTAssertTrue(restated.contains("— purchases 23 → "), restated)
     }
 
     /// What has no price stays in sight: a loss of no known price is counted on the Losses sheet and in the summary, and
