@@ -169,6 +169,16 @@ final class CloseCaveatTests: XCTestCase {
                     + "2026; no Financial report line of fiscal October 2026 is in JPY: that region's Financial report is missing, and "
                     + "Apple's JPY proceeds with it (the bridge's remainder, not a difference)"
             ])
+        // A region the payments summary does not list (its row cut): its Financial proceeds are said to be unpaid there.
+        let summary = input + "/app-store-connect/financial_report.csv"
+        let rows = try String(contentsOfFile: summary, encoding: .utf8).components(separatedBy: "\n")
+        try rows.filter { !$0.hasPrefix("United Kingdom (GBP)") }.joined(separator: "\n").write(
+            toFile: summary, atomically: true, encoding: .utf8)
+        let cut = CLIRun(close + ["--out", TestPaths.scratch()])
+        XCTAssertTrue(
+            try XCTUnwrap(try warnings(cut)["report_coverage"]).contains(
+                "\(summary): the Financial reports of fiscal October 2026 give GBP 2517.37, but the payments summary lists no region in "
+                    + "GBP: what Apple paid for it is not on the Payments sheet (a summary of another account, or cut?)"), cut.err)
         for file in try FileManager.default.contentsOfDirectory(atPath: input + "/app-store-connect") where file.hasPrefix("85012345_1026_")
         {
             try FileManager.default.removeItem(atPath: input + "/app-store-connect/" + file)
