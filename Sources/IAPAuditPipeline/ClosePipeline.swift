@@ -37,7 +37,17 @@ public struct CloseResult: Sendable {
 public enum ClosePipeline {
     public static func run(_ options: CloseOptions) throws -> CloseResult {
         // The price list first: an unreadable one stops the close before the ledger is touched.
-        let prices = try options.pricesPath.map { try PriceListReader.read(path: $0) }
+        var prices = try options.pricesPath.map { try PriceListReader.read(path: $0) }
+        // Under --redact a rejected price line's reason hides the value it quotes, as a run's rejections do (a shifted
+        // column may put an id there: found by a privacy retest).
+        if options.audit.redaction != nil, var read = prices {
+            read.rejections = read.rejections.map {
+                var r = $0
+                r.reason = IdRedactor.reason(IdRedactor.singleQuotedRedacted(r.reason))
+                return r
+            }
+            prices = read
+        }
         var audit = options.audit
         audit.fromMs = options.period.startMs
         audit.toMs = options.period.endMs - 1

@@ -133,6 +133,15 @@ public struct IdRedactor: Sendable {
         return list.isEmpty ? reason(notes) : IdList.encode(list.map(reason))
     }
 
+    /// A reason of the price list (`field 'price': not a decimal amount: 'u42'`) with the value it quotes in single quotes
+    /// after the field's name as `[redacted]`.
+    public static func singleQuotedRedacted(_ reason: String) -> String {
+        guard reason.hasPrefix("field '"), let close = reason.dropFirst(7).firstIndex(of: "'") else { return reason }
+        let rest = reason[reason.index(after: close)...]
+        guard let first = rest.firstIndex(of: "'"), let last = rest.lastIndex(of: "'"), first < last else { return reason }
+        return String(reason[..<first]) + "[redacted]" + rest[rest.index(after: last)...]
+    }
+
     /// `text` with a list of object keys it gives, `(keys: a, b)`, as `(keys: [redacted])`: a key may be an id (a map
     /// of users). Also a skipped file's note (`JSON object of an unrecognized shape (keys: …)`).
     public static func keysRedacted(_ text: String) -> String {

@@ -76,6 +76,23 @@ final class RedactedRejectionTests: XCTestCase {
         }
     }
 
+    /// A rejected price-list line's reason hides the value it quotes in single quotes under `close --redact` (a privacy retest).
+    func testAPriceListReasonHidesItsValueUnderRedaction() throws {
+        let key = RedactionCheck.keyFile(Self.key), out = TestPaths.scratch(), sample = TestPaths.repoRoot + "/sample-data"
+        let prices = out + "/../prices-with-ids.csv"
+        let lines =
+            try String(contentsOfFile: sample + "/prices.csv", encoding: .utf8)
+            + "com.example.gems60,USD,uPLprice01,2026-10-01\ncom.example.gems60,uPLsf02,0.99,2026-10-01\n"
+        TestPaths.write(lines, to: prices)
+        let run = CLIRun(["close", "--period", "2026-10", "--prices", prices, sample, "--out", out, "--redact", "--redact-key", key])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.err.contains(":18: error: field 'price': not a decimal amount: [redacted]"), run.err)
+        for planted in ["uPLprice01", "uPLsf02"] {
+            XCTAssertFalse((run.out + run.err).contains(planted), planted)
+            XCTAssertEqual(try files(in: out, holding: planted), [], planted)
+        }
+    }
+
     /// On a `--redact-ledger` ledger, a real user id of a token's form is found by its token (it was found by nothing).
     func testARealIdOfATokensFormIsTracedOnARedactedLedger() throws {
         let key = RedactionCheck.keyFile(Self.key), out = TestPaths.scratch()
