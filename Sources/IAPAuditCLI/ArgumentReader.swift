@@ -43,6 +43,15 @@ struct ArgumentReader {
                         guard i + 1 < arguments.count else {
                             throw UsageError(message: "missing value for '\(name)'", usage: usage, command: command)
                         }
+                        // The next argument is an option of this command: the value was left out (`--prices --out DIR` took
+                        // `--out` for the price list: found by a finance retest). A value of that spelling goes inline.
+                        let next = arguments[i + 1]
+                        let nextName = next.firstIndex(of: "=").map { String(next[..<$0]) } ?? next
+                        if valued.contains(nextName) || allowed.contains(nextName) {
+                            throw UsageError(
+                                message: "missing value for '\(name)': the next argument, '\(nextName)', is an option (a value spelled so "
+                                    + "goes as \(name)=VALUE)", usage: usage, command: command)
+                        }
                         i += 1
                         values[name] = arguments[i]
                     }

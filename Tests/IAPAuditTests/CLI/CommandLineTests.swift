@@ -155,6 +155,17 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(enough.out.contains("(301 client transactions, "), enough.out)
     }
 
+    /// An option whose value was left out does not take the next option for it (`--prices --out DIR` took `--out` as the
+    /// price list and failed to read it, exit 1: a finance retest).
+    func testAValueLeftOutIsAUsageError() {
+        let run = CLIRun(["close", "--period", "2026-10", "--prices", "--out", TestPaths.scratch(), TestPaths.repoRoot + "/sample-data"])
+        XCTAssertEqual(run.status, 64, run.err)
+        XCTAssertTrue(
+            run.err.contains(
+                "missing value for '--prices': the next argument, '--out', is an option (a value spelled so goes as "
+                    + "--prices=VALUE)"), run.err)
+    }
+
     func testCouldNotCompleteExits1() {
         let missing = CLIRun(["run", "/nonexistent/input", "--out", TestPaths.scratch()])
         XCTAssertEqual(missing.status, 1)
