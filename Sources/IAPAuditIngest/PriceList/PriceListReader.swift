@@ -51,6 +51,11 @@ package enum PriceListReader {
             throw AuditError.unreadablePath(path, "no such file")
         }
         if isFolder.boolValue { throw AuditError.unreadablePath(path, "a folder, not a price list file (give --prices FILE.csv)") }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw AuditError.unreadablePath(
+                path, "not a regular file (a device or a pipe?), not a price list file (give --prices FILE.csv)")
+        }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

@@ -107,8 +107,10 @@ final class CloseCaveatTests: XCTestCase {
 
     /// A price list given as a folder, or missing, is said in words (it was "NSCocoaErrorDomain error 256").
     func testAPriceListThatIsAFolderOrMissingIsSaidInWords() {
-        for (prices, why) in [(sample, "a folder, not a price list file (give --prices FILE.csv)"), (sample + "/none.csv", "no such file")]
-        {
+        for (prices, why) in [
+            (sample, "a folder, not a price list file (give --prices FILE.csv)"), (sample + "/none.csv", "no such file"),
+            ("/dev/null", "not a regular file (a device or a pipe?), not a price list file (give --prices FILE.csv)"),
+        ] {
             let run = CLIRun(["close", "--period", "2026-10", "--prices", prices, sample, "--out", TestPaths.scratch()])
             XCTAssertEqual(run.status, 1, run.err)
             XCTAssertTrue(run.err.hasSuffix("\niap-audit: \(prices): error: cannot read input: \(why)"), run.err)
