@@ -1,9 +1,6 @@
 import IAPAuditModel
 
 extension AuditStore {
-    /// Replaces a period's close tables (docs/schema.md: `close_period`, `close_sale`, `close_refund`,
-    /// `close_loss`, `close_bridge`, `close_total`) in one transaction: closing a period again on the same inputs gives the same rows.
-    /// `priceList`: the `--prices` file (its path and SHA-256 are kept on `close_period`).
     /// The totals an earlier close of `period` (its `closeName`) stored, by currency then measure (`close_total`);
     /// nil when the period was never closed in this ledger.
     package func closeTotals(period: String) throws -> [String: [String: Int64]]? {
@@ -31,6 +28,9 @@ extension AuditStore {
         return totals
     }
 
+    /// Replaces a period's close tables (docs/schema.md: `close_period`, `close_sale`, `close_refund`,
+    /// `close_loss`, `close_bridge`, `close_total`) in one transaction: closing a period again on the same inputs gives the same rows.
+    /// `priceList`: the `--prices` file (its path and SHA-256 are kept on `close_period`).
     /// - Parameter warnings: the close's warnings: those of a close's codes (`RunWarning.Code.closeOnly`) go to `run_warning`
     ///   beside its run's, replacing an earlier close's (found by a finance retest: `period_open`, `close_restated` were on
     ///   stderr and the Cover only, though docs/close.md says `run_warning` too).

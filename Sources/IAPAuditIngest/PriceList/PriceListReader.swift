@@ -45,14 +45,15 @@ package enum PriceListReader {
     /// - Throws: `AuditError.unreadablePath` when the file cannot be read or is not a price list.
     package static func read(path: String) throws -> Result {
         let data: Data
-        var isFolder: ObjCBool = false
         // Said in words: Foundation's own message for a folder is "NSCocoaErrorDomain error 256" (finance user test).
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw AuditError.unreadablePath(path, "no such file")
-        }
-        if isFolder.boolValue { throw AuditError.unreadablePath(path, "a folder, not a price list file (give --prices FILE.csv)") }
         var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+        guard stat(path, &info) == 0 else {
+            throw AuditError.unreadablePath(path, errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw AuditError.unreadablePath(path, "a folder, not a price list file (give --prices FILE.csv)")
+        default:
             throw AuditError.unreadablePath(
                 path, "not a regular file (a device or a pipe?), not a price list file (give --prices FILE.csv)")
         }

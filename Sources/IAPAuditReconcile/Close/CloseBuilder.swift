@@ -108,8 +108,6 @@ package enum CloseBuilder {
         return payments.filter { $0.earnedVariance != 0 && seen.insert($0.line.earned.currency).inserted }.map { p in
             let currency = p.line.earned.currency
             let regions = payments.filter { $0.line.earned.currency == currency }.map(\.line.region)
-            let who =
-                regions.count == 1 ? "the payments summary's \(regions[0])" : "the payments summary's \(regions.joined(separator: " and "))"
             let earned = Money(milliunits: p.currencyEarned, currency: currency)
             let what =
                 p.financialProceeds == 0
@@ -119,7 +117,9 @@ package enum CloseBuilder {
                     + "(\(Money(milliunits: p.earnedVariance, currency: currency)) \(p.earnedVariance > 0 ? "short" : "over")): a Financial "
                     + "report cut, edited or missing, or one of a region the summary does not list?"
             return RunWarning(
-                .reportCoverage, "\(p.line.location.file): \(who) earned \(earned) in \(p.line.period); " + what,
+                .reportCoverage,
+                "\(p.line.location.file): the payments summary's \(regions.joined(separator: " and ")) earned \(earned) in \(p.line.period); "
+                    + what,
                 file: p.line.location.file)
         }
     }
