@@ -74,7 +74,10 @@ print(f"\nB/A = **{mb / ma:.1%}** (target ≤ 15%); B's findings equal A's: **{a
 try:
     timings = json.load(open(phases))
     parts = [f"{k} {v['seconds']:.2f} s" for k, v in timings.items() if isinstance(v, dict) and "seconds" in v]
-    print("B's phases (last run): " + ", ".join(parts) + ".\n")
+    print("B's phases (last run): " + ", ".join(parts) + ".")
+    if "reconcile_carry" in timings:
+        print(f"B's request stage: {timings['reconcile_carry']}.")
+    print()
 except (OSError, ValueError):
     print()
 EOF

@@ -178,12 +178,19 @@ public enum AuditPipeline {
         do {
             outcome = try Reconciler.run(
                 try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
-                fromMs: options.fromMs, toMs: options.toMs, spillDirectory: output.spillPath, lap: timer.lap)
+                fromMs: options.fromMs, toMs: options.toMs, spillDirectory: output.spillPath,
+                carryDirectory: output.carryPath, lap: timer.lap)
         } catch {
             try? indexing.wait()  // the store is the index builder's until it is done
             throw error
         }
         timer.lap("reconcile")
+        if let carry = outcome.carry {
+            switch carry.mode {
+            case .incremental: timer.note("reconcile_carry", "incremental: \(carry.computed) requests computed, the rest carried")
+            case .full(let reason): timer.note("reconcile_carry", "full (\(reason)): \(carry.computed) requests computed")
+            }
+        }
         ImportProgress.phase("writing audit.xlsx and storing the findings")
         let asOf = outcome.asOfMs
         var parameters = [

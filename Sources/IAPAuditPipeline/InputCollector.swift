@@ -27,7 +27,7 @@ enum InputCollector {
     ]
 
     /// Hidden names `run` itself makes in an output folder: not listed even as skipped.
-    static let ownHiddenNames: Set<String> = [".audit.lock", ".reconcile-spill"]
+    static let ownHiddenNames: Set<String> = [".audit.lock", ".reconcile-spill", ".reconcile-carry"]
 
     /// Throws `AuditError.unreadablePath` for a PATH that does not exist or a folder that cannot be listed.
     /// - Parameter configFile: the run's config file: when it is among the inputs, it is listed as used.

@@ -22,6 +22,8 @@ package final class OutputFolder {
     /// where gzip inputs are inflated (as unlinked files: nothing stays); removed when the run ends, a
     /// killed run's leftovers by the next run.
     var spillPath: String { path + "/.reconcile-spill" }
+    /// The request stage's results kept for the next run (`RequestCarry`): a cache, checked against the ledger.
+    var carryPath: String { path + "/.reconcile-carry" }
 
     /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
     /// a folder, or another run holds it.

@@ -16,6 +16,8 @@ final class PhaseTimer {
     private let killAt = ProcessInfo.processInfo.environment["IAP_AUDIT_KILL_AT"]
     private var last = Date()
     private var phases: [(String, Double, Int)] = []
+    /// Words about the run's phases (`note`), written with the timings.
+    private var notes: [(String, String)] = []
     /// The run's import metrics (parsing and writing time, strict lines).
     let metrics = ImportMetrics()
 
@@ -28,9 +30,13 @@ final class PhaseTimer {
         last = now
     }
 
+    /// Says something about a phase (`reconcile_carry`: whether the request stage carried its results).
+    func note(_ name: String, _ text: String) { notes.append((name, text)) }
+
     func write() {
         guard let path else { return }
         var body = phases.map { "\"\($0.0)\": {\"seconds\": \(($0.1 * 1000).rounded() / 1000), \"peak_rss_mb\": \($0.2)}" }
+        body += notes.map { "\"\($0.0)\": \"\($0.1)\"" }
         // Wall seconds spent parsing JSON Lines batches (all cores at once), inside "import".
         body.append("\"import_parse_seconds\": \((metrics.parseSeconds * 1000).rounded() / 1000)")
         body.append("\"import_write_seconds\": \((metrics.writeSeconds * 1000).rounded() / 1000)")

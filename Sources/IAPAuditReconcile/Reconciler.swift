@@ -36,6 +36,9 @@ public enum Reconciler {
         /// Per file, Apple records whose environment signals disagree, and answers naming no environment (rule 24).
         package var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)]
         package var unlinked: RequestStage.Unlinked
+        /// With a carry directory: whether the complete requests were carried or all computed (and why), and how many
+        /// requests were computed.
+        package var carry: (mode: RequestCarry.Mode, computed: Int)?
         package var recordCount: Int64
         var clientReportCount: Int64
         package var serverRecordCount: Int64
@@ -49,12 +52,13 @@ public enum Reconciler {
     ///   - fromMs, toMs: `--from`/`--to`, UTC ms, inclusive (rule 17); nil = not given.
     ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
     ///   - spillBudget: bytes of facts held in memory between the stages before they go to `spillDirectory`.
+    ///   - carryDirectory: where the request stage's results are kept for the next run (`RequestCarry`; nil: not kept).
     ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     package static func run(
         _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, fromMs: Int64? = nil, toMs: Int64? = nil,
         spillDirectory: String? = nil,
-        spillBudget: Int = 64 << 20, lap: (String) -> Void = { _ in }
+        spillBudget: Int = 64 << 20, carryDirectory: String? = nil, lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
@@ -65,23 +69,48 @@ public enum Reconciler {
         lap("reconcile_prepare")
         let spill = PartitionSpill(directory: spillDirectory, budget: spillBudget)
         defer { spill.removeAll() }
-        let unlinked = try RequestStage(
-            source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill
-        ).run()
+        var carry = try carryDirectory.map {
+            try RequestCarry(
+                directory: $0, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries, budget: spillBudget / 2)
+        }
+        func requests() throws -> RequestStage.Done {
+            try RequestStage(
+                source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill, carry: carry
+            ).run()
+        }
+        var done = try requests()
+        if let kept = carry, done.computed == nil {
+            // A new fact named a complete request: every request again, the carry made again.
+            spill.removeAll()
+            carry = try RequestCarry(rebuilding: kept.directory, reason: "a new fact names a complete request", budget: spillBudget / 2)
+            done = try requests()
+        }
+        let committing = try carry.map { carry in
+            let flushed = try carry.flush()
+            return Background { try carry.commit(flushed, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries) }
+        }
         lap("reconcile_requests")
         // Without any timestamped record there is no request to age: any instant will do.
         let findings = try FindingSpill(directory: spillDirectory)
         let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
         defer { cross.removeAll() }
-        try TransactionStage(
-            source: source, spill: spill, ranks: ranks, redeliveries: redeliveries, purchases: purchases, config: config,
-            asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross, findings: findings
-        ).run()
-        try cross.settle(into: findings)
+        do {
+            try TransactionStage(
+                source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries, purchases: purchases,
+                config: config,
+                asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross, findings: findings
+            ).run()
+            try cross.settle(into: findings)
+        } catch {
+            try? committing?.wait()
+            throw error
+        }
+        try committing?.wait()
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window, clientSpan: summary.clientSpan,
             serverSpan: summary.serverSpan, newestReceivedMs: summary.newestReceivedMs,
-            environmentCounts: summary.environmentCounts, unlinked: unlinked,
+            environmentCounts: summary.environmentCounts, unlinked: done.unlinked,
+            carry: carry.map { ($0.mode, done.computed ?? 0) },
             recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
     }

@@ -29,6 +29,10 @@ struct RequestGroup {
         }
     }
 
+    /// A verification line and an answer: what the request stage makes of it changes only with another fact naming
+    /// it (a request the log has no line for yet, or none has answered, is open: `RequestCarry`).
+    func isComplete(_ c: Context) -> Bool { !responses.isEmpty && lines.contains { !c.lines[$0].fact.isRevoke } }
+
     /// Emits the request's carrier facts and its answers' listings.
     func emit(_ c: Context, _ out: inout RequestStage.Output) throws {
         // Revoke records never carry, grant or enter the backlog (rule 4); answers to a request the

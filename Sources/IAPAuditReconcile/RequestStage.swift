@@ -11,6 +11,8 @@ package struct RequestStage {
     let redeliveries: Set<UInt64>
     let bundleIds: Set<String>
     let spill: PartitionSpill
+    /// The complete requests' results kept from run to run (nil: none kept, every output goes to `spill`).
+    let carry: RequestCarry?
 
     /// Apple records naming a request_id the server log does not have.
     package struct Unlinked {
@@ -23,29 +25,47 @@ package struct RequestStage {
         }
     }
 
-    /// Runs every partition (on every core); returns the Apple records naming an unknown request.
-    func run() throws -> Unlinked {
+    /// What the stage did: the Apple records naming an unknown request, and with a carry, how many requests it
+    /// computed (the rest carried), or nil when a new fact named a complete request (every request must be
+    /// computed again, with a carry made again).
+    struct Done {
         var unlinked = Unlinked()
-        for u in try Parallel.map(FactKey.partitions, partition) { unlinked.add(u) }
-        return unlinked
+        var computed: Int? = 0
     }
 
-    private func partition(_ part: Int) throws -> Unlinked {
+    /// Runs every partition (on every core).
+    func run() throws -> Done {
+        var done = Done()
+        for d in try Parallel.map(FactKey.partitions, partition) {
+            done.unlinked.add(d.unlinked)
+            done.computed = d.computed.flatMap { n in done.computed.map { $0 + n } }
+        }
+        return done
+    }
+
+    private func partition(_ part: Int) throws -> Done {
         let bytes = PartitionBytes()
-        try source.forEachChunk(.requests, part: part) { bytes.append($1, fileId: $0) }
+        if let carry, case .incremental(let after) = carry.mode {
+            carry.readOpen(part, into: bytes)
+            try source.forEachChunk(.requests, part: part, after: after) { bytes.append($1, fileId: $0) }
+        } else {
+            try source.forEachChunk(.requests, part: part) { bytes.append($1, fileId: $0) }
+        }
         var lines: [RequestLine] = []
         var responses: [LinkedResponse] = []
         var items: [LinkedResponseFact.Item] = []
         var ids: [FactId] = []
         var quantities: [RequestLineFact.Quantity] = []
         bytes.forEachFact { r, chunkFile in
+            let start = r.at
             switch FactKind(rawValue: r.u8()) {
             case .requestLine?:
                 let fact = RequestLineFact.read(&r, chunkFile: chunkFile, ids: &ids, creditedQuantities: &quantities)
-                lines.append(RequestLine(fact: fact, order: ranks.order(fact.fileId, fact.line)))
+                lines.append(RequestLine(fact: fact, order: ranks.order(fact.fileId, fact.line), raw: start..<r.at, chunkFile: chunkFile))
             case .linkedResponse?:
                 let fact = LinkedResponseFact.read(&r, chunkFile: chunkFile, items: &items)
-                responses.append(LinkedResponse(fact: fact, order: ranks.order(fact.fileId, fact.line)))
+                responses.append(
+                    LinkedResponse(fact: fact, order: ranks.order(fact.fileId, fact.line), raw: start..<r.at, chunkFile: chunkFile))
             default: preconditionFailure("a request-stream fact of another kind")
             }
         }
@@ -64,22 +84,63 @@ package struct RequestStage {
             }
             if !redeliveries.contains(response.fact.key) { groups[key, default: RequestGroup()].responses.append(i) }
         }
-        var out = Output(spill: spill)
+        var out = Output(spill: spill, carry: carry?.outputs)
         let context = RequestGroup.Context(
             bytes: bytes, lines: lines, responses: responses, items: items, ids: ids, quantities: quantities, ranks: ranks,
             bundleIds: bundleIds)
-        for (_, group) in groups { try group.emit(context, &out) }
+        guard let carry else {
+            for (_, group) in groups { try group.emit(context, &out) }
+            try out.flush()
+            return Done(unlinked: unlinked)
+        }
+        // With a carry: a complete request's results are kept, an open one's facts (every line and answer naming it).
+        let kept = carry.completeKeys(part)
+        func hash(_ key: ByteKey) -> UInt64 { FactKey.hash(text: UnsafeBufferPointer(start: key.pointer, count: key.count)) }
+        if !kept.isEmpty, groups.keys.contains(where: { kept.contains(hash($0)) }) { return Done(unlinked: unlinked, computed: nil) }
+        var completed: [UInt64] = []
+        var complete = Set<ByteKey>()
+        for (key, group) in groups {
+            out.toCarry = group.isComplete(context)
+            if out.toCarry {
+                completed.append(hash(key))
+                complete.insert(key)
+            }
+            try group.emit(context, &out)
+        }
         try out.flush()
-        return unlinked
+        var open: [UInt8] = []
+        func keep(_ raw: Range<Int>, _ file: UInt32) {
+            RequestCarry.appendOpen(UnsafeRawBufferPointer(start: bytes.base + raw.lowerBound, count: raw.count), file: file, to: &open)
+        }
+        for line in lines where !complete.contains(ByteKey(bytes, line.fact.requestId)) { keep(line.raw, line.chunkFile) }
+        for response in responses where !complete.contains(ByteKey(bytes, response.fact.requestId)) {
+            keep(response.raw, response.chunkFile)
+        }
+        carry.keep(part, completed: completed, open: open)
+        return Done(unlinked: unlinked, computed: groups.count)
     }
 
-    /// Facts for the transaction stage, by partition, handed to the spill in large pieces.
+    /// Facts for the transaction stage, by partition, handed to the spill (or the carry's outputs) in large pieces.
     struct Output {
         let spill: PartitionSpill
+        let carry: CarryLog?
+        /// Whether the facts written now go to `carry` (a complete request's) rather than `spill`.
+        var toCarry = false
         var buffers = [FactWriter](repeating: FactWriter(), count: FactKey.partitions)
+        var carried = [FactWriter](repeating: FactWriter(), count: FactKey.partitions)
+
+        init(spill: PartitionSpill, carry: CarryLog?) { (self.spill, self.carry) = (spill, carry) }
 
         /// Appends one fact to partition `part`'s buffer (written in place).
         mutating func write(to part: Int, _ body: (inout FactWriter) -> Void) throws {
+            if toCarry {
+                body(&carried[part])
+                if carried[part].bytes.count >= 1 << 18 {
+                    try carry!.append(part, carried[part].bytes)
+                    carried[part].bytes.removeAll(keepingCapacity: true)
+                }
+                return
+            }
             body(&buffers[part])
             if buffers[part].bytes.count >= 1 << 18 {
                 try spill.append(part, buffers[part].bytes)
@@ -92,6 +153,10 @@ package struct RequestStage {
                 try spill.append(part, buffers[part].bytes)
                 buffers[part] = FactWriter()
             }
+            for part in carried.indices where !carried[part].bytes.isEmpty {
+                try carry!.append(part, carried[part].bytes)
+                carried[part] = FactWriter()
+            }
         }
     }
 }
@@ -100,10 +165,15 @@ package struct RequestStage {
 struct RequestLine {
     var fact: RequestLineFact
     var order: UInt64
+    /// The fact's bytes in its partition's buffer, and the file of its chunk (kept for an open request).
+    var raw: Range<Int>
+    var chunkFile: UInt32
 }
 
 /// An Apple record that names a request, in ledger order.
 struct LinkedResponse {
     var fact: LinkedResponseFact
     var order: UInt64
+    var raw: Range<Int>
+    var chunkFile: UInt32
 }

@@ -7,6 +7,8 @@ import IAPAuditModel
 struct TransactionStage {
     let source: FactSource
     let spill: PartitionSpill
+    /// The complete requests' carrier and link facts (`RequestCarry`), when kept apart from `spill`.
+    let carried: CarryLog?
     let ranks: FileRanks
     let redeliveries: Set<UInt64>
     let purchases: Purchases
@@ -26,6 +28,7 @@ struct TransactionStage {
             let bytes = PartitionBytes()
             try source.forEachChunk(.transactions, part: part) { bytes.append($1, fileId: $0) }
             try spill.read(part, into: bytes)
+            try carried?.read(part, into: bytes)
             var aside: [(fileId: UInt32, fact: [UInt8])] = []
             let divert: TransactionFacts.Divert? =
                 purchases.isEmpty

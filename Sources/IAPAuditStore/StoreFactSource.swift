@@ -6,8 +6,8 @@ import Synchronization
 /// One connection and statement serve every thread, one partition read at a time (under the lock).
 final class StoreFactSource: FactSource {
     let files: [(id: UInt32, path: String)]
-    /// The read-only connection and its chunk query, used under the lock only.
-    private let reader: Mutex<(database: SQLiteDatabase, chunks: SQLiteStatement)>
+    /// The read-only connection and its chunk queries, used under the lock only.
+    private let reader: Mutex<(database: SQLiteDatabase, chunks: SQLiteStatement, after: SQLiteStatement, marks: SQLiteStatement)>
 
     init(_ database: sending SQLiteDatabase) throws {
         var files: [(UInt32, String)] = []
@@ -15,7 +15,12 @@ final class StoreFactSource: FactSource {
         while try list.step() { files.append((UInt32(list.int64(0)), list.text(1))) }
         self.files = files
         let chunks = try database.prepare("SELECT file_id, data FROM fact_chunk WHERE stream = ?1 AND part = ?2 ORDER BY chunk_id")
-        reader = Mutex((database, chunks))
+        let after = try database.prepare(
+            "SELECT file_id, data FROM fact_chunk WHERE stream = ?1 AND part = ?2 AND chunk_id > ?3 ORDER BY chunk_id")
+        // length() of a blob reads its size from the record header, not its pages.
+        let marks = try database.prepare(
+            "SELECT chunk_id, file_id, part, length(data) FROM fact_chunk WHERE stream = ?1 AND chunk_id <= ?2 ORDER BY chunk_id")
+        reader = Mutex((database, chunks, after, marks))
     }
 
     func forEachChunk(_ stream: FactStream, part: Int, _ body: (UInt32, UnsafeRawBufferPointer) throws -> Void) throws {
@@ -24,6 +29,36 @@ final class StoreFactSource: FactSource {
             chunks.bind([Int64(stream.rawValue), Int64(part)])
             defer { chunks.reset() }
             while try chunks.step() { try body(UInt32(chunks.int64(0)), chunks.blob(1)) }
+        }
+    }
+
+    func forEachChunk(
+        _ stream: FactStream, part: Int, after: Int64, _ body: (UInt32, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try reader.withLock { reader in
+            let chunks = reader.after
+            chunks.bind([Int64(stream.rawValue), Int64(part), after])
+            defer { chunks.reset() }
+            while try chunks.step() { try body(UInt32(chunks.int64(0)), chunks.blob(1)) }
+        }
+    }
+
+    func chunkMark(_ stream: FactStream, upTo: Int64?) throws -> ChunkMark? {
+        try reader.withLock { reader in
+            let marks = reader.marks
+            marks.bind([Int64(stream.rawValue), upTo ?? Int64.max])
+            defer { marks.reset() }
+            var mark: ChunkMark?
+            var digest: UInt64 = 0xCBF2_9CE4_8422_2325
+            while try marks.step() {
+                for column: Int32 in 0..<4 {
+                    withUnsafeBytes(of: marks.int64(column).littleEndian) {
+                        for byte in $0 { digest = (digest ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+                    }
+                }
+                mark = ChunkMark(highWater: marks.int64(0), digest: digest)
+            }
+            return mark
         }
     }
 }

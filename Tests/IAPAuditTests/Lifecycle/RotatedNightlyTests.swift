@@ -5,7 +5,8 @@ import XCTest
 @testable import IAPAuditPipeline
 
 /// The sample month fed night by night with the old days' files deleted once imported (logrotate): after
-/// every night the findings equal a from-scratch run's over every day so far, and the lifecycle equals the one
+/// every night the findings equal a from-scratch run's over every day so far (the nights after the first
+/// computing only the requests their new facts name), and the lifecycle equals the one
 /// a ledger given every file records; a run killed (SIGKILL) anywhere, on any night, is completed by the next
 /// one into the same ledger content and lifecycle (tables compared by their natural keys, not file ids).
 final class RotatedNightlyTests: XCTestCase {
@@ -65,10 +66,15 @@ final class RotatedNightlyTests: XCTestCase {
             return options
         }
         let (feed, all) = (root + "/feed", root + "/all")
+        var carried: [String] = []
         for night in month.days.indices {
             try month.deliver(night, into: feed)
             try month.deliver(night, into: all)
+            setenv("IAP_AUDIT_PHASE_TIMINGS", root + "/phases.json", 1)
             let rotated = try AuditPipeline.run(options(feed, root + "/rotated"))
+            unsetenv("IAP_AUDIT_PHASE_TIMINGS")
+            let phases = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root + "/phases.json")))
+            carried.append(((phases as? [String: Any])?["reconcile_carry"] as? String ?? "none").components(separatedBy: ":")[0])
             XCTAssertEqual(
                 rotated.warnings.filter { $0.code == .inputVanished }.count, night >= 4 ? month.days[night - 4].files.count : 0,
                 "night \(night + 1): the day rotated away is named, once")
@@ -86,6 +92,8 @@ final class RotatedNightlyTests: XCTestCase {
             }
             rotate(feed, month, night: night)
         }
+        // Every night after the first carried the requests it had no new fact of (RequestCarry).
+        XCTAssertEqual(carried, ["full (no carry from an earlier run)"] + Array(repeating: "incremental", count: 30))
         let last = try outcome(root + "/rotated", feed: feed)
         XCTAssertEqual((last["runs"] as! [[Any]]).last?.prefix(7).map { $0 as! Int }, [31, 153, 163, 3, 160, 2, 0])
         // The dropped order a notification settles, the credit an answer of the 31st proves: resolved at the right time.

@@ -194,7 +194,15 @@ final class LedgerBuilder {
         for r in ledger.clientReports { batches[r.location.file, default: RecordBatch()].append(r) }
         for r in ledger.serverRequests { batches[r.location.file, default: RecordBatch()].append(r) }
         for r in ledger.appleRecords { batches[r.location.file, default: RecordBatch()].append(r, keepRaw: true) }
-        for (path, batch) in batches.sorted(by: { $0.key < $1.key }) {
+        try Self.importFiles(batches.sorted(by: { $0.key < $1.key }).map { (path: $0.key, batch: $0.value) }, into: store)
+        return try Reconciler.run(
+            try store.factReader(), config: config, asOfMs: asOf.map(Self.ms), graceMs: Int64(graceHours * 3_600_000),
+            spillDirectory: spillDirectory, spillBudget: spillBudget)
+    }
+
+    /// Imports each batch as one file of `path` (its records in the order added), in the order given.
+    static func importFiles(_ files: [(path: String, batch: RecordBatch)], into store: AuditStore) throws {
+        for (path, batch) in files {
             _ = try store.importStreaming(
                 path: path,
                 read: { sink in
@@ -206,9 +214,6 @@ final class LedgerBuilder {
                     return file
                 }, keep: { _ in false })
         }
-        return try Reconciler.run(
-            try store.factReader(), config: config, asOfMs: asOf.map(Self.ms), graceMs: Int64(graceHours * 3_600_000),
-            spillDirectory: spillDirectory, spillBudget: spillBudget)
     }
 
     /// The findings as sorted `kind/reason/transaction_id` strings.

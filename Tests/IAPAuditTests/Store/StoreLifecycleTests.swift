@@ -34,7 +34,11 @@ final class StoreLifecycleTests: XCTestCase {
         inputs(input)
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(names, [".audit.lock", "audit.sqlite", "audit.xlsx"], "no WAL, no spill left behind")
+        XCTAssertEqual(names, [".audit.lock", ".reconcile-carry", "audit.sqlite", "audit.xlsx"], "no WAL, no spill left behind")
+        // What the next run need not compute again (RequestCarry), no half-written state.
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: out + "/.reconcile-carry").sorted(),
+            ["outputs.log", "requests.bin", "state.json"])
         XCTAssertEqual(try query(out + "/audit.sqlite", "PRAGMA journal_mode").first?.first as? String, "delete")
         // A negative status (not one Apple sends, but a number) is a record like any other.
         XCTAssertEqual(try query(out + "/audit.sqlite", "SELECT status FROM apple_record").first?.first as? Int, -5)

@@ -1,0 +1,156 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditReconcile
+@testable import IAPAuditStore
+
+/// The request stage's carry (`RequestCarry`): a night's run recomputes only the requests its new facts name,
+/// and finds what a run over every night's files from scratch finds; anything the carry was not made from
+/// has every request recomputed. Each night's records are files of their own (`n1/server.jsonl`…), as a
+/// nightly export leaves them.
+final class RequestCarryTests: XCTestCase {
+    /// A ledger fed night by night, reconciled with a carry after each night.
+    final class Nights {
+        let root = TestPaths.scratch()
+        let store: AuditStore
+        var config = AuditConfig()
+        /// Every night's files so far, in the order imported.
+        private(set) var files: [(path: String, batch: RecordBatch)] = []
+        var carry: String { root + "/carry" }
+
+        init() throws { store = try AuditStore(path: root + "/audit.sqlite") }
+
+        deinit { try? FileManager.default.removeItem(atPath: root) }
+
+        /// Imports what `night` built, its files under `folder/`.
+        func add(_ night: LedgerBuilder, as folder: String) throws {
+            var batches: [String: RecordBatch] = [:]
+            let ledger = night.ledger
+            for r in ledger.clientReports { batches[folder + "/" + r.location.file, default: RecordBatch()].append(r) }
+            for r in ledger.serverRequests { batches[folder + "/" + r.location.file, default: RecordBatch()].append(r) }
+            for r in ledger.appleRecords { batches[folder + "/" + r.location.file, default: RecordBatch()].append(r, keepRaw: true) }
+            let new = batches.sorted { $0.key < $1.key }.map { (path: $0.key, batch: $0.value) }
+            try LedgerBuilder.importFiles(new, into: store)
+            files += new
+        }
+
+        /// Reconciles the ledger with its carry; `XCTAssert`s the findings and unknown requests equal a from-scratch
+        /// run's over every file so far, and returns what the carry did.
+        func reconcile(file: StaticString = #filePath, line: UInt = #line) throws -> (mode: RequestCarry.Mode, computed: Int) {
+            let asOf = LedgerBuilder.ms(LedgerBuilder.muchLater)
+            let outcome = try Reconciler.run(
+                try store.factReader(), config: config, asOfMs: asOf, graceMs: 86_400_000, carryDirectory: carry)
+            let fresh = try AuditStore(path: TestPaths.scratch() + "/audit.sqlite")
+            try LedgerBuilder.importFiles(files, into: fresh)
+            let scratch = try Reconciler.run(try fresh.factReader(), config: config, asOfMs: asOf, graceMs: 86_400_000)
+            XCTAssertEqual(try outcome.findings.all(), try scratch.findings.all(), "findings", file: file, line: line)
+            XCTAssertEqual(outcome.unlinked.count, scratch.unlinked.count, "answers to unknown requests", file: file, line: line)
+            XCTAssertEqual(outcome.unlinked.first?.location, scratch.unlinked.first?.location, file: file, line: line)
+            return try XCTUnwrap(outcome.carry)
+        }
+    }
+
+    /// Night 1: R1 answered and credited, R2 not answered yet, R3's answer without its line yet, R4 answered.
+    static func firstNight() -> LedgerBuilder {
+        let b = LedgerBuilder()
+        b.client("1001", user: "u1", at: "09:00")
+        b.request("R1", ids: ["1001"], user: "u1", granted: true, at: "09:00")
+        b.response(for: "R1", items: ["1001"], at: "09:01")
+        b.client("1002", user: "u2", at: "10:00")
+        b.request("R2", ids: ["1002"], user: "u2", granted: true, at: "10:00")
+        b.response(for: "R3", items: ["1003"], at: "11:01")
+        b.request("R4", ids: ["1004"], user: "u4", granted: true, at: "12:00")
+        b.response(for: "R4", items: ["1004"], at: "12:01")
+        return b
+    }
+
+    /// Night 2: R2's answer, R3's line, a new request R5 and its answer.
+    static func secondNight() -> LedgerBuilder {
+        let b = LedgerBuilder()
+        b.response(for: "R2", items: ["1002"], at: "2026-10-02T00:00:02Z")
+        b.request("R3", ids: ["1003"], user: "u3", granted: true, at: "2026-10-02T00:00:01Z")
+        b.client("1005", user: "u5", at: "2026-10-02T08:00:00Z")
+        b.request("R5", ids: ["1005"], user: "u5", granted: false, at: "2026-10-02T08:00:00Z")
+        b.response(for: "R5", items: ["1005"], at: "2026-10-02T08:00:03Z")
+        return b
+    }
+
+    func testANightComputesOnlyTheRequestsItsFactsNameAndFindsWhatAFullRunFinds() throws {
+        let nights = try Nights()
+        try nights.add(Self.firstNight(), as: "n1")
+        let first = try nights.reconcile()
+        XCTAssertEqual(first.mode, .full(reason: "no carry from an earlier run"))
+        XCTAssertEqual(first.computed, 4)
+        let night1 = try XCTUnwrap(nights.store.factReader().chunkMark(.requests, upTo: nil)).highWater
+        try nights.add(Self.secondNight(), as: "n2")
+        // R2 and R3 (open after night 1) and R5; R1 and R4 carried.
+        let second = try nights.reconcile()
+        XCTAssertEqual(second.mode, .incremental(after: night1))
+        XCTAssertEqual(second.computed, 3)
+        // A night with nothing new computes nothing and finds the same.
+        let third = try nights.reconcile()
+        XCTAssertEqual(third.computed, 0)
+    }
+
+    func testANewFactNamingACompleteRequestHasEveryRequestComputedAgain() throws {
+        let nights = try Nights()
+        try nights.add(Self.firstNight(), as: "n1")
+        _ = try nights.reconcile()
+        // A later answer to R1, answered on night 1: R1's answer changes (rule 2: the last one is final).
+        let late = Self.secondNight()
+        late.response(for: "R1", status: 21005, items: [], at: "2026-10-02T09:00:00Z")
+        try nights.add(late, as: "n2")
+        let second = try nights.reconcile()
+        XCTAssertEqual(second.mode, .full(reason: "a new fact names a complete request"))
+        XCTAssertEqual(second.computed, 5)
+        let after = LedgerBuilder()
+        after.request("R6", ids: ["1006"], user: "u6", granted: true, at: "2026-10-03T08:00:00Z")
+        try nights.add(after, as: "n3")
+        let third = try nights.reconcile()
+        guard case .incremental = third.mode else { return XCTFail("\(third.mode)") }
+        XCTAssertEqual(third.computed, 1)
+    }
+
+    func testACarryNotMadeFromThisLedgerAndBuildIsNotUsed() throws {
+        let nights = try Nights()
+        try nights.add(Self.firstNight(), as: "n1")
+        _ = try nights.reconcile()
+        let state = nights.carry + "/state.json"
+        // A run killed after the state was removed (the files were changing): nothing to trust.
+        try FileManager.default.removeItem(atPath: state)
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "no carry from an earlier run"))
+        try Data("{\"format\": 1".utf8).write(to: URL(fileURLWithPath: state))
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its state is unreadable"))
+        var stored = try JSONDecoder().decode(RequestCarry.State.self, from: Data(contentsOf: URL(fileURLWithPath: state)))
+        stored.build += " rebuilt"
+        try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: state))
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "made by another build"))
+        nights.config.bundleIds = ["com.example.other"]
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "made for other bundle ids"))
+        // Then carried again: only the two open requests computed (R2 unanswered, R3's answer without its line).
+        XCTAssertEqual(try nights.reconcile().computed, 2)
+        // Its outputs cut short (a disk that lost their end).
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: nights.carry + "/outputs.log"))
+        try log.truncate(atOffset: 10)
+        try log.close()
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its files were cut short"))
+        // A copy of night 1's notification in a file that comes before night 1's: night 1's is the re-delivery now.
+        let notified = LedgerBuilder()
+        notified.signed(
+            .notificationV2, items: [LedgerBuilder.item("1001")], notification: "DID_RENEW", uuid: "N1", at: "2026-10-02T00:00:00Z")
+        try nights.add(notified, as: "n1")
+        XCTAssertEqual(try nights.reconcile().computed, 2)
+        try nights.add(notified, as: "a0")
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "other notifications re-delivered since"))
+        // A file forgotten (`--forget-missing`): its request facts are gone.
+        try nights.store.removeFile(path: "n1/verify.jsonl")
+        nights.forget("n1/verify.jsonl")
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "request facts deleted or replaced since"))
+    }
+}
+
+extension RequestCarryTests.Nights {
+    /// Leaves out a file the store no longer holds.
+    func forget(_ path: String) { files.removeAll { $0.path == path } }
+}
