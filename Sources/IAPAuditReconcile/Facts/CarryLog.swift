@@ -36,8 +36,9 @@ final class CarryLog: Sendable {
         var info = stat()
         let length = kept?.length ?? 0
         guard fstat(fd, &info) == 0, Int(info.st_size) >= length, ftruncate(fd, off_t(length)) == 0 else {
+            let failure = Self.failure(path)
             close(fd)
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+            throw failure
         }
         if let kept, kept.segments.count == FactKey.partitions {
             state.withLock { ($0.segments, $0.end) = (kept.segments, length) }
@@ -46,9 +47,10 @@ final class CarryLog: Sendable {
 
     deinit { close(fd) }
 
-    /// The system's error (`errno`) about `path`: a full disk is said as one (`DiskFull`).
-    static func failure(_ path: String) -> NSError {
-        NSError(domain: NSPOSIXErrorDomain, code: Int(errno), userInfo: [NSFilePathErrorKey: path])
+    /// The system's error (`errno`) about `path`, as the run says it (a full disk as one: `DiskFull`).
+    static func failure(_ path: String) -> AuditError {
+        AuditError.output(
+            path, String(cString: strerror(errno)) + " (what the next run need not compute again; deleting the folder is safe)")
     }
 
     /// Appends facts to partition `part`.

@@ -64,9 +64,11 @@ package final class RequestCarry: Sendable {
     /// - Parameter redeliveries: this run's re-delivered notifications (`NotificationDeliveries`).
     convenience init(directory: String, source: FactSource, bundleIds: Set<String>, redeliveries: Set<UInt64>, budget: Int) throws {
         let fm = FileManager.default
-        try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard (try? fm.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil else {
+            throw AuditError.output(directory, "cannot make the folder (what the next run need not compute again)")
+        }
         let stored = fm.contents(atPath: directory + "/state.json")
-        if stored != nil { try fm.removeItem(atPath: directory + "/state.json") }
+        if stored != nil, unlink(directory + "/state.json") != 0 { throw CarryLog.failure(directory + "/state.json") }
         var why = "no carry from an earlier run"
         if let stored {
             if let state = try? JSONDecoder().decode(State.self, from: stored) {
@@ -103,6 +105,10 @@ package final class RequestCarry: Sendable {
     private static func mismatch(_ state: State, source: FactSource, bundleIds: Set<String>, redeliveries: Set<UInt64>) throws -> String? {
         guard state.format == State.format, state.outputSegments.count == FactKey.partitions else { return "made in another format" }
         guard state.build == build() else { return "made by another build" }
+        // Each night adds a stretch a partition: past 64 a partition on average, the log is made again in one piece each.
+        guard state.outputSegments.reduce(0, { $0 + $1.count }) <= 64 * FactKey.partitions else {
+            return "its log in too many pieces"
+        }
         guard state.factLayout == FactLayout.fingerprint else { return "made from another fact layout" }
         guard state.bundleIds == bundleIds.sorted() else { return "made for other bundle ids" }
         guard try source.chunkMark(.requests, upTo: state.requests?.highWater ?? 0) == state.requests else {

@@ -126,6 +126,12 @@ final class RequestCarryTests: XCTestCase {
         stored.build += " rebuilt"
         try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: state))
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "made by another build"))
+        // A log of a year of nights (a stretch a partition each) is made again in one piece.
+        _ = try nights.reconcile()
+        stored = try JSONDecoder().decode(RequestCarry.State.self, from: Data(contentsOf: URL(fileURLWithPath: state)))
+        stored.outputSegments[0] += Array(repeating: CarryLog.Segment(offset: 0, count: 0), count: 64 * 256)
+        try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: state))
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its log in too many pieces"))
         nights.config.bundleIds = ["com.example.other"]
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "made for other bundle ids"))
         // Then carried again: only the two open requests computed (R2 unanswered, R3's answer without its line).
