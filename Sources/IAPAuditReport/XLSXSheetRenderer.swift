@@ -173,22 +173,10 @@ struct SheetRenderer {
         }
 
         var current = placement.firstDataRow
+        // Only a mutating call here: a non-mutating one (writeCell) made in this closure copied the renderer for
+        // each cell (every reference it holds retained and released: a fifth of a large workbook's time).
         try table.rows.forEach { cells in
-            if cells.count > lengths.count { lengths.append(contentsOf: repeatElement(0, count: cells.count - lengths.count)) }
-            if table.wrapsToWidths {
-                try writeWrappedToWidths(cells, row: current, table: index, indented: indented)
-                current += 1
-                return
-            }
-            if let wrapped = table.wrappedColumn, wrapped < cells.count, case .text(let text) = cells[wrapped] {
-                try fitRow(current, to: text, column: wrapped)
-            }
-            for (column, cell) in cells.enumerated() {
-                let role: CellRole = table.wrappedColumn == nil ? .plain : column == table.wrappedColumn ? .wrapped : .top
-                let indent = column < indented.count && indented[column]
-                let length = try writeCell(cell, row: current, column: column, table: index, role: role, indent: indent)
-                lengths[column] = max(lengths[column], role == .wrapped ? min(length, ReportTable.wrapWidth) : length)
-            }
+            try writeRow(cells, row: current, table: index, indented: indented)
             current += 1
         }
         let written = current - placement.firstDataRow
@@ -202,6 +190,22 @@ struct SheetRenderer {
                 if column < lengths.count { lengths[column] = max(lengths[column], length) }
             }
             current += 1
+        }
+    }
+
+    /// One data row of table `table` (`indented`: the columns of text right of a column of numbers).
+    mutating func writeRow(_ cells: [ReportCell], row: Int, table index: Int, indented: [Bool]) throws {
+        let table = sheet.tables[index]
+        if cells.count > lengths.count { lengths.append(contentsOf: repeatElement(0, count: cells.count - lengths.count)) }
+        if table.wrapsToWidths { return try writeWrappedToWidths(cells, row: row, table: index, indented: indented) }
+        if let wrapped = table.wrappedColumn, wrapped < cells.count, case .text(let text) = cells[wrapped] {
+            try fitRow(row, to: text, column: wrapped)
+        }
+        for (column, cell) in cells.enumerated() {
+            let role: CellRole = table.wrappedColumn == nil ? .plain : column == table.wrappedColumn ? .wrapped : .top
+            let indent = column < indented.count && indented[column]
+            let length = try writeCell(cell, row: row, column: column, table: index, role: role, indent: indent)
+            lengths[column] = max(lengths[column], role == .wrapped ? min(length, ReportTable.wrapWidth) : length)
         }
     }
 
