@@ -110,7 +110,10 @@ package final class FindingSpill: Sendable {
         guard !state.buffer.isEmpty else { return }
         if descriptor >= 0 {
             let n = state.buffer.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(state.written)) }
-            if n != state.buffer.count { throw AuditError.output(path!, "cannot write: \(String(cString: strerror(errno)))") }
+            // A short write sets no errno: the disk is full.
+            if n != state.buffer.count {
+                throw AuditError.output(path!, "cannot write: \(String(cString: strerror(n < 0 ? errno : ENOSPC)))")
+            }
         } else {
             state.memory.append(contentsOf: state.buffer)
         }

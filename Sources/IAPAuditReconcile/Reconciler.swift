@@ -78,34 +78,49 @@ public enum Reconciler {
                 source: source, ranks: ranks, redeliveries: redeliveries, bundleIds: config.bundleIds, spill: spill, carry: carry
             ).run()
         }
-        var done = try requests()
-        if let kept = carry, done.computed == nil {
-            // A new fact named a complete request: every request again, the carry made again.
+        /// Every request again, the carry made again.
+        func rebuild(_ reason: String) throws {
             spill.removeAll()
-            carry = try RequestCarry(rebuilding: kept.directory, reason: "a new fact names a complete request", budget: spillBudget / 2)
-            done = try requests()
+            carry = try RequestCarry(rebuilding: carry!.directory, reason: reason, budget: spillBudget / 2)
         }
-        let committing = try carry.map { carry in
-            let flushed = try carry.flush()
-            return Background { try carry.commit(flushed, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries) }
+        /// Both stages (the carry's state written meanwhile).
+        func stages() throws -> (done: RequestStage.Done, findings: FindingSpill) {
+            var done = try requests()
+            if carry != nil, done.computed == nil {
+                try rebuild("a new fact names a complete request")
+                done = try requests()
+            }
+            let committing = try carry.map { carry in
+                let flushed = try carry.flush()
+                return Background { try carry.commit(flushed, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries) }
+            }
+            lap("reconcile_requests")
+            // Without any timestamped record there is no request to age: any instant will do.
+            let findings = try FindingSpill(directory: spillDirectory)
+            let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
+            defer { cross.removeAll() }
+            do {
+                try TransactionStage(
+                    source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries,
+                    purchases: purchases, config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross,
+                    findings: findings
+                ).run()
+                try cross.settle(into: findings)
+            } catch {
+                try? committing?.wait()
+                throw error
+            }
+            try committing?.wait()
+            return (done, findings)
         }
-        lap("reconcile_requests")
-        // Without any timestamped record there is no request to age: any instant will do.
-        let findings = try FindingSpill(directory: spillDirectory)
-        let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
-        defer { cross.removeAll() }
+        let (done, findings): (RequestStage.Done, FindingSpill)
         do {
-            try TransactionStage(
-                source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries, purchases: purchases,
-                config: config,
-                asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross, findings: findings
-            ).run()
-            try cross.settle(into: findings)
-        } catch {
-            try? committing?.wait()
-            throw error
+            (done, findings) = try stages()
+        } catch is CarryLog.Damaged {
+            // A stretch of the carry's log is not what was written: nothing it holds is used.
+            try rebuild("its log damaged")
+            (done, findings) = try stages()
         }
-        try committing?.wait()
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window, clientSpan: summary.clientSpan,
             serverSpan: summary.serverSpan, newestReceivedMs: summary.newestReceivedMs,

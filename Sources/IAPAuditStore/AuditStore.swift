@@ -165,6 +165,14 @@ public final class AuditStore {
         guard try find.step() else { return }
         let fileId = find.int64(0)
         for sql in Schema.deleteFileRows { try database.prepare(sql).run([fileId]) }
+        // Counted: the ids of the rows deleted can be given again (the newest file's, read again), so what was made
+        // from the ledger's facts (`RequestCarry`) is checked by this count too.
+        try database.prepare(
+            """
+            INSERT INTO ledger_schema (name, value) VALUES ('\(Schema.filesDeletedKey)', '1')
+            ON CONFLICT (name) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+            """
+        ).run([])
     }
 
     /// Imports one file in one transaction, replacing an earlier import of the same path: `read` is

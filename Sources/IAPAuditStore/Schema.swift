@@ -173,6 +173,9 @@ package enum Schema {
 
     /// The statements that delete every row read from file `?1` (records are keyed by
     /// `file_id << 32 | line`, so each is a key range).
+    /// `ledger_schema`'s count of the times a stored file's rows were deleted (read again or removed).
+    static let filesDeletedKey = "files_deleted"
+
     static let deleteFileRows =
         RecordTables.deleteFileRows + [
             "DELETE FROM rejection WHERE file_id = ?1",

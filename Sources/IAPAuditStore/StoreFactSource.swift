@@ -6,6 +6,7 @@ import Synchronization
 /// One connection and statement serve every thread, one partition read at a time (under the lock).
 final class StoreFactSource: FactSource {
     let files: [(id: UInt32, path: String)]
+    let filesDeleted: Int64
     /// The read-only connection and its chunk queries, used under the lock only.
     private let reader: Mutex<(database: SQLiteDatabase, chunks: SQLiteStatement, after: SQLiteStatement, marks: SQLiteStatement)>
 
@@ -14,6 +15,9 @@ final class StoreFactSource: FactSource {
         let list = try database.prepare("SELECT file_id, path FROM source_file ORDER BY path")
         while try list.step() { files.append((UInt32(list.int64(0)), list.text(1))) }
         self.files = files
+        let deleted = try database.prepare("SELECT value FROM ledger_schema WHERE name = ?1")
+        deleted.bind([Schema.filesDeletedKey])
+        filesDeleted = try deleted.step() ? Int64(deleted.text(0)) ?? -1 : 0
         let chunks = try database.prepare("SELECT file_id, data FROM fact_chunk WHERE stream = ?1 AND part = ?2 ORDER BY chunk_id")
         let after = try database.prepare(
             "SELECT file_id, data FROM fact_chunk WHERE stream = ?1 AND part = ?2 AND chunk_id > ?3 ORDER BY chunk_id")

@@ -8,6 +8,9 @@ package protocol FactSource: AnyObject, Sendable {
     func forEachChunk(_ stream: FactStream, part: Int, _ body: (_ fileId: UInt32, _ bytes: UnsafeRawBufferPointer) throws -> Void)
         throws
 
+    /// How many times a stored file's rows (and facts) were deleted from the ledger: read again, or removed.
+    var filesDeleted: Int64 { get }
+
     /// Like `forEachChunk`, only the chunks stored after chunk `after` (chunk ids grow as chunks are added).
     func forEachChunk(
         _ stream: FactStream, part: Int, after: Int64, _ body: (_ fileId: UInt32, _ bytes: UnsafeRawBufferPointer) throws -> Void

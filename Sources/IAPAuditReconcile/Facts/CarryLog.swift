@@ -6,10 +6,30 @@ import Synchronization
 /// (`RequestCarry`) keeps the complete requests' outputs in it. Each partition's facts are stretches of the
 /// file (`Segment`s), held in memory up to a budget before they are written. Thread-safe.
 final class CarryLog: Sendable {
-    /// A stretch of the file holding facts of one partition.
+    /// A stretch of the file holding facts of one partition, and the checksum of its bytes (`checksum`).
     struct Segment: Codable, Equatable, Sendable {
         var offset: Int
         var count: Int
+        var check: UInt64
+    }
+
+    /// A stretch whose bytes are not those written (a damaged disk, a hand's edit): what the log holds cannot be used.
+    struct Damaged: Error {}
+
+    /// A 64-bit checksum of `bytes`, eight at a time (a changed, lost or swapped byte changes it).
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var at = 0
+        while at + 8 <= bytes.count {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+            at += 8
+        }
+        while at < bytes.count {
+            h = (h ^ UInt64(bytes[at])) &* 0x94D0_49BB_1331_11EB
+            at += 1
+        }
+        return FactKey.mix(h)
     }
 
     /// Where the file ends, each partition's stretches, and what is still in memory (under the lock).
@@ -31,6 +51,11 @@ final class CarryLog: Sendable {
     init(path: String, keeping kept: (length: Int, segments: [[Segment]])?, budget: Int) throws {
         self.path = path
         self.budget = budget
+        if let kept {
+            guard kept.segments.count == FactKey.partitions,
+                kept.segments.joined().allSatisfy({ $0.offset >= 0 && $0.count >= 0 && $0.offset <= kept.length - $0.count })
+            else { throw Damaged() }
+        }
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.failure(path) }
         var info = stat()
@@ -40,9 +65,7 @@ final class CarryLog: Sendable {
             close(fd)
             throw failure
         }
-        if let kept, kept.segments.count == FactKey.partitions {
-            state.withLock { ($0.segments, $0.end) = (kept.segments, length) }
-        }
+        if let kept { state.withLock { ($0.segments, $0.end) = (kept.segments, length) } }
     }
 
     deinit { close(fd) }
@@ -67,7 +90,8 @@ final class CarryLog: Sendable {
         var buffer = [UInt8]()
         buffer.reserveCapacity(state.memoryBytes)
         for part in state.memory.indices where !state.memory[part].isEmpty {
-            state.segments[part].append(Segment(offset: state.end + buffer.count, count: state.memory[part].count))
+            let check = state.memory[part].withUnsafeBytes { Self.checksum($0) }
+            state.segments[part].append(Segment(offset: state.end + buffer.count, count: state.memory[part].count, check: check))
             buffer.append(contentsOf: state.memory[part])
             state.memory[part] = []
         }
@@ -96,7 +120,10 @@ final class CarryLog: Sendable {
                     initialized += n
                 }
             }
-            buffer.withUnsafeBytes { bytes.append($0, fileId: 0) }
+            try buffer.withUnsafeBytes {
+                guard Self.checksum($0) == segment.check else { throw Damaged() }
+                bytes.append($0, fileId: 0)
+            }
         }
         memory.withUnsafeBytes { bytes.append($0, fileId: 0) }
     }

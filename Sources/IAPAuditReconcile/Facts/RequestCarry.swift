@@ -21,7 +21,7 @@ import Synchronization
 package final class RequestCarry: Sendable {
     /// What the files were made from (`state.json`).
     struct State: Codable, Equatable {
-        static let format = 1
+        static let format = 2
         var format = State.format
         /// `build()` of the binary that wrote them.
         var build: String
@@ -29,15 +29,35 @@ package final class RequestCarry: Sendable {
         var bundleIds: [String]
         /// The ledger's file ids in ledger order.
         var files: [UInt32]
-        /// Where the `requests` stream stood (nil: no chunk).
+        /// Where the `requests` stream stood (nil: no chunk), and how many times a file's rows had been deleted.
         var requests: ChunkMark?
+        var filesDeleted: Int64
         /// Re-delivered notifications (`recordKey`), sorted.
         var redeliveries: [UInt64]
         /// `outputs.log`'s length and each transaction partition's stretches of it.
         var outputLength: Int
         var outputSegments: [[CarryLog.Segment]]
-        /// `requests.bin`'s length.
+        /// `requests.bin`'s length and checksum (`CarryLog.checksum`).
         var requestsLength: Int
+        var requestsCheck: UInt64
+        /// The checksum of the state written with this 0 (sorted keys).
+        var check: UInt64 = 0
+
+        /// The state as written: JSON with sorted keys, its checksum in it.
+        func encoded() throws -> [UInt8] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            var state = self
+            state.check = 0
+            state.check = Array(try encoder.encode(state)).withUnsafeBytes { CarryLog.checksum($0) }
+            return Array(try encoder.encode(state))
+        }
+
+        /// A state as `encoded` wrote it, or nil (not JSON of one, or its checksum not its own).
+        static func decoded(_ data: Data) -> State? {
+            guard let state = try? JSONDecoder().decode(State.self, from: data), (try? state.encoded()) == Array(data) else { return nil }
+            return state
+        }
     }
 
     package enum Mode: Equatable, Sendable {
@@ -71,16 +91,17 @@ package final class RequestCarry: Sendable {
         if stored != nil, unlink(directory + "/state.json") != 0 { throw CarryLog.failure(directory + "/state.json") }
         var why = "no carry from an earlier run"
         if let stored {
-            if let state = try? JSONDecoder().decode(State.self, from: stored) {
+            if let state = State.decoded(stored) {
                 why = try Self.mismatch(state, source: source, bundleIds: bundleIds, redeliveries: redeliveries) ?? ""
-                if why.isEmpty, let requests = Self.readRequests(directory + "/requests.bin", length: state.requestsLength),
+                if why.isEmpty,
+                    let requests = Self.readRequests(directory + "/requests.bin", length: state.requestsLength, check: state.requestsCheck),
                     let outputs = try? CarryLog(
                         path: directory + "/outputs.log", keeping: (state.outputLength, state.outputSegments), budget: budget)
                 {
                     self.init(directory: directory, outputs: outputs, requests: requests, after: state.requests?.highWater ?? 0)
                     return
                 }
-                if why.isEmpty { why = "its files were cut short" }
+                if why.isEmpty { why = "its files damaged or cut short" }
             } else {
                 why = "its state is unreadable"
             }
@@ -96,6 +117,8 @@ package final class RequestCarry: Sendable {
     /// Starts the files again (a new fact named a complete request: `RequestStage` recomputes every request).
     init(rebuilding directory: String, reason: String, budget: Int) throws {
         self.directory = directory
+        // What it described is about to change.
+        if unlink(directory + "/state.json") != 0 && errno != ENOENT { throw CarryLog.failure(directory + "/state.json") }
         outputs = try CarryLog(path: directory + "/outputs.log", keeping: nil, budget: budget)
         requests = Mutex((Array(repeating: [], count: FactKey.partitions), Array(repeating: [], count: FactKey.partitions)))
         mode = .full(reason: reason)
@@ -111,6 +134,7 @@ package final class RequestCarry: Sendable {
         }
         guard state.factLayout == FactLayout.fingerprint else { return "made from another fact layout" }
         guard state.bundleIds == bundleIds.sorted() else { return "made for other bundle ids" }
+        guard state.filesDeleted == source.filesDeleted else { return "files read again or removed since" }
         guard try source.chunkMark(.requests, upTo: state.requests?.highWater ?? 0) == state.requests else {
             return "request facts deleted or replaced since"
         }
@@ -136,8 +160,10 @@ package final class RequestCarry: Sendable {
 
     /// `requests.bin`: per request partition, (UInt32 count, that many UInt64 ids, UInt32 byte count, the open
     /// requests' facts as `readOpen` reads them). Nil when it is not `length` bytes of that.
-    private static func readRequests(_ path: String, length: Int) -> (keys: [[UInt64]], open: [[UInt8]])? {
-        guard let data = FileManager.default.contents(atPath: path), data.count == length else { return nil }
+    private static func readRequests(_ path: String, length: Int, check: UInt64) -> (keys: [[UInt64]], open: [[UInt8]])? {
+        guard let data = FileManager.default.contents(atPath: path), data.count == length,
+            data.withUnsafeBytes({ CarryLog.checksum($0) }) == check
+        else { return nil }
         return data.withUnsafeBytes { raw -> (keys: [[UInt64]], open: [[UInt8]])? in
             var (keys, open, at) = ([[UInt64]](), [[UInt8]](), 0)
             func u32() -> Int? {
@@ -213,9 +239,10 @@ package final class RequestCarry: Sendable {
         try Self.writeDurably(bytes, to: requestsPath)
         let state = State(
             build: Self.build(), factLayout: FactLayout.fingerprint, bundleIds: bundleIds.sorted(), files: source.files.map(\.id),
-            requests: try source.chunkMark(.requests, upTo: nil), redeliveries: redeliveries.sorted(), outputLength: length,
-            outputSegments: segments, requestsLength: bytes.count)
-        try Self.writeDurably(Array(try JSONEncoder().encode(state)), to: statePath + ".new")
+            requests: try source.chunkMark(.requests, upTo: nil), filesDeleted: source.filesDeleted, redeliveries: redeliveries.sorted(),
+            outputLength: length, outputSegments: segments, requestsLength: bytes.count,
+            requestsCheck: bytes.withUnsafeBytes { CarryLog.checksum($0) })
+        try Self.writeDurably(try state.encoded(), to: statePath + ".new")
         guard rename(statePath + ".new", statePath) == 0 else { throw CarryLog.failure(statePath) }
     }
 

@@ -122,15 +122,15 @@ final class RequestCarryTests: XCTestCase {
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "no carry from an earlier run"))
         try Data("{\"format\": 1".utf8).write(to: URL(fileURLWithPath: state))
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its state is unreadable"))
-        var stored = try JSONDecoder().decode(RequestCarry.State.self, from: Data(contentsOf: URL(fileURLWithPath: state)))
+        var stored = try XCTUnwrap(RequestCarry.State.decoded(Data(contentsOf: URL(fileURLWithPath: state))))
         stored.build += " rebuilt"
-        try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: state))
+        try Data(stored.encoded()).write(to: URL(fileURLWithPath: state))
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "made by another build"))
         // A log of a year of nights (a stretch a partition each) is made again in one piece.
         _ = try nights.reconcile()
-        stored = try JSONDecoder().decode(RequestCarry.State.self, from: Data(contentsOf: URL(fileURLWithPath: state)))
-        stored.outputSegments[0] += Array(repeating: CarryLog.Segment(offset: 0, count: 0), count: 64 * 256)
-        try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: state))
+        stored = try XCTUnwrap(RequestCarry.State.decoded(Data(contentsOf: URL(fileURLWithPath: state))))
+        stored.outputSegments[0] += Array(repeating: CarryLog.Segment(offset: 0, count: 0, check: 0), count: 64 * 256)
+        try Data(stored.encoded()).write(to: URL(fileURLWithPath: state))
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its log in too many pieces"))
         nights.config.bundleIds = ["com.example.other"]
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "made for other bundle ids"))
@@ -140,7 +140,7 @@ final class RequestCarryTests: XCTestCase {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: nights.carry + "/outputs.log"))
         try log.truncate(atOffset: 10)
         try log.close()
-        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its files were cut short"))
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its files damaged or cut short"))
         // A copy of night 1's notification in a file that comes before night 1's: night 1's is the re-delivery now.
         let notified = LedgerBuilder()
         notified.signed(
@@ -152,11 +152,62 @@ final class RequestCarryTests: XCTestCase {
         // A file forgotten (`--forget-missing`): its request facts are gone.
         try nights.store.removeFile(path: "n1/verify.jsonl")
         nights.forget("n1/verify.jsonl")
-        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "request facts deleted or replaced since"))
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "files read again or removed since"))
+    }
+
+    /// The newest file delivered again, corrected in place with a change of the same size (its rows deleted and
+    /// inserted again under the same file and chunk ids): not taken for the file the carry was made from.
+    func testAFileReadAgainWholeHasEveryRequestComputedAgain() throws {
+        let nights = try Nights()
+        try nights.add(Self.firstNight(), as: "n1")
+        _ = try nights.reconcile()
+        let second = Self.secondNight()
+        try nights.add(second, as: "n2")
+        XCTAssertEqual(try nights.reconcile().computed, 3)
+        let corrected = Self.secondNight()
+        corrected.ledgerResponses[1].environment = "Sandbox"  // R5's answer, "Production" before: as long
+        XCTAssertEqual("Sandbox".utf8.count, "Production".utf8.count - 3)
+        try nights.replace("n2/verify.jsonl", with: corrected, "verify.jsonl")
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "files read again or removed since"))
+    }
+
+    /// A bit flipped in any of the carry's files (a damaged disk): nothing of it is used, and the findings are right.
+    func testADamagedCarryIsNotUsed() throws {
+        let nights = try Nights()
+        try nights.add(Self.firstNight(), as: "n1")
+        _ = try nights.reconcile()
+        try nights.add(Self.secondNight(), as: "n2")
+        try nights.flip("outputs.log", at: 0)
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its log damaged"))
+        try nights.flip("requests.bin", at: 5)
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its files damaged or cut short"))
+        let state = try Data(contentsOf: URL(fileURLWithPath: nights.carry + "/state.json"))
+        let text = String(decoding: state, as: UTF8.self)
+        let length = try XCTUnwrap(text.range(of: #""outputLength":\d+"#, options: .regularExpression))
+        try Data(text.replacingCharacters(in: length, with: #""outputLength":1"#).utf8).write(
+            to: URL(fileURLWithPath: nights.carry + "/state.json"))
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "its state is unreadable"))
+        guard case .incremental = try nights.reconcile().mode else { return XCTFail("made again, then used") }
     }
 }
 
 extension RequestCarryTests.Nights {
     /// Leaves out a file the store no longer holds.
     func forget(_ path: String) { files.removeAll { $0.path == path } }
+
+    /// Imports `night`'s `name` again under `path` (a file delivered again, corrected: read again whole).
+    func replace(_ path: String, with night: LedgerBuilder, _ name: String) throws {
+        var batch = RecordBatch()
+        for r in night.ledger.serverRequests where r.location.file == name { batch.append(r) }
+        for r in night.ledger.appleRecords where r.location.file == name { batch.append(r, keepRaw: true) }
+        try LedgerBuilder.importFiles([(path, batch)], into: store)
+        files = files.map { $0.path == path ? (path, batch) : $0 }
+    }
+
+    /// Flips one bit of byte `at` of the carry's file `name`.
+    func flip(_ name: String, at: Int) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: carry + "/" + name))
+        data[at] ^= 1
+        try data.write(to: URL(fileURLWithPath: carry + "/" + name))
+    }
 }
