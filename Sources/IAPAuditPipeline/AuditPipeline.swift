@@ -166,6 +166,9 @@ public enum AuditPipeline {
         }
         timer.lap("import_files")
         try store.setRunParameter("signature_settings", signatures.fingerprint)
+        // The carry a run left is for the ledger as that run left it.
+        let generation = try store.advanceCarryGeneration()
+        let carryGeneration = RequestCarry.Generation(previous: generation.previous, next: generation.next)
         warnings += vanished + carried
         let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read) : nil
         timer.lap("import")
@@ -179,7 +182,7 @@ public enum AuditPipeline {
             outcome = try Reconciler.run(
                 try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
                 fromMs: options.fromMs, toMs: options.toMs, spillDirectory: output.spillPath,
-                carryDirectory: output.carryPath, lap: timer.lap)
+                carry: (output.carryPath, carryGeneration), lap: timer.lap)
         } catch {
             try? indexing.wait()  // the store is the index builder's until it is done
             throw error

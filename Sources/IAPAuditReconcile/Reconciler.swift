@@ -52,13 +52,15 @@ public enum Reconciler {
     ///   - fromMs, toMs: `--from`/`--to`, UTC ms, inclusive (rule 17); nil = not given.
     ///   - spillDirectory: where facts over the memory budget wait between the stages (nil: memory only).
     ///   - spillBudget: bytes of facts held in memory between the stages before they go to `spillDirectory`.
-    ///   - carryDirectory: where the request stage's results are kept for the next run (`RequestCarry`; nil: not kept).
+    ///   - carry: where the request stage's results are kept for the next run, and the ledger's carry generation
+    ///     (`RequestCarry`; nil: not kept).
     ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     package static func run(
         _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, fromMs: Int64? = nil, toMs: Int64? = nil,
         spillDirectory: String? = nil,
-        spillBudget: Int = 64 << 20, carryDirectory: String? = nil, lap: (String) -> Void = { _ in }
+        spillBudget: Int = 64 << 20, carry kept: (directory: String, generation: RequestCarry.Generation)? = nil,
+        lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
@@ -69,9 +71,10 @@ public enum Reconciler {
         lap("reconcile_prepare")
         let spill = PartitionSpill(directory: spillDirectory, budget: spillBudget)
         defer { spill.removeAll() }
-        var carry = try carryDirectory.map {
+        var carry = try kept.map {
             try RequestCarry(
-                directory: $0, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries, budget: spillBudget / 2)
+                directory: $0.directory, generation: $0.generation, source: source, bundleIds: config.bundleIds,
+                redeliveries: redeliveries, budget: spillBudget / 2)
         }
         func requests() throws -> RequestStage.Done {
             try RequestStage(
@@ -81,7 +84,7 @@ public enum Reconciler {
         /// Every request again, the carry made again.
         func rebuild(_ reason: String) throws {
             spill.removeAll()
-            carry = try RequestCarry(rebuilding: carry!.directory, reason: reason, budget: spillBudget / 2)
+            carry = try RequestCarry(rebuilding: carry!.directory, generation: carry!.generation, reason: reason, budget: spillBudget / 2)
         }
         /// Both stages (the carry's state written meanwhile).
         func stages() throws -> (done: RequestStage.Done, findings: FindingSpill) {

@@ -175,6 +175,9 @@ package enum Schema {
     /// `file_id << 32 | line`, so each is a key range).
     /// `ledger_schema`'s count of the times a stored file's rows were deleted (read again or removed).
     static let filesDeletedKey = "files_deleted"
+    /// `ledger_schema`'s generation of the carry and the digest of the files it was made for (`AuditStore.advanceCarryGeneration`).
+    static let carryGenerationKey = "carry_generation"
+    static let carryFilesKey = "carry_files"
 
     static let deleteFileRows =
         RecordTables.deleteFileRows + [

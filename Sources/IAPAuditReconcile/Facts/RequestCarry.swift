@@ -21,10 +21,12 @@ import Synchronization
 package final class RequestCarry: Sendable {
     /// What the files were made from (`state.json`).
     struct State: Codable, Equatable {
-        static let format = 2
+        static let format = 3
         var format = State.format
         /// `build()` of the binary that wrote them.
         var build: String
+        /// The ledger's carry generation the run that wrote them set (`Generation.next`).
+        var generation: UInt64
         var factLayout: UInt64
         var bundleIds: [String]
         /// The ledger's file ids in ledger order.
@@ -60,6 +62,15 @@ package final class RequestCarry: Sendable {
         }
     }
 
+    /// The ledger's carry generation (`AuditStore.carryGeneration`): the one found before this run set its own,
+    /// and its own.
+    package struct Generation: Sendable {
+        package var previous: UInt64?
+        package var next: UInt64
+
+        package init(previous: UInt64?, next: UInt64) { (self.previous, self.next) = (previous, next) }
+    }
+
     package enum Mode: Equatable, Sendable {
         /// Every request recomputed; why the files could not be used.
         case full(reason: String)
@@ -68,6 +79,7 @@ package final class RequestCarry: Sendable {
     }
 
     let directory: String
+    let generation: UInt64
     let mode: Mode
     /// The complete requests' carrier and link facts, by transaction partition.
     let outputs: CarryLog
@@ -82,41 +94,48 @@ package final class RequestCarry: Sendable {
 
     /// Reads and checks the state in `directory` (removing it: the files are about to change) and opens the files.
     /// - Parameter redeliveries: this run's re-delivered notifications (`NotificationDeliveries`).
-    convenience init(directory: String, source: FactSource, bundleIds: Set<String>, redeliveries: Set<UInt64>, budget: Int) throws {
+    convenience init(
+        directory: String, generation: Generation, source: FactSource, bundleIds: Set<String>, redeliveries: Set<UInt64>, budget: Int
+    ) throws {
         let fm = FileManager.default
         guard (try? fm.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil else {
             throw AuditError.output(directory, "cannot make the folder (what the next run need not compute again)")
         }
         let stored = fm.contents(atPath: directory + "/state.json")
         if stored != nil, unlink(directory + "/state.json") != 0 { throw CarryLog.failure(directory + "/state.json") }
-        var why = "no carry from an earlier run"
+        var why = fm.fileExists(atPath: directory + "/state.json") ? "its state cannot be read" : "no carry from an earlier run"
         if let stored {
             if let state = State.decoded(stored) {
-                why = try Self.mismatch(state, source: source, bundleIds: bundleIds, redeliveries: redeliveries) ?? ""
+                why = try Self.mismatch(state, generation.previous, source: source, bundleIds: bundleIds, redeliveries: redeliveries) ?? ""
                 if why.isEmpty,
                     let requests = Self.readRequests(directory + "/requests.bin", length: state.requestsLength, check: state.requestsCheck),
                     let outputs = try? CarryLog(
                         path: directory + "/outputs.log", keeping: (state.outputLength, state.outputSegments), budget: budget)
                 {
-                    self.init(directory: directory, outputs: outputs, requests: requests, after: state.requests?.highWater ?? 0)
+                    self.init(
+                        directory: directory, generation: generation.next, outputs: outputs, requests: requests,
+                        after: state.requests?.highWater ?? 0)
                     return
                 }
                 if why.isEmpty { why = "its files damaged or cut short" }
             } else {
-                why = "its state is unreadable"
+                struct Format: Decodable { var format: Int }
+                let format = try? JSONDecoder().decode(Format.self, from: stored).format
+                why = format.map { $0 == State.format } == false ? "made in another format" : "its state is unreadable"
             }
         }
-        try self.init(rebuilding: directory, reason: why, budget: budget)
+        try self.init(rebuilding: directory, generation: generation.next, reason: why, budget: budget)
     }
 
-    private init(directory: String, outputs: CarryLog, requests: (keys: [[UInt64]], open: [[UInt8]]), after: Int64) {
-        (self.directory, self.outputs, mode) = (directory, outputs, .incremental(after: after))
+    private init(directory: String, generation: UInt64, outputs: CarryLog, requests: (keys: [[UInt64]], open: [[UInt8]]), after: Int64) {
+        (self.directory, self.generation, self.outputs, mode) = (directory, generation, outputs, .incremental(after: after))
         self.requests = Mutex(requests)
     }
 
     /// Starts the files again (a new fact named a complete request: `RequestStage` recomputes every request).
-    init(rebuilding directory: String, reason: String, budget: Int) throws {
+    init(rebuilding directory: String, generation: UInt64, reason: String, budget: Int) throws {
         self.directory = directory
+        self.generation = generation
         // What it described is about to change.
         if unlink(directory + "/state.json") != 0 && errno != ENOENT { throw CarryLog.failure(directory + "/state.json") }
         outputs = try CarryLog(path: directory + "/outputs.log", keeping: nil, budget: budget)
@@ -125,9 +144,13 @@ package final class RequestCarry: Sendable {
     }
 
     /// Why `state` does not describe the ledger any more, or nil when it does.
-    private static func mismatch(_ state: State, source: FactSource, bundleIds: Set<String>, redeliveries: Set<UInt64>) throws -> String? {
+    private static func mismatch(
+        _ state: State, _ generation: UInt64?, source: FactSource, bundleIds: Set<String>, redeliveries: Set<UInt64>
+    ) throws -> String? {
         guard state.format == State.format, state.outputSegments.count == FactKey.partitions else { return "made in another format" }
-        guard state.build == build() else { return "made by another build" }
+        guard let build else { return "this build of iap-audit cannot be identified" }
+        guard state.build == build else { return "made by another build" }
+        guard state.generation == generation else { return "made for another ledger, or for this one before it was rebuilt or restored" }
         // Each night adds a stretch a partition: past 64 a partition on average, the log is made again in one piece each.
         guard state.outputSegments.reduce(0, { $0 + $1.count }) <= 64 * FactKey.partitions else {
             return "its log in too many pieces"
@@ -151,12 +174,12 @@ package final class RequestCarry: Sendable {
         return nil
     }
 
-    /// The binary's identity: its version, and its size, modification time and inode (a rebuild is another build).
-    static func build() -> String {
-        var info = stat()
-        guard stat("/proc/self/exe", &info) == 0 else { return ToolVersion.current }
-        return "\(ToolVersion.current) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(info.st_ino)"
-    }
+    /// The binary's identity: its version and the checksum of its bytes (a rebuild is another build); nil when its
+    /// bytes cannot be read (no carry is then used).
+    static let build: String? = {
+        guard let exe = FileManager.default.contents(atPath: "/proc/self/exe") else { return nil }
+        return ToolVersion.current + " " + String(exe.withUnsafeBytes { CarryLog.checksum($0) }, radix: 16)
+    }()
 
     /// `requests.bin`: per request partition, (UInt32 count, that many UInt64 ids, UInt32 byte count, the open
     /// requests' facts as `readOpen` reads them). Nil when it is not `length` bytes of that.
@@ -238,7 +261,8 @@ package final class RequestCarry: Sendable {
         }
         try Self.writeDurably(bytes, to: requestsPath)
         let state = State(
-            build: Self.build(), factLayout: FactLayout.fingerprint, bundleIds: bundleIds.sorted(), files: source.files.map(\.id),
+            build: Self.build ?? "", generation: generation, factLayout: FactLayout.fingerprint, bundleIds: bundleIds.sorted(),
+            files: source.files.map(\.id),
             requests: try source.chunkMark(.requests, upTo: nil), filesDeleted: source.filesDeleted, redeliveries: redeliveries.sorted(),
             outputLength: length, outputSegments: segments, requestsLength: bytes.count,
             requestsCheck: bytes.withUnsafeBytes { CarryLog.checksum($0) })

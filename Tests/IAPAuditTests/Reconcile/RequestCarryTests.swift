@@ -17,21 +17,25 @@ final class RequestCarryTests: XCTestCase {
         var config = AuditConfig()
         /// Every night's files so far, in the order imported.
         private(set) var files: [(path: String, batch: RecordBatch)] = []
-        var carry: String { root + "/carry" }
+        let carry: String
 
-        init() throws { store = try AuditStore(path: root + "/audit.sqlite") }
+        /// A ledger at `path` (default: a new one in a folder of its own) whose carry is in `carry` (default: beside it).
+        init(ledger path: String? = nil, carry: String? = nil) throws {
+            store = try AuditStore(path: path ?? root + "/audit.sqlite")
+            self.carry = carry ?? root + "/carry"
+        }
 
         deinit { try? FileManager.default.removeItem(atPath: root) }
 
-        /// Imports what `night` built, its files under `folder/`.
-        func add(_ night: LedgerBuilder, as folder: String) throws {
+        /// Imports what `night` built, its files under `folder/` (`importing: false`: files the ledger holds already).
+        func add(_ night: LedgerBuilder, as folder: String, importing: Bool = true) throws {
             var batches: [String: RecordBatch] = [:]
             let ledger = night.ledger
             for r in ledger.clientReports { batches[folder + "/" + r.location.file, default: RecordBatch()].append(r) }
             for r in ledger.serverRequests { batches[folder + "/" + r.location.file, default: RecordBatch()].append(r) }
             for r in ledger.appleRecords { batches[folder + "/" + r.location.file, default: RecordBatch()].append(r, keepRaw: true) }
             let new = batches.sorted { $0.key < $1.key }.map { (path: $0.key, batch: $0.value) }
-            try LedgerBuilder.importFiles(new, into: store)
+            if importing { try LedgerBuilder.importFiles(new, into: store) }
             files += new
         }
 
@@ -39,8 +43,10 @@ final class RequestCarryTests: XCTestCase {
         /// run's over every file so far, and returns what the carry did.
         func reconcile(file: StaticString = #filePath, line: UInt = #line) throws -> (mode: RequestCarry.Mode, computed: Int) {
             let asOf = LedgerBuilder.ms(LedgerBuilder.muchLater)
+            let advanced = try store.advanceCarryGeneration()
+            let generation = RequestCarry.Generation(previous: advanced.previous, next: advanced.next)
             let outcome = try Reconciler.run(
-                try store.factReader(), config: config, asOfMs: asOf, graceMs: 86_400_000, carryDirectory: carry)
+                try store.factReader(), config: config, asOfMs: asOf, graceMs: 86_400_000, carry: (carry, generation))
             let fresh = try AuditStore(path: TestPaths.scratch() + "/audit.sqlite")
             try LedgerBuilder.importFiles(files, into: fresh)
             let scratch = try Reconciler.run(try fresh.factReader(), config: config, asOfMs: asOf, graceMs: 86_400_000)
@@ -65,13 +71,14 @@ final class RequestCarryTests: XCTestCase {
         return b
     }
 
-    /// Night 2: R2's answer, R3's line, a new request R5 and its answer.
-    static func secondNight() -> LedgerBuilder {
+    /// Night 2: R2's answer, R3's line, a new request R5 and its answer (`granted`: whether the server logged R5 as
+    /// granted; either way its facts are the same size).
+    static func secondNight(granted: Bool = false) -> LedgerBuilder {
         let b = LedgerBuilder()
         b.response(for: "R2", items: ["1002"], at: "2026-10-02T00:00:02Z")
         b.request("R3", ids: ["1003"], user: "u3", granted: true, at: "2026-10-02T00:00:01Z")
         b.client("1005", user: "u5", at: "2026-10-02T08:00:00Z")
-        b.request("R5", ids: ["1005"], user: "u5", granted: false, at: "2026-10-02T08:00:00Z")
+        b.request("R5", ids: ["1005"], user: "u5", granted: granted, at: "2026-10-02T08:00:00Z")
         b.response(for: "R5", items: ["1005"], at: "2026-10-02T08:00:03Z")
         return b
     }
@@ -169,6 +176,35 @@ final class RequestCarryTests: XCTestCase {
         XCTAssertEqual("Sandbox".utf8.count, "Production".utf8.count - 3)
         try nights.replace("n2/verify.jsonl", with: corrected, "verify.jsonl")
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "files read again or removed since"))
+    }
+
+    /// Another ledger of the same shape (the same nights, one answer corrected to a text of the same size: the same
+    /// file, chunk and record ids and sizes) given the first one's carry — a ledger rebuilt after a correction, a
+    /// "what if" copy sharing an output folder — and a ledger restored from the night before's backup: neither is
+    /// the ledger the carry was made for (found by an operator's retest).
+    func testACarryIsForTheLedgerItWasMadeForAsItWas() throws {
+        let nights = try Nights()
+        try nights.add(Self.firstNight(), as: "n1")
+        try nights.add(Self.secondNight(), as: "n2")
+        _ = try nights.reconcile()
+        let corrected = Self.secondNight(granted: true)
+        let other = try Nights(ledger: nights.root + "/other.sqlite", carry: nights.carry)
+        try other.add(Self.firstNight(), as: "n1")
+        try other.add(corrected, as: "n2")
+        XCTAssertEqual(
+            try other.reconcile().mode, .full(reason: "made for another ledger, or for this one before it was rebuilt or restored"))
+        // The backup of a night, the night run, the backup restored, the night delivered corrected.
+        let backup = try Nights()
+        try backup.add(Self.firstNight(), as: "n1")
+        _ = try backup.reconcile()
+        try FileManager.default.copyItem(atPath: backup.root + "/audit.sqlite", toPath: backup.root + "/backup.sqlite")
+        try backup.add(Self.secondNight(), as: "n2")
+        guard case .incremental = try backup.reconcile().mode else { return XCTFail("the night after the backup") }
+        let restored = try Nights(ledger: backup.root + "/backup.sqlite", carry: backup.carry)
+        try restored.add(Self.firstNight(), as: "n1", importing: false)
+        try restored.add(corrected, as: "n2")
+        XCTAssertEqual(
+            try restored.reconcile().mode, .full(reason: "made for another ledger, or for this one before it was rebuilt or restored"))
     }
 
     /// A bit flipped in any of the carry's files (a damaged disk): nothing of it is used, and the findings are right.
