@@ -96,7 +96,13 @@ package struct RequestStage {
         // With a carry: a complete request's results are kept, an open one's facts (every line and answer naming it).
         let kept = carry.completeKeys(part)
         func hash(_ key: ByteKey) -> UInt64 { FactKey.hash(text: UnsafeBufferPointer(start: key.pointer, count: key.count)) }
-        if !kept.isEmpty, groups.keys.contains(where: { kept.contains(hash($0)) }) { return Done(unlinked: unlinked, computed: nil) }
+        // Every fact read names a request: a re-delivered answer too, though it joins no group.
+        if !kept.isEmpty,
+            lines.contains(where: { kept.contains(hash(ByteKey(bytes, $0.fact.requestId))) })
+                || responses.contains(where: { kept.contains(hash(ByteKey(bytes, $0.fact.requestId))) })
+        {
+            return Done(unlinked: unlinked, computed: nil)
+        }
         var completed: [UInt64] = []
         var complete = Set<ByteKey>()
         for (key, group) in groups {

@@ -178,6 +178,24 @@ final class RequestCarryTests: XCTestCase {
         XCTAssertEqual(try nights.reconcile().mode, .full(reason: "files read again or removed since"))
     }
 
+    /// A notification naming an answered request delivered again on a later night: a re-delivery is left out of its
+    /// request, but it still names the request, which is not computed apart from its line (it was counted an answer
+    /// to an unknown request, found reading the change again).
+    func testARedeliveryNamingACompleteRequestHasEveryRequestComputedAgain() throws {
+        let nights = try Nights()
+        let first = Self.firstNight()
+        first.signed(
+            .notificationV2, for: "R1", items: [LedgerBuilder.item("1001")], notification: "ONE_TIME_CHARGE", uuid: "N1", at: "09:02")
+        try nights.add(first, as: "n1")
+        _ = try nights.reconcile()
+        let again = LedgerBuilder()
+        again.signed(
+            .notificationV2, for: "R1", items: [LedgerBuilder.item("1001")], notification: "ONE_TIME_CHARGE", uuid: "N1",
+            at: "2026-10-02T09:02:00Z")
+        try nights.add(again, as: "n2")
+        XCTAssertEqual(try nights.reconcile().mode, .full(reason: "a new fact names a complete request"))
+    }
+
     /// Another ledger of the same shape (the same nights, one answer corrected to a text of the same size: the same
     /// file, chunk and record ids and sizes) given the first one's carry — a ledger rebuilt after a correction, a
     /// "what if" copy sharing an output folder — and a ledger restored from the night before's backup: neither is
