@@ -45,7 +45,7 @@ public final class AuditStore {
             try database.prepare(
                 "INSERT INTO ledger_schema (name, value) VALUES ('tables', ?1) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
             ).run([Schema.tablesFingerprint])
-            try database.execute(Schema.indexes)
+            try database.execute(Schema.runIndexes)
             try database.execute(Schema.dropViews)
             try database.execute(Schema.views)
             try database.execute("PRAGMA user_version = \(Schema.version)")
@@ -77,9 +77,9 @@ public final class AuditStore {
 
     /// Drops the secondary indexes before a bulk import (`endBulkImport` makes them again; a run killed
     /// in between gets them back when the store is next opened).
-    package func beginBulkImport() throws { try database.execute(Schema.dropIndexes) }
+    package func beginBulkImport() throws { try dropping(Schema.dropIndexes) }
 
-    package func endBulkImport() throws { try database.execute(Schema.indexes) }
+    package func endBulkImport() throws { try database.execute(Schema.runIndexes) }
 
     /// Pages of SQLite's cache while a few files are added to a large ledger (the secondary indexes kept up to
     /// date row by row: their pages are touched at random), in KiB; the default is 16 MiB.
@@ -90,7 +90,15 @@ public final class AuditStore {
 
     /// Drops `trace`'s indexes before a run changes the ledger (the next `trace` builds them again), so
     /// neither the run's index build nor its row-by-row inserts pay for them.
-    package func dropTraceIndexes() throws { try database.execute(Schema.dropTraceIndexes) }
+    package func dropTraceIndexes() throws { try dropping(Schema.dropTraceIndexes) }
+
+    /// Runs `drops` (DROP INDEX) without zeroing the freed pages, as Debian's SQLite (SECURE_DELETE) would: 21 s
+    /// for four indexes of a 1M ledger instead of 0.06 s. An index holds nothing its table's rows do not.
+    private func dropping(_ drops: String) throws {
+        try database.execute("PRAGMA secure_delete = FAST")
+        defer { try? database.execute("PRAGMA secure_delete = ON") }
+        try database.execute(drops)
+    }
 
     /// Whether the file stored under `path` has a rejected line at `line` or after.
     package func hasRejections(path: String, fromLine line: Int) throws -> Bool {
