@@ -69,8 +69,11 @@ struct RunLifecycle {
         let run = (last?.run ?? 0) + 1
         var current: [FindingLifecycle.Current] = []
         var ids = FindingIds()
-        try findings.forEach { f in
-            current.append(FindingLifecycle.Current(id: ids.id(for: f), kind: f.kind, transactionId: f.transactionId, reason: f.reason))
+        try findings.forEachIdentity { kind, reason, transactionId in
+            current.append(
+                FindingLifecycle.Current(
+                    id: ids.id(kind: kind, transactionId: transactionId, reason: reason), kind: kind, transactionId: transactionId,
+                    reason: reason))
         }
         let changes = try FindingLifecycle.changes(
             run: run, current: current, previous: previous, earlier: { last == nil ? [:] : try reader.resolvedStates($0) },

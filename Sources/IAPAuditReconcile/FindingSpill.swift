@@ -174,6 +174,21 @@ package final class FindingSpill: Sendable {
         }
     }
 
+    /// Calls `body` with each finding's kind, reason and transaction id (what its stable id is made of:
+    /// `FindingIds`), in table order, without decoding the rest of it.
+    package func forEachIdentity(_ body: (FindingKind, _ reason: String, _ transactionId: String) throws -> Void) throws {
+        let (keys, bytes) = try sortedKeys()
+        let reasons = state.withLock { $0.reasons }
+        for key in keys {
+            let start = bytes!.advanced(by: key.offset).assumingMemoryBound(to: UInt8.self)
+            var r = FactReader(start, count: Int(key.count))
+            _ = (r.u8(), r.text())  // as `decode` reads: the kind and the reason (the key has both)
+            let id = r.text()!
+            let transactionId = String(decoding: UnsafeBufferPointer(start: start + Int(id.start), count: Int(id.count)), as: UTF8.self)
+            try body(FindingKind.allCases[Int(key.kind)], reasons[Int(key.reason)], transactionId)
+        }
+    }
+
     /// The findings for the reports: counts and problems per day from the keys, findings read back
     /// in table order.
     package func stream() throws -> FindingStream {

@@ -17,9 +17,14 @@ public struct FindingIds: Sendable {
 
     /// The id of `finding`, the next one in table order.
     public mutating func id(for finding: Finding) -> String {
-        let base = Self.base(finding.kind, finding.transactionId)
+        id(kind: finding.kind, transactionId: finding.transactionId, reason: finding.reason)
+    }
+
+    /// The id of the finding of `kind` about `transactionId` for `reason`, the next one in table order.
+    public mutating func id(kind: FindingKind, transactionId: String, reason: String) -> String {
+        let base = Self.base(kind, transactionId)
         if used.insert(ExactText(base)).inserted { return base }
-        let withReason = base + ":" + finding.reason
+        let withReason = base + ":" + reason
         var candidate = withReason
         var n = 1
         while !used.insert(ExactText(candidate)).inserted {

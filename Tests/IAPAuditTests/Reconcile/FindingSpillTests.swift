@@ -41,6 +41,17 @@ final class FindingSpillTests: XCTestCase {
             XCTAssertEqual(all.map { Array($0.transactionId.utf8) }, expected.map { Array($0.transactionId.utf8) })
             XCTAssertEqual(all.map(\.userIds), expected.map(\.userIds))
             XCTAssertEqual(all, expected)
+            // The lifecycle reads only what a finding's id is made of: the same, in the same order.
+            var identities: [String] = []
+            try spill.forEachIdentity { identities.append("\($0.rawValue)|\($1)|\($2)") }
+            XCTAssertEqual(identities, expected.map { "\($0.kind.rawValue)|\($0.reason)|\($0.transactionId)" })
+            var ids = FindingIds(), fromFindings = FindingIds()
+            XCTAssertEqual(
+                try { () -> [String] in
+                    var result: [String] = []
+                    try spill.forEachIdentity { result.append(ids.id(kind: $0, transactionId: $2, reason: $1)) }
+                    return result
+                }(), expected.map { fromFindings.id(for: $0) })
             let stream = try spill.stream()
             XCTAssertEqual(
                 stream.counts.map { "\($0.kind.rawValue)/\($0.reason)=\($0.count)" },
