@@ -45,7 +45,7 @@ public final class AuditStore {
             try database.prepare(
                 "INSERT INTO ledger_schema (name, value) VALUES ('tables', ?1) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
             ).run([Schema.tablesFingerprint])
-            try database.execute(Schema.runIndexes)
+            try database.execute(Schema.indexes)
             try database.execute(Schema.dropViews)
             try database.execute(Schema.views)
             try database.execute("PRAGMA user_version = \(Schema.version)")
@@ -79,7 +79,7 @@ public final class AuditStore {
     /// in between gets them back when the store is next opened).
     package func beginBulkImport() throws { try dropping(Schema.dropIndexes) }
 
-    package func endBulkImport() throws { try database.execute(Schema.runIndexes) }
+    package func endBulkImport() throws { try database.execute(Schema.indexes) }
 
     /// Pages of SQLite's cache while a few files are added to a large ledger (the secondary indexes kept up to
     /// date row by row: their pages are touched at random), in KiB; the default is 16 MiB.

@@ -188,18 +188,20 @@ package enum Schema {
 
     /// Secondary indexes, dropped before a bulk import and made again after it (building an index
     /// once over sorted data is faster than keeping it up to date row by row).
-    static let indexNames = ["apple_record_notification"] + traceIndexNames
+    static let indexNames =
+        [
+            "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
+            "apple_record_notification",
+        ] + traceIndexNames
 
     static var dropIndexes: String { indexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
 
-    /// `trace`'s indexes, one per kind of id it looks up (docs/schema.md, Indexes): `recordLookupIndexes` and
-    /// `traceIndexes`. Built by the first `trace` of a ledger (`TraceReader.buildIndexes`), not by `run`: their
-    /// build would add about a fifth to a full run, and keeping them up to date most of a nightly import
-    /// (measured); a run that changes the ledger drops them (`AuditStore.dropTraceIndexes`), so no import
-    /// maintains them row by row.
+    /// `trace`'s indexes, one per kind of id it looks up beyond the run's own (docs/schema.md, Indexes).
+    /// Built by the first `trace` of a ledger (`TraceReader.buildIndexes`), not by `run`: their build would
+    /// add about a fifth to a run (measured); a run that changes the ledger drops them
+    /// (`AuditStore.dropTraceIndexes`), so no import maintains them row by row.
     package static let traceIndexNames = [
-        "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id", "client_report_user",
-        "client_report_device", "client_report_original", "server_request_user", "server_request_device",
+        "client_report_user", "client_report_device", "client_report_original", "server_request_user", "server_request_device",
         "server_request_ids", "apple_transaction_original", "apple_transaction_line_item", "apple_record_order",
     ]
 
@@ -220,8 +222,11 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS apple_record_order ON apple_record (order_id) WHERE order_id IS NOT NULL;
         """
 
-    /// The indexes a run keeps: the findings' (they are stored whole each run) and the notifications' (few rows).
-    static let runIndexes = """
+    static let indexes = """
+        CREATE INDEX IF NOT EXISTS client_report_transaction ON client_report (transaction_id);
+        CREATE INDEX IF NOT EXISTS server_request_request ON server_request (request_id);
+        CREATE INDEX IF NOT EXISTS apple_record_request ON apple_record (request_id);
+        CREATE INDEX IF NOT EXISTS apple_transaction_id ON apple_transaction (transaction_id);
         CREATE INDEX IF NOT EXISTS apple_record_notification ON apple_record (notification_uuid)
             WHERE notification_uuid IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
@@ -229,20 +234,6 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS finding_original ON finding (original_transaction_id);
         CREATE UNIQUE INDEX IF NOT EXISTS finding_stable_id ON finding (finding_id);
         """
-
-    /// The record tables' indexes by transaction and request id: `trace`'s (and the views'), built with
-    /// `traceIndexes`, not by a run. Kept up to date row by row they were most of a nightly import's writing
-    /// (a night's ids land all over each 1M-entry index: 1.0 of its 1.7 s at 1M, docs/performance.md).
-    static let recordLookupIndexes = """
-        CREATE INDEX IF NOT EXISTS client_report_transaction ON client_report (transaction_id);
-        CREATE INDEX IF NOT EXISTS server_request_request ON server_request (request_id);
-        CREATE INDEX IF NOT EXISTS apple_record_request ON apple_record (request_id);
-        CREATE INDEX IF NOT EXISTS apple_transaction_id ON apple_transaction (transaction_id);
-        """
-
-    /// Every index the ledger declares, in the order the fingerprints hash them (`tablesFingerprint`: the
-    /// same text as when all of these were the run's, so that moving an index to `trace` rebuilt no ledger).
-    static let indexes = recordLookupIndexes + "\n" + runIndexes
 
     /// Every view, dropped before `views` makes them again (so a changed view needs no migration).
     static let viewNames = [

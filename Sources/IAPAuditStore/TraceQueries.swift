@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// The record reads of `trace`, each through an index (Schema.recordLookupIndexes, traceIndexes), on one read-only connection;
+/// The record reads of `trace`, each through an index (Schema.indexes), on one read-only connection;
 /// statements are prepared once and the server requests of a user or device read once per trace.
 final class TraceQueries {
     let db: SQLiteDatabase

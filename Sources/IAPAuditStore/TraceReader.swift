@@ -59,7 +59,7 @@ package enum TraceReader {
     package static func buildIndexes(ledgerPath: String) throws {
         let db = try SQLiteDatabase(path: ledgerPath)
         try db.execute("PRAGMA cache_size = -16384;")
-        try db.execute(Schema.recordLookupIndexes + "\n" + Schema.traceIndexes)
+        try db.execute(Schema.traceIndexes)
     }
 
     /// The ledger's last run's parameters (`run_parameter`).
