@@ -12,9 +12,9 @@ enum ChangesSummary {
         let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { event -> String in
             // Counted, not copied: a night that lost a log has as many changes as the ledger has findings.
             var (count, problems) = (0, 0)
-            for change in c.changes where change.event == event {
+            for i in c.changes.indices where c.changes[i].event == event {
                 count += 1
-                if change.state.isProblem { problems += 1 }
+                if c.changes[i].state.isProblem { problems += 1 }
             }
             let split =
                 (event == .new || event == .reopened) && problems < count
@@ -30,9 +30,9 @@ enum ChangesSummary {
             "  " + counts.joined(separator: ", ") + (acknowledged > 0 ? "; \(acknowledged) of this run's findings acknowledged" : ""),
         ]
         for event in [LifecycleEvent.new, .reopened, .resolved, .stillOpen] {
-            let rows = c.changes.lazy.filter { $0.event == event }
-            for change in rows.prefix(listed) {
-                lines.append("  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(change)))")
+            for i in c.changes.indices.lazy.filter({ c.changes[$0].event == event }).prefix(listed) {
+                lines.append(
+                    "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(c.changes[i])))")
             }
             if c.count(event) > listed {
                 // The Changes sheet lists every change; the findings still open as before are on the finding sheets.
@@ -44,11 +44,11 @@ enum ChangesSummary {
         }
         // What needs someone now: the problem findings open and not acknowledged (info findings never alert).
         var (current, problems, waiting) = (0, 0, 0)
-        for change in c.changes where change.event != .resolved {
+        for i in c.changes.indices where c.changes[i].event != .resolved {
             current += 1
-            if change.state.isProblem {
+            if c.changes[i].state.isProblem {
                 problems += 1
-                if change.state.status == .open { waiting += 1 }
+                if c.changes[i].state.status == .open { waiting += 1 }
             }
         }
         lines.append(
@@ -93,10 +93,11 @@ enum ChangesSummary {
             .merging(["acknowledged": c.acknowledged.count]) { a, _ in a },
         ]
         for event in [LifecycleEvent.new, .reopened, .stillOpen] { object[event.rawValue] = c.ids(event) }
-        object["resolved"] = c.changes.filter { $0.event == .resolved }.map {
-            [
-                "finding_id": $0.state.id, "resolved_at": $0.state.resolvedAtMs.map { Timestamp.iso($0) as Any } ?? NSNull(),
-                "evidence": $0.state.resolvedEvidence,
+        object["resolved"] = c.changes.indices.filter { c.changes[$0].event == .resolved }.map {
+            let s = c.changes[$0].state
+            return [
+                "finding_id": s.id, "resolved_at": s.resolvedAtMs.map { Timestamp.iso($0) as Any } ?? NSNull(),
+                "evidence": s.resolvedEvidence,
             ] as [String: Any]
         }
         return object

@@ -40,8 +40,10 @@ enum RunCommand {
         let verdict = try RunAlerts.verdict(result, rules: rules, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         printDiagnostics(result.warnings, result, err: err)
         for reason in verdict.reasons { err("iap-audit: alert: \(RunSummary.printable(reason))") }
-        let text = ([RunSummary.text(result)] + AlertOptions.text(verdict, rules)).joined(separator: "\n")
-        out(args.has("--json") ? RunSummary.json(result, verdict: verdict) : text)
+        out(
+            args.has("--json")
+                ? RunSummary.json(result, verdict: verdict)
+                : ([RunSummary.text(result)] + AlertOptions.text(verdict, rules)).joined(separator: "\n"))
         return verdict.exit
     }
 

@@ -108,10 +108,7 @@ enum RunSummary {
     static func failure(_ message: String, exit status: Int32) -> String { encoded(["error": message, "exit": Int(status)]) }
 
     /// One JSON object, keys sorted: the same run prints the same bytes.
-    static func encoded(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func encoded(_ object: [String: Any]) -> String { JSONText.encode(object) }
 
     static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 

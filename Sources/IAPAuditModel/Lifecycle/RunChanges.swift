@@ -23,13 +23,24 @@ public struct RunChanges: Sendable, Equatable {
         (self.recordedAtMs, self.changes) = (recordedAtMs, changes)
     }
 
-    /// The ids of one event, in order.
-    public func ids(_ event: LifecycleEvent) -> [String] { changes.filter { $0.event == event }.map(\.state.id) }
+    // The changes are read by index, a field at a time: a loop over the elements copies each change whole (its
+    // state's texts retained and released), and a night has as many changes as the ledger has findings.
 
-    public func count(_ event: LifecycleEvent) -> Int { changes.reduce(0) { $0 + ($1.event == event ? 1 : 0) } }
+    /// The ids of one event, in order.
+    public func ids(_ event: LifecycleEvent) -> [String] {
+        changes.indices.filter { changes[$0].event == event }.map { changes[$0].state.id }
+    }
+
+    public func count(_ event: LifecycleEvent) -> Int {
+        var n = 0
+        for i in changes.indices where changes[i].event == event { n += 1 }
+        return n
+    }
 
     /// The findings of this run (new, reopened, still open) that are acknowledged.
-    public var acknowledged: [String] { changes.filter { $0.event != .resolved && $0.state.status == .acknowledged }.map(\.state.id) }
+    public var acknowledged: [String] {
+        changes.indices.filter { changes[$0].event != .resolved && changes[$0].state.status == .acknowledged }.map { changes[$0].state.id }
+    }
 
     /// What a finding sheet shows of a finding's lifecycle: status (`open` or `acknowledged`), the run that first found
     /// it, the acknowledgement's note.
@@ -48,9 +59,9 @@ public struct RunChanges: Sendable, Equatable {
         // Built in place, of a few fields each: a night that lost a log has as many changes as the ledger has findings.
         var listings: [String: Listing] = [:]
         listings.reserveCapacity(changes.count)
-        for change in changes where change.event != .resolved && listings[change.state.id] == nil {
-            listings[change.state.id] = Listing(
-                status: change.state.status, firstSeenRun: change.state.firstSeenRun, note: change.state.note)
+        for i in changes.indices where changes[i].event != .resolved && listings[changes[i].state.id] == nil {
+            listings[changes[i].state.id] = Listing(
+                status: changes[i].state.status, firstSeenRun: changes[i].state.firstSeenRun, note: changes[i].state.note)
         }
         return listings
     }
