@@ -1,4 +1,5 @@
 import Foundation
+import IAPAuditModel
 
 /// The summaries' JSON: the text `JSONSerialization` writes with `[.sortedKeys, .withoutEscapingSlashes]`, byte for
 /// byte (JSONTextTests compares them), written directly. Foundation's writer took 0.2–0.3 s for a run's `--json` at
@@ -18,7 +19,7 @@ enum JSONText {
     /// Appends `value`; false when it holds a value of another type (`out` is then partly written).
     private static func write(_ value: Any, to out: inout String) -> Bool {
         switch value {
-        case let text as String: string(text, to: &out)
+        case let text as String: JSONString.append(text, to: &out)
         case let flag as Bool: out += flag ? "true" : "false"
         case let n as Int: out += String(n)
         case let n as Int64: out += String(n)
@@ -35,7 +36,7 @@ enum JSONText {
             out += "{"
             for (i, key) in object.keys.sorted(by: precedes).enumerated() {
                 if i > 0 { out += "," }
-                string(key, to: &out)
+                JSONString.append(key, to: &out)
                 out += ":"
                 guard write(object[key]!, to: &out) else { return false }
             }
@@ -52,27 +53,4 @@ enum JSONText {
             == .orderedAscending
     }
 
-    /// A JSON string: `"` and `\` escaped, the control characters as Foundation writes them, the rest as it is.
-    private static func string(_ text: String, to out: inout String) {
-        out += "\""
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out += text
-        } else {
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\u{8}": out += "\\b"
-                case "\u{c}": out += "\\f"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case "\u{0}"..."\u{f}": out += "\\u000" + String(scalar.value, radix: 16)
-                case "\u{10}"..."\u{1f}": out += "\\u00" + String(scalar.value, radix: 16)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
 }
