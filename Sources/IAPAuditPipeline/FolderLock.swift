@@ -31,11 +31,18 @@ enum FolderLock {
     }
 
     /// The shared lock of a trace on `folder`'s `.audit.lock`, held until the returned descriptor is
-    /// closed; nil when the folder cannot hold a lock file (a ledger in a read-only place, which no run
-    /// writes either). Waits for a run writing the ledger, telling `onWait` once.
+    /// closed; nil when the folder has no lock file and cannot hold one (a ledger in a read-only place, which
+    /// no run writes either). A lock file this user may only read (the run's, made 0644 by the user the nights
+    /// run as) is locked all the same: `flock` needs no write access. Waits for a run writing the ledger,
+    /// telling `onWait` once.
+    /// - Parameter openFile: `open(2)` (a test's stand-in).
     /// - Throws: `AuditError.output` when the run has not finished within `traceWaitSeconds`.
-    static func shared(folder: String, onWait: (String) -> Void) throws -> Int32? {
-        let descriptor = open(folder + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+    static func shared(
+        folder: String, onWait: (String) -> Void, openFile: (String, Int32) -> Int32 = { open($0, $1, 0o644) }
+    ) throws -> Int32? {
+        let path = folder + "/.audit.lock"
+        var descriptor = openFile(path, O_CREAT | O_RDWR | O_CLOEXEC)
+        if descriptor < 0 { descriptor = openFile(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
         if flock(descriptor, LOCK_SH | LOCK_NB) == 0 { return descriptor }
         onWait("waiting for the run writing \(folder) to finish (trace reads the ledger once it is complete)…")

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import IAPAuditPipeline
+
 /// `trace` and a run on one ledger folder (docs/operations.md): a run waits for the traces reading the
 /// ledger instead of failing the night, and a trace waits for the run writing it instead of reading a
 /// ledger half-way through a run.
@@ -63,6 +65,35 @@ final class FolderLockTests: XCTestCase {
         XCTAssertTrue(folder.err.contains("a folder, not a ledger file"), folder.err)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty), [])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), ["empty"])
+    }
+
+    /// A support engineer who may only read the lock file (the nights run as another user, who made it 0644)
+    /// still waits for the run writing the ledger: `flock` needs no write access (helper-35: the trace read a
+    /// ledger half-written, and a run started during such a trace failed on SQLite's lock).
+    func testATraceWhoMayOnlyReadTheLockFileWaitsForTheRun() throws {
+        let folder = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        let run = open(folder + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        XCTAssertEqual(flock(run, LOCK_EX | LOCK_NB), 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { close(run) }
+        // As another user: opening it to write is refused.
+        let readOnly: (String, Int32) -> Int32 = { path, flags in
+            flags & O_ACCMODE == O_RDONLY
+                ? open(path, flags)
+                : {
+                    errno = EACCES; return -1
+                }()
+        }
+        let start = Date()
+        var waited: [String] = []
+        let descriptor = try XCTUnwrap(try FolderLock.shared(folder: folder, onWait: { waited.append($0) }, openFile: readOnly))
+        defer { close(descriptor) }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.9, "it waited for the run")
+        XCTAssertEqual(waited.count, 1)
+        // And a run started now waits for it in turn: the shared lock is held.
+        let next = open(folder + "/.audit.lock", O_RDWR | O_CLOEXEC)
+        defer { close(next) }
+        XCTAssertNotEqual(flock(next, LOCK_EX | LOCK_NB), 0)
     }
 
 }
