@@ -2,8 +2,10 @@ import IAPAuditModel
 
 /// A duplicate credit's next action: which credit to keep and which to revoke. The finding's detail lists
 /// each grant as `request (user)` (or `request (user, id)` across a purchase's ids) in log order; the one kept
-/// is the first by time, unless across accounts the client report names the purchaser among the users
-/// (then that user's first grant): the payment is theirs.
+/// is the first by time (by log order when a grant's request is not in this trace: a grant of the purchase's
+/// other id, whose time this trace does not read, so that tracing either id gives the same advice), unless
+/// across accounts a client report of a purchase names the purchaser among the users (then that user's first
+/// grant): the payment is theirs. A restore's report names a user who restored, not the purchaser.
 enum TraceDuplicateAction {
     static func text(_ f: Finding, _ trace: TransactionTrace) -> String {
         let grants = self.grants(f.detail)
@@ -13,15 +15,18 @@ enum TraceDuplicateAction {
                 guard case .request(let r) = e.detail, let time = e.timeMs else { return nil }
                 return (r.requestId, time)
             }, uniquingKeysWith: min)
-        // Stable: grants without a time stay in log order after those with one.
-        let byTime = grants.indices.sorted { a, b in
-            (times[grants[a].request] ?? .max, a) < (times[grants[b].request] ?? .max, b)
-        }
+        // By time when every grant's is known; else in log order (helper-35: a grant of the other id sorted last
+        // and the other user's restore was called "first", and tracing the two ids gave opposite advice).
+        let timed = grants.allSatisfy { times[$0.request] != nil }
+        let byTime =
+            timed
+            ? grants.indices.sorted { a, b in (times[grants[a].request]!, a) < (times[grants[b].request]!, b) } : Array(grants.indices)
         let purchaser = f.reason == "cross_account" ? clientUser(trace, among: grants.map(\.user)) : nil
         let kept = purchaser.flatMap { user in byTime.first { grants[$0].user.utf8.elementsEqual(user.utf8) } } ?? byTime[0]
         func shown(_ i: Int) -> String {
             let g = grants[i]
-            let words = [g.user, g.id, i == byTime[0] ? "first" : nil, times[g.request].map(Timestamp.iso)].compactMap { $0 }
+            let first = i != byTime[0] ? nil : timed ? "first" : "first in the logs"
+            let words = [g.user, g.id, first, times[g.request].map(Timestamp.iso)].compactMap { $0 }
             return "\(g.request) (\(words.joined(separator: ", "))"
                 + (i == kept && purchaser != nil ? "; the user of the client report" : "") + ")"
         }
@@ -42,10 +47,10 @@ enum TraceDuplicateAction {
         }
     }
 
-    /// The user the transaction's client reports name, when one of `users`.
+    /// The user the transaction's client reports of a purchase name, when one of `users`.
     private static func clientUser(_ trace: TransactionTrace, among users: [String]) -> String? {
         trace.events.lazy.compactMap { e -> String? in
-            guard case .client(let c) = e.detail, let user = c.userId else { return nil }
+            guard case .client(let c) = e.detail, c.state == "purchased", let user = c.userId else { return nil }
             return users.contains { $0.utf8.elementsEqual(user.utf8) } ? user : nil
         }.first
     }

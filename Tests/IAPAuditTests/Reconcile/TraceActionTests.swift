@@ -53,12 +53,30 @@ final class TraceActionTests: XCTestCase {
             duplicate(Array(events.dropFirst()), detail: detail),
             "revoke the extra credit: one payment granted 3 times: keep r1 (u1, first, 2026-10-01T10:00:05.000Z); revoke r2 (u2, "
                 + "2026-10-01T10:00:09.000Z), r3 (u3, 2026-10-02T08:00:00.000Z)")
-        // One user twice: the first by time, whatever the log's order; a grant the trace has no time for, last.
+        // One user twice: the first by time, whatever the log's order.
+        let twice = [event("2026-10-03T00:00:00Z", 1, grant("r1", "u1")), event("2026-10-02T00:00:00Z", 2, grant("r2", "u1"))]
         XCTAssertEqual(
-            duplicate(
-                [event("2026-10-03T00:00:00Z", 1, grant("r1", "u1")), event("2026-10-02T00:00:00Z", 2, grant("r2", "u1"))],
-                detail: "granted 3 times: r1 (u1), r2 (u1), r9 (u1)", reason: "same_user"),
-            "revoke the extra credit: one payment granted 3 times: keep r2 (u1, first, 2026-10-02T00:00:00.000Z); revoke r1 (u1, "
-                + "2026-10-03T00:00:00.000Z), r9 (u1)")
+            duplicate(twice, detail: "granted 2 times: r1 (u1), r2 (u1)", reason: "same_user"),
+            "revoke the extra credit: one payment granted 2 times: keep r2 (u1, first, 2026-10-02T00:00:00.000Z); revoke r1 (u1, "
+                + "2026-10-03T00:00:00.000Z)")
+        // A grant the trace has no time for (another id's): the log's order, said so.
+        XCTAssertEqual(
+            duplicate(twice, detail: "granted 3 times: r1 (u1), r2 (u1), r9 (u1)", reason: "same_user"),
+            "revoke the extra credit: one payment granted 3 times: keep r1 (u1, first in the logs, 2026-10-03T00:00:00.000Z); "
+                + "revoke r2 (u1, 2026-10-02T00:00:00.000Z), r9 (u1)")
+    }
+
+    /// One purchase under two ids, credited to its buyer under the first and to another account's restore under the
+    /// second (helper-35, the sample's 2000000400594692/693): tracing either id keeps the buyer's credit. Tracing the
+    /// second, the other id's grant has no time here and the client report is a restore: neither makes u2 "first".
+    func testBothIdsOfAPurchaseGiveTheSameAdvice() {
+        let detail = "granted 2 times: r1 (u1, 2000000400000200), r2 (u2, \(Self.t)); one purchase under ids 2000000400000200, \(Self.t)"
+        var restore = TraceClientReport(state: "restored")
+        (restore.userId, restore.transactionId) = ("u2", Self.t)
+        let second = [event("2026-10-12T13:21:18Z", 1, .client(restore)), event("2026-10-12T13:21:20Z", 2, grant("r2", "u2"))]
+        XCTAssertEqual(
+            duplicate(second, detail: detail),
+            "revoke the extra credit: one payment granted 2 times: keep r1 (u1, 2000000400000200, first in the logs); revoke r2 (u2, "
+                + "\(Self.t), 2026-10-12T13:21:20.000Z)")
     }
 }
