@@ -231,6 +231,9 @@ public enum AuditPipeline {
             (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
         }
         timer.lap("report_lifecycle")
+        // The checks read the store: its connection is the index builder's until it is done (one connection, one
+        // thread at a time: it is opened NOMUTEX). Checking while it built crashed a 1M run in SQLite (signal 11).
+        try indexing.wait()
         warnings += try RunChecks.afterReconcile(outcome, options, store)
         warnings += try RunChecks.userCoverage(store, newFiles: lifecycle?.newFiles ?? [:], read: read)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
