@@ -37,7 +37,10 @@ enum TraceNearMatches {
         for c in columns {
             for prefix in ExactText.distinctSorted(probes) {
                 let candidates = try q.texts(
-                    "SELECT DISTINCT \(c.column) FROM \(c.table) WHERE \(c.column) >= ?1 AND \(c.column) < ?2\(c.condition) LIMIT 200",
+                    // Ordered: through the index it costs nothing; without one (a ledger trace may not write) the
+                    // same 200 are read, not the first 200 in table order (helper-35: the nearest id was missed).
+                    "SELECT DISTINCT \(c.column) FROM \(c.table) WHERE \(c.column) >= ?1 AND \(c.column) < ?2\(c.condition) "
+                        + "ORDER BY \(c.column) LIMIT 200",
                     [prefix, prefix + "\u{10FFFF}"])
                 for candidate in candidates where !candidate.utf8.elementsEqual(id.utf8) {
                     let distance = editDistance(Array(candidate.lowercased()), target)
