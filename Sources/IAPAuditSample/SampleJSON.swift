@@ -33,7 +33,7 @@ indirect enum SampleJSON {
 
     func write(to out: inout String) {
         switch self {
-        case .string(let s): SampleJSON.quote(s, to: &out)
+        case .string(let s): JSONString.append(s, to: &out)
         case .int(let v): out += String(v)
         case .number(let digits): out += digits
         case .bool(let b): out += b ? "true" : "false"
@@ -49,16 +49,13 @@ indirect enum SampleJSON {
             out += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out += "," }
-                SampleJSON.quote(key, to: &out)
+                JSONString.append(key, to: &out)
                 out += ":"
                 value.write(to: &out)
             }
             out += "}"
         }
     }
-
-    /// A JSON string literal (`JSONString`).
-    static func quote(_ s: String, to out: inout String) { JSONString.append(s, to: &out) }
 }
 
 /// Builds a JSON object member by member, leaving out optional members that are absent.

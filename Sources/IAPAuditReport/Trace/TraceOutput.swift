@@ -162,8 +162,7 @@ package enum TraceOutput {
             "next_action": r.nextAction.map { ["code": $0.code.rawValue, "text": $0.text] } ?? null,
         ]
         if let workbookPath { object["xlsx"] = workbookPath }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return JSONText.encode(object)
     }
 
     private static func transaction(_ t: TransactionTrace) -> [String: Any] {

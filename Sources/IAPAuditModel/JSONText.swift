@@ -1,14 +1,13 @@
 import Foundation
-import IAPAuditModel
 
-/// The summaries' JSON: the text `JSONSerialization` writes with `[.sortedKeys, .withoutEscapingSlashes]`, byte for
+/// The JSON of `run --json`, `close --json` and `trace --format json`: the text `JSONSerialization` writes with `[.sortedKeys, .withoutEscapingSlashes]`, byte for
 /// byte (JSONTextTests compares them), written directly: Foundation's writer was most of the 0.5 s of CPU a run's
 /// `--json` summary took at 1M transactions (46,000 finding ids in `changes`); 0.16 s with this and the changes read
 /// by index.
-enum JSONText {
+package enum JSONText {
     /// `object` as JSON: strings, `Int`, `Int64`, `Int32`, `Bool`, `NSNull`, arrays and string-keyed dictionaries
     /// of them (keys in Foundation's order). Anything else, through Foundation.
-    static func encode(_ object: [String: Any]) -> String {
+    package static func encode(_ object: [String: Any]) -> String {
         var out = ""
         guard write(object, to: &out) else {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()

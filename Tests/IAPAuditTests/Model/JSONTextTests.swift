@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import IAPAuditCLI
+@testable import IAPAuditModel
 
 /// The summaries' JSON is written directly (`JSONText`) and is, byte for byte, what Foundation's
 /// JSONSerialization writes with sorted keys and unescaped slashes: on escapes, control characters, text beyond
