@@ -31,7 +31,8 @@ public struct AuditOptions: Sendable {
     public var configSource = "none"
     /// Warnings found before the run (several configs in the input folder), reported with the run's.
     public var warnings: [RunWarning] = []
-    /// Record the run in the findings' lifecycle (`RunLifecycle`); a close, whose window is its period, does not.
+    /// Record the run in the findings' lifecycle (`RunLifecycle`). False (a close's run): nothing is recorded, and the
+    /// workbook shows the last recorded run's changes only when this run repeats it (the same inputs and parameters).
     public var recordsLifecycle = true
     /// `--redact` / `--redact-ledger` (README, "Redaction"); nil: the outputs show the ids as they are.
     public var redaction: Redaction? = nil
@@ -170,7 +171,9 @@ public enum AuditPipeline {
         let generation = try store.advanceCarryGeneration()
         let carryGeneration = RequestCarry.Generation(previous: generation.previous, next: generation.next)
         warnings += vanished + carried
-        let lifecycle = options.recordsLifecycle ? try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read) : nil
+        let lifecycle = try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read)
+        // A run that records nothing shows changes only when it repeats the last recorded run (its changes, again).
+        let observed = options.recordsLifecycle || lifecycle.repeated ? lifecycle : nil
         timer.lap("import")
         ImportProgress.phase("reconciling")
         defer { ImportProgress.phase(nil) }
@@ -219,10 +222,11 @@ public enum AuditPipeline {
             (.appleRecords, outcome.newestReceivedMs != nil),
         ]
         parameters["feeds_seen"] = RecordFeed.seenText(feedsSeenBefore.union(feedsNow.filter(\.1).map(\.0)))
-        let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
+        var recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
         do {
-            recorded = try lifecycle?.changes(
+            recorded = try observed?.changes(
                 outcome.findings, databasePath: output.databasePath, asOfMs: asOf, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            if !options.recordsLifecycle { recorded?.runInputs = nil }
         } catch {
             try? indexing.wait()
             throw error
@@ -235,7 +239,7 @@ public enum AuditPipeline {
         // thread at a time: it is opened NOMUTEX). Checking while it built crashed a 1M run in SQLite (signal 11).
         try indexing.wait()
         warnings += try RunChecks.afterReconcile(outcome, options, store)
-        warnings += try RunChecks.userCoverage(store, newFiles: lifecycle?.newFiles ?? [:], read: read)
+        warnings += try RunChecks.userCoverage(store, newFiles: options.recordsLifecycle ? lifecycle.newFiles : [:], read: read)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         timer.lap("report_checks")
         // The workbook is written from the findings as reconciled while the store takes them (once its
