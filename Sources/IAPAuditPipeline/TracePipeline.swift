@@ -36,10 +36,10 @@ public enum TracePipeline {
         id: String, ledgerPath: String, workbookFolder: String? = nil, redaction: Redaction? = nil, onWait: (String) -> Void = { _ in }
     ) throws -> TraceOutcome {
         let folder = (ledgerPath as NSString).deletingLastPathComponent
-        // No ledger file there (a folder with no run yet, a folder given as --ledger): nothing to wait for, and no
-        // lock file left behind; reading it says what is wrong.
-        var isFolder: ObjCBool = false
-        let isLedgerFile = FileManager.default.fileExists(atPath: ledgerPath, isDirectory: &isFolder) && !isFolder.boolValue
+        // No ledger file there (a folder with no run yet, a folder or another kind of file given as --ledger): nothing to
+        // wait for, and no lock file left behind in a folder that is no ledger's (found by a support user test); reading
+        // it says what is wrong. An empty file may be a ledger a run has just begun.
+        let isLedgerFile = Self.mayBeLedger(ledgerPath)
         let lock = isLedgerFile ? try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait) : nil
         defer { if let lock { close(lock) } }
         let indexNote = try ensureIndexes(ledgerPath)
@@ -63,6 +63,17 @@ public enum TracePipeline {
             outcome.workbookPath = path
         }
         return outcome
+    }
+
+    /// A regular file that is empty or begins with SQLite's header (`SQLite format 3` and a NUL).
+    static func mayBeLedger(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
+            let head = try? handle.read(upToCount: 16)
+        else { return false }
+        return head.isEmpty || head == Data("SQLite format 3\u{0}".utf8)
     }
 
     /// Writes the workbook beside its final name, then renames it into place: never half a workbook.

@@ -51,7 +51,7 @@ final class FolderLockTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 20)
     }
 
-    /// A trace of a folder with no ledger, or of a folder given as --ledger, fails clearly and leaves no lock file
+    /// A trace of a folder with no ledger, or of a folder or a text file given as --ledger, fails clearly and leaves no lock file
     /// there nor in the current folder (it reads; only a ledger's folder holds its lock).
     func testATraceWithoutALedgerLeavesNoLockFile() throws {
         let root = TestPaths.scratch(), empty = root + "/empty"
@@ -63,7 +63,12 @@ final class FolderLockTests: XCTestCase {
         let folder = CLIRun(["trace", "MQ7K2XW9PL", "--ledger", empty])
         XCTAssertEqual(folder.status, 1)
         XCTAssertTrue(folder.err.contains("a folder, not a ledger file"), folder.err)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty), [])
+        // Another kind of file given as --ledger (a customer's email saved beside the logs): its folder is no ledger's.
+        try Data("From: customer\n".utf8).write(to: URL(fileURLWithPath: empty + "/email.txt"))
+        let text = CLIRun(["trace", "MQ7K2XW9PL", "--ledger", empty + "/email.txt"])
+        XCTAssertEqual(text.status, 1)
+        XCTAssertTrue(text.err.contains("cannot read the ledger: SQLite error 26: file is not a database"), text.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty), ["email.txt"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), ["empty"])
     }
 
