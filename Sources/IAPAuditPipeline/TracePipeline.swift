@@ -104,7 +104,7 @@ public enum TracePipeline {
         guard try !TraceReader.missingIndexes(ledgerPath: ledgerPath).isEmpty else { return nil }
         do {
             let start = Date()
-            try TraceReader.buildIndexes(ledgerPath: ledgerPath)
+            guard try TraceReader.buildIndexes(ledgerPath: ledgerPath) else { return nil }
             let seconds = String(format: "%.1f", Date().timeIntervalSince(start))
             return "built the ledger's trace indexes in \(seconds) s (once after each run that changes the ledger)"
         } catch {

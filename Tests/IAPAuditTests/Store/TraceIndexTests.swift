@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 
 @testable import IAPAuditModel
@@ -38,6 +39,24 @@ final class TraceIndexTests: XCTestCase {
             ])
         try TraceReader.buildIndexes(ledgerPath: ledger)
         XCTAssertEqual(try TraceReader.missingIndexes(ledgerPath: ledger), [])
+    }
+
+    /// Traces starting at once on a ledger without the indexes: one builds them, the others wait for it and build
+    /// nothing (helper-35 D5: each said "built the ledger's trace indexes", the others having checked before the
+    /// first had built).
+    func testTracesStartingAtOnceBuildTheIndexesOnce() throws {
+        let out = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
+        _ = try AuditPipeline.run(AuditOptions(paths: [TestPaths.repoRoot + "/sample-data"], outputDirectory: out))
+        let ledger = out + "/audit.sqlite"
+        let built = Mutex<[Bool]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let result = Result { try TraceReader.buildIndexes(ledgerPath: ledger) }
+            built.withLock { $0.append((try? result.get()) ?? true) }
+        }
+        XCTAssertEqual(built.withLock { $0.sorted { !$0 && $1 } }, [false, false, false, true])
+        XCTAssertEqual(try TraceReader.missingIndexes(ledgerPath: ledger), [])
+        XCTAssertFalse(try TraceReader.buildIndexes(ledgerPath: ledger), "built already")
     }
 
     /// An id that matched nothing is offered the same near matches with the lookup indexes and without any (a
