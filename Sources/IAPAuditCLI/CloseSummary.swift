@@ -51,7 +51,7 @@ enum CloseSummary {
             }
         }
         lines.append("")
-        lines.append("Wrote \(result.workbookPath), the close tables in \(result.audit.databasePath) and \(result.audit.workbookPath)")
+        lines.append("Wrote \(result.workbookPath) and the close tables in \(result.audit.databasePath)")
         return lines.joined(separator: "\n")
     }
 
@@ -103,7 +103,7 @@ enum CloseSummary {
                 ] as [String: Any]
             },
             "unpriced_purchases": r.unpriced.count,
-            "outputs": ["xlsx": result.workbookPath, "sqlite": result.audit.databasePath, "audit_xlsx": result.audit.workbookPath],
+            "outputs": ["xlsx": result.workbookPath, "sqlite": result.audit.databasePath],
             "warnings": result.warnings.map {
                 ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
             },

@@ -123,8 +123,10 @@ enum HelpText {
         USAGE: iap-audit close --period PERIOD [--calendar gregorian|apple-fiscal] [--tz ZONE] [--prices FILE]
                                [--out DIR] [--json] [PATH ...] [run's options]
 
-        The monthly close (docs/close.md): runs what `run` runs with the audit window set to the period,
-        imports App Store Connect's Sales and Financial reports found among the inputs, prices each
+        The monthly close (docs/close.md): imports the inputs as `run` does (App Store Connect's Sales and
+        Financial reports among them) and audits the period (the audit window set to it) for the close
+        only: the ledger's findings, audit.xlsx and run history stay the last run's, and the next run
+        judges what the close imported. It prices each
         purchase (JWS price of verified records, else --prices, marked estimated, else unpriced), and
         bridges the ledger's sales to Apple's reports: per product and currency, the variance split into
         explained buckets and an unexplained remainder that lists the purchases behind it.

@@ -31,9 +31,11 @@ public struct AuditOptions: Sendable {
     public var configSource = "none"
     /// Warnings found before the run (several configs in the input folder), reported with the run's.
     public var warnings: [RunWarning] = []
-    /// Record the run in the findings' lifecycle (`RunLifecycle`). False (a close's run): nothing is recorded, and the
-    /// workbook shows the last recorded run's changes only when this run repeats it (the same inputs and parameters).
-    public var recordsLifecycle = true
+    /// Store the run's results: its findings (table `finding`), parameters and warnings, `audit.xlsx`, its place in the
+    /// findings' lifecycle (`RunLifecycle`). False (a close's run, docs/close.md): it imports and reconciles for its
+    /// caller only; the ledger's findings, `audit.xlsx` and lifecycle stay the last run's, the warnings only the run reading a
+    /// file finds stay pending (`PendingWarnings`), and the next run judges what it imported, as if it had imported it.
+    public var storesResults = true
     /// `--redact` / `--redact-ledger` (README, "Redaction"); nil: the outputs show the ids as they are.
     public var redaction: Redaction? = nil
 
@@ -138,10 +140,11 @@ public enum AuditPipeline {
         timer.lap("import_open")
         var warnings = try options.warnings + RunChecks.beforeImport(store, options, databasePath: output.databasePath)
         timer.lap("import_checks")
-        try store.setRunParameter("run_status", "incomplete")
+        // A close leaves the last run's findings and workbook as they are (they stay what it reconciled).
+        if options.storesResults { try store.setRunParameter("run_status", "incomplete") }
         // Said before the first token is stored: a killed run's ledger is refused to another key too.
         if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
-        try output.removeWorkbook()
+        if options.storesResults { try output.removeWorkbook() }
         let settingsBefore = try store.runParameter("signature_settings")
         let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
         let pending = PendingWarnings.decode(try store.runParameter(PendingWarnings.parameter))
@@ -161,7 +164,7 @@ public enum AuditPipeline {
             redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }, pending: pending
         )
         .importEntries(entries)
-        let carried = PendingWarnings.carried(pending, read: Set(read.keys), said: vanished)
+        let carried = PendingWarnings.carried(pending, read: Set(read.keys), given: Set(entries.map(\.path)), said: vanished)
         if !pending.isEmpty || vanished.contains(where: { PendingWarnings.codes.contains($0.code) }) {
             try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(vanished + carried))
         }
@@ -172,8 +175,7 @@ public enum AuditPipeline {
         let carryGeneration = RequestCarry.Generation(previous: generation.previous, next: generation.next)
         warnings += vanished + carried
         let lifecycle = try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read)
-        // A run that records nothing shows changes only when it repeats the last recorded run (its changes, again).
-        let observed = options.recordsLifecycle || lifecycle.repeated ? lifecycle : nil
+        let observed = options.storesResults ? lifecycle : nil
         timer.lap("import")
         ImportProgress.phase("reconciling")
         defer { ImportProgress.phase(nil) }
@@ -222,11 +224,10 @@ public enum AuditPipeline {
             (.appleRecords, outcome.newestReceivedMs != nil),
         ]
         parameters["feeds_seen"] = RecordFeed.seenText(feedsSeenBefore.union(feedsNow.filter(\.1).map(\.0)))
-        var recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
+        let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
         do {
             recorded = try observed?.changes(
                 outcome.findings, databasePath: output.databasePath, asOfMs: asOf, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
-            if !options.recordsLifecycle { recorded?.runInputs = nil }
         } catch {
             try? indexing.wait()
             throw error
@@ -239,13 +240,26 @@ public enum AuditPipeline {
         // thread at a time: it is opened NOMUTEX). Checking while it built crashed a 1M run in SQLite (signal 11).
         try indexing.wait()
         warnings += try RunChecks.afterReconcile(outcome, options, store)
-        warnings += try RunChecks.userCoverage(store, newFiles: options.recordsLifecycle ? lifecycle.newFiles : [:], read: read)
+        warnings += try RunChecks.userCoverage(store, newFiles: lifecycle.newFiles, read: read)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         timer.lap("report_checks")
         // The workbook is written from the findings as reconciled while the store takes them (once its
         // indexes are built): both read the sorted findings at once.
         var reported = parameters
         reported["run_status"] = "complete"  // what the store says once the workbook exists
+        if !options.storesResults {
+            // A close: the findings for its caller, from the spill, the parameters as a run stores them.
+            try indexing.wait()
+            var snapshot = try AuditStore.snapshot(
+                path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
+            if options.redaction != nil { snapshot.files = snapshot.files.map(\.keysRedacted) }
+            try? FileManager.default.removeItem(atPath: output.spillPath)
+            try store.endConcurrentReads()
+            timer.write()
+            return AuditResult(
+                snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
+                filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: read)
+        }
         // The outputs' redaction (a redacted ledger holds tokens already).
         let shown = options.redaction.flatMap { $0.ledger ? nil : $0.redactor }
         if let shown { reported["config"] = ConfigLoader.canonicalJSON(shown.config(options.config)) }
@@ -272,10 +286,13 @@ public enum AuditPipeline {
             try storing.wait()
             try? FileManager.default.removeItem(atPath: output.spillPath)
             try store.endConcurrentReads()
-            try output.publishWorkbook()
+            // Complete first: a run killed between the two leaves no workbook, not one beside `incomplete` (found by a
+            // user test killing runs the moment audit.xlsx appeared: 4 of 4 left it beside an incomplete ledger).
             try store.setRunParameter("run_status", "complete")
+            try output.publishWorkbook()
         } catch {
             output.discardWorkbook()
+            try? store.setRunParameter("run_status", "incomplete")
             throw error
         }
         timer.lap("report")

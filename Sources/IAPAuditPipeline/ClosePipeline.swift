@@ -48,18 +48,18 @@ public enum ClosePipeline {
             }
             prices = read
         }
-        // First what `run` does, so the ledger holds what the close was given; its findings and audit.xlsx stay the
-        // ledger's, of no window (a trace, the views and audit.xlsx read them: after a close they showed the period's,
-        // and a purchase just after it, a dropped order, was "outside the window": found by a support user test). The
-        // close is no run of the lifecycle: it records nothing.
+        // The run imports what the close is given and reconciles with the period as its window, for the close only: the
+        // ledger's findings, audit.xlsx and lifecycle stay the last run's, of no window (a trace, the views and audit.xlsx
+        // read them: after a close they showed the period's, and a purchase just after it, a dropped order, was "outside
+        // the window": found by a support user test), and the next run judges what the close imported.
         var audit = options.audit
-        (audit.fromMs, audit.toMs) = (nil, nil)
-        audit.recordsLifecycle = false
+        audit.fromMs = options.period.startMs
+        audit.toMs = options.period.endMs - 1
+        audit.storesResults = false
         let run = try AuditPipeline.run(audit)
         let output = try OutputFolder(path: audit.outputDirectory, ledger: audit.ledgerPath)
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
-        let period = try periodFindings(audit, options.period, output)
-        inputs.findings = period.findings
+        inputs.findings = try run.snapshot.findings.all()
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
         var warnings = run.warnings + report.warnings
         if let prices, !prices.rejections.isEmpty, let path = options.pricesPath {
@@ -105,9 +105,6 @@ public enum ClosePipeline {
         let path = output.path + "/close-\(options.period.closeName).xlsx"
         // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
         var shown = (report: report, parameters: run.snapshot.parameters)
-        // The period's window; no run number: the close's workbook is the same whether or not its run repeated a night's.
-        shown.parameters["audit_window"] = period.window.description
-        (shown.parameters["run"], shown.parameters["run_fingerprint"]) = (nil, nil)
         if let redaction = audit.redaction, !redaction.ledger {
             shown.report.losses = report.losses.map {
                 var loss = $0; loss.finding = redaction.redactor.finding(loss.finding); return loss
@@ -128,25 +125,5 @@ public enum ClosePipeline {
         return CloseResult(
             audit: run, workbookPath: path, report: report, priceLines: prices?.linesRead ?? 0,
             priceRejections: prices?.rejections ?? [], warnings: warnings)
-    }
-
-    /// The period's findings: the ledger's facts reconciled with the audit window set to the period (SEMANTICS rule
-    /// 17), exactly those of `run --from FIRST --to LAST` with the period's first and last instant. Stored nowhere but
-    /// in the close's tables (`close_loss`): the ledger's `finding` stays the run's.
-    private static func periodFindings(_ audit: AuditOptions, _ period: AccountingPeriod, _ output: OutputFolder) throws -> (
-        findings: [Finding], window: AuditWindow
-    ) {
-        // A redacted ledger's rules see tokens (as the run's do).
-        var config = audit.config
-        if let redaction = audit.redaction, redaction.ledger { config = redaction.redactor.config(config) }
-        let store = try output.openStore()
-        // The run just made the carry for the ledger as it is: the request stage reads nothing again.
-        let generation = try store.advanceCarryGeneration()
-        defer { try? FileManager.default.removeItem(atPath: output.spillPath) }
-        let outcome = try Reconciler.run(
-            try store.factReader(), config: config, asOfMs: audit.asOfMs, graceMs: audit.graceMs, fromMs: period.startMs,
-            toMs: period.endMs - 1, spillDirectory: output.spillPath,
-            carry: (output.carryPath, RequestCarry.Generation(previous: generation.previous, next: generation.next)))
-        return (try outcome.findings.stream().all(), outcome.window)
     }
 }

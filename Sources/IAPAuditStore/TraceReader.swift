@@ -16,6 +16,13 @@ package enum TraceReader {
         let db = try open(ledgerPath)
         var result = TraceResult(id: id, ledgerPath: ledgerPath)
         result.runParameters = try runParameters(db)
+        result.unjudgedFiles = try unjudgedFiles(db)
+        if let first = result.unjudgedFiles.first {
+            result.notes.append(
+                "\(result.unjudgedFiles.count) evidence file(s) were imported after the ledger's last run (by a close, or a run "
+                    + "that did not complete; first: \(first)): their records are shown, but no finding judges them until the "
+                    + "next run")
+        }
         let queries = TraceQueries(db, bundleIds: bundleIds(result.runParameters["config"]))
         let (matches, transactionIds) = try resolve(id, lookup, queries)
         result.matches = matches
@@ -69,6 +76,22 @@ package enum TraceReader {
             try db.execute(Schema.traceIndexes)
             return true
         }
+    }
+
+    /// The evidence files (not App Store Connect's reports) with records that the last recorded run did not hold as they
+    /// are (`source_file` against `run_input`), by path. None for a ledger of findings made before runs were recorded.
+    static func unjudgedFiles(_ db: SQLiteDatabase) throws -> [String] {
+        if try db.scalar("SELECT count(*) FROM audit_run") == 0, try db.scalar("SELECT count(*) FROM finding") > 0 { return [] }
+        let reports: [SourceKind] = [
+            .salesReport, .subscriptionReport, .subscriptionEventReport, .subscriberReport, .financialReport, .paymentsSummary,
+        ]
+        let q = try db.prepare(
+            "SELECT s.path FROM source_file s WHERE s.status = 'imported' AND s.records_imported > 0 AND s.kind NOT IN ("
+                + reports.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                + ") AND NOT EXISTS (SELECT 1 FROM run_input r WHERE r.path = s.path AND r.sha256 = s.sha256) ORDER BY s.path")
+        var paths: [String] = []
+        while try q.step() { paths.append(q.text(0)) }
+        return paths
     }
 
     /// The ledger's last run's parameters (`run_parameter`).

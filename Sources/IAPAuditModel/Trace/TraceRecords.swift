@@ -29,6 +29,9 @@ package struct TraceResult: Sendable {
     package var redaction: String?
     /// Lines said under the ledger's: what the redaction means for this trace.
     package var notes: [String] = []
+    /// The evidence files the ledger holds as its last recorded run did not (`source_file` against `run_input`):
+    /// imported by a close, or by a run that did not complete. Their records are shown; no finding judges them yet.
+    package var unjudgedFiles: [String] = []
 
     package init(id: String, ledgerPath: String) { (self.id, self.ledgerPath) = (id, ledgerPath) }
 

@@ -9,6 +9,15 @@ package enum TraceJudge {
     package static func judge(_ result: inout TraceResult) {
         for i in result.transactions.indices { result.transactions[i].verdict = verdict(result.transactions[i]) }
         result.nextAction = TraceResultActions.next(result)
+        // Records a close imported after the last run (or a killed run's): the findings have not judged them yet (a
+        // grant there would not have resolved the dropped order the findings still show).
+        let unjudged = Set(result.unjudgedFiles)
+        for i in result.transactions.indices where result.transactions[i].events.contains(where: { unjudged.contains($0.location.file) }) {
+            result.transactions[i].verdict?.action = .notJudged
+            result.transactions[i].verdict?.nextAction =
+                "not judged: records of this transaction were imported after the ledger's last run (by a close, or a run that "
+                + "did not complete), and its findings do not judge them yet: run iap-audit run on the same inputs, then trace again"
+        }
         // A run killed midway leaves a ledger without some of its records or findings: no verdict from it is sure
         // (a paid order it never credited showed "no action" before its answers were imported).
         if let status = result.runParameters["run_status"], status != "complete" {

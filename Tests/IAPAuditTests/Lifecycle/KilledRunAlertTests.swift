@@ -19,7 +19,7 @@ final class KilledRunAlertTests: XCTestCase {
         let next = try run([:])
         XCTAssertEqual(next.status, 3, next.err)
         let said =
-            "found by an earlier run that did not complete: \(server): holds no record now (0 bytes): the 1,904 records the ledger "
+            "found by an earlier run that did not complete, or a close: \(server): holds no record now (0 bytes): the 1,904 records the ledger "
             + "held from it were removed with its old content"
         XCTAssertTrue(next.err.contains("iap-audit: warning: " + said), next.err)
         XCTAssertTrue(next.err.contains("iap-audit: alert: " + said), next.err)
