@@ -101,7 +101,6 @@ public enum ClosePipeline {
         {
             warnings.append(restated)
         }
-        try store.replaceClose(report, priceList: prices?.file, warnings: warnings)
         let path = output.path + "/close-\(options.period.closeName).xlsx"
         // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
         var shown = (report: report, parameters: run.snapshot.parameters)
@@ -120,6 +119,17 @@ public enum ClosePipeline {
             if rename(path + ".partial", path) != 0 { throw AuditError.output(path, String(cString: strerror(errno))) }
         } catch {
             try? FileManager.default.removeItem(atPath: path + ".partial")
+            throw DiskFull.reported(error, databasePath: output.databasePath, workbookPath: path, folder: output.path)
+        }
+        // The tables after the workbook: until they change, they hold the totals last reported, so a close that stopped
+        // (killed, a full disk) and is made again says what it restates (helper-36: the tables went first, and a close
+        // killed while writing its workbook left the old workbook beside the new totals; made again, it restated
+        // nothing). A close killed between the two leaves the new workbook beside the old tables: made again, it says
+        // so again and stores them.
+        do {
+            try store.replaceClose(report, priceList: prices?.file, warnings: warnings)
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
             throw DiskFull.reported(error, databasePath: output.databasePath, workbookPath: path, folder: output.path)
         }
         return CloseResult(

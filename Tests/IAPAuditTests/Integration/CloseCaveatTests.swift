@@ -63,6 +63,33 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertTrue(restated.contains("— purchases 23 → "), restated)
     }
 
+    /// A close that stops before its workbook is in place (here it cannot be written; killed, a full disk) leaves the
+    /// close tables as the last close left them, so made again it still says what it restates (helper-36: the tables
+    /// went first, the old workbook stayed beside the new totals, and the close made again restated nothing).
+    func testACloseStoppedBeforeItsWorkbookRestatesWhenMadeAgain() throws {
+        let out = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
+        let close = ["close", "--period", "2026-10", "--prices", sample + "/prices.csv", sample, "--out", out, "--json"]
+        XCTAssertEqual(CLIRun(close).status, 0)
+        let totals = {
+            try PythonReader.run(
+                "import json, sqlite3, sys; print(json.dumps([list(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute("
+                    + "\"SELECT * FROM close_total ORDER BY 1, 2, 3\")]))", args: [out + "/audit.sqlite"]) as! [[String]]
+        }
+        let reported = try totals()
+        // The workbook's place is taken: the close cannot write it.
+        try FileManager.default.createDirectory(atPath: out + "/close-2026-10.xlsx.partial", withIntermediateDirectories: false)
+        let stopped = CLIRun(close + ["--as-of", "2026-11-02T00:00:00Z"])
+        XCTAssertEqual(stopped.status, 1, stopped.err)
+        XCTAssertEqual(try totals(), reported, "the tables changed though the workbook was not written")
+        try? FileManager.default.removeItem(atPath: out + "/close-2026-10.xlsx.partial")
+        let again = CLIRun(close + ["--as-of", "2026-11-02T00:00:00Z"])
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertTrue(
+            try warnings(again)["close_restated"]?.first?.hasPrefix("2026-10 was closed before in this ledger") == true, again.out)
+        XCTAssertNotEqual(try totals(), reported)
+    }
+
     /// What has no price stays in sight: a loss of no known price is counted on the Losses sheet and in the summary, and
     /// Apple's units of a product the ledger holds unpriced point at those purchases (both found by a finance user test).
     func testWhatHasNoPriceIsCountedAndPointedAt() throws {
