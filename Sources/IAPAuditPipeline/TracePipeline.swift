@@ -65,15 +65,18 @@ public enum TracePipeline {
         return outcome
     }
 
-    /// A regular file that is empty or begins with SQLite's header (`SQLite format 3` and a NUL).
+    /// A regular file that is empty (a ledger a run has just begun) or a SQLite database (its header: `SQLite format 3`
+    /// and a NUL) with a schema version (`user_version`, bytes 60–63: iap-audit sets it with its tables, in one
+    /// transaction; another program's database seldom has one: helper-36 found a lock left beside one).
     static func mayBeLedger(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
-            let head = try? handle.read(upToCount: 16)
+            let head = try? handle.read(upToCount: 64)
         else { return false }
-        return head.isEmpty || head == Data("SQLite format 3\u{0}".utf8)
+        if head.isEmpty { return true }
+        return head.count == 64 && head.prefix(16) == Data("SQLite format 3\u{0}".utf8) && head[60..<64].contains { $0 != 0 }
     }
 
     /// Writes the workbook beside its final name, then renames it into place: never half a workbook.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import IAPAuditPipeline
+@testable import IAPAuditStore
 
 /// `trace` and a run on one ledger folder (docs/operations.md): a run waits for the traces reading the
 /// ledger instead of failing the night, and a trace waits for the run writing it instead of reading a
@@ -69,6 +70,12 @@ final class FolderLockTests: XCTestCase {
         XCTAssertEqual(text.status, 1)
         XCTAssertTrue(text.err.contains("cannot read the ledger: SQLite error 26: file is not a database"), text.err)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty), ["email.txt"])
+        // Another program's SQLite database.
+        try SQLiteDatabase(path: empty + "/other.db").execute("CREATE TABLE t (x)")
+        let other = CLIRun(["trace", "MQ7K2XW9PL", "--ledger", empty + "/other.db"])
+        XCTAssertEqual(other.status, 1)
+        XCTAssertTrue(other.err.contains("cannot read the ledger: not an iap-audit ledger"), other.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: empty).sorted(), ["email.txt", "other.db"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), ["empty"])
     }
 
