@@ -158,12 +158,13 @@ public enum AuditPipeline {
                         + "are verified as they are read, and the ledger holds their verdicts); runs with these settings read only "
                         + "what changed"))
         }
-        let (parsed, bulk, vanished, read) = try LedgerImporter(
+        let (parsed, bulk, vanished, imported) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
             scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,
             redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }, pending: pending
         )
         .importEntries(entries)
+        let read = try UnrecordedImports.widened(imported, stored: stored, store: store)
         let carried = PendingWarnings.carried(pending, read: Set(read.keys), given: Set(entries.map(\.path)), said: vanished)
         if !pending.isEmpty || vanished.contains(where: { PendingWarnings.codes.contains($0.code) }) {
             try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(vanished + carried))

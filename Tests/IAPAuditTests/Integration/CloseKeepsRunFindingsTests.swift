@@ -117,6 +117,38 @@ final class CloseKeepsRunFindingsTests: XCTestCase {
         XCTAssertEqual(closed as NSDictionary, plain as NSDictionary, "the close changed what the next run recorded")
     }
 
+    /// A line the close rejected in a log that then grows again before the night is the night's to print and alert on,
+    /// as it is without the close (helper-37: the night read the log from the close's end, took the line for an earlier
+    /// run's, and `--fail-on-rejected` exited 0).
+    func testALineTheCloseRejectedAlertsTheNightAfterTheLogGrewAgain() throws {
+        let root = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        var nights: [CLIRun] = []
+        for withClose in [true, false] {
+            let (input, out) = (root + "/\(withClose)/input", root + "/\(withClose)/out")
+            try FileManager.default.createDirectory(atPath: root + "/\(withClose)", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: sampleData, toPath: input)
+            XCTAssertEqual(CLIRun(["run", "--out", out, input]).status, 0)
+            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: input + "/client.jsonl"))
+            try log.seekToEnd()
+            try log.write(
+                contentsOf: Data(
+                    #"{"ts":"2026-11-01T25:61:00Z","user_id":"u9","transaction_id":"2000000400999001","state":"purchased"}"#.utf8 + [10]))
+            if withClose { XCTAssertEqual(CLIRun(["close", "--period", "2026-10", "--out", out, input]).status, 0) }
+            try log.write(
+                contentsOf: Data(
+                    #"{"ts":"2026-11-02T10:00:00Z","user_id":"u9","transaction_id":"2000000400999003","product_id":"com.example.gems60","state":"purchased"}"#
+                        .utf8 + [10]))
+            try log.close()
+            nights.append(CLIRun(["run", "--out", out, "--fail-on-rejected", input]))
+        }
+        XCTAssertEqual(nights[0].status, 3, nights[0].err)
+        XCTAssertEqual(nights[1].status, 3, nights[1].err)
+        XCTAssertTrue(nights[0].err.contains("/true/input/client.jsonl:2391: error: field 'ts': not a timestamp"), nights[0].err)
+        XCTAssertEqual(
+            nights[0].err.replacingOccurrences(of: "/true/", with: "/x/"), nights[1].err.replacingOccurrences(of: "/false/", with: "/x/"))
+    }
+
     /// The close says what its run found of the files it brought, `user_id_missing` too (a renamed field).
     func testTheClosesRunSaysAUserIdMissing() throws {
         let (input, out) = (TestPaths.scratch("input"), TestPaths.scratch())

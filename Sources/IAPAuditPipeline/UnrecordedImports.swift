@@ -1,0 +1,27 @@
+import IAPAuditModel
+import IAPAuditStore
+
+/// The files a run reads again that the ledger held otherwise than its last recorded run had them: imported since by a
+/// `close` (which stores no run) or by a run that did not complete (`source_file` against `run_input`). No recorded run
+/// said what that import met, so what this run read of such a file counts from its first line: its rejected lines are
+/// this run's to print and to alert on (`--fail-on-rejected`), as those of a file it brought without reading are
+/// (`RunAlerts.rejectedReasons`). Found by a user test: a log a close had read, grown again before the night, lost the
+/// alert on the line the close had rejected.
+enum UnrecordedImports {
+    /// `read` with each such file's entry counting every rejected line it holds now.
+    /// - Parameter stored: the ledger's files as this run found them, before its import.
+    static func widened(
+        _ read: [String: LedgerImporter.FileRead], stored: [String: StoredFile], store: AuditStore
+    ) throws -> [String: LedgerImporter.FileRead] {
+        guard !read.isEmpty, try store.lastRun() != nil else { return read }
+        let recorded = try store.runInputs()
+        let unrecorded = read.keys.filter { path in stored[path].map { recorded[path] != $0.sha256 } ?? false }
+        guard !unrecorded.isEmpty else { return read }
+        let now = try store.storedFiles()
+        var result = read
+        for path in unrecorded {
+            result[path] = LedgerImporter.FileRead(fromLine: 1, rejected: now[path]?.recordsRejected ?? read[path]!.rejected)
+        }
+        return result
+    }
+}
