@@ -21,6 +21,9 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// The disk (or quota) is full: SQLITE_FULL, or any failure whose system error is ENOSPC / EDQUOT.
     public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || systemError == ENOSPC || systemError == EDQUOT }
 
+    /// SQLITE_READONLY: a write the connection may not make (a read-only connection meeting a hot journal, too).
+    public var isReadOnly: Bool { code & 0xFF == SQLITE_READONLY }
+
     public var description: String {
         // Code 0: iap-audit's own finding about the database (another program's, a newer schema).
         if code == 0 && sql == nil { return message }

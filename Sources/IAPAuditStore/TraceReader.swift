@@ -112,7 +112,7 @@ package enum TraceReader {
         }
         let db: SQLiteDatabase
         do {
-            db = try SQLiteDatabase(path: path, readOnly: true)
+            db = try readOnly(path)
             let version = try db.scalar("PRAGMA user_version")
             guard version > 0 else { throw unreadable(path, "not an iap-audit ledger") }
             let rerun = "run `iap-audit run PATH … --out DIR` into its folder again with this version, then trace"
@@ -134,6 +134,28 @@ package enum TraceReader {
             throw unreadable(path, "\(error)")
         }
         return db
+    }
+
+    /// A read-only connection that has read the schema. A run or close killed mid-write leaves a hot journal, which only
+    /// a connection that may write rolls back (SQLite: "attempt to write a readonly database"): the trace holds the
+    /// folder's lock, so no run is writing, and it rolls it back as the next run would, then reads (found by a user test:
+    /// 2–6 of 40 kills left every trace failing until the next run). A ledger it may not write stays unreadable.
+    private static func readOnly(_ path: String) throws -> SQLiteDatabase {
+        do {
+            let db = try SQLiteDatabase(path: path, readOnly: true)
+            _ = try db.scalar("SELECT count(*) FROM sqlite_schema")
+            return db
+        } catch let error as SQLiteError where error.isReadOnly && FileManager.default.fileExists(atPath: path + "-journal") {
+            do {
+                _ = try SQLiteDatabase(path: path).scalar("SELECT count(*) FROM sqlite_schema")
+            } catch {
+                throw AuditError.ledger(
+                    path,
+                    "cannot read the ledger: a run was stopped while writing it (\(path)-journal), and only a user who may write "
+                        + "the ledger can roll that back: run iap-audit run again on the same inputs, then trace")
+            }
+            return try SQLiteDatabase(path: path, readOnly: true)
+        }
     }
 
     /// `AuditError.ledger`: `<path>: error: cannot read the ledger: <why>`.

@@ -36,4 +36,32 @@ final class TraceIncompleteLedgerTests: XCTestCase {
         XCTAssertEqual(codes, ["not_judged", "not_judged"])
         XCTAssertEqual(object["run_status"] as? String, "incomplete")
     }
+
+    /// A run killed mid-write leaves a hot journal; a trace (which holds the folder's lock: no run is writing) rolls it back
+    /// as the next run would, and reads the ledger as that run found it (helper-37: every trace failed with "attempt to
+    /// write a readonly database" until the next run).
+    func testATraceRollsBackAKilledWritersJournal() throws {
+        let out = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
+        try TraceLostOrderTests.run(into: out)
+        let before = TraceLostOrderTests.trace(["MK5TTTVWJH", "--out", out], out: out)
+        XCTAssertEqual(before.status, 0, before.err)
+        // A writer that dies inside its transaction after changed pages reached the file (a small cache spills them).
+        _ = try PythonReader.run(
+            """
+            import os, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("PRAGMA cache_size = 1")
+            db.execute("BEGIN")
+            db.execute("DELETE FROM client_report")
+            db.execute("DELETE FROM finding")
+            print("[]", flush=True)
+            os._exit(0)
+            """, args: [out + "/audit.sqlite"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/audit.sqlite-journal"), "no hot journal was left")
+        let after = TraceLostOrderTests.trace(["MK5TTTVWJH", "--out", out], out: out)
+        XCTAssertEqual(after.status, 0, after.err)
+        XCTAssertEqual(after.out, before.out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/audit.sqlite-journal"))
+    }
 }
