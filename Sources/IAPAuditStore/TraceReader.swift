@@ -17,6 +17,13 @@ package enum TraceReader {
         var result = TraceResult(id: id, ledgerPath: ledgerPath)
         result.runParameters = try runParameters(db)
         result.unjudgedFiles = try unjudgedFiles(db)
+        result.removedFiles = try removedFiles(db)
+        if let first = result.removedFiles.first {
+            result.notes.append(
+                "\(result.removedFiles.count) file(s) the ledger's last run held lost their records since (emptied or forgotten, by "
+                    + "a close or a run that did not complete; first: \(first)): the findings may rest on records no longer there, so "
+                    + "no transaction is judged until the next run")
+        }
         if let first = result.unjudgedFiles.first {
             result.notes.append(
                 "\(result.unjudgedFiles.count) evidence file(s) were imported after the ledger's last run (by a close, or a run "
@@ -89,6 +96,19 @@ package enum TraceReader {
             "SELECT s.path FROM source_file s WHERE s.status = 'imported' AND s.records_imported > 0 AND s.kind NOT IN ("
                 + reports.map { "'\($0.rawValue)'" }.joined(separator: ", ")
                 + ") AND NOT EXISTS (SELECT 1 FROM run_input r WHERE r.path = s.path AND r.sha256 = s.sha256) ORDER BY s.path")
+        var paths: [String] = []
+        while try q.step() { paths.append(q.text(0)) }
+        return paths
+    }
+
+    /// The files of the last recorded run (`run_input`) whose content the ledger holds nowhere now and whose path holds no
+    /// record any more (emptied, or forgotten), by path.
+    static func removedFiles(_ db: SQLiteDatabase) throws -> [String] {
+        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"  // SHA-256 of no bytes
+        let q = try db.prepare(
+            "SELECT r.path FROM run_input r WHERE r.sha256 != '\(empty)' "
+                + "AND NOT EXISTS (SELECT 1 FROM source_file s WHERE s.sha256 = r.sha256) "
+                + "AND NOT EXISTS (SELECT 1 FROM source_file s WHERE s.path = r.path AND s.records_imported > 0) ORDER BY r.path")
         var paths: [String] = []
         while try q.step() { paths.append(q.text(0)) }
         return paths

@@ -32,6 +32,9 @@ package struct TraceResult: Sendable {
     /// The evidence files the ledger holds as its last recorded run did not (`source_file` against `run_input`):
     /// imported by a close, or by a run that did not complete. Their records are shown; no finding judges them yet.
     package var unjudgedFiles: [String] = []
+    /// The files the last recorded run held whose records have left the ledger since (emptied, or forgotten), by a close
+    /// or a run that did not complete: the findings may rest on records no longer there.
+    package var removedFiles: [String] = []
 
     package init(id: String, ledgerPath: String) { (self.id, self.ledgerPath) = (id, ledgerPath) }
 

@@ -10,13 +10,22 @@ package enum TraceJudge {
         for i in result.transactions.indices { result.transactions[i].verdict = verdict(result.transactions[i]) }
         result.nextAction = TraceResultActions.next(result)
         // Records a close imported after the last run (or a killed run's): the findings have not judged them yet (a
-        // grant there would not have resolved the dropped order the findings still show).
+        // grant there would not have resolved the dropped order the findings still show). Records removed since (a file
+        // emptied or forgotten): any finding may rest on them.
         let unjudged = Set(result.unjudgedFiles)
-        for i in result.transactions.indices where result.transactions[i].events.contains(where: { unjudged.contains($0.location.file) }) {
+        for i in result.transactions.indices {
+            let why: String
+            if result.transactions[i].events.contains(where: { unjudged.contains($0.location.file) }) {
+                why = "records of this transaction were imported after the ledger's last run"
+            } else if !result.removedFiles.isEmpty {
+                why = "records the ledger's last run held were removed since"
+            } else {
+                continue
+            }
             result.transactions[i].verdict?.action = .notJudged
             result.transactions[i].verdict?.nextAction =
-                "not judged: records of this transaction were imported after the ledger's last run (by a close, or a run that "
-                + "did not complete), and its findings do not judge them yet: run iap-audit run on the same inputs, then trace again"
+                "not judged: \(why) (by a close, or a run that did not complete), and its findings do not judge that yet: run "
+                + "iap-audit run on the same inputs, then trace again"
         }
         // A run killed midway leaves a ledger without some of its records or findings: no verdict from it is sure
         // (a paid order it never credited showed "no action" before its answers were imported).

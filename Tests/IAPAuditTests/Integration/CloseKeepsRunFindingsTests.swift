@@ -87,12 +87,25 @@ final class CloseKeepsRunFindingsTests: XCTestCase {
             trace.out)
         XCTAssertTrue(
             trace.out.contains("next action: not judged: records of this transaction were imported after the ledger's last run"), trace.out)
+        // The emptied export's records are gone: any finding may have rested on them (helper-37: a trace then advised
+        // revoking a credit the timeline no longer showed).
+        XCTAssertTrue(
+            trace.out.contains(
+                "1 file(s) the ledger's last run held lost their records since (emptied or forgotten, by a close or a run that did "
+                    + "not complete; first: \(input)/client.csv)"), trace.out)
+        let elsewhere = CLIRun(["trace", "2000000400594083", "--out", out])
+        XCTAssertTrue(
+            elsewhere.out.contains("next action: not judged: records the ledger's last run held were removed since"), elsewhere.out)
         // The next night, and the same night without the close.
         let night = CLIRun(["run", "--out", out, "--fail-on-rejected", input])
         let without = CLIRun(["run", "--out", reference, "--fail-on-rejected", input])
         XCTAssertEqual(night.status, 3, night.err)
         XCTAssertEqual(without.status, 3, without.err)
         XCTAssertEqual(try findings(out), try findings(reference))
+        let judged = CLIRun(["trace", "2000000400594083", "--out", out])
+        XCTAssertFalse(judged.out.contains("not judged"), judged.out)
+        XCTAssertFalse(judged.out.contains("after the ledger's last run"), judged.out)
+        XCTAssertFalse(judged.out.contains("lost their records"), judged.out)
         XCTAssertTrue(try findings(out).contains { $0.hasPrefix("dropped_order|in_receipt_never_credited|\(afterPeriod)|") })
         XCTAssertTrue(
             night.err.contains(
@@ -147,6 +160,16 @@ final class CloseKeepsRunFindingsTests: XCTestCase {
         XCTAssertTrue(nights[0].err.contains("/true/input/client.jsonl:2391: error: field 'ts': not a timestamp"), nights[0].err)
         XCTAssertEqual(
             nights[0].err.replacingOccurrences(of: "/true/", with: "/x/"), nights[1].err.replacingOccurrences(of: "/false/", with: "/x/"))
+    }
+
+    /// Dropping files is the nightly run's decision: `close --forget-missing` is a usage error, and the ledger is untouched.
+    func testCloseRefusesToForgetFiles() throws {
+        let out = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: out) }
+        let close = CLIRun(["close", "--period", "2026-10", "--forget-missing", "--out", out, sampleData])
+        XCTAssertEqual(close.status, 64)
+        XCTAssertTrue(close.err.contains("Error: --forget-missing is for run, not close"), close.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/audit.sqlite"))
     }
 
     /// The close says what its run found of the files it brought, `user_id_missing` too (a renamed field).
