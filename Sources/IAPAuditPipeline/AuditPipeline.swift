@@ -95,7 +95,11 @@ public enum AuditPipeline {
     ///
     /// A full disk under `--out` is said as such (`DiskFull`), and leaves a database that says
     /// `run_status = incomplete` and no workbook.
-    public static func run(_ options: AuditOptions) throws -> AuditResult {
+    public static func run(_ options: AuditOptions) throws -> AuditResult { try runHoldingFolder(options).result }
+
+    /// `run`, and its output folder, still locked: a close goes on writing the ledger under the same lock (let go in
+    /// between, a run starting then made the close fail).
+    static func runHoldingFolder(_ options: AuditOptions) throws -> (result: AuditResult, output: OutputFolder) {
         var options = options
         // A redacted ledger's rules see tokens: its sandbox allowlist is tokens too.
         if let redaction = options.redaction, redaction.ledger { options.config = redaction.redactor.config(options.config) }
@@ -105,7 +109,7 @@ public enum AuditPipeline {
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory, ledger: options.ledgerPath)
         do {
-            return try run(options, entries, signatures, output, timer)
+            return (try run(options, entries, signatures, output, timer), output)
         } catch {
             throw DiskFull.reported(
                 error, databasePath: output.databasePath, workbookPath: output.workbookPath, folder: output.path)

@@ -56,8 +56,7 @@ public enum ClosePipeline {
         audit.fromMs = options.period.startMs
         audit.toMs = options.period.endMs - 1
         audit.storesResults = false
-        let run = try AuditPipeline.run(audit)
-        let output = try OutputFolder(path: audit.outputDirectory, ledger: audit.ledgerPath)
+        let (run, output) = try AuditPipeline.runHoldingFolder(audit)
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
         inputs.findings = try run.snapshot.findings.all()
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
