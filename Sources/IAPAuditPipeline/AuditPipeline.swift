@@ -263,7 +263,8 @@ public enum AuditPipeline {
             timer.write()
             return AuditResult(
                 snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-                filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: read)
+                filesParsed: parsed, warnings: warnings, redaction: options.redaction,
+                read: try UnrecordedImports.withBroughtUnread(read, brought: lifecycle.brought, store: store))
         }
         // The outputs' redaction (a redacted ledger holds tokens already).
         let shown = options.redaction.flatMap { $0.ledger ? nil : $0.redactor }
@@ -307,6 +308,7 @@ public enum AuditPipeline {
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-            filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: read)
+            filesParsed: parsed, warnings: warnings, redaction: options.redaction,
+            read: try UnrecordedImports.withBroughtUnread(read, brought: lifecycle.brought, store: store))
     }
 }

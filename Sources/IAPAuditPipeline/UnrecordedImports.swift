@@ -24,4 +24,21 @@ enum UnrecordedImports {
         }
         return result
     }
+
+    /// `read` with the files this run brought without reading them (a close or a run that did not complete read them;
+    /// they are unchanged since) that hold rejected lines: every one is this run's to print, as it is to alert on
+    /// (helper-38: the night printed "read by earlier runs" for a line only a close had read).
+    static func withBroughtUnread(
+        _ read: [String: LedgerImporter.FileRead], brought: [String], store: AuditStore
+    ) throws -> [String: LedgerImporter.FileRead] {
+        let unread = brought.filter { read[$0] == nil }
+        guard !unread.isEmpty else { return read }
+        let now = try store.storedFiles()
+        var result = read
+        for path in unread {
+            guard let rejected = now[path]?.recordsRejected, rejected > 0 else { continue }
+            result[path] = LedgerImporter.FileRead(fromLine: 1, rejected: rejected)
+        }
+        return result
+    }
 }

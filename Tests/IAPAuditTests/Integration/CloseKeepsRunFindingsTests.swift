@@ -133,7 +133,13 @@ final class CloseKeepsRunFindingsTests: XCTestCase {
     /// A line the close rejected in a log that then grows again before the night is the night's to print and alert on,
     /// as it is without the close (helper-37: the night read the log from the close's end, took the line for an earlier
     /// run's, and `--fail-on-rejected` exited 0).
-    func testALineTheCloseRejectedAlertsTheNightAfterTheLogGrewAgain() throws {
+    func testALineTheCloseRejectedAlertsTheNightAfterTheLogGrewAgain() throws { try lineTheCloseRejected(growsAgain: true) }
+
+    /// The same when the log does not change again: the night reads nothing of it, and the line is its to print as well
+    /// as to alert on (helper-38: it said "1 of them read by earlier runs").
+    func testALineTheCloseRejectedIsPrintedByTheNight() throws { try lineTheCloseRejected(growsAgain: false) }
+
+    private func lineTheCloseRejected(growsAgain: Bool) throws {
         let root = TestPaths.scratch()
         addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
         var nights: [CLIRun] = []
@@ -148,10 +154,12 @@ final class CloseKeepsRunFindingsTests: XCTestCase {
                 contentsOf: Data(
                     #"{"ts":"2026-11-01T25:61:00Z","user_id":"u9","transaction_id":"2000000400999001","state":"purchased"}"#.utf8 + [10]))
             if withClose { XCTAssertEqual(CLIRun(["close", "--period", "2026-10", "--out", out, input]).status, 0) }
-            try log.write(
-                contentsOf: Data(
-                    #"{"ts":"2026-11-02T10:00:00Z","user_id":"u9","transaction_id":"2000000400999003","product_id":"com.example.gems60","state":"purchased"}"#
-                        .utf8 + [10]))
+            if growsAgain {
+                try log.write(
+                    contentsOf: Data(
+                        #"{"ts":"2026-11-02T10:00:00Z","user_id":"u9","transaction_id":"2000000400999003","product_id":"com.example.gems60","state":"purchased"}"#
+                            .utf8 + [10]))
+            }
             try log.close()
             nights.append(CLIRun(["run", "--out", out, "--fail-on-rejected", input]))
         }
