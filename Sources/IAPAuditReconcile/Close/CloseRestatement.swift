@@ -30,9 +30,11 @@ package enum CloseRestatement {
             $0 == LedgerSale.noPrice ? $1 != LedgerSale.noPrice : $1 != LedgerSale.noPrice && $0 < $1
         }) {
             let (was, is_) = (before[currency] ?? [:], now[currency] ?? [:])
-            for measure in Set(was.keys).union(is_.keys).sorted() where was[measure] != is_[measure] {
+            // A measure absent on one side is 0 there: a total of 0 that went (the no-price row of a close whose every
+            // purchase is priced now) moved nothing, and named first it hid the figures that did (helper-38).
+            for measure in Set(was.keys).union(is_.keys).sorted() where was[measure] ?? 0 != is_[measure] ?? 0 {
                 func shown(_ value: Int64?) -> String {
-                    guard let value else { return "none" }
+                    let value = value ?? 0
                     if measure.hasSuffix("_units") { return "\(value) units" }
                     if Self.counts.contains(measure) { return "\(value)" }
                     return Money(milliunits: value, currency: currency).description

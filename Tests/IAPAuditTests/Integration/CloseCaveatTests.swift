@@ -63,6 +63,29 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertTrue(restated.contains("— purchases 23 → "), restated)
     }
 
+    /// A restatement names measures that moved: a total of 0 that is gone (no purchase left without a price) moved
+    /// nothing (helper-38: five "— … 0.00 → none" took the six places, and USD's gross moving was among "10 more").
+    func testARestatementNamesOnlyWhatMoved() throws {
+        let (input, out) = (TestPaths.scratch("input"), TestPaths.scratch())
+        addTeardownBlock { for p in [input, out] { try? FileManager.default.removeItem(atPath: p) } }
+        try FileManager.default.copyItem(atPath: sample, toPath: input)
+        let close = ["close", "--period", "2026-10", "--prices", input + "/prices.csv", input, "--out", out, "--json"]
+        XCTAssertEqual(CLIRun(close).status, 0)
+        let prices = try String(contentsOfFile: input + "/prices.csv", encoding: .utf8)
+        try (prices + "com.example.legacy.coins,USD,4.99,2026-01-01\n").write(
+            toFile: input + "/prices.csv", atomically: true, encoding: .utf8)
+        let again = CLIRun(close)
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertEqual(
+            try warnings(again)["close_restated"],
+            [
+                "2026-10 was closed before in this ledger with other totals: — loss_findings 1 → 0; — purchase_units 23 units → "
+                    + "0 units; — purchases 23 → 0; gross USD 8421.52 → USD 8536.29; loss duplicate_credit USD 48.89 → USD 53.88; "
+                    + "USD loss_findings 53 → 54 and 3 more; this close replaces them (table close_total): a figure reported from "
+                    + "the earlier close has moved"
+            ])
+    }
+
     /// A close that stops before its workbook is in place (here it cannot be written; killed, a full disk) leaves the
     /// close tables as the last close left them, so made again it still says what it restates (helper-36: the tables
     /// went first, the old workbook stayed beside the new totals, and the close made again restated nothing).
