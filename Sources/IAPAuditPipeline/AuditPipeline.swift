@@ -247,6 +247,8 @@ public enum AuditPipeline {
         warnings += try RunChecks.afterReconcile(outcome, options, store)
         warnings += try RunChecks.userCoverage(store, newFiles: lifecycle.newFiles, read: read)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
+        // What the summary prints of the rejected lines: also those of the files this run brought without reading them.
+        let diagnosed = try UnrecordedImports.withBroughtUnread(read, brought: lifecycle.brought, store: store)
         timer.lap("report_checks")
         // The workbook is written from the findings as reconciled while the store takes them (once its
         // indexes are built): both read the sorted findings at once.
@@ -254,7 +256,6 @@ public enum AuditPipeline {
         reported["run_status"] = "complete"  // what the store says once the workbook exists
         if !options.storesResults {
             // A close: the findings for its caller, from the spill, the parameters as a run stores them.
-            try indexing.wait()
             var snapshot = try AuditStore.snapshot(
                 path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
             if options.redaction != nil { snapshot.files = snapshot.files.map(\.keysRedacted) }
@@ -263,8 +264,7 @@ public enum AuditPipeline {
             timer.write()
             return AuditResult(
                 snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-                filesParsed: parsed, warnings: warnings, redaction: options.redaction,
-                read: try UnrecordedImports.withBroughtUnread(read, brought: lifecycle.brought, store: store))
+                filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: diagnosed)
         }
         // The outputs' redaction (a redacted ledger holds tokens already).
         let shown = options.redaction.flatMap { $0.ledger ? nil : $0.redactor }
@@ -308,7 +308,6 @@ public enum AuditPipeline {
         timer.write()
         return AuditResult(
             snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-            filesParsed: parsed, warnings: warnings, redaction: options.redaction,
-            read: try UnrecordedImports.withBroughtUnread(read, brought: lifecycle.brought, store: store))
+            filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: diagnosed)
     }
 }
