@@ -37,6 +37,14 @@ public enum SourceKind: String, Sendable, CaseIterable {
     case paymentsSummary = "payments_summary"
     /// Anything else: skipped with a reason (`ImportedFile.note`).
     case other = "other"
+
+    /// One of App Store Connect's reports: not transaction evidence.
+    public var isAppStoreConnectReport: Bool {
+        switch self {
+        case .salesReport, .subscriptionReport, .subscriptionEventReport, .subscriberReport, .financialReport, .paymentsSummary: true
+        default: false
+        }
+    }
 }
 
 /// How a file's records are laid out.

@@ -89,26 +89,27 @@ package enum TraceReader {
     /// are (`source_file` against `run_input`), by path. None for a ledger of findings made before runs were recorded.
     static func unjudgedFiles(_ db: SQLiteDatabase) throws -> [String] {
         if try db.scalar("SELECT count(*) FROM audit_run") == 0, try db.scalar("SELECT count(*) FROM finding") > 0 { return [] }
-        let reports: [SourceKind] = [
-            .salesReport, .subscriptionReport, .subscriptionEventReport, .subscriberReport, .financialReport, .paymentsSummary,
-        ]
-        let q = try db.prepare(
-            "SELECT s.path FROM source_file s WHERE s.status = 'imported' AND s.records_imported > 0 AND s.kind NOT IN ("
-                + reports.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-                + ") AND NOT EXISTS (SELECT 1 FROM run_input r WHERE r.path = s.path AND r.sha256 = s.sha256) ORDER BY s.path")
-        var paths: [String] = []
-        while try q.step() { paths.append(q.text(0)) }
-        return paths
+        let reports = SourceKind.allCases.filter(\.isAppStoreConnectReport).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return try paths(
+            db,
+            "SELECT s.path FROM source_file s WHERE s.status = 'imported' AND s.records_imported > 0 AND s.kind NOT IN (\(reports)) "
+                + "AND NOT EXISTS (SELECT 1 FROM run_input r WHERE r.path = s.path AND r.sha256 = s.sha256) ORDER BY s.path")
     }
 
     /// The files of the last recorded run (`run_input`) whose content the ledger holds nowhere now and whose path holds no
     /// record any more (emptied, or forgotten), by path.
     static func removedFiles(_ db: SQLiteDatabase) throws -> [String] {
         let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"  // SHA-256 of no bytes
-        let q = try db.prepare(
+        return try paths(
+            db,
             "SELECT r.path FROM run_input r WHERE r.sha256 != '\(empty)' "
                 + "AND NOT EXISTS (SELECT 1 FROM source_file s WHERE s.sha256 = r.sha256) "
                 + "AND NOT EXISTS (SELECT 1 FROM source_file s WHERE s.path = r.path AND s.records_imported > 0) ORDER BY r.path")
+    }
+
+    /// The first column of every row of `sql`, as text.
+    private static func paths(_ db: SQLiteDatabase, _ sql: String) throws -> [String] {
+        let q = try db.prepare(sql)
         var paths: [String] = []
         while try q.step() { paths.append(q.text(0)) }
         return paths
