@@ -73,8 +73,11 @@ print(f"| B: nightly increment | {mb:.2f} ({min(b):.2f}–{max(b):.2f}) | {len(b
 print(f"\nB/A = **{mb / ma:.1%}** (target ≤ 15%); B's findings equal A's: **{agree}** ({digest.split()[0]} findings).")
 try:
     timings = json.load(open(phases))
-    parts = [f"{k} {v['seconds']:.2f} s" for k, v in timings.items() if isinstance(v, dict) and "seconds" in v]
-    print("B's phases (last run): " + ", ".join(parts) + ".")
+    def part(k, v):
+        cpu = f" (CPU {v['cpu_seconds']:.2f} s)" if "cpu_seconds" in v else ""
+        return f"{k} {v['seconds']:.2f} s{cpu}"
+    parts = [part(k, v) for k, v in timings.items() if isinstance(v, dict) and "seconds" in v]
+    print("B's phases (last run, wall and CPU of every thread): " + ", ".join(parts) + ".")
     if "reconcile_carry" in timings:
         print(f"B's request stage: {timings['reconcile_carry']}.")
     print()

@@ -156,7 +156,7 @@ run_iap_audit() {
   rm -rf ".bench/out-$size"   # a fresh ledger: every run imports everything
   # The memory cap keeps a run that outgrows the machine from taking it down (it then fails).
   ( [ "$mem_cap_gb" -eq 0 ] || ulimit -v $(( mem_cap_gb * 1024 * 1024 ))
-    export IAP_AUDIT_PHASE_TIMINGS=".bench/out-$size/phase-timings.json"   # seconds and peak RSS per phase
+    export IAP_AUDIT_PHASE_TIMINGS=".bench/out-$size/phase-timings.json"   # wall and CPU seconds and peak RSS per phase
     timed_run "$size" iap-audit "$pair" "$iap" run "$(data_dir "$size")" --out ".bench/out-$size" --json )
 }
 
