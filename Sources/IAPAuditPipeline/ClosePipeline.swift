@@ -57,6 +57,7 @@ public enum ClosePipeline {
         audit.toMs = options.period.endMs - 1
         audit.storesResults = false
         let (run, output) = try AuditPipeline.runHoldingFolder(audit)
+        PhaseTimer.checkpoint("close_run")
         var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
         inputs.findings = try run.snapshot.findings.all()
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
