@@ -58,8 +58,12 @@ public enum ClosePipeline {
         audit.storesResults = false
         let (run, output) = try AuditPipeline.runHoldingFolder(audit)
         PhaseTimer.checkpoint("close_run")
-        var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds)
-        inputs.findings = try run.snapshot.findings.all()
+        let findings = try run.snapshot.findings.all()
+        var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds) {
+            [products = audit.config.products] in
+            CloseWindow.relevance(period: options.period, financial: $0, findings: findings, products: products)
+        }
+        inputs.findings = findings
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
         var warnings = run.warnings + report.warnings
         if let prices, !prices.rejections.isEmpty, let path = options.pricesPath {

@@ -5,25 +5,41 @@ import IAPAuditModel
 /// the record's environment signals judged across its transactions, rule 24), and every purchase the
 /// client reported.
 package enum CloseReader {
-    /// - Parameter bundleIds: the config's bundle ids (empty: not checked).
-    package static func read(path: String, bundleIds: Set<String>) throws -> CloseInputs {
+    /// - Parameters:
+    ///   - bundleIds: the config's bundle ids (empty: not checked).
+    ///   - relevance: which purchases to read, made from the Financial report lines (read first); nil: every one.
+    package static func read(
+        path: String, bundleIds: Set<String>, relevance: ((_ financial: [FinancialLine]) -> CloseRelevance)? = nil
+    ) throws -> CloseInputs {
         let db = try SQLiteDatabase(path: path, readOnly: true)
         var inputs = CloseInputs()
         var shared = SharedTexts()
-        inputs.listings = try listings(db, bundleIds: bundleIds, &shared)
+        try reports(db, &inputs)
+        let relevance = relevance?(inputs.financial)
+        let relevant = try relevance.flatMap { r in try relevantKeys(db, r).map { (keys: $0, key: r.key) } }
+        inputs.listings = try listings(db, bundleIds: bundleIds, &shared, keep: relevant)
+        // Reading only some purchases, only the client purchases no record lists (the others are no claimed sale).
+        let unlisted =
+            relevance == nil ? "" : "AND NOT EXISTS (SELECT 1 FROM apple_transaction t WHERE t.transaction_id = c.transaction_id)"
         let c = try db.prepare(
             """
             SELECT f.path, c.line, c.transaction_id, c.original_transaction_id, c.product_id, c.ts_ms
             FROM client_report c JOIN source_file f ON f.file_id = c.file_id
-            WHERE c.state = 'purchased' AND c.transaction_id IS NOT NULL ORDER BY c.record_id
+            WHERE c.state = 'purchased' AND c.transaction_id IS NOT NULL \(unlisted) ORDER BY c.record_id
             """)
+        let listed = try db.prepare("SELECT 1 FROM apple_transaction WHERE transaction_id = ?1 LIMIT 1")
         while try c.step() {
+            let original = c.optionalText(3)
             inputs.clientPurchases.append(
                 ClientPurchase(
                     location: SourceLocation(file: shared(c.text(0)), line: Int(c.int64(1))), transactionId: c.text(2),
-                    originalTransactionId: c.optionalText(3), productId: c.optionalText(4).map { shared($0) }, tsMs: c.int64(5)))
+                    originalTransactionId: original, productId: c.optionalText(4).map { shared($0) }, tsMs: c.int64(5)))
+            if relevance != nil, let original, !inputs.listedElsewhere.contains(original) {
+                listed.bind([original])
+                if try listed.step() { inputs.listedElsewhere.insert(original) }
+                listed.reset()
+            }
         }
-        try reports(db, &inputs)
         let files = try db.prepare(
             """
             SELECT f.path, f.kind, f.records_in, f.records_rejected,
@@ -106,7 +122,40 @@ package enum CloseReader {
         mutating func callAsFunction(_ text: String) -> String { texts.insert(text).memberAfterInsert }
     }
 
-    private static func listings(_ db: SQLiteDatabase, bundleIds: Set<String>, _ shared: inout SharedTexts) throws -> [CloseListing] {
+    /// The purchase keys (their hash values: a collision reads one purchase more, never one less) of the listings
+    /// `relevance` asks for; nil when every listing has a date in its window (all are read).
+    private static func relevantKeys(_ db: SQLiteDatabase, _ relevance: CloseRelevance) throws -> Set<Int>? {
+        let dated = ["purchase_date_ms", "original_purchase_date_ms", "cancellation_date_ms"].map { "coalesce(\($0) BETWEEN ?1 AND ?2, 0)" }
+        let undated = try db.prepare("SELECT count(*) FROM apple_transaction WHERE NOT (\(dated.joined(separator: " OR ")))")
+        undated.bind([relevance.windowMs.lowerBound, relevance.windowMs.upperBound])
+        guard try undated.step(), undated.int64(0) > 0 else { return nil }
+        let q = try db.prepare(
+            """
+            SELECT transaction_id, original_transaction_id, web_order_line_item_id, product_id, type, purchase_date_ms,
+                   original_purchase_date_ms, cancellation_date_ms
+            FROM apple_transaction
+            """)
+        var keys = Set<Int>()
+        while try q.step() {
+            let dated = [q.optionalInt64(5), q.optionalInt64(6), q.optionalInt64(7)].contains {
+                $0.map(relevance.windowMs.contains) ?? false
+            }
+            let transactionId = q.text(0)
+            guard dated || relevance.transactionIds.contains(transactionId) else { continue }
+            var l = CloseListing(
+                location: SourceLocation(file: "", line: 0), transactionId: transactionId, evidence: ListingEvidenceJudge<Int>.unjudged)
+            (l.originalTransactionId, l.webOrderLineItemId, l.productId, l.type) = (
+                q.optionalText(1), q.optionalText(2), q.optionalText(3), q.optionalText(4)
+            )
+            keys.insert(relevance.key(l).hashValue)
+        }
+        return keys
+    }
+
+    private static func listings(
+        _ db: SQLiteDatabase, bundleIds: Set<String>, _ shared: inout SharedTexts,
+        keep: (keys: Set<Int>, key: @Sendable (CloseListing) -> String)?
+    ) throws -> [CloseListing] {
         let q = try db.prepare(
             """
             SELECT f.path, r.line, r.record_id, r.status, r.environment, r.receipt_type, r.source, r.bundle_id, r.signed_date_ms,
@@ -122,6 +171,7 @@ package enum CloseReader {
         var judge = ListingEvidenceJudge<CloseListing>(bundleIds: bundleIds)
         func take(_ judged: [(CloseListing, PaymentEvidence)]) {
             for (listing, evidence) in judged {
+                if let keep, !keep.keys.contains(keep.key(listing).hashValue) { continue }
                 var listing = listing
                 listing.evidence = evidence
                 result.append(listing)

@@ -10,8 +10,28 @@ package struct CloseInputs: Sendable {
     package var findings: [Finding] = []
     /// App Store Connect's report files of the ledger, with their rejected lines.
     package var reportFiles: [ReportFile] = []
+    /// Transaction ids Apple's records list in purchases not read (`CloseRelevance`): the originals of the client
+    /// purchases read that such a record lists, so a client purchase is "claimed" only when no record lists it.
+    package var listedElsewhere: Set<String> = []
 
     package init() {}
+}
+
+/// The Apple listings a close reads (docs/close.md, Time and memory): the purchases with a date in `windowMs`,
+/// and those of a transaction a finding names — a purchase with no purchase, original purchase or refund date
+/// in the instants a close can book adds to none of its figures. The client purchases no record lists are all
+/// read (a dropped order's sale).
+package struct CloseRelevance: Sendable {
+    /// UTC ms: the period, its Pacific days and its fiscal months' dates, a day wider each side.
+    package var windowMs: ClosedRange<Int64>
+    /// Transaction ids the findings name.
+    package var transactionIds: Set<String>
+    /// A listing's purchase key (`LedgerSales.key`: every listing of a purchase is read, or none).
+    package var key: @Sendable (CloseListing) -> String
+
+    package init(windowMs: ClosedRange<Int64>, transactionIds: Set<String>, key: @escaping @Sendable (CloseListing) -> String) {
+        (self.windowMs, self.transactionIds, self.key) = (windowMs, transactionIds, key)
+    }
 }
 
 /// An App Store Connect report file of the ledger (`source_file`), and how many of its lines were rejected.

@@ -29,7 +29,7 @@ package enum LedgerSales {
         groupOf = [:]
         var sales: [LedgerSale] = []
         sales.reserveCapacity(groups.count)
-        var listed = Set<String>()
+        var listed = inputs.listedElsewhere
         for group in groups {
             let listings = group.listings.map { inputs.listings[Int($0)] }
             for l in listings { listed.insert(l.transactionId) }
