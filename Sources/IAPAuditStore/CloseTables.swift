@@ -61,7 +61,11 @@ extension AuditStore {
                 try sale.run([
                     period, s.key, IdList.encode(s.transactionIds), s.productId, s.purchaseMs, s.countryCode, s.amount?.milliunits,
                     s.amount?.currency, s.pricing.rawValue, s.saleClass.rawValue, s.exclusion, s.isTrial,
-                    s.refunds.reduce(Int64(0)) { $0 + ($1.amount?.milliunits ?? 0) }, IdList.encode(s.evidence.map(\.description)), s.units,
+                    // Refunded in the period (FINANCE.md: a refund is booked in the period it happens; a later one is a
+                    // later period's close_refund row). Found by a finance user test: a September purchase refunded on
+                    // October 12 showed it refunded in September's close_sale too, counted twice across the two closes.
+                    s.refunds.filter { report.period.contains($0.atMs) }.reduce(Int64(0)) { $0 + ($1.amount?.milliunits ?? 0) },
+                    IdList.encode(s.evidence.map(\.description)), s.units,
                 ])
             }
             let refund = try database.prepare(
