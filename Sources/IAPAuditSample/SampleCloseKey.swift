@@ -92,7 +92,14 @@ struct SampleCloseKey {
             let booked = books(sale.at)
             if sale.inPeriod { row.ledger += value }
             if sale.saleClass == .paid && !sale.trial {
-                for r in sale.refunds where books(r.at) { add("refunds", Tally(units: -sale.quantity, milliunits: -(r.amount ?? 0))) }
+                for r in sale.refunds where books(r.at) {
+                    add("refunds", Tally(units: -sale.quantity, milliunits: -(r.amount ?? 0)))
+                    // Apple refunds its price, the ledger the estimate: the difference is the estimate's.
+                    if sale.pricing == .estimated, let refunded = r.amount {
+                        let total = sale.unitPrice * sale.quantity
+                        add("estimated_prices", Tally(milliunits: refunded - (r.percent.map { (total * $0 + 50_000) / 100_000 } ?? total)))
+                    }
+                }
             }
             if sale.inPeriod || booked {
                 switch sale.saleClass {

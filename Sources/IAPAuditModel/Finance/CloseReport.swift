@@ -33,9 +33,11 @@ package struct LedgerSale: Sendable {
         package var atMs: Int64
         package var amount: Money?
         package var location: SourceLocation
+        /// JWS `revocationPercentage`: the share refunded, thousandths of a percent; nil = the whole amount.
+        package var milliPercent: Int64?
 
-        package init(atMs: Int64, amount: Money? = nil, location: SourceLocation) {
-            (self.atMs, self.amount, self.location) = (atMs, amount, location)
+        package init(atMs: Int64, amount: Money? = nil, location: SourceLocation, milliPercent: Int64? = nil) {
+            (self.atMs, self.amount, self.location, self.milliPercent) = (atMs, amount, location, milliPercent)
         }
     }
 

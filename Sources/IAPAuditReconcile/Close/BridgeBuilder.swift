@@ -79,6 +79,17 @@ extension Bridge {
                 for refund in sale.refunds where appleBooks(refund.atMs) {
                     rows[productId, currency].buckets[.refunds, default: Tally()] += Tally(
                         units: -sale.units, milliunits: -(refund.amount?.milliunits ?? 0))
+                    // Apple refunds its own price: a purchase priced from the list is refunded at the estimate here, and
+                    // the difference is the estimate's, as the sale's (found by a finance user test: a purchase bought and
+                    // refunded in the period left −EUR 1.00 unexplained, the sale's difference booked and not its refund's).
+                    if sale.pricing == .estimated, let refunded = refund.amount, let estimate = sale.amount,
+                        let actual = applePrices[PriceKey(productId, sale.countryCode, estimate.currency)]
+                    {
+                        let total = Money(milliunits: actual.milliunits * sale.units, currency: estimate.currency)
+                        let appleRefund = refund.milliPercent.map { total.share(milliPercent: $0) } ?? total
+                        rows[productId, currency].buckets[.estimatedPrices, default: Tally()] += Tally(
+                            milliunits: refunded.milliunits - appleRefund.milliunits)
+                    }
                 }
             }
             guard inPeriod || booked else { continue }

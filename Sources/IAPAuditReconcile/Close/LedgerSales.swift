@@ -140,7 +140,7 @@ package enum LedgerSales {
             guard let at = l.cancellationDateMs, seen.insert(at).inserted else { continue }
             if reversals.contains(where: { $0 > at }) { continue }
             let share = amount.map { a in l.revocationPercentage.map { a.share(milliPercent: $0) } ?? a }
-            result.append(LedgerSale.Refund(atMs: at, amount: share, location: l.location))
+            result.append(LedgerSale.Refund(atMs: at, amount: share, location: l.location, milliPercent: l.revocationPercentage))
         }
         return result
     }

@@ -89,6 +89,38 @@ final class BridgeTests: XCTestCase {
         XCTAssertEqual(row.remainderSales.sorted(), ["1", "2", "6", "8"], "the ledger's purchases of the row, to check by hand")
     }
 
+    /// A purchase priced from the list (USD 4.00; Apple's price 4.99) bought and refunded in the period: Apple counts its
+    /// price in and out, the ledger the estimate; the difference is the estimate's both ways, and nothing is left
+    /// unexplained (found by a finance user test: the sale's difference was booked and not its refund's, a remainder of
+    /// −0.99 with no unit). A half refund (`revocationPercentage` 50000) corrects half the difference.
+    func testARefundOfAnEstimatedPurchaseLeavesNoRemainder() throws {
+        var receipt = Self.paid
+        receipt.itemSignature = .notChecked
+        var inputs = CloseInputs()
+        inputs.listings = [
+            Self.listing("1", at: "2026-10-10T12:00:00Z", price: nil, evidence: receipt, refundedAt: "2026-10-11T12:00:00Z", signed: false)
+        ]
+        inputs.sales = [Self.salesLine("2026-10-10", units: 1), Self.salesLine("2026-10-11", units: -1)]
+        var prices = PriceList()
+        _ = prices.add(
+            PriceListEntry(
+                productId: "p", scope: .currency("USD"), milliunits: 4000, validFrom: CalendarDate(iso: "2026-01-01")!,
+                location: SourceLocation(file: "prices.csv", line: 2)))
+        var sales = LedgerSales.build(inputs, products: [:], prices: prices, currencyOfCountry: ["US": "USD"], timeZone: .utc)
+        XCTAssertEqual(sales.map { "\($0.key) \($0.pricing.rawValue) \($0.refunds.map { $0.amount!.milliunits })" }, ["1 estimated [4000]"])
+        var row = try XCTUnwrap(Bridge.sales(sales, inputs.sales, period: Self.period).rows.first)
+        XCTAssertEqual(row.apple, Tally())
+        XCTAssertEqual(row.ledger, Tally(units: 1, milliunits: 4000))
+        XCTAssertEqual(row.buckets[.refunds], Tally(units: -1, milliunits: -4000))
+        XCTAssertEqual(row.buckets[.estimatedPrices], Tally(milliunits: 990 - 990))
+        XCTAssertEqual(row.remainder, Tally(), "\(row.buckets)")
+
+        sales[0].refunds[0].milliPercent = 50_000
+        sales[0].refunds[0].amount = Money(milliunits: 2000, currency: "USD")
+        row = try XCTUnwrap(Bridge.sales(sales, inputs.sales, period: Self.period).rows.first)
+        XCTAssertEqual(row.buckets[.estimatedPrices], Tally(milliunits: 990 - (2495 - 2000)))  // Apple refunds half its 4.99
+    }
+
     /// The Financial bridge: proceeds, the fiscal month's days (fiscal October 2026: 2026-09-27 to
     /// 2026-10-31), Apple's commission from Apple's own rows.
     func testFinancialBridgeUsesTheFiscalMonthAndProceeds() throws {
