@@ -27,6 +27,16 @@ final class BridgeTests: XCTestCase {
         return l
     }
 
+    /// The price list: product `p` at USD 4.00 (Apple's price is 4.99).
+    static var listPrices: PriceList {
+        var prices = PriceList()
+        _ = prices.add(
+            PriceListEntry(
+                productId: "p", scope: .currency("USD"), milliunits: 4000, validFrom: CalendarDate(iso: "2026-01-01")!,
+                location: SourceLocation(file: "prices.csv", line: 2)))
+        return prices
+    }
+
     static func salesLine(_ day: String, units: Int64, price: Int64 = 4990) -> SalesLine {
         let date = CalendarDate(iso: day)!
         return SalesLine(
@@ -59,11 +69,7 @@ final class BridgeTests: XCTestCase {
             Self.salesLine("2026-10-10", units: 1), Self.salesLine("2026-10-31", units: 1), Self.salesLine("2026-10-15", units: -1),
             Self.salesLine("2026-10-16", units: 1), Self.salesLine("2026-10-20", units: 1),  // the last: no record in the ledger
         ]
-        var prices = PriceList()
-        _ = prices.add(
-            PriceListEntry(
-                productId: "p", scope: .currency("USD"), milliunits: 4000, validFrom: CalendarDate(iso: "2026-01-01")!,
-                location: SourceLocation(file: "prices.csv", line: 2)))
+        let prices = Self.listPrices
         let sales = LedgerSales.build(inputs, products: [:], prices: prices, currencyOfCountry: ["US": "USD"], timeZone: .utc)
         XCTAssertEqual(
             sales.map { "\($0.key) \($0.saleClass.rawValue) \($0.pricing.rawValue)" }.sorted(),
@@ -101,11 +107,7 @@ final class BridgeTests: XCTestCase {
             Self.listing("1", at: "2026-10-10T12:00:00Z", price: nil, evidence: receipt, refundedAt: "2026-10-11T12:00:00Z", signed: false)
         ]
         inputs.sales = [Self.salesLine("2026-10-10", units: 1), Self.salesLine("2026-10-11", units: -1)]
-        var prices = PriceList()
-        _ = prices.add(
-            PriceListEntry(
-                productId: "p", scope: .currency("USD"), milliunits: 4000, validFrom: CalendarDate(iso: "2026-01-01")!,
-                location: SourceLocation(file: "prices.csv", line: 2)))
+        let prices = Self.listPrices
         var sales = LedgerSales.build(inputs, products: [:], prices: prices, currencyOfCountry: ["US": "USD"], timeZone: .utc)
         XCTAssertEqual(sales.map { "\($0.key) \($0.pricing.rawValue) \($0.refunds.map { $0.amount!.milliunits })" }, ["1 estimated [4000]"])
         var row = try XCTUnwrap(Bridge.sales(sales, inputs.sales, period: Self.period).rows.first)
