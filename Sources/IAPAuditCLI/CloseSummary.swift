@@ -71,9 +71,12 @@ enum CloseSummary {
                     (
                         t.currency,
                         [
-                            "apple_sales_units": t.appleSalesUnits, "apple_sales_milliunits": t.appleSales,
-                            "apple_sales_proceeds_milliunits": t.appleSalesProceeds,
-                            "apple_financial_proceeds_milliunits": t.appleFinancialProceeds, "gross_milliunits": t.gross,
+                            // Absent (null), not zero, without the period's report among the inputs.
+                            "apple_sales_units": r.hasSalesReport ? t.appleSalesUnits : NSNull(),
+                            "apple_sales_milliunits": r.hasSalesReport ? t.appleSales : NSNull(),
+                            "apple_sales_proceeds_milliunits": r.hasSalesReport ? t.appleSalesProceeds : NSNull(),
+                            "apple_financial_proceeds_milliunits": r.hasFinancialReport ? t.appleFinancialProceeds : NSNull(),
+                            "gross_milliunits": t.gross,
                             "refunds_milliunits": t.refunds, "net_milliunits": t.net, "losses_milliunits": t.losses,
                         ] as [String: Any]
                     )

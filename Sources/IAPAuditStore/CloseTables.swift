@@ -115,7 +115,7 @@ extension AuditStore {
             }
             let total = try database.prepare("INSERT INTO close_total (period, currency, measure, value) VALUES (?1, ?2, ?3, ?4)")
             for t in report.totals {
-                for (measure, value) in t.measures { try total.run([period, t.currency, measure, value]) }
+                for (measure, value) in report.measures(t) { try total.run([period, t.currency, measure, value]) }
             }
         }
     }

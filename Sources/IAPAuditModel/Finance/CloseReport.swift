@@ -230,12 +230,22 @@ package struct CloseReport: Sendable {
         package var losses: [String: Int64] = [:]
 
         /// Every measure as table `close_total` holds it (docs/schema.md): `apple_sales_units` (units), the others in
-        /// milliunits of `currency`; the losses as `loss <label>`, by label.
-        package var measures: [(name: String, value: Int64)] {
-            [
-                ("apple_sales_units", appleSalesUnits), ("apple_sales", appleSales), ("apple_sales_proceeds", appleSalesProceeds),
-                ("apple_financial_proceeds", appleFinancialProceeds), ("gross", gross), ("refunds", refunds), ("net", net),
-            ] + losses.sorted { $0.key < $1.key }.map { ("loss \($0.key)", $0.value) }
+        /// milliunits of `currency`; the losses as `loss <label>`, by label. Apple's figures only where the period has
+        /// that report among the inputs: absent is not zero.
+        /// - Parameters:
+        ///   - appleSales: whether a Summary Sales report of the period is among the inputs (`CloseReport.hasSalesReport`).
+        ///   - appleFinancial: whether a Financial report of its fiscal months is (`CloseReport.hasFinancialReport`).
+        package func measures(appleSales: Bool, appleFinancial: Bool) -> [(name: String, value: Int64)] {
+            var result: [(name: String, value: Int64)] = []
+            if appleSales {
+                result += [
+                    ("apple_sales_units", appleSalesUnits), ("apple_sales", self.appleSales), ("apple_sales_proceeds", appleSalesProceeds),
+                ]
+            }
+            if appleFinancial { result.append(("apple_financial_proceeds", appleFinancialProceeds)) }
+            result += [("gross", gross), ("refunds", refunds), ("net", net)]
+            for (label, value) in losses.sorted(by: { $0.key < $1.key }) { result.append(("loss \(label)", value)) }
+            return result
         }
 
         package init(
@@ -301,6 +311,15 @@ package struct CloseReport: Sendable {
     package var daily: [Day]
     /// The bridges to the reports the ledger holds lines of for the period (none without reports).
     package var bridges: [Bridge]
+    /// Whether a Summary Sales report of the period is among the inputs (its bridge is made): Apple's sales are
+    /// figures, not absent.
+    package var hasSalesReport: Bool { bridges.contains { $0.report == .sales } }
+    /// Whether a Financial report of the period's fiscal months is among the inputs.
+    package var hasFinancialReport: Bool { bridges.contains { $0.report == .financial } }
+    /// `totals`' measures as table `close_total` holds them (`Totals.measures`).
+    package func measures(_ t: Totals) -> [(name: String, value: Int64)] {
+        t.measures(appleSales: hasSalesReport, appleFinancial: hasFinancialReport)
+    }
     /// The payments summary rows of the period's fiscal months, against the Financial reports.
     package var payments: [Payment] = []
     /// What the close says about Apple's reports (copies, gaps, rejected lines) and its own inputs.

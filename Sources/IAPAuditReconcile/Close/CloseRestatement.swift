@@ -15,7 +15,7 @@ package enum CloseRestatement {
     ///   - after: this close's totals.
     package static func warning(period: String, before: [String: [String: Int64]], after report: CloseReport) -> RunWarning? {
         var now: [String: [String: Int64]] = [:]
-        for t in report.totals { for m in t.measures { now[t.currency, default: [:]][m.name] = m.value } }
+        for t in report.totals { for m in report.measures(t) { now[t.currency, default: [:]][m.name] = m.value } }
         // The purchases and valued findings per currency, those of no price (—) too: their figures are in no total (found by a
         // finance retest: an unpriced purchase and its dropped order arrived, and nothing said so).
         for sale in report.sales {

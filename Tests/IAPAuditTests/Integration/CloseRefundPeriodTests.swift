@@ -29,4 +29,36 @@ final class CloseRefundPeriodTests: XCTestCase {
         XCTAssertEqual(rows["sales"]?.map { "\($0[0]) \($0[1]) \($0[2])" }, ["2026-09 0 EUR"])
         XCTAssertEqual(rows["refunds"]?.map { "\($0[0]) \($0[1]) \($0[2])" }, ["2026-10 49990 EUR"])
     }
+
+    /// Apple's figures of a period with none of its reports among the inputs are absent, not zero, in every output: the
+    /// warning and the KPIs said so, while `--json` gave 0 and `close_total` stored 0 (found by the same test).
+    func testApplesFiguresWithoutItsReportsAreAbsentNotZero() throws {
+        let out = TestPaths.scratch()
+        XCTAssertEqual(CLIRun(["run", "--out", out, sample]).status, 0)
+        var totals: [String: [String: Any]] = [:]
+        for period in ["2026-09", "2026-10"] {
+            let close = CLIRun(["close", "--period", period, "--prices", sample + "/prices.csv", "--out", out, "--json", sample])
+            XCTAssertEqual(close.status, 0, close.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(close.out.utf8)) as? [String: Any])
+            totals[period] = try XCTUnwrap((json["totals"] as? [String: Any])?["EUR"] as? [String: Any])
+        }
+        for key in [
+            "apple_sales_units", "apple_sales_milliunits", "apple_sales_proceeds_milliunits", "apple_financial_proceeds_milliunits",
+        ] {
+            XCTAssertTrue(totals["2026-09"]?[key] is NSNull, "\(key): \(String(describing: totals["2026-09"]?[key]))")
+            XCTAssertNotNil(totals["2026-10"]?[key] as? Int, key)
+        }
+        XCTAssertEqual(totals["2026-10"]?["apple_sales_milliunits"] as? Int, 4_060_390)
+        let measures = try XCTUnwrap(
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps({p: [m for (m,) in db.execute(
+                    "SELECT DISTINCT measure FROM close_total WHERE period = ?1 AND measure LIKE 'apple%' ORDER BY 1", (p,))]
+                    for p in ["2026-09", "2026-10"]}))
+                """, args: [out + "/audit.sqlite"]) as? [String: [String]])
+        XCTAssertEqual(measures["2026-09"], [])
+        XCTAssertEqual(measures["2026-10"], ["apple_financial_proceeds", "apple_sales", "apple_sales_proceeds", "apple_sales_units"])
+    }
 }
