@@ -167,6 +167,25 @@ final class CloseCaveatTests: XCTestCase {
         }
     }
 
+    /// A price list none of whose lines can be read is no price list: the close stops before the ledger is touched and
+    /// the period's close stays as it was (found by a finance user test: such a close replaced October's totals with
+    /// those of 1,482 unpriced purchases, warning only `close_restated`).
+    func testAPriceListOfNoReadableLineStopsTheClose() throws {
+        let out = TestPaths.scratch()
+        let bad = TestPaths.scratch("prices") + "/prices.csv"
+        try "product_id,storefront_or_currency,price,valid_from\ncom.example.gems60,EUR,one euro,2026-01-01\nx,,,\n".write(
+            toFile: bad, atomically: true, encoding: .utf8)
+        XCTAssertEqual(CLIRun(["close", "--period", "2026-10", "--prices", sample + "/prices.csv", sample, "--out", out]).status, 0)
+        let before = FileManager.default.contents(atPath: out + "/close-2026-10.xlsx")
+        let run = CLIRun(["close", "--period", "2026-10", "--prices", bad, sample, "--out", out])
+        XCTAssertEqual(run.status, 1, run.err)
+        XCTAssertTrue(
+            run.err.contains("\(bad): error: cannot read input: none of its 2 price lines could be read (first: \(bad):2: "), run.err)
+        XCTAssertTrue(
+            run.err.hasSuffix("not a price list (product_id,storefront_or_currency,price,valid_from)? Nothing was closed"), run.err)
+        XCTAssertEqual(FileManager.default.contents(atPath: out + "/close-2026-10.xlsx"), before)
+    }
+
     /// Two regions in one currency (Americas and Rest of World, both USD: usual in a real account) are two reports, not a
     /// duplicate, and their Earned is checked against the Financial proceeds in USD together (found by a finance retest:
     /// each region warned of the other's proceeds, and the two reports were called a duplicate).
