@@ -16,6 +16,8 @@ enum CloseSummary {
             lines.append("  \(month) (reportDate \(month.reportDate)): \(dates.lowerBound) to \(dates.upperBound)")
         }
         lines.append("")
+        // As the KPIs sheet says it (found by a finance user test: a period of nothing printed blank lines).
+        if r.totals.isEmpty { lines.append("Nothing to report: no sale, refund or Apple report line in the period.") }
         for t in r.totals {
             let m = { (v: Int64) in Money(milliunits: v, currency: t.currency).description }
             // The purchases without a price are totalled under "—": units only, no amount to show.

@@ -61,4 +61,12 @@ final class CloseRefundPeriodTests: XCTestCase {
         XCTAssertEqual(measures["2026-09"], [])
         XCTAssertEqual(measures["2026-10"], ["apple_financial_proceeds", "apple_sales", "apple_sales_proceeds", "apple_sales_units"])
     }
+
+    /// A period of nothing says so on stdout, as the KPIs sheet does (it printed the header and blank lines).
+    func testAPeriodOfNothingSaysSo() {
+        let out = TestPaths.scratch()
+        let close = CLIRun(["close", "--period", "2025-01", "--out", out, sample])
+        XCTAssertEqual(close.status, 0, close.err)
+        XCTAssertTrue(close.out.contains("\n\nNothing to report: no sale, refund or Apple report line in the period.\n"), close.out)
+    }
 }
