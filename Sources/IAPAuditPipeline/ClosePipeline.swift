@@ -40,12 +40,14 @@ public enum ClosePipeline {
         var prices = try options.pricesPath.map { try PriceListReader.read(path: $0) }
         // Every line rejected: another file given for the price list (a finance user test closed with one, and the
         // period's totals were replaced by those of a close without prices, 1,482 purchases unpriced).
-        if let read = prices, let path = options.pricesPath, read.linesRead > 0, read.rejections.count == read.linesRead {
+        if let read = prices, let path = options.pricesPath, read.rejections.count == read.linesRead {
+            let why =
+                read.linesRead == 0
+                ? "it holds no price line, only its header"
+                : "none of its \(read.linesRead) price lines could be read (first: \(read.rejections[0].location): "
+                    + "\(read.rejections[0].reason))"
             throw AuditError.unreadablePath(
-                path,
-                "none of its \(read.linesRead) price lines could be read (first: \(read.rejections[0].location): "
-                    + "\(read.rejections[0].reason)): not a price list (product_id,storefront_or_currency,price,valid_from)? "
-                    + "Nothing was closed")
+                path, why + ": not a price list (product_id,storefront_or_currency,price,valid_from)? Nothing was closed")
         }
         // Under --redact a rejected price line's reason hides the value it quotes, as a run's rejections do (a shifted
         // column may put an id there: found by a privacy retest).

@@ -317,8 +317,10 @@ package struct CloseReport: Sendable {
     /// Whether a Financial report of the period's fiscal months is among the inputs.
     package var hasFinancialReport: Bool { bridges.contains { $0.report == .financial } }
     /// `totals`' measures as table `close_total` holds them (`Totals.measures`).
+    /// The purchases of no price (`LedgerSale.noPrice`) have no Apple figure: Apple books no such currency.
     package func measures(_ t: Totals) -> [(name: String, value: Int64)] {
-        t.measures(appleSales: hasSalesReport, appleFinancial: hasFinancialReport)
+        let priced = t.currency != LedgerSale.noPrice
+        return t.measures(appleSales: priced && hasSalesReport, appleFinancial: priced && hasFinancialReport)
     }
     /// The payments summary rows of the period's fiscal months, against the Financial reports.
     package var payments: [Payment] = []

@@ -184,6 +184,15 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertTrue(
             run.err.hasSuffix("not a price list (product_id,storefront_or_currency,price,valid_from)? Nothing was closed"), run.err)
         XCTAssertEqual(FileManager.default.contents(atPath: out + "/close-2026-10.xlsx"), before)
+        // Its header alone (found by the retest).
+        try "product_id,storefront_or_currency,price,valid_from\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let header = CLIRun(["close", "--period", "2026-10", "--prices", bad, sample, "--out", out])
+        XCTAssertEqual(header.status, 1, header.err)
+        XCTAssertTrue(
+            header.err.hasSuffix(
+                "\(bad): error: cannot read input: it holds no price line, only its header: not a price list "
+                    + "(product_id,storefront_or_currency,price,valid_from)? Nothing was closed"), header.err)
+        XCTAssertEqual(FileManager.default.contents(atPath: out + "/close-2026-10.xlsx"), before)
     }
 
     /// Two regions in one currency (Americas and Rest of World, both USD: usual in a real account) are two reports, not a

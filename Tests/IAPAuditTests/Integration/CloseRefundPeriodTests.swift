@@ -56,10 +56,13 @@ final class CloseRefundPeriodTests: XCTestCase {
                 db = sqlite3.connect(sys.argv[1])
                 print(json.dumps({p: [m for (m,) in db.execute(
                     "SELECT DISTINCT measure FROM close_total WHERE period = ?1 AND measure LIKE 'apple%' ORDER BY 1", (p,))]
-                    for p in ["2026-09", "2026-10"]}))
+                    for p in ["2026-09", "2026-10"]} | {"none": [m for (m,) in db.execute(
+                    "SELECT measure FROM close_total WHERE currency = '—' AND measure LIKE 'apple%'")]}))
                 """, args: [out + "/audit.sqlite"]) as? [String: [String]])
         XCTAssertEqual(measures["2026-09"], [])
+        // The purchases of no price (—) have no Apple figure in any period (found by the retest: zeros for "—").
         XCTAssertEqual(measures["2026-10"], ["apple_financial_proceeds", "apple_sales", "apple_sales_proceeds", "apple_sales_units"])
+        XCTAssertEqual(measures["none"], [])
     }
 
     /// A period of nothing says so on stdout, as the KPIs sheet does (it printed the header and blank lines).

@@ -222,7 +222,7 @@ final class SampleCloseTests: XCTestCase {
                  "gross_milliunits": "gross", "refunds_milliunits": "refunds", "net_milliunits": "net"}
         totals = {}
         for c, m in j["totals"].items():
-            totals[c] = {names[k]: v for k, v in m.items() if k in names}
+            totals[c] = {names[k]: v for k, v in m.items() if k in names and v is not None}  # null: absent, not zero
             for label, v in m["losses_milliunits"].items(): totals[c]["loss " + label] = v
         from_json = {"period": j["period"], "unpriced_purchases": j["unpriced_purchases"], "totals": totals,
             "bridges": {b["report"]: [{"product_id": r["product_id"], "currency": r["currency"], "ledger": r["ledger"], "apple": r["apple"],
