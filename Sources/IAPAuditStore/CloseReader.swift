@@ -1,9 +1,10 @@
 import IAPAuditModel
 
 /// Reads what the close needs from a ledger (`CloseInputs`, docs/close.md) on a read-only connection:
-/// every transaction Apple's records list, with what its record says about payment (`PaymentEvidence`:
-/// the record's environment signals judged across its transactions, rule 24), and every purchase the
-/// client reported.
+/// App Store Connect's report lines; every transaction Apple's records list — or, given a `CloseRelevance`, those
+/// of the purchases the period can book — with what its record says about payment (`PaymentEvidence`: the
+/// record's environment signals judged across all its transactions, rule 24); and every purchase the client
+/// reported — or, given a relevance, those no record lists.
 package enum CloseReader {
     /// - Parameters:
     ///   - bundleIds: the config's bundle ids (empty: not checked).
