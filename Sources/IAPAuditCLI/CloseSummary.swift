@@ -60,9 +60,6 @@ enum CloseSummary {
     static func json(_ result: CloseResult) -> String {
         let r = result.report
         let tally = { (t: Tally) -> [String: Any] in ["units": t.units, "milliunits": t.milliunits] }
-        // Apple's figures where the close stores them (`CloseReport.measures`): absent without the report, or for no price.
-        let sales = { (t: CloseReport.Totals) in r.measures(t).contains { $0.name == "apple_sales" } }
-        let financial = { (t: CloseReport.Totals) in r.measures(t).contains { $0.name == "apple_financial_proceeds" } }
         let object: [String: Any] = [
             "period": [
                 "label": r.period.label, "calendar": r.period.calendar.rawValue, "time_zone": r.period.timeZone.identifier,
@@ -76,11 +73,11 @@ enum CloseSummary {
                     (
                         t.currency,
                         [
-                            // Absent (null), not zero, without the period's report among the inputs.
-                            "apple_sales_units": sales(t) ? t.appleSalesUnits : NSNull(),
-                            "apple_sales_milliunits": sales(t) ? t.appleSales : NSNull(),
-                            "apple_sales_proceeds_milliunits": sales(t) ? t.appleSalesProceeds : NSNull(),
-                            "apple_financial_proceeds_milliunits": financial(t) ? t.appleFinancialProceeds : NSNull(),
+                            // Absent (null), not zero, without the period's report among the inputs, or for no price.
+                            "apple_sales_units": r.hasAppleFigures(t).sales ? t.appleSalesUnits : NSNull(),
+                            "apple_sales_milliunits": r.hasAppleFigures(t).sales ? t.appleSales : NSNull(),
+                            "apple_sales_proceeds_milliunits": r.hasAppleFigures(t).sales ? t.appleSalesProceeds : NSNull(),
+                            "apple_financial_proceeds_milliunits": r.hasAppleFigures(t).financial ? t.appleFinancialProceeds : NSNull(),
                             "gross_milliunits": t.gross,
                             "refunds_milliunits": t.refunds, "net_milliunits": t.net, "losses_milliunits": t.losses,
                         ] as [String: Any]

@@ -160,7 +160,9 @@ struct SampleCloseKey {
         }
         for currency in t.keys {
             // The purchases of no price (—) have no Apple figure: Apple books no such currency.
-            let apple = currency == "—" ? [] : ["apple_sales_units", "apple_sales", "apple_sales_proceeds", "apple_financial_proceeds"]
+            let apple =
+                currency == LedgerSale.noPrice
+                ? [] : ["apple_sales_units", "apple_sales", "apple_sales_proceeds", "apple_financial_proceeds"]
             for measure in apple + ["gross", "refunds"] { add(currency, measure, 0) }
             add(currency, "net", t[currency]!["gross"]! + t[currency]!["refunds"]!)
         }

@@ -316,11 +316,16 @@ package struct CloseReport: Sendable {
     package var hasSalesReport: Bool { bridges.contains { $0.report == .sales } }
     /// Whether a Financial report of the period's fiscal months is among the inputs.
     package var hasFinancialReport: Bool { bridges.contains { $0.report == .financial } }
-    /// `totals`' measures as table `close_total` holds them (`Totals.measures`).
-    /// The purchases of no price (`LedgerSale.noPrice`) have no Apple figure: Apple books no such currency.
-    package func measures(_ t: Totals) -> [(name: String, value: Int64)] {
+    /// Whether `t` has Apple's Summary Sales and Financial figures: the period's report is among the inputs, and `t`
+    /// is a currency (the purchases of no price, `LedgerSale.noPrice`, have none: Apple books no such currency).
+    package func hasAppleFigures(_ t: Totals) -> (sales: Bool, financial: Bool) {
         let priced = t.currency != LedgerSale.noPrice
-        return t.measures(appleSales: priced && hasSalesReport, appleFinancial: priced && hasFinancialReport)
+        return (priced && hasSalesReport, priced && hasFinancialReport)
+    }
+    /// `totals`' measures as table `close_total` holds them (`Totals.measures`).
+    package func measures(_ t: Totals) -> [(name: String, value: Int64)] {
+        let apple = hasAppleFigures(t)
+        return t.measures(appleSales: apple.sales, appleFinancial: apple.financial)
     }
     /// The payments summary rows of the period's fiscal months, against the Financial reports.
     package var payments: [Payment] = []

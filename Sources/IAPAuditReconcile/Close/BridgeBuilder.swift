@@ -70,6 +70,14 @@ extension Bridge {
             let value = Tally(units: sale.units, milliunits: sale.isTrial ? 0 : sale.amount?.milliunits ?? 0)
             let inPeriod = sale.purchaseMs.map(period.contains) ?? false
             let booked = sale.purchaseMs.map(appleBooks) ?? false
+            // What Apple charges for the units of a purchase priced from the list (the estimate's difference is explained).
+            let appleTotal =
+                sale.pricing == .estimated
+                ? sale.amount.flatMap { e in
+                    applePrices[PriceKey(productId, sale.countryCode, e.currency)].map {
+                        Money(milliunits: $0.milliunits * sale.units, currency: e.currency)
+                    }
+                } : nil
             if inPeriod {
                 rows[productId, currency].ledger += value
                 if let country = sale.countryCode { rows[productId, currency].countries.insert(country) }
@@ -82,10 +90,7 @@ extension Bridge {
                     // Apple refunds its own price: a purchase priced from the list is refunded at the estimate here, and
                     // the difference is the estimate's, as the sale's (found by a finance user test: a purchase bought and
                     // refunded in the period left −EUR 1.00 unexplained, the sale's difference booked and not its refund's).
-                    if sale.pricing == .estimated, let refunded = refund.amount, let estimate = sale.amount,
-                        let actual = applePrices[PriceKey(productId, sale.countryCode, estimate.currency)]
-                    {
-                        let total = Money(milliunits: actual.milliunits * sale.units, currency: estimate.currency)
+                    if let total = appleTotal, let refunded = refund.amount {
                         let appleRefund = refund.milliPercent.map { total.share(milliPercent: $0) } ?? total
                         rows[productId, currency].buckets[.estimatedPrices, default: Tally()] += Tally(
                             milliunits: refunded.milliunits - appleRefund.milliunits)
@@ -107,11 +112,8 @@ extension Bridge {
                     break
                 }
                 if inPeriod != booked { row.buckets[timing, default: Tally()] += booked ? value : -value }
-                if booked, sale.pricing == .estimated, let estimate = sale.amount,
-                    let actual = applePrices[PriceKey(productId, sale.countryCode, estimate.currency)]
-                {
-                    row.buckets[.estimatedPrices, default: Tally()] += Tally(
-                        milliunits: actual.milliunits * sale.units - estimate.milliunits)
+                if booked, let total = appleTotal, let estimate = sale.amount {
+                    row.buckets[.estimatedPrices, default: Tally()] += Tally(milliunits: total.milliunits - estimate.milliunits)
                 }
                 if inPeriod { row.remainderSales.append(sale.key) }
             }
