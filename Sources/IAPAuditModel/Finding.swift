@@ -30,6 +30,9 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
 
     public var isInfo: Bool { FindingKind.infos.contains(self) }
 
+    /// Money lost or given away, which a close values: every problem but the verification backlog (a wait).
+    public var isLoss: Bool { !isInfo && self != .verificationBacklog }
+
     /// `error` for money lost or given away, `warning` for credits without proof and
     /// the backlog, `info` for observations (SEMANTICS rule 16).
     public var severity: Severity {
@@ -62,7 +65,8 @@ public enum AppleConfirmation: String, Sendable, Hashable, CaseIterable {
 
 /// One reconciliation result: a problem or an info observation about one transaction.
 public struct Finding: Hashable, Sendable {
-    public var kind: FindingKind
+    /// Made an info kind (rule 23 settles a refund as superseded), the finding is no loss: `lossAtMs` is cleared.
+    public var kind: FindingKind { didSet { if !kind.isLoss { lossAtMs = nil } } }
     public var reason: String
     public var transactionId: String
     public var originalTransactionId: String?
@@ -72,6 +76,11 @@ public struct Finding: Hashable, Sendable {
     public var environment: String?
     /// Earliest timestamp among the records involved, milliseconds since 1970 UTC.
     public var firstSeenMs: Int64?
+    /// When the loss happened, milliseconds since 1970 UTC: the date a close books it by (FINANCE.md: in the
+    /// period it happens). The refund of a `refund_still_granted` (or when the holding began, if later), the
+    /// second credit of a `duplicate_credit`; else `firstSeenMs` (a dropped order, `revoked_while_paid` included,
+    /// is judged in the window of its purchase's date, rule 17, and booked there). Nil unless `kind.isLoss`.
+    public var lossAtMs: Int64?
     /// file:line of every record involved, sorted.
     public var evidence: [SourceLocation]
     public var detail: String
@@ -83,7 +92,7 @@ public struct Finding: Hashable, Sendable {
     public init(
         kind: FindingKind, reason: String, transactionId: String, originalTransactionId: String? = nil,
         productId: String? = nil, userIds: [String] = [], environment: String? = nil,
-        firstSeenMs: Int64? = nil, evidence: [SourceLocation] = [], detail: String = "",
+        firstSeenMs: Int64? = nil, lossAtMs: Int64? = nil, evidence: [SourceLocation] = [], detail: String = "",
         appleConfirmation: AppleConfirmation? = nil
     ) {
         self.kind = kind
@@ -94,6 +103,7 @@ public struct Finding: Hashable, Sendable {
         self.userIds = ExactText.distinctSorted(userIds)
         self.environment = environment
         self.firstSeenMs = firstSeenMs
+        self.lossAtMs = kind.isLoss ? lossAtMs ?? firstSeenMs : nil
         self.evidence = Array(Set(evidence)).sorted()
         self.detail = detail
         self.appleConfirmation = appleConfirmation

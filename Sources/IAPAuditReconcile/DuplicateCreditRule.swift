@@ -54,7 +54,8 @@ enum DuplicateCreditRule {
             findings.append(
                 c.finding(
                     kind, reason, t, users: users, environment: c.environments(Array(grants)), firstSeenMs: trail.firstSeenMs,
-                    evidence: trail.evidence, detail: detail))
+                    // Given away at the second credit.
+                    lossAtMs: grants.map(\.fact.tsMs).sorted()[1], evidence: trail.evidence, detail: detail))
         }
         return findings
     }

@@ -242,6 +242,7 @@ package final class FindingSpill: Sendable {
         for user in f.userIds { w.text(user) }
         w.text(f.environment)
         w.optional(f.firstSeenMs)
+        w.optional(f.lossAtMs)
         w.varint(f.evidence.count)
         for e in f.evidence {
             w.text(e.file)
@@ -266,11 +267,12 @@ package final class FindingSpill: Sendable {
         let users = (0..<r.varint()).map { _ in string()! }
         let environment = string()
         let firstSeen = r.optionalInt()
+        let lossAt = r.optionalInt()
         let evidence = (0..<r.varint()).map { _ in SourceLocation(file: string()!, line: r.varint()) }
         let detail = string()!
         return Finding(
             kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
-            environment: environment, firstSeenMs: firstSeen, evidence: evidence, detail: detail,
+            environment: environment, firstSeenMs: firstSeen, lossAtMs: lossAt, evidence: evidence, detail: detail,
             appleConfirmation: confirmation(r.u8()))
     }
 }

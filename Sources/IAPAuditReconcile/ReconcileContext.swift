@@ -156,11 +156,12 @@ final class ReconcileContext {
 
     func location(_ l: Listing) -> SourceLocation { location(l.fact.fileId, l.fact.line) }
 
-    /// A finding about T with product and original id filled in from what is known of T. A dropped order
+    /// A finding about T with product and original id filled in from what is known of T (`lossAtMs` nil: the loss
+    /// happened when first seen). A dropped order
     /// says whether Apple confirms the payment (rule 22), the confirming record among its evidence.
     func finding(
         _ kind: FindingKind, _ reason: String, _ t: Int32, users: [String?] = [], environment: String? = nil,
-        firstSeenMs: Int64?, evidence: [SourceLocation], detail: String
+        firstSeenMs: Int64?, lossAtMs: Int64? = nil, evidence: [SourceLocation], detail: String
     ) -> Finding {
         var evidence = evidence
         var confirmation: AppleConfirmation? = nil
@@ -172,7 +173,7 @@ final class ReconcileContext {
         return Finding(
             kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),
             productId: productId(t), userIds: users.compactMap { $0 }, environment: environment, firstSeenMs: firstSeenMs,
-            evidence: evidence, detail: detail, appleConfirmation: confirmation)
+            lossAtMs: lossAtMs, evidence: evidence, detail: detail, appleConfirmation: confirmation)
     }
 
     /// Rule 17 for a payment judgment about T dated `ms`: an info `outside_window` finding when the date

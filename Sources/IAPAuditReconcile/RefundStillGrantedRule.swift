@@ -38,9 +38,19 @@ enum RefundStillGrantedRule {
                 reason += ", revocationPercentage \(share) (\(Self.percent(Int(share))) refunded)"
             }
             let head = "cancelled at \(Timestamp.iso(cancelledMs))\(reason)"
+            // The loss happens at the refund (money back, goods kept), or when a holder's holding began if that was later:
+            // their first grant since their last revoke.
+            let held = holders.map { holder in
+                let user = holder.map(ExactText.init)
+                let revokedMs =
+                    revokes.filter { $0.fact.userId == nil || c.text($0.fact.userId).map(ExactText.init) == user }
+                    .map(\.fact.tsMs).max() ?? Int64.min
+                let since = grants.filter { c.text($0.fact.userId).map(ExactText.init) == user && $0.fact.tsMs > revokedMs }
+                return max(cancelledMs, since.map(\.fact.tsMs).min() ?? cancelledMs)
+            }
             let finding = c.finding(
                 .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
-                firstSeenMs: trail.firstSeenMs,
+                firstSeenMs: trail.firstSeenMs, lossAtMs: held.min(),
                 evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fact.fileId, $0.fact.line) },
                 detail: "\(head); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))")
             if let type = c.productType(t), type != .consumable, let product = c.productId(t), holders.contains(where: { $0 != nil }) {

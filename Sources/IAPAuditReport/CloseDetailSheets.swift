@@ -128,7 +128,7 @@ enum DetailSheets {
 
     enum LossColumn {
         static let label = 0, reason = 1, transaction = 2, product = 3, users = 4, currency = 5, amount = 6, pricing = 7
-        static let firstSeen = 8, detail = 9
+        static let lossAt = 8, firstSeen = 9, detail = 10
     }
 
     /// Every problem finding (not info), valued with its purchase's amount where it has one.
@@ -140,12 +140,12 @@ enum DetailSheets {
                 .text($0.label), .text(f.reason),
                 .text(f.transactionId), .text(f.productId ?? ""), .text(f.userIds.joined(separator: ", ")),
                 .text($0.amount?.currency ?? "—"), CloseWorkbook.money($0.amount), .text($0.pricing.rawValue),
-                f.firstSeenMs.map(ReportCell.dateTime) ?? .empty, .text(f.detail),
+                f.lossAtMs.map(ReportCell.dateTime) ?? .empty, f.firstSeenMs.map(ReportCell.dateTime) ?? .empty, .text(f.detail),
             ]
         }
         let header = [
             "loss (kind, Apple's confirmation)", "reason", "transaction_id", "product_id", "user_ids", "currency", "amount", "pricing",
-            "first_seen (UTC)", "detail",
+            "loss at (UTC)", "first_seen (UTC)", "detail",
         ]
         var footer = CloseWorkbook.currencyTotals(
             rows, width: header.count, currencyColumn: C.currency, sums: [C.amount], amounts: [C.amount])

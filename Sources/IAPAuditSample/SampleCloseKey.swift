@@ -153,6 +153,11 @@ struct SampleCloseKey {
             else { continue }
             let dated = clientDate[f.transactionId] ?? sale.at
             if kind == .droppedOrder && (dated < SampleClock.start || dated >= SampleClock.periodEnd) { continue }
+            // A refund still granted is the loss of its refund's period (`Finding.lossAtMs`; the sample grants before
+            // refunding). The sample's duplicate credits are all credited again in the period.
+            if kind == .refundStillGranted, let at = sale.refunds.first?.at, at < SampleClock.start || at >= SampleClock.periodEnd {
+                continue
+            }
             let amount = kind == .refundStillGranted ? sale.refunds.first?.amount ?? sale.amount : sale.amount
             guard let amount, let currency = sale.currency else { continue }
             let label = kind == .droppedOrder ? "dropped_order \(f.appleConfirmation ?? "claimed")" : kind.rawValue

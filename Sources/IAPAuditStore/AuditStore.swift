@@ -34,10 +34,9 @@ public final class AuditStore {
         let upgraded = try database.transaction {
             // An older version, or this version's tables declared otherwise since (a field added to a
             // record: `Schema.tablesFingerprint`): dropped whole, every file read again by the next run.
-            // Version 6 as it was declared gains version 7's columns and keeps every record.
+            // Version 6 or 7 as it was declared gains the later versions' columns and keeps every record.
             let stored = version > 0 ? try Schema.storedFingerprint(database) : nil
-            let migrating = version == 6 && stored == Schema.version6Fingerprint
-            if migrating { try Schema.migrateFromVersion6(database) }
+            let migrating = try Schema.migrate(database, version: version, fingerprint: stored)
             let upgrading = version > 0 && !migrating && (version < Schema.version || stored != Schema.tablesFingerprint)
             if upgrading { try Schema.upgradeFromOlder(database, keepingLifecycle: version >= 5) }
             try database.execute(Schema.tables)
@@ -303,8 +302,8 @@ public final class AuditStore {
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
-                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation, finding_id)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation, finding_id, loss_at, loss_at_ms)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
                 """)
             var ids = FindingIds()
             try findings { f in
@@ -322,6 +321,10 @@ public final class AuditStore {
                 if let ms = f.firstSeenMs {
                     insert.bind(C.firstSeen, constant: Timestamp.iso(ms))
                     insert.bind(C.firstSeenMs, ms)
+                }
+                if let ms = f.lossAtMs {
+                    insert.bind(C.lossAt, constant: Timestamp.iso(ms))
+                    insert.bind(C.lossAtMs, ms)
                 }
                 insert.bind(C.evidence, constant: IdList.encode(f.evidence.map(\.description)))
                 insert.bind(C.detail, constant: f.detail)
@@ -359,41 +362,5 @@ public struct FileStamp: Hashable, Sendable {
 /// The parameters of `finding`'s INSERT, by column.
 private enum FindingColumn: Int32 {
     case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
-        evidence, detail, appleConfirmation, findingId
-}
-
-/// A file already in the ledger: its content hash and the note it was stored with.
-public struct StoredFile: Equatable, Sendable {
-    public var sha256: String
-    public var note: String
-    /// `imported`, `skipped` or `rejected`.
-    public var status: String
-    /// Stored by this version's readers (else the file must be read again).
-    public var isCurrentReader: Bool = true
-    /// Size in bytes (a file of another size has changed).
-    public var bytes: Int = 0
-    /// Records imported from it (`source_file.records_imported`): what leaves the ledger with it.
-    public var recordsImported: Int64 = 0
-    /// Records rejected from it (`source_file.records_rejected`), whose rejections leave with it.
-    public var recordsRejected: Int64 = 0
-    /// Given by the last run (`source_file.given`); false: kept in the ledger though no longer given.
-    public var given = true
-    /// Its size, modification time and inode when it was stored (nil or 0s: unknown).
-    public var stamp: FileStamp?
-    /// The SHA-256 of its content (a gzip file's inflated bytes), else `sha256`.
-    public var contentSha256 = ""
-    /// `source_file.format` (`jsonl`…): a JSON Lines file that grew is read from its old end.
-    public var format = ""
-
-    package init(
-        sha256: String, note: String, status: String, isCurrentReader: Bool = true, bytes: Int = 0, recordsImported: Int64 = 0,
-        recordsRejected: Int64 = 0
-    ) {
-        (self.sha256, self.note, self.status, self.isCurrentReader, self.bytes) = (sha256, note, status, isCurrentReader, bytes)
-        (self.recordsImported, self.recordsRejected) = (recordsImported, recordsRejected)
-    }
-
-    public static func == (a: StoredFile, b: StoredFile) -> Bool {
-        (a.sha256, a.note, a.status, a.isCurrentReader) == (b.sha256, b.note, b.status, b.isCurrentReader)
-    }
+        evidence, detail, appleConfirmation, findingId, lossAt, lossAtMs
 }

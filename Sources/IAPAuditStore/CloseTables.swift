@@ -78,12 +78,12 @@ extension AuditStore {
                 ])
             }
             let loss = try database.prepare(
-                "INSERT INTO close_loss (period, kind, transaction_id, reason, label, amount_milliunits, currency, pricing, first_seen_ms) "
-                    + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+                "INSERT INTO close_loss (period, kind, transaction_id, reason, label, amount_milliunits, currency, pricing, first_seen_ms, "
+                    + "loss_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
             for l in report.losses {
                 try loss.run([
                     period, l.finding.kind.rawValue, l.finding.transactionId, l.finding.reason, l.label, l.amount?.milliunits,
-                    l.amount?.currency, l.pricing.rawValue, l.finding.firstSeenMs,
+                    l.amount?.currency, l.pricing.rawValue, l.finding.firstSeenMs, l.finding.lossAtMs,
                 ])
             }
             // Bound by column name: the buckets' two columns each, named after the bucket.

@@ -5,14 +5,15 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 7
+    package static let version = 8
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 9
 
-    /// Version 7 keeps what a ledger of version 6 holds: it adds `source_file`'s `given`, `mtime_ns`, `inode`
-    /// and `content_sha256` (`migrateFromVersion6`), since the ledger now keeps the records of files no
-    /// longer given, which could not be read again.
+    /// Versions 7 and 8 keep what a ledger of version 6 or 7 holds (`migrate`, Schema+Migration.swift): 7 adds
+    /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and
+    /// `loss_at_ms` and `close_loss.loss_at_ms`, since the ledger keeps the records of files no longer given,
+    /// which could not be read again.
     ///
     /// Older databases are upgraded by dropping everything they hold: version 6 keeps the close's price list
     /// (`close_period.price_list`, `price_list_sha256`), units per sale, refunds and valued findings
@@ -48,24 +49,9 @@ package enum Schema {
     }
 
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
-    static var tables: String { ownTables(sourceFileColumns) + LifecycleTables.create + RecordTables.create }
-
-    /// `source_file`'s columns added by version 7, as its CREATE TABLE and `migrateFromVersion6` write them:
-    /// `given` (1: the last run was given the file; 0: kept though no longer given), its `stat(2)` when it
-    /// was stored (`mtime_ns`: modification time in nanoseconds since 1970 UTC, `inode`; 0 and 0: unknown,
-    /// the file is hashed), and `content_sha256` (the SHA-256 of its content: of the inflated bytes for a
-    /// gzip file; NULL: `sha256`).
-    static let sourceFileColumns = [
-        "given INTEGER NOT NULL DEFAULT 1", "mtime_ns INTEGER NOT NULL DEFAULT 0", "inode INTEGER NOT NULL DEFAULT 0",
-        "content_sha256 TEXT",
-    ]
-
-    /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
-    static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
-
-    /// Adds `sourceFileColumns` to a ledger of version 6 (inside the open's transaction): nothing is dropped.
-    static func migrateFromVersion6(_ database: SQLiteDatabase) throws {
-        for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
+    static var tables: String {
+        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns) + LifecycleTables.create
+            + RecordTables.create
     }
 
     /// FNV-1a of `text`, hex.
@@ -76,7 +62,7 @@ package enum Schema {
     }
 
     /// The tables but the lifecycle's and the records', `source_file` with the columns `added`.
-    private static func ownTables(_ added: [String]) -> String {
+    static func ownTables(_ added: [String], finding: [String] = [], closeLoss: [String] = []) -> String {
         """
         CREATE TABLE IF NOT EXISTS source_file (
             file_id INTEGER PRIMARY KEY,
@@ -123,7 +109,7 @@ package enum Schema {
             first_seen_ms INTEGER,
             evidence TEXT NOT NULL,
             detail TEXT NOT NULL,
-            apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'refunded', 'claimed'))
+            apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'refunded', 'claimed'))\(finding.map { ",\n    " + $0 }.joined())
         ) STRICT;
         CREATE TABLE IF NOT EXISTS run_parameter (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS run_warning (code TEXT NOT NULL, message TEXT NOT NULL, file TEXT) STRICT;
@@ -146,7 +132,7 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS close_refund_period ON close_refund (period);
         CREATE TABLE IF NOT EXISTS close_loss (
             period TEXT NOT NULL, kind TEXT NOT NULL, transaction_id TEXT NOT NULL, reason TEXT NOT NULL, label TEXT NOT NULL,
-            amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, first_seen_ms INTEGER
+            amount_milliunits INTEGER, currency TEXT, pricing TEXT NOT NULL, first_seen_ms INTEGER\(closeLoss.map { ", " + $0 }.joined())
         ) STRICT;
         CREATE INDEX IF NOT EXISTS close_loss_period ON close_loss (period);
         CREATE TABLE IF NOT EXISTS close_bridge (

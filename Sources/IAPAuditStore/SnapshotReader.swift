@@ -164,8 +164,10 @@ extension AuditStore {
     /// The columns `finding(_:)` reads, in its order.
     static let findingColumns = """
         kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms, evidence, detail,
-        apple_confirmation
+        apple_confirmation, loss_at_ms
         """
+    /// How many columns `findingColumns` names: the index of a column selected after them.
+    static let findingColumnCount: Int32 = 12
 
     /// The finding of a row selecting `findingColumns`; nil for a kind this version does not know.
     static func finding(_ q: SQLiteStatement) -> Finding? {
@@ -177,7 +179,7 @@ extension AuditStore {
         return Finding(
             kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
             productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
-            firstSeenMs: q.optionalInt64(7), evidence: evidence, detail: q.text(9),
+            firstSeenMs: q.optionalInt64(7), lossAtMs: q.optionalInt64(11), evidence: evidence, detail: q.text(9),
             appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:)))
     }
 

@@ -264,7 +264,7 @@ final class TraceQueries {
         try each(
             "SELECT \(AuditStore.findingColumns), finding_id FROM finding WHERE transaction_id = ?1 ORDER BY rowid", [transactionId]
         ) { q in
-            if let f = AuditStore.finding(q) { found.append((f, q.text(11))) }
+            if let f = AuditStore.finding(q) { found.append((f, q.text(AuditStore.findingColumnCount))) }
         }
         if let original {
             try each(
@@ -273,7 +273,9 @@ final class TraceQueries {
                 WHERE original_transaction_id = ?1 AND transaction_id <> ?2 AND instr(detail, ?2) > 0 ORDER BY rowid
                 """, [original, transactionId]
             ) { q in
-                if let f = AuditStore.finding(q), Self.names(f.detail, transactionId) { found.append((f, q.text(11))) }
+                if let f = AuditStore.finding(q), Self.names(f.detail, transactionId) {
+                    found.append((f, q.text(AuditStore.findingColumnCount)))
+                }
             }
         }
         return try found.map { f, id in

@@ -51,12 +51,10 @@ package enum CloseBuilder {
                 daily["\(day)\u{0}\(currency)", default: .init(day: day, currency: currency, revenue: 0, refunds: 0)].refunds -= amount
             }
         }
-        // Losses are booked in the period they happened (a finding first seen in it), so each close books a
-        // loss once; a verification backlog is a wait, not money lost or given away: not valued.
-        let losses = value(
-            inputs.findings.filter {
-                !$0.kind.isInfo && $0.kind != .verificationBacklog && ($0.firstSeenMs.map(period.contains) ?? false)
-            }, sales)
+        // Losses are booked in the period they happened (`Finding.lossAtMs`: a refund still granted in its refund's
+        // period, not its purchase's; found by a finance user test), so each close books a loss once; a verification
+        // backlog is a wait, not money lost or given away: not valued.
+        let losses = value(inputs.findings.filter { $0.kind.isLoss && ($0.lossAtMs.map(period.contains) ?? false) }, sales)
         var bridges: [Bridge] = []
         if inputs.sales.contains(where: { $0.beginDate >= period.firstDay && $0.beginDate <= period.lastDay }) {
             bridges.append(.sales(sales, inputs.sales, period: period))

@@ -35,6 +35,15 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
         detail.range(of: "\\b\(count)\\b", options: .regularExpression) != nil
     }
 
+    /// The loss happened at the second credit (the close books it then), not at the first record.
+    func testTheLossIsDatedAtTheSecondCredit() {
+        let finding = Self.twoGrants(.consumable).finding(.duplicateCredit, "T1")
+        XCTAssertEqual(finding?.firstSeenMs, LedgerBuilder.ms("10:00"))
+        XCTAssertEqual(finding?.lossAtMs, LedgerBuilder.ms("11:00"))
+        // An info finding is no loss.
+        XCTAssertNil(Self.twoGrants(.nonConsumable).finding(.regranted, "T1")?.lossAtMs)
+    }
+
     func testOneGrantIsNoDuplicate() {
         let b = LedgerBuilder(config: Self.config(.consumable))
         b.client("T1", product: "p1")

@@ -33,6 +33,24 @@ final class ReconcileRefundStillGrantedTests: XCTestCase {
         XCTAssertEqual(b.findings(), ["refund_still_granted/cancelled_not_revoked/T1"])
     }
 
+    /// The loss happened at the refund (money back, goods kept), or when the holding began if that was later: the
+    /// holder's first grant since their last revoke.
+    func testTheLossIsDatedAtTheRefundOrWhenTheHoldingBegan() {
+        let b = LedgerBuilder()
+        Self.grant(b, "r1", user: "u1", at: "10:00")
+        Self.cancel(b)
+        let refunded = b.finding(.refundStillGranted, "T1")
+        XCTAssertEqual(refunded?.firstSeenMs, LedgerBuilder.ms("10:00"))
+        XCTAssertEqual(refunded?.lossAtMs, LedgerBuilder.ms(Self.cancelled))
+        // Granted again while held: held since 10:00, the loss is still the refund's.
+        Self.grant(b, "r2", user: "u1", at: "17:00")
+        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.lossAtMs, LedgerBuilder.ms(Self.cancelled))
+        // Revoked at 16:00, granted again at 17:00 and 18:00: held since 17:00.
+        b.revoke("v1", ids: ["T1"], user: "u1", at: "16:00")
+        Self.grant(b, "r3", user: "u1", at: "18:00")
+        XCTAssertEqual(b.finding(.refundStillGranted, "T1")?.lossAtMs, LedgerBuilder.ms("17:00"))
+    }
+
     func testNoCancellationNoFinding() {
         let b = LedgerBuilder()
         Self.grant(b, "r1", user: "u1", at: "10:00")

@@ -49,22 +49,33 @@ final class MigrationTests: XCTestCase {
 
     /// A version-6 ledger (as iap-audit made it before the ledger kept missing files) is migrated in place: its
     /// records stay, and a file it holds that is no longer given keeps them.
-    func testVersion6IsMigratedKeepingItsRecords() throws {
-        let input = TestPaths.scratch(), out = TestPaths.scratch()
+    func testVersion6IsMigratedKeepingItsRecords() throws { try migrates(from: 6) }
+
+    /// A version-7 ledger (before the findings' `loss_at`) is migrated in place as well: the next run stores its
+    /// findings' loss dates.
+    func testVersion7IsMigratedKeepingItsRecords() throws { try migrates(from: 7) }
+
+    private func migrates(from version: Int) throws {
+        let input = TestPaths.scratch("migrates\(version)"), out = TestPaths.scratch("migrated\(version)")
         try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/client.jsonl", toPath: input + "/client.jsonl")
+        try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/server.jsonl", toPath: input + "/server.jsonl")
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
-        // Back to version 6: without version 7's columns, with version 6's fingerprint.
+        // Back to that version: without the later versions' columns, with its fingerprint.
         let records =
             try PythonReader.run(
                 """
                 import json, sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
-                for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
+                if sys.argv[3] == "6":
+                    for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
+                for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
+                db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
-                db.execute("PRAGMA user_version = 6")
+                db.execute(f"PRAGMA user_version = {sys.argv[3]}")
                 db.commit()
                 print(json.dumps(db.execute("SELECT count(*) FROM client_report").fetchone()[0]))
-                """, args: [out + "/audit.sqlite", Schema.version6Fingerprint]) as? Int
+                """, args: [out + "/audit.sqlite", version == 6 ? Schema.version6Fingerprint : Schema.version7Fingerprint, "\(version)"])
+            as? Int
         XCTAssertGreaterThan(records ?? 0, 2000)
         try FileManager.default.removeItem(atPath: input + "/client.jsonl")
         TestPaths.write("{}\n", to: input + "/other.jsonl")
@@ -72,7 +83,17 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 7)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 8)
+        let losses =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps(db.execute("SELECT count(*), count(loss_at_ms), count(*) FILTER (WHERE loss_at_ms >= first_seen_ms) "
+                                            "FROM finding WHERE kind NOT IN ('verification_backlog', " + sys.argv[2] + ")").fetchone()))
+                """, args: [out + "/audit.sqlite", FindingKind.infos.map { "'\($0.rawValue)'" }.joined(separator: ", ")]) as? [Int]
+        XCTAssertGreaterThan(losses?.first ?? 0, 10)
+        XCTAssertEqual(Set(losses ?? []).count, 1, "every problem finding has its loss date: \(String(describing: losses))")
     }
 
     func testVersion1IsUpgradedWithoutItsRecords() throws {

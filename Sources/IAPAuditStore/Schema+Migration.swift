@@ -1,0 +1,51 @@
+/// The columns later versions add to a table, and the migrations that add them to an older ledger in place:
+/// the ledger keeps the records of files no longer given, which could not be read again, so a version that
+/// only adds columns keeps every record.
+extension Schema {
+    /// `source_file`'s columns added by version 7, as its CREATE TABLE and `migrateFromVersion6` write them:
+    /// `given` (1: the last run was given the file; 0: kept though no longer given), its `stat(2)` when it
+    /// was stored (`mtime_ns`: modification time in nanoseconds since 1970 UTC, `inode`; 0 and 0: unknown,
+    /// the file is hashed), and `content_sha256` (the SHA-256 of its content: of the inflated bytes for a
+    /// gzip file; NULL: `sha256`).
+    static let sourceFileColumns = [
+        "given INTEGER NOT NULL DEFAULT 1", "mtime_ns INTEGER NOT NULL DEFAULT 0", "inode INTEGER NOT NULL DEFAULT 0",
+        "content_sha256 TEXT",
+    ]
+
+    /// `finding`'s columns added by version 8: when a problem finding's loss happened (`Finding.lossAtMs`; ISO 8601
+    /// UTC and milliseconds since 1970 UTC), the date a close books it by. NULL for info findings and the
+    /// verification backlog, and for the findings of a migrated ledger until its next run stores them again.
+    static let findingAddedColumns = ["loss_at TEXT", "loss_at_ms INTEGER"]
+
+    /// `close_loss`'s column added by version 8: the loss's date the close booked it by (`finding.loss_at_ms`);
+    /// NULL in the rows of a close made before.
+    static let closeLossColumns = ["loss_at_ms INTEGER"]
+
+    /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
+    static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
+
+    /// The fingerprint of version 7's tables (before `findingAddedColumns` and `closeLossColumns`): a ledger that has
+    /// it is migrated.
+    static let version7Fingerprint = fingerprint(
+        ownTables(sourceFileColumns) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
+
+    /// Migrates a ledger of version 6 or 7 as that version declared its tables (inside the open's transaction):
+    /// adds the columns of the versions since; nothing is dropped. Returns false (nothing done) for any other.
+    static func migrate(_ database: SQLiteDatabase, version: Int64, fingerprint stored: String?) throws -> Bool {
+        switch (version, stored) {
+        case (6, version6Fingerprint?):
+            for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
+            try addVersion8Columns(database)
+        case (7, version7Fingerprint?):
+            try addVersion8Columns(database)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private static func addVersion8Columns(_ database: SQLiteDatabase) throws {
+        for column in findingAddedColumns { try database.execute("ALTER TABLE finding ADD COLUMN \(column)") }
+        for column in closeLossColumns { try database.execute("ALTER TABLE close_loss ADD COLUMN \(column)") }
+    }
+}
