@@ -1,8 +1,8 @@
 import IAPAuditModel
 
 /// What the close can trust of Apple's reports for a period, before any bridge is made (docs/close.md,
-/// "Apple's reports in the close"): a report given twice is counted once; two different reports of the
-/// same day or fiscal month, days and fiscal months no report covers, and reports with rejected lines are
+/// "Apple's reports in the close"): a report given twice is counted once, as are days that Summary Sales reports
+/// of two frequencies give (`ReportFrequency`); two different reports of the same day or fiscal month, days and fiscal months no report covers, and reports with rejected lines are
 /// said in warnings — Apple's figures are then incomplete, never silently short or doubled.
 package enum ReportCheck {
     /// The inputs with each duplicate report's lines removed, and the warnings.
@@ -13,12 +13,14 @@ package enum ReportCheck {
         var warnings: [RunWarning] = []
         let days = period.firstDay...period.lastDay
         // Summary Sales: one file per day (or span); the same lines twice are a copy.
-        let sales = dedupe(
+        let copies = dedupe(
             inputs.sales, kind: "Summary Sales",
             fingerprint: {
                 "\($0.productId)|\($0.beginDate)|\($0.endDate)|\($0.countryCode)|\($0.units)|\($0.customerPrice)|\($0.proceeds)"
             },
             span: { "\($0.beginDate)..\($0.endDate)" }, warnings: &warnings)
+        // A weekly (monthly…) report beside the daily ones: its days counted once.
+        let sales = ReportFrequency.oneFrequency(copies, warnings: &warnings)
         inputs.sales = sales
         let financial = dedupe(
             inputs.financial, kind: "Financial",

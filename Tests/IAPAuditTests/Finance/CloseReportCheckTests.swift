@@ -60,6 +60,45 @@ final class CloseReportCheckTests: XCTestCase {
         XCTAssertTrue(gzipped.note.hasPrefix("same content as "), gzipped.note)
     }
 
+    /// Apple's weekly Summary Sales report is the sum of its days' daily ones: given beside them, each day is counted
+    /// once, from the daily reports, and said (found by a finance user test: the week was counted twice, silently).
+    /// Given alone, the weekly report counts; beside some of its days only, the days no daily report gives are missing
+    /// and said, never doubled.
+    func testAWeeklyReportBesideTheDailyOnesIsCountedOnce() throws {
+        let week = (5...11).map { "app-store-connect/S_D_85012345_202610\(String(format: "%02d", $0)).txt" }
+        let weekly = "app-store-connect/S_W_85012345_20261011.txt"
+        let make =
+            "head -1 \(week[0]) > \(weekly) && awk -F'\\t' -v OFS='\\t' 'FNR > 1 { $10 = \"10/05/2026\"; $11 = \"10/11/2026\"; print }' "
+            + week.joined(separator: " ") + " >> \(weekly)"
+        func units(_ r: CloseResult) -> [String: Int64] {
+            Dictionary(uniqueKeysWithValues: r.report.totals.filter { $0.currency != "—" }.map { ($0.currency, $0.appleSalesUnits) })
+        }
+        let plain = try close(try sample(""))
+        XCTAssertEqual(units(plain), ["EUR": 462, "GBP": 215, "JPY": 191, "USD": 959])
+        let both = try close(try sample(make))
+        XCTAssertEqual(units(both), units(plain))
+        XCTAssertEqual(both.report.totals.map(\.appleSales), plain.report.totals.map(\.appleSales))
+        let said = both.warnings.filter { $0.code == .duplicateReport }
+        XCTAssertEqual(said.map { URL(fileURLWithPath: $0.file!).lastPathComponent }, ["S_W_85012345_20261011.txt"])
+        XCTAssertTrue(
+            said.first?.message.contains(
+                "its Summary Sales lines of 2026-10-05..2026-10-11 cover days that a report of a shorter period also gives") ?? false,
+            "\(said)")
+        // Alone for its week, the weekly report gives what its days' reports gave.
+        let alone = try close(try sample(make + " && rm " + week.joined(separator: " ")))
+        XCTAssertEqual(units(alone), units(plain))
+        XCTAssertEqual(alone.warnings.filter { $0.code == .duplicateReport || $0.code == .reportCoverage }.map(\.message), [])
+        // Beside its first day's report only: the other six days are missing, and said.
+        let partial = try close(try sample(make + " && rm " + week.dropFirst().joined(separator: " ")))
+        XCTAssertEqual(
+            partial.warnings.filter { $0.code == .reportCoverage }.map(\.message),
+            [
+                "Summary Sales lines cover 25 of the 31 days of 2026-10: none for 2026-10-06 to 2026-10-11 (no report given, or no sale "
+                    + "that day): Apple's figures for those days are missing from the bridge, not zero"
+            ])
+        XCTAssertLessThan(units(partial)["EUR"] ?? 0, 462)
+    }
+
     func testAFiscalCloseSaysWhichDaysNoSalesReportCovers() throws {
         let result = try close(try sample(""), calendar: .appleFiscal, zone: "America/Los_Angeles")
         let coverage = result.warnings.filter { $0.code == .reportCoverage }.map(\.message)
