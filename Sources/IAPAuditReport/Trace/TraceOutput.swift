@@ -176,6 +176,7 @@ package enum TraceOutput {
                     "kind": f.kind.rawValue, "reason": f.reason, "severity": f.severity.rawValue, "transaction_id": f.transactionId,
                     "apple_confirmation": f.appleConfirmation?.rawValue ?? null, "user_ids": f.userIds, "detail": f.detail,
                     "evidence": f.evidence.map(\.description), "first_seen": f.firstSeenMs.map(Timestamp.iso) ?? null,
+                    "loss_at": f.lossAtMs.map(Timestamp.iso) ?? null,
                     "finding_id": state?.id ?? null, "status": state?.status.rawValue ?? null,
                     "first_seen_run": state?.firstSeenRun ?? null,
                     "acknowledged_at": state?.acknowledgedAtMs.map(Timestamp.iso) ?? null, "note": state?.note ?? null,

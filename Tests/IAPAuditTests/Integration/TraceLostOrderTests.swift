@@ -178,6 +178,9 @@ final class TraceLostOrderTests: XCTestCase {
             [
                 "dropped_order/in_receipt_never_credited/confirmed"
             ])
+        // A dropped order's loss is booked when first seen.
+        XCTAssertEqual(findings.first?["loss_at"] as? String, findings.first?["first_seen"] as? String)
+        XCTAssertNotNil(findings.first?["first_seen"] as? String)
         // The credited purchase's request, with what it credited.
         let credited = try XCTUnwrap(
             (transactions[0]["timeline"] as? [[String: Any]])?.compactMap { $0["request"] as? [String: Any] }.first)
