@@ -78,8 +78,9 @@ public struct Finding: Hashable, Sendable {
     public var firstSeenMs: Int64?
     /// When the loss happened, milliseconds since 1970 UTC: the date a close books it by (FINANCE.md: in the
     /// period it happens). The refund of a `refund_still_granted` (or when the holding began, if later), the
-    /// second credit of a `duplicate_credit`; else `firstSeenMs` (a dropped order, `revoked_while_paid` included,
-    /// is judged in the window of its purchase's date, rule 17, and booked there). Nil unless `kind.isLoss`.
+    /// second credit of a `duplicate_credit`, the first grant without proof of an `invalid_credit`, the first sandbox
+    /// credit of a `sandbox_leak`; else `firstSeenMs` (a dropped order, `revoked_while_paid` included, is judged in
+    /// the window of its purchase's date, rule 17, and booked there). Nil unless `kind.isLoss`.
     public var lossAtMs: Int64?
     /// file:line of every record involved, sorted.
     public var evidence: [SourceLocation]

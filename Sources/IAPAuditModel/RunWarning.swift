@@ -95,6 +95,8 @@ public struct RunWarning: Sendable, Hashable {
         public static let environmentConflict = Code(rawValue: "environment_conflict")
         /// Apple answers naming no environment anywhere (rule 24): read as production.
         public static let environmentUnknown = Code(rawValue: "environment_unknown")
+        /// The ledger was made by another version of iap-audit: migrated in place, or rebuilt (its records read again).
+        public static let ledgerUpgraded = Code(rawValue: "ledger_upgraded")
 
         /// The codes only a close gives (stored in `run_warning` beside its run's, replaced by the next close).
         public static let closeOnly: Set<Code> = [
@@ -104,7 +106,8 @@ public struct RunWarning: Sendable, Hashable {
 
         /// Every code this version gives, in the order a run may give them.
         public static let all: [Code] = [
-            .previousRunIncomplete, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputRotated, .inputEmptied,
+            .previousRunIncomplete, .ledgerUpgraded, .noConfig, .severalConfigs, .inputVanished, .inputRenamed, .inputRotated,
+            .inputEmptied,
             .inputUnreadable,
             .userIdMissing,
             .signatureSettingsChanged, .nothingImported,

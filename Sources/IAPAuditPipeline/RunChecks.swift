@@ -17,6 +17,7 @@ enum RunChecks {
                     .previousRunIncomplete, "the previous run into \(options.outputDirectory) did not complete; this run completes it",
                     file: databasePath))
         }
+        if let change = store.schemaChange { warnings.append(try upgraded(change, store, databasePath: databasePath)) }
         let c = options.config
         if c.products.isEmpty && c.bundleIds.isEmpty && c.sandboxAllowlist.isEmpty {
             warnings.append(
@@ -27,6 +28,31 @@ enum RunChecks {
                         + "and no user is on the sandbox allowlist"))
         }
         return warnings
+    }
+
+    /// A ledger made by another version of iap-audit, as this run opened it (`ledger_upgraded`, docs/operations.md,
+    /// "Upgrading iap-audit"): found by a user test, the upgrade was silent, and the periods closed before kept their
+    /// losses booked the old way.
+    static func upgraded(_ change: SchemaChange, _ store: AuditStore, databasePath: String) throws -> RunWarning {
+        switch change {
+        case .migrated(let version):
+            let closed = try store.closedPeriods()
+            let periods =
+                closed.isEmpty
+                ? ""
+                : "; the periods closed before (\(closed.joined(separator: ", "))) booked each loss when its finding was first "
+                    + "seen: close them again to book it when it happened (a figure that moves is said, close_restated)"
+            return RunWarning(
+                .ledgerUpgraded,
+                "the ledger (schema version \(version)) was migrated to version \(Schema.version) in place, every record kept: "
+                    + "the findings now give loss_at, when each loss happened\(periods)", file: databasePath)
+        case .rebuilt(let version):
+            return RunWarning(
+                .ledgerUpgraded,
+                "the ledger (schema version \(version), made by another version of iap-audit) was rebuilt for version "
+                    + "\(Schema.version): its records were dropped (its runs and findings' history kept) and every file given is "
+                    + "read again; the records of files no longer given are lost", file: databasePath)
+        }
     }
 
     /// Files of at least `userCoverageMinimum` client reports or server-log records that this run brought (`newFiles`:

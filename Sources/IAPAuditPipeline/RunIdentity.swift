@@ -11,6 +11,7 @@ import IAPAuditStore
 /// iap-audit run identity 1
 /// tool 0.1.0                         ToolVersion.current
 /// reader 9                           Schema.readerVersion
+/// schema 8                           Schema.version (what the findings hold: a run after an upgrade is a new run)
 /// config {…}                         the config as canonical JSON (run_parameter.config)
 /// as_of newest record                or --as-of in epoch ms
 /// grace_ms 86400000
@@ -37,7 +38,8 @@ struct RunIdentity {
     init(files: [LedgerFile], options: AuditOptions, signatures: String) {
         let lines =
             [
-                "tool \(ToolVersion.current)", "reader \(Schema.readerVersion)", "config \(ConfigLoader.canonicalJSON(options.config))",
+                "tool \(ToolVersion.current)", "reader \(Schema.readerVersion)", "schema \(Schema.version)",
+                "config \(ConfigLoader.canonicalJSON(options.config))",
                 "as_of \(options.asOfMs.map(String.init) ?? "newest record")", "grace_ms \(options.graceMs)",
                 "from \(options.fromMs.map(String.init) ?? "none")", "to \(options.toMs.map(String.init) ?? "none")",
                 "signatures \(signatures)",

@@ -16,7 +16,8 @@ enum InvalidCreditRule {
             findings.append(
                 c.finding(
                     .invalidCredit, strongest.reason, t, users: c.users(unproven), environment: c.environments(unproven),
-                    firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail))
+                    // Given away at the first grant without proof (the purchase may be older).
+                    firstSeenMs: trail.firstSeenMs, lossAtMs: unproven.map(\.fact.tsMs).min(), evidence: trail.evidence, detail: detail))
         }
         return findings
     }

@@ -36,7 +36,8 @@ enum SandboxLeakRule {
                 findings.append(
                     c.finding(
                         kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,
-                        evidence: trail.evidence, detail: detail))
+                        // Given away at the first such credit.
+                        lossAtMs: group.map(\.fact.tsMs).min(), evidence: trail.evidence, detail: detail))
             }
         }
         return findings

@@ -162,7 +162,8 @@ enum DetailSheets {
         let table = ReportTable(header: header, rows: rows, footer: footer, isPrimary: true, wrappedColumn: C.detail)
         let caption = ReportTable.note(
             "Problem findings valued with their purchase's transaction amount: dropped orders (Apple confirms, refunded, or the "
-                + "client alone claims), goods given away, refunds still granted; — : no price known")
+                + "client alone claims), goods given away (credited twice, on a sandbox answer, or without proof), refunds still "
+                + "granted; each booked in the period its loss happened (loss at); — : no price known")
         return DetailSheet(sheet: ReportSheet(name: "Losses", tables: [caption, table]), table: 1, rows: rows)
     }
 

@@ -9,6 +9,8 @@ import IAPAuditModel
 /// consistent database and the next run completes it.
 public final class AuditStore {
     let database: SQLiteDatabase
+    /// What opening did to a ledger of another schema (nil: none, or a new ledger): said by the run (`ledger_upgraded`).
+    package private(set) var schemaChange: SchemaChange?
 
     /// Opens or creates the database at `path`. Throws `SQLiteError` (unwritable path, not a
     /// database, another program's database, or one of a newer schema version).
@@ -50,6 +52,7 @@ public final class AuditStore {
             try database.execute("PRAGMA user_version = \(Schema.version)")
             let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")
             for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
+            if migrating { schemaChange = .migrated(from: version) } else if upgrading { schemaChange = .rebuilt(from: version) }
             return upgrading
         }
         // The dropped ledger's free pages could keep its text (older versions stored the app's shared secret

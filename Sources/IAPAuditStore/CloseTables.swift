@@ -34,6 +34,14 @@ extension AuditStore {
     /// - Parameter warnings: the close's warnings: those of a close's codes (`RunWarning.Code.closeOnly`) go to `run_warning`
     ///   beside its run's, replacing an earlier close's (found by a finance retest: `period_open`, `close_restated` were on
     ///   stderr and the Cover only, though docs/close.md says `run_warning` too).
+    /// The periods closed in this ledger (`close_period.period`), in order.
+    package func closedPeriods() throws -> [String] {
+        let q = try database.prepare("SELECT period FROM close_period ORDER BY period")
+        var periods: [String] = []
+        while try q.step() { periods.append(q.text(0)) }
+        return periods
+    }
+
     package func replaceClose(_ report: CloseReport, priceList: FileSummary? = nil, warnings: [RunWarning] = []) throws {
         let period = report.period.closeName
         try database.transaction {

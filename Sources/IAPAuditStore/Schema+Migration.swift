@@ -49,3 +49,12 @@ extension Schema {
         for column in closeLossColumns { try database.execute("ALTER TABLE close_loss ADD COLUMN \(column)") }
     }
 }
+
+/// What opening did to a ledger made by another version of iap-audit.
+package enum SchemaChange: Equatable, Sendable {
+    /// Migrated in place from that schema version: every record kept, the later versions' columns added.
+    case migrated(from: Int64)
+    /// Of that schema version (an older one, or this one with its tables declared otherwise): its records were
+    /// dropped (its lifecycle kept from version 5 on) and every file given is read again.
+    case rebuilt(from: Int64)
+}

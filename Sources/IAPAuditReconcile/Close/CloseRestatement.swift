@@ -35,14 +35,12 @@ package enum CloseRestatement {
             for measure in Set(was.keys).union(is_.keys).sorted() where was[measure] ?? 0 != is_[measure] ?? 0 {
                 func shown(_ value: Int64?) -> String {
                     let value = value ?? 0
-                    if measure.hasSuffix("_units") { return "\(value) units" }
-                    if Self.counts.contains(measure) { return "\(value)" }
-                    return Money(milliunits: value, currency: currency).description
+                    if measure.hasSuffix("_units") || Self.counts.contains(measure) { return "\(value)" }
+                    return Money.decimal(value, digits: CurrencyDigits.minorUnits(currency))
                 }
-                // `loss dropped_order claimed EUR 29.97 → EUR 71.94`; units and an absent measure name their currency first.
-                let plain = measure.hasSuffix("_units") || Self.counts.contains(measure)
-                let named = plain || was[measure] == nil || is_[measure] == nil ? "\(currency) \(measure)" : measure
-                changes.append("\(named) \(shown(was[measure])) → \(shown(is_[measure]))")
+                // One form for every measure (found by a user test, which read two): `EUR loss dropped_order claimed 29.97 →
+                // 71.94`, `EUR apple_sales_units 571 → 462`, `— loss_findings 1 → 0`.
+                changes.append("\(currency) \(measure) \(shown(was[measure])) → \(shown(is_[measure]))")
             }
         }
         guard !changes.isEmpty else { return nil }

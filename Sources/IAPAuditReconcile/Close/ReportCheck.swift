@@ -19,8 +19,10 @@ package enum ReportCheck {
                 "\($0.productId)|\($0.beginDate)|\($0.endDate)|\($0.countryCode)|\($0.units)|\($0.customerPrice)|\($0.proceeds)"
             },
             span: { "\($0.beginDate)..\($0.endDate)" }, warnings: &warnings)
-        // A weekly (monthly…) report beside the daily ones: its days counted once.
-        let sales = ReportFrequency.oneFrequency(copies, warnings: &warnings)
+        // A weekly (monthly…) report over an edge of the period, or beside the daily ones: its days counted once, in
+        // their own period.
+        let whole = ReportFrequency.inPeriod(copies, days: days, period: period.label, warnings: &warnings)
+        let sales = ReportFrequency.oneFrequency(whole, warnings: &warnings)
         inputs.sales = sales
         let financial = dedupe(
             inputs.financial, kind: "Financial",
@@ -35,7 +37,9 @@ package enum ReportCheck {
         let inPeriod = Set(stride(from: days.lowerBound.dayNumber, through: days.upperBound.dayNumber, by: 1))
         let salesDays = inPeriod.intersection(covered)
         let missingMonths = fiscalMonths.filter { m in !financial.contains { m.dates.contains($0.startDate) } }
-        if salesDays.isEmpty && missingMonths.count == fiscalMonths.count {
+        // Reports of the period set aside above are given: their days are said missing, not the reports.
+        let salesGiven = copies.contains { $0.beginDate <= days.upperBound && $0.endDate >= days.lowerBound }
+        if !salesGiven && missingMonths.count == fiscalMonths.count {
             warnings.append(
                 RunWarning(
                     .noAppleReports,

@@ -99,6 +99,40 @@ final class CloseReportCheckTests: XCTestCase {
         XCTAssertLessThan(units(partial)["EUR"] ?? 0, 462)
     }
 
+    /// A weekly report running over an edge of the period (Monday 09/28 to Sunday 10/04) cannot be split by day: it is
+    /// counted in neither month, and both say so (found by a finance user test: October missed its first four days,
+    /// unsaid, and September held them; a September of only such a report said no report was given).
+    func testAWeeklyReportOverAMonthsEdgeIsCountedInNeither() throws {
+        let days = (1...4).map { "app-store-connect/S_D_85012345_202610\(String(format: "%02d", $0)).txt" }
+        let weekly = "app-store-connect/S_W_85012345_20261004.txt"
+        let make =
+            "head -1 \(days[0]) > \(weekly) && awk -F'\\t' -v OFS='\\t' 'FNR > 1 { $10 = \"09/28/2026\"; $11 = \"10/04/2026\"; print }' "
+            + days.joined(separator: " ") + " >> \(weekly) && rm " + days.joined(separator: " ")
+        let folder = try sample(make)
+        let plain = try close(try sample(""))
+        let october = try close(folder)
+        let edge =
+            "S_W_85012345_20261004.txt: its Summary Sales lines of 2026-09-28..2026-10-04 run over an edge of 2026-10 "
+            + "(2026-10-01..2026-10-31) and cannot be split by day: not counted, so Apple's figures of their days in 2026-10 are "
+            + "missing; give the daily reports of those days"
+        XCTAssertEqual(
+            october.warnings.filter { $0.code == .reportCoverage }.map { URL(fileURLWithPath: $0.message).lastPathComponent },
+            [
+                edge,
+                "Summary Sales lines cover 27 of the 31 days of 2026-10: none for 2026-10-01 to 2026-10-04 (no report given, or no sale "
+                    + "that day): Apple's figures for those days are missing from the bridge, not zero",
+            ])
+        let usd = { (r: CloseResult) in r.report.totals.first { $0.currency == "USD" }?.appleSalesUnits }
+        XCTAssertLessThan(usd(october) ?? 0, usd(plain) ?? 0)
+        let september = try close(folder, "2026-09")
+        XCTAssertEqual(september.warnings.filter { $0.code == .noAppleReports }.map(\.message), [])
+        XCTAssertEqual(
+            september.warnings.filter { $0.code == .reportCoverage }.map { URL(fileURLWithPath: $0.message).lastPathComponent }.first,
+            edge.replacingOccurrences(of: "2026-10 (2026-10-01..2026-10-31)", with: "2026-09 (2026-09-01..2026-09-30)")
+                .replacingOccurrences(of: "in 2026-10 are", with: "in 2026-09 are"))
+        XCTAssertEqual(september.report.totals.map(\.appleSalesUnits).reduce(0, +), 0)
+    }
+
     func testAFiscalCloseSaysWhichDaysNoSalesReportCovers() throws {
         let result = try close(try sample(""), calendar: .appleFiscal, zone: "America/Los_Angeles")
         let coverage = result.warnings.filter { $0.code == .reportCoverage }.map(\.message)

@@ -37,9 +37,9 @@ final class CloseCaveatTests: XCTestCase {
         let later = CLIRun(close + ["--as-of", "2026-11-02T00:00:00Z"])
         XCTAssertEqual(later.status, 0, later.err)
         let message =
-            "2026-10 was closed before in this ledger with other totals: loss dropped_order claimed EUR 29.97 → EUR 71.94; "
-            + "EUR loss_findings 18 → 21; loss dropped_order claimed JPY 8450 → JPY 16450; JPY loss_findings 12 → 13; "
-            + "loss dropped_order claimed USD 37.86 → USD 49.82; USD loss_findings 53 → 57; this close "
+            "2026-10 was closed before in this ledger with other totals: EUR loss dropped_order claimed 29.97 → 71.94; "
+            + "EUR loss_findings 18 → 21; JPY loss dropped_order claimed 8450 → 16450; JPY loss_findings 12 → 13; "
+            + "USD loss dropped_order claimed 37.86 → 49.82; USD loss_findings 53 → 57; this close "
             + "replaces them (table close_total): a figure reported from the earlier close has moved"
         XCTAssertEqual(try warnings(later)["close_restated"], [message])
         XCTAssertTrue(later.err.contains("iap-audit: warning: " + message), later.err)
@@ -79,8 +79,8 @@ final class CloseCaveatTests: XCTestCase {
         XCTAssertEqual(
             try warnings(again)["close_restated"],
             [
-                "2026-10 was closed before in this ledger with other totals: — loss_findings 1 → 0; — purchase_units 23 units → "
-                    + "0 units; — purchases 23 → 0; gross USD 8421.52 → USD 8536.29; loss duplicate_credit USD 48.89 → USD 53.88; "
+                "2026-10 was closed before in this ledger with other totals: — loss_findings 1 → 0; — purchase_units 23 → 0; "
+                    + "— purchases 23 → 0; USD gross 8421.52 → 8536.29; USD loss duplicate_credit 48.89 → 53.88; "
                     + "USD loss_findings 53 → 54 and 3 more; this close replaces them (table close_total): a figure reported from "
                     + "the earlier close has moved"
             ])

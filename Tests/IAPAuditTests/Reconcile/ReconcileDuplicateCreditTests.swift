@@ -44,6 +44,18 @@ final class ReconcileDuplicateCreditTests: XCTestCase {
         XCTAssertNil(Self.twoGrants(.nonConsumable).finding(.regranted, "T1")?.lossAtMs)
     }
 
+    /// A grant without proof of an older purchase is a loss when it was granted (found by a finance user test: it was
+    /// booked at the purchase's first record, the month before).
+    func testAGrantWithoutProofIsDatedWhenGranted() {
+        let b = LedgerBuilder(config: Self.config(.consumable))
+        b.client("T1", product: "p1", at: "09:00")
+        b.request("r1", ids: ["T1"], user: "u1", granted: true, at: "10:00")
+        b.response(for: "r1", status: 21003, at: "10:01")
+        let finding = b.finding(.invalidCredit, "T1")
+        XCTAssertEqual(finding?.firstSeenMs, LedgerBuilder.ms("09:00"))
+        XCTAssertEqual(finding?.lossAtMs, LedgerBuilder.ms("10:00"))
+    }
+
     func testOneGrantIsNoDuplicate() {
         let b = LedgerBuilder(config: Self.config(.consumable))
         b.client("T1", product: "p1")

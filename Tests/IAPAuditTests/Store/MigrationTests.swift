@@ -70,6 +70,8 @@ final class MigrationTests: XCTestCase {
                     for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
                 for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
                 db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
+                if sys.argv[3] == "7":
+                    db.execute("INSERT INTO close_period VALUES ('2026-09', 'gregorian', 'UTC', '2026-09-01', '2026-09-30', 0, 0, '[]', NULL, NULL)")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
                 db.execute(f"PRAGMA user_version = {sys.argv[3]}")
                 db.commit()
@@ -84,6 +86,24 @@ final class MigrationTests: XCTestCase {
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
         XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 8)
+        // Said, once (found by a user test: the upgrade was silent).
+        XCTAssertEqual(
+            result.warnings.filter { $0.code == .ledgerUpgraded }.map(\.message),
+            [
+                "the ledger (schema version \(version)) was migrated to version 8 in place, every record kept: the findings now give "
+                    + "loss_at, when each loss happened"
+                    + (version == 7
+                        ? "; the periods closed before (2026-09) booked each loss when its finding was first seen: close them again to "
+                            + "book it when it happened (a figure that moves is said, close_restated)" : "")
+            ])
+        // The schema is part of a run's identity: the first run after an upgrade is a new run, not a re-run.
+        XCTAssertTrue(
+            (try PythonReader.run(
+                "import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute("
+                    + "'SELECT parameters FROM audit_run ORDER BY run DESC LIMIT 1').fetchone()[0]))", args: [out + "/audit.sqlite"])
+                as? String)?.contains("\nschema 8\n") ?? false)
+        let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(again.warnings.filter { $0.code == .ledgerUpgraded }.count, 0)
         let losses =
             try PythonReader.run(
                 """
@@ -148,7 +168,10 @@ final class MigrationTests: XCTestCase {
             db.commit()
             print(1)
             """, args: [folder])
-        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").storedFiles().count, 0, "dropped when opened")
+        let store = try AuditStore(path: folder + "/audit.sqlite")
+        XCTAssertEqual(try store.storedFiles().count, 0, "dropped when opened")
+        XCTAssertEqual(store.schemaChange, .rebuilt(from: 8))
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, nil)
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(again.filesParsed, 1)
         XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
