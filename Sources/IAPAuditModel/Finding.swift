@@ -79,8 +79,9 @@ public struct Finding: Hashable, Sendable {
     /// When the loss happened, milliseconds since 1970 UTC: the date a close books it by (FINANCE.md: in the
     /// period it happens). The refund of a `refund_still_granted` (or when the holding began, if later), the
     /// second credit of a `duplicate_credit`, the first grant without proof of an `invalid_credit`, the first sandbox
-    /// credit of a `sandbox_leak`; else `firstSeenMs` (a dropped order, `revoked_while_paid` included, is judged in
-    /// the window of its purchase's date, rule 17, and booked there). Nil unless `kind.isLoss`.
+    /// credit of a `sandbox_leak`, the purchase's date of a `dropped_order` (`revoked_while_paid` included) as rule 17
+    /// dates it for the window it is judged in (the client's earliest `purchased` report, else Apple's purchase date);
+    /// else `firstSeenMs`. Nil unless `kind.isLoss`.
     public var lossAtMs: Int64?
     /// file:line of every record involved, sorted.
     public var evidence: [SourceLocation]

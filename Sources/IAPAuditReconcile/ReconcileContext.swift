@@ -170,6 +170,10 @@ final class ReconcileContext {
             if let record { evidence.append(location(record)) }
             confirmation = said
         }
+        // A dropped order is a loss of its purchase's date as rule 17 dates it (the client's earliest `purchased` report,
+        // else Apple's purchase date): the date a close's window judges it by, so that each close books it once (its
+        // first record, a request logged before the client's report, may be of the period before).
+        let lossAtMs = lossAtMs ?? (kind == .droppedOrder ? purchaseDateMs(t) : nil)
         return Finding(
             kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),
             productId: productId(t), userIds: users.compactMap { $0 }, environment: environment, firstSeenMs: firstSeenMs,

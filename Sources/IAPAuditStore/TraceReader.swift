@@ -34,6 +34,14 @@ package enum TraceReader {
         let (matches, transactionIds) = try resolve(id, lookup, queries)
         result.matches = matches
         result.transactions = try transactionIds.map { try trace($0, queries) }
+        // Lines the run rejected naming a traced transaction (found by a support user test: a server line rejected for its
+        // `"granted": "yes"` left a "never sent" dropped order whose fix, the line, the trace did not show). Read for a few
+        // transactions only: each is a scan of the rejections' text.
+        if result.transactions.count <= TraceRejectedLine.transactionsSearched {
+            for i in result.transactions.indices {
+                result.transactions[i].rejectedLines = try TraceRejections.find([result.transactions[i].transactionId], queries).lines
+            }
+        }
         // An original id whose own purchase no record holds (only its renewals name it) is no transaction to judge: a
         // block with no record said "no action", and counted so.
         let isEmpty = { (t: TransactionTrace) in t.events.isEmpty && t.findings.isEmpty && t.resolvedFindings.isEmpty }

@@ -100,6 +100,8 @@ package struct TransactionTrace: Sendable {
     package var findingStates: [FindingState?] = []
     /// Its findings that a later run resolved (no longer in `finding`): when, and by which records.
     package var resolvedFindings: [FindingState] = []
+    /// Lines the runs rejected that name its id (the run could not read them: what they hold is in no finding).
+    package var rejectedLines: [TraceRejectedLine] = []
     /// Set by `TraceJudge`.
     package var verdict: TraceVerdict?
 
@@ -285,4 +287,6 @@ package struct TraceRejectedLine: Sendable, Equatable {
 
     /// At most this many are shown.
     package static let limit = 20
+    /// A trace of at most this many transactions lists the rejected lines naming each.
+    package static let transactionsSearched = 20
 }

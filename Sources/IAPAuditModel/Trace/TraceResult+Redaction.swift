@@ -25,6 +25,9 @@ extension TraceResult {
         for i in transactions.indices {
             transactions[i].events = transactions[i].events.map(redacted)
             transactions[i].findings = transactions[i].findings.map(redactor.finding)
+            transactions[i].rejectedLines = transactions[i].rejectedLines.map {
+                TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason))
+            }
         }
         unattached = unattached.map(redacted)
         rejectedLines = rejectedLines.map { TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason)) }

@@ -69,7 +69,13 @@ enum TraceActions {
                 "credit \(users(f.userIds)) again: the credit was revoked\(revoke) while Apple shows it paid (\(proof(f, facts))) and not refunded"
             )
         case "under_credited":
-            return (.creditRest, "credit the rest to \(users(f.userIds)): \(f.detail)")
+            // Rule 20 compares the largest single credit: credits that add up to the quantity paid would be the duplicate's
+            // business, and crediting the rest again would give it twice (found by a support user test).
+            let several =
+                Set(facts.credits.map(\.requestId)).count > 1
+                ? "; it was credited by \(Set(facts.credits.map(\.requestId)).count) requests (the duplicate_credit finding): if "
+                    + "their quantities add up to what was paid, nothing is missing, so check them before crediting more" : ""
+            return (.creditRest, "credit the rest to \(users(f.userIds)): \(f.detail)\(several)")
         case "stale_receipt" where facts.appleWord.code != "confirmed":
             return (.requery, "re-query Apple Get Transaction Info for \(t): the receipt was stale (created before the purchase)")
         default:
@@ -78,7 +84,12 @@ enum TraceActions {
         // The trace's own word first: when Apple confirms the payment, re-querying Apple asks what it answered.
         switch facts.appleWord.code == "confirmed" ? .confirmed : f.appleConfirmation {
         case .confirmed?:
-            let to = f.userIds.isEmpty ? "" : " to \(users(f.userIds))"
+            // One payment: credited once, to one account, however many accounts' receipts listed it (found by a support user
+            // test: "credit manually to u-p, u-q" would have paid it twice).
+            let to =
+                f.userIds.count > 1
+                ? " to one of \(users(f.userIds)) (once: one payment, listed by the receipts of several accounts; the account "
+                    + "of the ticket's customer)" : f.userIds.isEmpty ? "" : " to \(users(f.userIds))"
             let unnamed = f.userIds.isEmpty ? "; no log names its user" : ""
             return (.creditManually, "credit manually\(to): Apple confirms payment (\(proof(f, facts))), no credit found\(unnamed)")
         case .refunded?:

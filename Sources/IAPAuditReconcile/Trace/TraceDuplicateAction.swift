@@ -31,7 +31,15 @@ enum TraceDuplicateAction {
                 + (i == kept && purchaser != nil ? "; the user of the client report" : "") + ")"
         }
         let extra = byTime.filter { $0 != kept }.map(shown).joined(separator: ", ")
-        return "revoke the extra credit: one payment granted \(grants.count) times: keep \(shown(kept)); revoke \(extra)"
+        // The client report names a purchaser who holds none of the credits (found by a support user test): the payment may
+        // be theirs, and keeping the first credit would leave the payer with nothing.
+        let payer =
+            f.reason == "cross_account" && purchaser == nil
+            ? reporter(trace).map {
+                "; but the client report's user \($0) was credited none of them: the payment may be theirs, so check the ticket's "
+                    + "account before revoking, and credit \($0) instead if it is theirs"
+            } ?? "" : ""
+        return "revoke the extra credit: one payment granted \(grants.count) times: keep \(shown(kept)); revoke \(extra)\(payer)"
     }
 
     /// The grants a `duplicate_credit` detail lists (`granted N times: r1 (u1), r2 (u2, T2); one purchase …`).
@@ -45,6 +53,14 @@ enum TraceDuplicateAction {
             let words = inner.components(separatedBy: ", ")
             return (parts[0], words[0], words.count > 1 ? words[1] : nil)
         }
+    }
+
+    /// The user the transaction's first client report of a purchase names, if any.
+    private static func reporter(_ trace: TransactionTrace) -> String? {
+        trace.events.lazy.compactMap { e -> String? in
+            guard case .client(let c) = e.detail, c.state == "purchased" else { return nil }
+            return c.userId
+        }.first
     }
 
     /// The user the transaction's client reports of a purchase name, when one of `users`.

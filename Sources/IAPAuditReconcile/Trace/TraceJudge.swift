@@ -48,6 +48,16 @@ package enum TraceJudge {
         var verdict = TraceVerdict(apple: facts.appleWord, action: .noAction, nextAction: "")
         (verdict.credits, verdict.revokes, verdict.refund) = (facts.credits, facts.revokes, facts.refund)
         (verdict.action, verdict.nextAction) = TraceActions.next(trace, facts)
+        // What a rejected line holds is in no finding: fixing it comes first (found by a support user test).
+        if !trace.rejectedLines.isEmpty {
+            let one = trace.rejectedLines.count == 1
+            let lines = trace.rejectedLines.map(\.location.description).joined(separator: ", ")
+            verdict.action = .fixInput
+            verdict.nextAction =
+                "fix the rejected line\(one ? "" : "s") naming it (\(lines)) and run again: the run could not read \(one ? "it" : "them"), "
+                + "so the findings and this verdict do not know what \(one ? "it holds" : "they hold"); as the ledger stands: "
+                + verdict.nextAction
+        }
         return verdict
     }
 }
@@ -76,8 +86,14 @@ struct TraceFacts {
             }
         }
         (self.requests, self.apple) = (requests, apple)
-        credits = requests.filter(\.1.creditsTransaction).map(Self.credit)
-        revokes = requests.filter { $0.1.event == "revoke" && [.posted, .postedOriginal].contains($0.1.relation) }.map(Self.credit)
+        // One request logged on several lines is one credit (or revoke): listed once, at its first line (found by a support
+        // user test: a request logged twice read as two credits).
+        func once(_ list: [(TraceEvent, TraceRequest)]) -> [TraceCredit] {
+            var seen = Set<String>()
+            return list.filter { seen.insert($0.1.requestId).inserted }.map(Self.credit)
+        }
+        credits = once(requests.filter(\.1.creditsTransaction))
+        revokes = once(requests.filter { $0.1.event == "revoke" && [.posted, .postedOriginal].contains($0.1.relation) })
         let listings = apple.compactMap { e, a in a.listing.map { (e, $0) } }
         refund = Self.refund(listings)
         appleWord = Self.appleWord(listings)

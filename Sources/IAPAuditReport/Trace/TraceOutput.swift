@@ -133,6 +133,11 @@ package enum TraceOutput {
         if let refund = v.refund {
             lines.append("refunded: \(Timestamp.iso(refund.atMs))\(refund.revocationType.map { " (\($0))" } ?? "") (\(refund.location))")
         }
+        if !t.rejectedLines.isEmpty {
+            lines.append(
+                "rejected lines naming it (not read by the run): "
+                    + t.rejectedLines.map { "\($0.location) (\($0.reason))" }.joined(separator: "; "))
+        }
         lines.append("next action: \(v.nextAction)")
         return lines
     }
@@ -182,6 +187,7 @@ package enum TraceOutput {
                     "acknowledged_at": state?.acknowledgedAtMs.map(Timestamp.iso) ?? null, "note": state?.note ?? null,
                 ] as [String: Any]
             },
+            "rejected_lines": t.rejectedLines.map { ["location": $0.location.description, "reason": $0.reason] },
             "resolved_findings": t.resolvedFindings.map { s in
                 [
                     "finding_id": s.id, "kind": s.kind, "reason": s.reason, "resolved_run": s.resolvedRun ?? null,

@@ -13,6 +13,19 @@ import XCTest
 /// SEMANTICS rule 8: dropped_order reasons, in order of precedence, and what suppresses them. Each
 /// reason's own scenario is data: `Fixtures/cases/dropped-*`, `sandbox-refused*`, `client-states-that-are-no-payment`.
 final class ReconcileDroppedOrderTests: XCTestCase {
+    /// A dropped order is a loss of its purchase's date as the audit window dates it (rule 17: the client's report), not of
+    /// its first record (a request logged an hour before the client's report), so that a close judges and books it alike.
+    func testTheLossIsDatedAtThePurchaseAsTheWindowDatesIt() {
+        let b = LedgerBuilder()
+        b.client("T1", at: "09:00")
+        b.request("r1", ids: ["T1"], at: "08:00")
+        b.response(for: "r1", env: "Production", items: ["T1"], at: "08:01")
+        let finding = b.finding(.droppedOrder, "T1")
+        XCTAssertEqual(finding?.reason, "not_credited")
+        XCTAssertEqual(finding?.firstSeenMs, LedgerBuilder.ms("08:00"))
+        XCTAssertEqual(finding?.lossAtMs, LedgerBuilder.ms("09:00"))
+    }
+
     func testSandboxRefusedIgnoresUnansweredRequests() {
         let b = LedgerBuilder()
         b.client("T1")

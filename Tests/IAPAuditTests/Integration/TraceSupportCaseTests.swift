@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+
+/// Next actions that a support engineer would have followed into a wrong payout, found by a support user test
+/// (`Fixtures/trace/support-cases`, its inputs): each asserted on the built binary's JSON.
+final class TraceSupportCaseTests: XCTestCase {
+    static let folder = TestPaths.repoRoot + "/Tests/IAPAuditTests/Fixtures/trace/support-cases"
+
+    /// The ledger of the support cases (made once per test).
+    func ledger() -> String {
+        let out = TestPaths.scratch()
+        let run = CLIRun(["run", "--out", out, Self.folder])
+        XCTAssertEqual(run.status, 0, run.err)
+        return out
+    }
+
+    /// The JSON of one transaction's trace.
+    func traced(_ id: String, _ out: String) throws -> [String: Any] {
+        let trace = CLIRun(["trace", id, "--out", out, "--format", "json"])
+        XCTAssertEqual(trace.status, 0, trace.err)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(trace.out.utf8)) as? [String: Any])
+        return try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first { $0["transaction_id"] as? String == id })
+    }
+
+    func action(_ t: [String: Any]) -> (code: String?, text: String?) {
+        let next = (t["verdict"] as? [String: Any])?["next_action"] as? [String: Any]
+        return (next?["code"] as? String, next?["text"] as? String)
+    }
+
+    func testNextActionsThatWouldHavePaidTwiceOrTheWrongAccount() throws {
+        let out = ledger()
+        // Listed by the receipts of two accounts' requests, credited to neither: one payment, credited once.
+        let both = action(try traced("7000000000000002", out))
+        XCTAssertEqual(both.code, "credit_manually")
+        XCTAssertEqual(
+            both.text,
+            "credit manually to one of u-p, u-q (once: one payment, listed by the receipts of several accounts; the account of "
+                + "the ticket's customer): Apple confirms payment (\(Self.folder)/verify.jsonl:4), no credit found")
+        // Paid 3, credited 1 then 2: rule 20 compares the largest credit; the action says to check before crediting more.
+        let parts = action(try traced("7000000000000001", out))
+        XCTAssertEqual(parts.code, "credit_rest")
+        XCTAssertTrue(
+            parts.text?.hasSuffix(
+                "; it was credited by 2 requests (the duplicate_credit finding): if their quantities add up to what was paid, "
+                    + "nothing is missing, so check them before crediting more") ?? false, parts.text ?? "")
+        // Reported by u-A, credited to u-B and u-C: keeping the first credit would leave the payer with nothing.
+        let payer = action(try traced("7000000000000003", out))
+        XCTAssertEqual(payer.code, "revoke")
+        XCTAssertTrue(
+            payer.text?.hasSuffix(
+                "; but the client report's user u-A was credited none of them: the payment may be theirs, so check the ticket's "
+                    + "account before revoking, and credit u-A instead if it is theirs") ?? false, payer.text ?? "")
+    }
+
+    func testARequestLoggedTwiceIsOneCredit() throws {
+        let t = try traced("7000000000000098", ledger())
+        let credits = try XCTUnwrap((t["verdict"] as? [String: Any])?["credits"] as? [[String: Any]])
+        XCTAssertEqual(credits.map { $0["request_id"] as? String }, ["rBG2"])
+        // The timeline still shows both lines.
+        XCTAssertEqual(
+            (t["timeline"] as? [[String: Any]])?.filter { ($0["location"] as? String)?.contains("server.jsonl") ?? false }.count, 2)
+    }
+
+    /// A server line rejected for `"granted": "yes"` names the transaction: the trace lists it and says to fix it first.
+    func testARejectedLineNamingTheTransactionComesFirst() throws {
+        let t = try traced("6000000000000002", ledger())
+        XCTAssertEqual(
+            (t["rejected_lines"] as? [[String: String]])?.map { "\($0["location"]!) \($0["reason"]!)" },
+            ["\(Self.folder)/server.jsonl:13 field 'granted': expected a boolean, found \"yes\""])
+        let next = action(t)
+        XCTAssertEqual(next.code, "fix_input")
+        XCTAssertEqual(
+            next.text,
+            "fix the rejected line naming it (\(Self.folder)/server.jsonl:13) and run again: the run could not read it, so the "
+                + "findings and this verdict do not know what it holds; as the ledger stands: re-query Apple Get Transaction Info "
+                + "for 6000000000000002: only the client reports the purchase; it never reached the server")
+    }
+}
