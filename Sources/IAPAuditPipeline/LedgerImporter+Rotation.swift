@@ -24,24 +24,37 @@ extension LedgerImporter {
         }
         let bySize = Set(movable.values.map(\.bytes))
         guard !bySize.isEmpty else { return (stored, []) }
-        // The content each given file holds now, where its size says it may be a stored file's.
+        // The content each given file holds now, where its size says it may be a stored file's; and the stored paths that
+        // still hold what they held (a copy of a file elsewhere is no rotation of it: found by an on-call user test, where
+        // `cp verify.jsonl verify.jsonl.bak` moved the untouched original's records out of the files given).
         var heldNow: [String: String] = [:]
+        var unchanged: Set<String> = []
         for entry in entries where entry.skipReason == nil {
             guard let stamp = try? Self.stamp(of: entry.path) else { continue }
-            if let known = stored[entry.path], stamp.isKnown, known.stamp == stamp { continue }  // as stored
+            let known = stored[entry.path]
+            if let known, stamp.isKnown, known.stamp == stamp {  // as stored
+                unchanged.insert(entry.path)
+                continue
+            }
             guard let mapped = try? MappedFile(path: entry.path) else { continue }
-            if bySize.contains(Int(stamp.bytes)) { heldNow[Digest.sha256Hex(mapped)] = entry.path }
+            if bySize.contains(Int(stamp.bytes)) {
+                let hash = Digest.sha256Hex(mapped)
+                heldNow[hash] = entry.path
+                if let known, hash == known.sha256 { unchanged.insert(entry.path) }
+            }
             if GzipInput.isGzip(mapped.data), mapped.data.count >= 18, bySize.contains(Self.inflatedSize(mapped.data)),
                 let content = try? GzipInput.wholeContent(
                     of: mapped.data, path: entry.path, directory: scratchDirectory ?? NSTemporaryDirectory())
             {
-                heldNow[Digest.sha256Hex(content)] = heldNow[Digest.sha256Hex(content)] ?? entry.path
+                let hash = Digest.sha256Hex(content)
+                heldNow[hash] = heldNow[hash] ?? entry.path
+                if let known, hash == known.contentSha256 { unchanged.insert(entry.path) }
             }
         }
         let given = Set(entries.filter { $0.skipReason == nil }.map(\.path))
         // Stored paths given again whose old content another given path holds now.
         var movedTo: [String: String] = [:]
-        for (path, file) in movable where given.contains(path) {
+        for (path, file) in movable where given.contains(path) && !unchanged.contains(path) {
             // A log that only grew holds its old content still: its copy elsewhere is a copy, no rotation.
             if let now = heldNow[file.contentSha256] ?? heldNow[file.sha256], now != path, !Self.grew(path, from: file) {
                 movedTo[path] = now
@@ -55,7 +68,8 @@ extension LedgerImporter {
             let name = longer.lastIndex(of: "/").map { longer.index(after: $0) } ?? longer.startIndex
             for cut in longer[name...].indices where longer[cut] == "." || longer[cut] == "-" {
                 let path = String(longer[..<cut])
-                guard let file = movable[path], given.contains(path), movedTo[path] == nil, grownInto[path] == nil,
+                guard let file = movable[path], given.contains(path), !unchanged.contains(path), movedTo[path] == nil,
+                    grownInto[path] == nil,
                     Self.continues(longer, file), !Self.grew(path, from: file)
                 else { continue }
                 grownInto[path] = longer

@@ -33,6 +33,53 @@ final class NumberedRotationTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, script)
     }
 
+    /// A copy of a file the ledger holds (`cp verify.jsonl verify.jsonl.bak`, a gzipped copy) is a copy, not a rotation:
+    /// the original, untouched, stays the file given, and once it grows its new lines are read once (found by an on-call
+    /// user test: its records moved to `verify.jsonl@<sha8>`, out of the files given, and the grown log was stored twice).
+    func testACopyOfAHeldFileIsNoRotation() throws {
+        let root = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        let exports = root + "/exports", truth = root + "/truth"
+        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+        func deliver(_ day: Int) throws {
+            for name in ["server.jsonl", "verify.jsonl"] {
+                let lines = month.days[day].files[name] ?? []
+                let handle = try XCTUnwrap(
+                    FileManager.default.fileExists(atPath: exports + "/" + name)
+                        ? FileHandle(forWritingAtPath: exports + "/" + name)
+                        : {
+                            FileManager.default.createFile(atPath: exports + "/" + name, contents: nil)
+                                ? FileHandle(forWritingAtPath: exports + "/" + name) : nil
+                        }())
+                handle.seekToEndOfFile()
+                handle.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+                try handle.close()
+            }
+            // Older than the ledger's stat trust window (2 s): as a night's files are.
+            try shell("touch -d '1 hour ago' '\(exports)'/server.jsonl '\(exports)'/verify.jsonl")
+        }
+        try deliver(0)
+        _ = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
+        try shell("cd '\(exports)' && cp verify.jsonl verify.jsonl.bak && gzip -c server.jsonl > server.jsonl.gz")
+        let copied = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
+        XCTAssertEqual(copied.warnings.filter { $0.code == .inputRotated }.map(\.message), [])
+        let files = Dictionary(uniqueKeysWithValues: copied.snapshot.files.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0) })
+        XCTAssertEqual(files.keys.sorted(), ["server.jsonl", "server.jsonl.gz", "verify.jsonl", "verify.jsonl.bak"])
+        XCTAssertEqual(files["verify.jsonl"]?.status, "imported")
+        XCTAssertEqual(files["verify.jsonl.bak"]?.note, "same content as \(exports)/verify.jsonl (not counted twice)")
+        XCTAssertEqual(files["server.jsonl.gz"]?.status, "skipped")
+        // The next day appended to the originals: read once, as a run over the originals alone reads them.
+        try deliver(1)
+        _ = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
+        try FileManager.default.createDirectory(atPath: truth, withIntermediateDirectories: true)
+        try shell("cp '\(exports)'/server.jsonl '\(exports)'/verify.jsonl '\(truth)'/")
+        _ = try AuditPipeline.run(AuditOptions(paths: [truth], outputDirectory: root + "/fresh"))
+        let (kept, fresh) = (try rows(root + "/ledger"), try rows(root + "/fresh"))
+        XCTAssertEqual(kept["counts"] as? [Int], fresh["counts"] as? [Int])
+        XCTAssertEqual((kept["findings"] as? [[Any]])?.count, (fresh["findings"] as? [[Any]])?.count)
+    }
+
     func testNumberedRotationLosesNoDayAndReadsNothingTwice() throws {
         let root = TestPaths.scratch()
         addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
