@@ -3,7 +3,7 @@ import IAPAuditModel
 
 /// Recognizes non-JSON content: certificates, PKCS#7 receipts, JWS, App Store Connect reports.
 /// Everything that reaches it is skipped, with the reason (receipts and JWS are read before it).
-enum BinaryShape {
+package enum BinaryShape {
     /// A tar archive (ustar, POSIX or GNU): its first header's magic `ustar` at offset 257. Its members'
     /// text sits between 512-byte headers, so it is never read as text (each member's first line
     /// would be lost in a header); a `.tar.gz` is known by this once inflated.
@@ -13,6 +13,9 @@ enum BinaryShape {
 
     /// The skip note of a tar archive.
     static let tarNote = "tar archive (extract it first: iap-audit reads the files, not the archive)"
+
+    /// How the skip note of content none of the readers recognizes begins.
+    package static let unrecognized = "unrecognized content"
 
     /// A description of what the content is, for the skip note.
     static func describe(_ data: Data) -> String {
@@ -52,6 +55,6 @@ enum BinaryShape {
         if firstLine.contains(";") && firstLine.contains("transaction_id") {
             return "CSV separated by ';' (iap-audit reads comma-separated CSV)"
         }
-        return "unrecognized content (not evidence: not JSON, CSV with a known header, a receipt, a JWS or a certificate)"
+        return unrecognized + " (not evidence: not JSON, CSV with a known header, a receipt, a JWS or a certificate)"
     }
 }

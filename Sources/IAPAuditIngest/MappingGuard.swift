@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// Mappings are registered with their path so the message can name the file; the table is read by the
 /// signal handler without a lock (a slot is written before it is marked live).
-enum MappingGuard {
+package enum MappingGuard {
     private static let capacity = 256
 
     /// One registered mapping: `start..<end` holds `path`; `end` 0 is a free slot.
@@ -33,6 +33,13 @@ enum MappingGuard {
     }()
     /// Whether the handler is installed; its lock guards the table's writers.
     private static let installed = Mutex(false)
+    /// Text the handler also writes on stdout (a command asked for JSON prints its failure there); set before any input is
+    /// mapped, read by the handler only.
+    nonisolated(unsafe) private static var stoppedOutput: UnsafeMutablePointer<CChar>? = nil
+
+    /// Has the handler also write `text` on standard output when it stops the run (`{"error": …, "exit": 1}` under
+    /// `--json`: found by an on-call user test, a scheduler reading stdout saw nothing). Call before any input is mapped.
+    package static func alsoPrint(_ text: String) { stoppedOutput = strdup(text) }
 
     /// Registers `count` bytes mapped at `base` from `path`; returns the slot to pass to `unregister`
     /// (nil when the table is full: the message then names no file).
@@ -74,6 +81,11 @@ enum MappingGuard {
             MappingGuard.say(
                 "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again once the file is stable (the next run completes it)\n"
             )
+            if let text = MappingGuard.stoppedOutput {
+                var n = 0
+                while text[n] != 0 { n += 1 }
+                _ = write(STDOUT_FILENO, text, n)
+            }
             _exit(1)
         }
         action.sa_flags = SA_SIGINFO

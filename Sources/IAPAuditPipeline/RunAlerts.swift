@@ -1,4 +1,5 @@
 import Foundation
+import IAPAuditIngest
 import IAPAuditModel
 import IAPAuditStore
 
@@ -53,6 +54,7 @@ public enum RunAlerts {
         if rules.failOnRejected, let changes = result.snapshot.changes {
             reasons += rejectedReasons(
                 result.snapshot.files, newFiles: Set(changes.newFiles), read: result.read, databasePath: result.databasePath)
+            reasons += unrecognizedReasons(result.snapshot.files, newFiles: Set(changes.newFiles))
             // A file rewritten empty lost every record it held: as much lost data as a rejected line.
             // So did a file whose records all lack a user (a renamed field): as good as a rejected field; and a path
             // given that cannot be read (a dangling symbolic link where an export was): nothing of it is read.
@@ -106,6 +108,27 @@ public enum RunAlerts {
                 + ". A file still being written is read again once it has grown; deliver a damaged one again under the same "
                 + "name (it replaces what was read; under another name its records add to the damaged file's, which stay until "
                 + "--forget-missing). Reasons: table rejection in \(databasePath), the Rejected sheet"
+        ]
+    }
+
+    /// Names of the files an export delivers: a file so named whose content is none iap-audit recognizes is a damaged
+    /// delivery, not a stray file (a README, a certificate: other notes).
+    static let inputExtensions: Set<String> = ["jsonl", "ndjson", "json", "csv", "tsv", "txt", "log", "gz"]
+
+    /// Files this run brought, named as inputs (`inputExtensions`, or a rotated `name.jsonl.1`), skipped as content iap-audit
+    /// does not recognize: nothing of them is read (found by an on-call user test: random bytes as a new day's `server.jsonl`
+    /// were skipped without an alert, while the same bytes over a file the ledger held alerted as `input_emptied`).
+    static func unrecognizedReasons(_ files: [FileSummary], newFiles: Set<String>) -> [String] {
+        let named = files.filter { f in
+            guard newFiles.contains(f.path), f.status == "skipped", f.note.hasPrefix(BinaryShape.unrecognized) else { return false }
+            let parts = URL(fileURLWithPath: f.path).lastPathComponent.lowercased().split(separator: ".")
+            return parts.dropFirst().contains { inputExtensions.contains(String($0)) }
+        }.map(\.path)
+        guard !named.isEmpty else { return [] }
+        return [
+            "\(named.count) file(s) this run brought, named as inputs, hold content iap-audit does not recognize (not read): "
+                + named.prefix(namedIds).joined(separator: ", ") + (named.count > namedIds ? " … and \(named.count - namedIds) more" : "")
+                + ". A damaged or mis-compressed delivery (bzip2, zstd)? Deliver it again under the same name"
         ]
     }
 

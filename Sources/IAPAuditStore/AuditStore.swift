@@ -52,9 +52,17 @@ public final class AuditStore {
             try database.execute("PRAGMA user_version = \(Schema.version)")
             let insert = try database.prepare("INSERT OR REPLACE INTO verify_status_code (status, meaning) VALUES (?1, ?2)")
             for (code, meaning) in VerifyStatus.meanings { try insert.run([code, meaning]) }
-            if migrating { schemaChange = .migrated(from: version) } else if upgrading { schemaChange = .rebuilt(from: version) }
+            // Kept with the change until a run completes (`replaceFindings`): a run killed after this open leaves the next
+            // one to say it (found by an on-call user test).
+            if migrating || upgrading {
+                try database.prepare(
+                    "INSERT INTO ledger_schema (name, value) VALUES ('schema_change', ?1) "
+                        + "ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+                ).run(["\(migrating ? "migrated" : "rebuilt") \(version)"])
+            }
             return upgrading
         }
+        schemaChange = try SchemaChange(stored: database)
         // The dropped ledger's free pages could keep its text (older versions stored the app's shared secret
         // verbatim) where SQLite is built without SECURE_DELETE (Debian's has it): the file is rewritten
         // without them, and shrinks.
@@ -301,7 +309,10 @@ public final class AuditStore {
         lifecycle: LifecycleRecord? = nil, runInputs: [(path: String, sha256: String)]? = nil
     ) throws {
         try database.transaction {
-            try database.execute("DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning;")
+            // A completed run said the ledger's upgrade: not again.
+            try database.execute(
+                "DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning; DELETE FROM ledger_schema WHERE name = 'schema_change';"
+            )
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,

@@ -57,4 +57,17 @@ package enum SchemaChange: Equatable, Sendable {
     /// Of that schema version (an older one, or this one with its tables declared otherwise): its records were
     /// dropped (its lifecycle kept from version 5 on) and every file given is read again.
     case rebuilt(from: Int64)
+
+    /// The change the ledger keeps (`ledger_schema` `schema_change`: `migrated 7`, `rebuilt 5`) until a run completes.
+    init?(stored database: SQLiteDatabase) throws {
+        let q = try database.prepare("SELECT value FROM ledger_schema WHERE name = 'schema_change'")
+        guard try q.step() else { return nil }
+        let words = q.text(0).split(separator: " ")
+        guard words.count == 2, let version = Int64(words[1]) else { return nil }
+        switch words[0] {
+        case "migrated": self = .migrated(from: version)
+        case "rebuilt": self = .rebuilt(from: version)
+        default: return nil
+        }
+    }
 }

@@ -42,10 +42,12 @@ final class TruncatedInputTests: XCTestCase {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", folder + "/in", "--out", folder + "/out"]
+        // Under --json, stdout gets the failure object too (found by an on-call user test: it got nothing).
+        process.arguments = ["run", folder + "/in", "--out", folder + "/out", "--json"]
         let stderr = Pipe()
+        let stdout = Pipe()
         process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = stdout
         try process.run()
         // Once the run has removed the last workbook it is reading the input: cut the file to nothing.
         let deadline = Date().addingTimeInterval(60)
@@ -54,6 +56,9 @@ final class TruncatedInputTests: XCTestCase {
         XCTAssertEqual(truncate(input, 0), 0)
         let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        XCTAssertEqual(
+            String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            RunSummary.failure(AuditPipeline.inputCutMessage, exit: 1) + "\n")
 
         XCTAssertEqual(process.terminationReason, .exit, "killed by a signal: \(message)")
         XCTAssertEqual(process.terminationStatus, 1, message)

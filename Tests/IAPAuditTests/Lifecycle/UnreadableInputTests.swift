@@ -46,4 +46,32 @@ final class UnreadableInputTests: XCTestCase {
         XCTAssertEqual(back.snapshot.findings.counts, findings)
         XCTAssertFalse(back.warnings.contains { $0.code == .inputUnreadable || $0.code == .inputVanished })
     }
+
+    /// A new file named as an input whose content is none iap-audit recognizes (random bytes as a new day's log, a bzip2
+    /// log) is a damaged delivery: `--fail-on-rejected` alerts (found by an on-call user test: it was skipped without an
+    /// alert). A stray file of another name (notes.bin) does not alert.
+    func testAnUnrecognizedFileNamedAsAnInputAlerts() throws {
+        let (input, out) = try scratchSample()
+        let options = AuditOptions(paths: [input], outputDirectory: out)
+        _ = try AuditPipeline.run(options)
+        let day = input + "/day05"
+        try FileManager.default.createDirectory(atPath: day, withIntermediateDirectories: true)
+        var bytes = [UInt8](repeating: 0, count: 7000)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 7919 &+ i >> 3) }
+        FileManager.default.createFile(atPath: day + "/server.jsonl", contents: Data(bytes))
+        FileManager.default.createFile(atPath: day + "/notes.bin", contents: Data(bytes.reversed()))
+        let night = try AuditPipeline.run(options)
+        XCTAssertTrue(
+            night.snapshot.files.first { $0.path == day + "/server.jsonl" }?.note.hasPrefix("unrecognized content") ?? false)
+        let verdict = try RunAlerts.verdict(night, rules: AlertRules(failOnRejected: true), nowMs: 0)
+        XCTAssertEqual(verdict.exit, RunAlerts.alertExit)
+        XCTAssertEqual(
+            verdict.reasons,
+            [
+                "1 file(s) this run brought, named as inputs, hold content iap-audit does not recognize (not read): \(day)/server.jsonl. "
+                    + "A damaged or mis-compressed delivery (bzip2, zstd)? Deliver it again under the same name"
+            ])
+        // Said the night it came, not again.
+        XCTAssertEqual(try RunAlerts.verdict(try AuditPipeline.run(options), rules: AlertRules(failOnRejected: true), nowMs: 0).exit, 0)
+    }
 }

@@ -55,12 +55,31 @@ final class MigrationTests: XCTestCase {
     /// findings' loss dates.
     func testVersion7IsMigratedKeepingItsRecords() throws { try migrates(from: 7) }
 
-    private func migrates(from version: Int) throws {
+    /// A run killed after the open that migrated the ledger leaves the next run to say it (found by an on-call user test:
+    /// the notice and its periods to close again were lost); once a run completes, it is not said again.
+    func testAnUpgradeIsSaidByTheRunThatCompletes() throws {
+        let (input, out, _) = try ledger(of: 7)
+        let killed = try BuiltBinary.run(["run", input, "--out", out], environment: ["IAP_AUDIT_KILL_AT": "import_files"])
+        XCTAssertEqual(killed.status, -SIGKILL, killed.err)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 8)
+        let next = try BuiltBinary.run(["run", input, "--out", out])
+        XCTAssertEqual(next.status, 0, next.err)
+        XCTAssertTrue(
+            next.err.contains("iap-audit: warning: the ledger (schema version 7) was migrated to version 8 in place, every record kept"),
+            next.err)
+        XCTAssertTrue(next.err.contains("the periods closed before (2026-09)"), next.err)
+        let third = try BuiltBinary.run(["run", input, "--out", out])
+        XCTAssertFalse(third.err.contains("was migrated"), third.err)
+    }
+
+    /// A ledger made from a copy of the sample's client and server logs, taken back to `version` (without the later
+    /// versions' columns, with its fingerprint; of version 7, with a close of 2026-09): its input folder, its folder, and
+    /// how many client reports it holds.
+    private func ledger(of version: Int) throws -> (input: String, out: String, records: Int?) {
         let input = TestPaths.scratch("migrates\(version)"), out = TestPaths.scratch("migrated\(version)")
         try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/client.jsonl", toPath: input + "/client.jsonl")
         try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/sample-data/server.jsonl", toPath: input + "/server.jsonl")
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
-        // Back to that version: without the later versions' columns, with its fingerprint.
         let records =
             try PythonReader.run(
                 """
@@ -78,6 +97,11 @@ final class MigrationTests: XCTestCase {
                 print(json.dumps(db.execute("SELECT count(*) FROM client_report").fetchone()[0]))
                 """, args: [out + "/audit.sqlite", version == 6 ? Schema.version6Fingerprint : Schema.version7Fingerprint, "\(version)"])
             as? Int
+        return (input, out, records)
+    }
+
+    private func migrates(from version: Int) throws {
+        let (input, out, records) = try ledger(of: version)
         XCTAssertGreaterThan(records ?? 0, 2000)
         try FileManager.default.removeItem(atPath: input + "/client.jsonl")
         TestPaths.write("{}\n", to: input + "/other.jsonl")
@@ -171,10 +195,13 @@ final class MigrationTests: XCTestCase {
         let store = try AuditStore(path: folder + "/audit.sqlite")
         XCTAssertEqual(try store.storedFiles().count, 0, "dropped when opened")
         XCTAssertEqual(store.schemaChange, .rebuilt(from: 8))
-        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, nil)
+        // Kept until a run completes.
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 8))
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(again.filesParsed, 1)
         XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
+        XCTAssertEqual(again.warnings.filter { $0.code == .ledgerUpgraded }.count, 1)
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, nil)
         let unchanged = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(unchanged.filesParsed, 0, "the same declaration: kept")
     }
