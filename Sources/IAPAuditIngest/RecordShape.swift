@@ -1,7 +1,10 @@
 import IAPAuditModel
 
 /// Recognizes what one JSON object is from its keys.
-enum RecordShape: Hashable {
+package enum RecordShape: Hashable {
+    /// What the skip note of a JSON object no reader knows says (`JSON object of an unrecognized shape (keys: …)`).
+    package static let unrecognizedShape = "of an unrecognized shape"
+
     case clientReport, serverRequest, wrappedVerifyResponse, bareVerifyResponse
     /// `{"request_id", "received_at", "signed_transaction": "<compact JWS>"}`: a JWS the server fetched
     /// or received for a request.
@@ -74,7 +77,7 @@ enum RecordShape: Hashable {
         }
         if has("findings") && has("planted") { return .unsupported("iap-audit sample answer key (not evidence)") }
         if has("errors") { return .unsupported("App Store Connect API error body (not evidence)") }
-        return .unknown("JSON object of an unrecognized shape (keys: \(o.fieldNames.sorted().prefix(8).joined(separator: ", ")))")
+        return .unknown("JSON object \(unrecognizedShape) (keys: \(o.fieldNames.sorted().prefix(8).joined(separator: ", ")))")
     }
 
     private static func isObject(_ value: FieldValue?) -> Bool {

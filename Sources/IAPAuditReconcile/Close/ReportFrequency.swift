@@ -65,8 +65,8 @@ enum ReportFrequency {
                     RunWarning(
                         .reportCoverage,
                         "\(line.location.file): its Summary Sales lines of \(line.beginDate)..\(line.endDate) run over an edge of "
-                            + "\(period) (\(days.lowerBound)..\(days.upperBound)) and cannot be split by day: not counted, so Apple's "
-                            + "figures of their days in \(period) are missing; give the daily reports of those days",
+                            + "\(period) (\(days.lowerBound)..\(days.upperBound)) and cannot be split by day: not counted; Apple's "
+                            + "figures of their days in \(period) come from daily reports only (a day none gives is named missing)",
                         file: line.location.file))
             }
             return false

@@ -113,8 +113,8 @@ final class CloseReportCheckTests: XCTestCase {
         let october = try close(folder)
         let edge =
             "S_W_85012345_20261004.txt: its Summary Sales lines of 2026-09-28..2026-10-04 run over an edge of 2026-10 "
-            + "(2026-10-01..2026-10-31) and cannot be split by day: not counted, so Apple's figures of their days in 2026-10 are "
-            + "missing; give the daily reports of those days"
+            + "(2026-10-01..2026-10-31) and cannot be split by day: not counted; Apple's figures of their days in 2026-10 come "
+            + "from daily reports only (a day none gives is named missing)"
         XCTAssertEqual(
             october.warnings.filter { $0.code == .reportCoverage }.map { URL(fileURLWithPath: $0.message).lastPathComponent },
             [
@@ -129,7 +129,7 @@ final class CloseReportCheckTests: XCTestCase {
         XCTAssertEqual(
             september.warnings.filter { $0.code == .reportCoverage }.map { URL(fileURLWithPath: $0.message).lastPathComponent }.first,
             edge.replacingOccurrences(of: "2026-10 (2026-10-01..2026-10-31)", with: "2026-09 (2026-09-01..2026-09-30)")
-                .replacingOccurrences(of: "in 2026-10 are", with: "in 2026-09 are"))
+                .replacingOccurrences(of: "in 2026-10 come", with: "in 2026-09 come"))
         XCTAssertEqual(september.report.totals.map(\.appleSalesUnits).reduce(0, +), 0)
     }
 

@@ -49,7 +49,7 @@ final class UnreadableInputTests: XCTestCase {
 
     /// A new file named as an input whose content is none iap-audit recognizes (random bytes as a new day's log, a bzip2
     /// log) is a damaged delivery: `--fail-on-rejected` alerts (found by an on-call user test: it was skipped without an
-    /// alert). A stray file of another name (notes.bin) does not alert.
+    /// alert). A stray file of another name (notes.bin, a README.txt) does not alert.
     func testAnUnrecognizedFileNamedAsAnInputAlerts() throws {
         let (input, out) = try scratchSample()
         let options = AuditOptions(paths: [input], outputDirectory: out)
@@ -60,17 +60,31 @@ final class UnreadableInputTests: XCTestCase {
         for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: i &* 7919 &+ i >> 3) }
         FileManager.default.createFile(atPath: day + "/server.jsonl", contents: Data(bytes))
         FileManager.default.createFile(atPath: day + "/notes.bin", contents: Data(bytes.reversed()))
+        TestPaths.write("How these exports are made.\n", to: day + "/README.txt")
+        // A valid gzip archive of text no reader knows, and a day's client reports whose fields were renamed (found by a
+        // retest: both were skipped silently).
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "echo 'nothing here' | gzip > '\(day)/client.jsonl.gz'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        TestPaths.write(
+            String(
+                repeating: #"{"timestamp": "2026-10-05T10:00:00Z", "uid": "u1", "txid": "2000000400990001", "status": "purchased"}"# + "\n",
+                count: 3),
+            to: day + "/client-renamed.jsonl")
         let night = try AuditPipeline.run(options)
         XCTAssertTrue(
             night.snapshot.files.first { $0.path == day + "/server.jsonl" }?.note.hasPrefix("unrecognized content") ?? false)
         let verdict = try RunAlerts.verdict(night, rules: AlertRules(failOnRejected: true), nowMs: 0)
         XCTAssertEqual(verdict.exit, RunAlerts.alertExit)
-        XCTAssertEqual(
-            verdict.reasons,
-            [
-                "1 file(s) this run brought, named as inputs, hold content iap-audit does not recognize (not read): \(day)/server.jsonl. "
-                    + "A damaged or mis-compressed delivery (bzip2, zstd)? Deliver it again under the same name"
-            ])
+        XCTAssertEqual(verdict.reasons.count, 1)
+        let reason = verdict.reasons.first ?? ""
+        XCTAssertTrue(
+            reason.hasPrefix("3 file(s) this run brought, named as inputs, hold content iap-audit does not recognize (not read): ")
+                && reason.hasSuffix(". A damaged or mis-compressed delivery (bzip2, zstd)? Deliver it again under the same name"), reason)
+        for name in ["server.jsonl", "client.jsonl.gz", "client-renamed.jsonl"] { XCTAssertTrue(reason.contains("\(day)/\(name)"), name) }
+        for name in ["notes.bin", "README.txt"] { XCTAssertFalse(reason.contains(name), name) }
         // Said the night it came, not again.
         XCTAssertEqual(try RunAlerts.verdict(try AuditPipeline.run(options), rules: AlertRules(failOnRejected: true), nowMs: 0).exit, 0)
     }
