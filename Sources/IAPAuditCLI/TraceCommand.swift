@@ -25,6 +25,10 @@ enum TraceCommand {
         guard ["text", "json", "xlsx"].contains(format) else {
             throw UsageError(message: "--format: expected text, json or xlsx, not '\(format)'", usage: usage, command: "trace")
         }
+        // As `run` and `ack` say it (found by a support user test: `--out ""` looked for /audit.sqlite, exit 1).
+        if args.value("--out") == "" || args.value("--ledger") == "" {
+            throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "trace")
+        }
         if args.value("--out") != nil && args.value("--ledger") != nil {
             throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
         }

@@ -36,7 +36,7 @@ enum RunChecks {
     static func upgraded(_ change: SchemaChange, _ store: AuditStore, databasePath: String) throws -> RunWarning {
         switch change {
         case .migrated(let version):
-            let closed = try store.closedPeriods()
+            let closed = try store.periodsToCloseAgain()
             let periods =
                 closed.isEmpty
                 ? ""

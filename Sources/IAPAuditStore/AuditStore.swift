@@ -60,6 +60,13 @@ public final class AuditStore {
                         + "ON CONFLICT (name) DO UPDATE SET value = excluded.value"
                 ).run(["\(migrating ? "migrated" : "rebuilt") \(version)"])
             }
+            // The periods closed before a migration, to close again: each leaves the list when closed again.
+            if migrating {
+                try database.execute(
+                    "INSERT INTO ledger_schema (name, value) SELECT 'reclose', group_concat(period, ',') FROM "
+                        + "(SELECT period FROM close_period ORDER BY period) HAVING count(*) > 0 "
+                        + "ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+            }
             return upgrading
         }
         schemaChange = try SchemaChange(stored: database)
@@ -311,7 +318,7 @@ public final class AuditStore {
         try database.transaction {
             // A completed run said the ledger's upgrade: not again.
             try database.execute(
-                "DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning; DELETE FROM ledger_schema WHERE name = 'schema_change';"
+                "DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning; DELETE FROM ledger_schema WHERE name IN ('schema_change', 'reclose');"
             )
             let insert = try database.prepare(
                 """

@@ -34,12 +34,11 @@ extension AuditStore {
     /// - Parameter warnings: the close's warnings: those of a close's codes (`RunWarning.Code.closeOnly`) go to `run_warning`
     ///   beside its run's, replacing an earlier close's (found by a finance retest: `period_open`, `close_restated` were on
     ///   stderr and the Cover only, though docs/close.md says `run_warning` too).
-    /// The periods closed in this ledger (`close_period.period`), in order.
-    package func closedPeriods() throws -> [String] {
-        let q = try database.prepare("SELECT period FROM close_period ORDER BY period")
-        var periods: [String] = []
-        while try q.step() { periods.append(q.text(0)) }
-        return periods
+    /// The periods closed before the ledger was migrated and not closed since (`ledger_schema` `reclose`), in order: their
+    /// losses were booked the old way.
+    package func periodsToCloseAgain() throws -> [String] {
+        let q = try database.prepare("SELECT value FROM ledger_schema WHERE name = 'reclose'")
+        return try q.step() ? q.text(0).split(separator: ",").map(String.init) : []
     }
 
     package func replaceClose(_ report: CloseReport, priceList: FileSummary? = nil, warnings: [RunWarning] = []) throws {
@@ -51,6 +50,13 @@ extension AuditStore {
             for w in warnings where RunWarning.Code.closeOnly.contains(w.code) { try warning.run([w.code.rawValue, w.message, w.file]) }
             for table in ["close_period", "close_sale", "close_refund", "close_loss", "close_bridge", "close_total"] {
                 try database.prepare("DELETE FROM \(table) WHERE period = ?1").run([period])
+            }
+            // Closed again since a migration: no longer to close again (found by a retest: the notice still named it).
+            let left = try periodsToCloseAgain().filter { $0 != period }
+            if left.isEmpty {
+                try database.execute("DELETE FROM ledger_schema WHERE name = 'reclose'")
+            } else {
+                try database.prepare("UPDATE ledger_schema SET value = ?1 WHERE name = 'reclose'").run([left.joined(separator: ",")])
             }
             try database.prepare(
                 "INSERT INTO close_period (period, calendar, time_zone, first_day, last_day, start_ms, end_ms, fiscal_months, "

@@ -344,6 +344,8 @@ final class TraceLostOrderTests: XCTestCase {
             (["a", "b"], "Error: one ID at a time"),
             (["a", "--format", "csv"], "Error: --format: expected text, json or xlsx, not 'csv'"),
             (["a", "--out", "x", "--ledger", "y"], "Error: give --out DIR or --ledger FILE, not both"),
+            (["a", "--out", ""], "Error: an empty path (\"\") names no file or folder"),
+            (["a", "--ledger", ""], "Error: an empty path (\"\") names no file or folder"),
         ] {
             let usage = try trace(arguments)
             XCTAssertEqual(usage.status, 64, "\(arguments)")
