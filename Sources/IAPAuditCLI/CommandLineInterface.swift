@@ -15,7 +15,9 @@ public enum CommandLineInterface {
         let json =
             arguments.contains("--json") || arguments.contains("--format=json")
             || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
-        if json { AuditPipeline.alsoPrintWhenAnInputIsCut(RunSummary.failure(AuditPipeline.inputCutMessage, exit: 1) + "\n") }
+        if json {
+            AuditPipeline.alsoPrintWhenAnInputIsCut { RunSummary.failure("\($0): " + AuditPipeline.inputCutMessage, exit: 1) + "\n" }
+        }
         do {
             guard let command = arguments.first else {
                 out(HelpText.main)

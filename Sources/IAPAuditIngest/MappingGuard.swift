@@ -21,6 +21,8 @@ package enum MappingGuard {
         var start: UInt = 0
         var end: UInt = 0
         var path: UnsafeMutablePointer<CChar>? = nil
+        /// What the handler writes on stdout when this mapping's file is cut (`alsoPrint`), if anything.
+        var output: UnsafeMutablePointer<CChar>? = nil
     }
 
     /// The slots, allocated once and never freed. Written under `installed`'s lock; read by the SIGBUS
@@ -33,13 +35,13 @@ package enum MappingGuard {
     }()
     /// Whether the handler is installed; its lock guards the table's writers.
     private static let installed = Mutex(false)
-    /// Text the handler also writes on stdout (a command asked for JSON prints its failure there); set before any input is
-    /// mapped, read by the handler only.
-    nonisolated(unsafe) private static var stoppedOutput: UnsafeMutablePointer<CChar>? = nil
+    /// The text the handler also writes on stdout for a cut file, by its path (a command asked for JSON prints its failure
+    /// there); set before any input is mapped, called when a mapping is registered (never in the handler).
+    nonisolated(unsafe) private static var output: (@Sendable (String) -> String)? = nil
 
-    /// Has the handler also write `text` on standard output when it stops the run (`{"error": …, "exit": 1}` under
+    /// Has the handler also write `text(path)` on standard output when it stops the run (`{"error": …, "exit": 1}` under
     /// `--json`: found by an on-call user test, a scheduler reading stdout saw nothing). Call before any input is mapped.
-    package static func alsoPrint(_ text: String) { stoppedOutput = strdup(text) }
+    package static func alsoPrint(_ text: @escaping @Sendable (String) -> String) { output = text }
 
     /// Registers `count` bytes mapped at `base` from `path`; returns the slot to pass to `unregister`
     /// (nil when the table is full: the message then names no file).
@@ -52,6 +54,7 @@ package enum MappingGuard {
             }
             guard let slot = (0..<capacity).first(where: { table[$0].end == 0 }) else { return nil }
             table[slot].path = strdup(path)
+            table[slot].output = output.map { strdup($0(path)) }
             table[slot].start = UInt(bitPattern: base)
             table[slot].end = UInt(bitPattern: base) + UInt(count)
             return slot
@@ -62,7 +65,8 @@ package enum MappingGuard {
         installed.withLock { _ in
             table[slot].end = 0
             free(table[slot].path)
-            table[slot].path = nil
+            free(table[slot].output)
+            (table[slot].path, table[slot].output) = (nil, nil)
         }
     }
 
@@ -72,16 +76,17 @@ package enum MappingGuard {
             let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
             MappingGuard.say("iap-audit: error: ")
             let table = MappingGuard.table
-            if let slot = (0..<MappingGuard.capacity).first(where: {
+            let slot = (0..<MappingGuard.capacity).first {
                 table[$0].end != 0 && table[$0].start <= address && address < table[$0].end
-            }), let path = table[slot].path {
+            }
+            if let slot, let path = table[slot].path {
                 MappingGuard.say(path)
                 MappingGuard.say(": ")
             }
             MappingGuard.say(
                 "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again once the file is stable (the next run completes it)\n"
             )
-            if let text = MappingGuard.stoppedOutput {
+            if let slot, let text = table[slot].output {
                 var n = 0
                 while text[n] != 0 { n += 1 }
                 _ = write(STDOUT_FILENO, text, n)

@@ -97,14 +97,14 @@ public enum AuditPipeline {
     /// `run_status = incomplete` and no workbook.
     public static func run(_ options: AuditOptions) throws -> AuditResult { try runHoldingFolder(options).result }
 
-    /// What a run stopped by an input cut while it was read says (its stderr line names the file).
+    /// What a run stopped by an input cut while it was read says, after the file's path.
     public static let inputCutMessage =
-        "an input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again "
+        "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again "
         + "once the file is stable (the next run completes it)"
 
-    /// `text` is also written on standard output if an input is cut while read (the run is stopped at once, in a signal
-    /// handler: `--json`'s failure object, which no `catch` prints then).
-    public static func alsoPrintWhenAnInputIsCut(_ text: String) { MappingGuard.alsoPrint(text) }
+    /// `text(path)` is also written on standard output if the input at `path` is cut while read (the run is stopped at
+    /// once, in a signal handler: `--json`'s failure object, which no `catch` prints then).
+    public static func alsoPrintWhenAnInputIsCut(_ text: @escaping @Sendable (String) -> String) { MappingGuard.alsoPrint(text) }
 
     /// `run`, and its output folder, still locked: a close goes on writing the ledger under the same lock (let go in
     /// between, a run starting then made the close fail).

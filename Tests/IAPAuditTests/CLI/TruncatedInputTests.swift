@@ -58,7 +58,7 @@ final class TruncatedInputTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(
             String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            RunSummary.failure(AuditPipeline.inputCutMessage, exit: 1) + "\n")
+            RunSummary.failure("\(input): " + AuditPipeline.inputCutMessage, exit: 1) + "\n")
 
         XCTAssertEqual(process.terminationReason, .exit, "killed by a signal: \(message)")
         XCTAssertEqual(process.terminationStatus, 1, message)
