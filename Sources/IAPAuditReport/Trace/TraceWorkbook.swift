@@ -22,7 +22,7 @@ package enum TraceWorkbook {
                 .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
                 .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
                 .text(v?.apple.record?.description ?? ""),
-                .text(v.map(credited) ?? ""),
+                .text(v.map(credited) ?? ""), .text(v.map(revoked) ?? ""),
                 v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
             ]
         }
@@ -35,14 +35,16 @@ package enum TraceWorkbook {
                 let state = t.state(of: f)
                 return [
                     .text(f.transactionId), .text(f.kind.rawValue), .text(f.reason), .text(f.severity.rawValue),
-                    .text(f.appleConfirmation?.rawValue ?? ""), .text(f.userIds.joined(separator: ", ")), .text(f.detail),
+                    .text(f.appleConfirmation?.rawValue ?? ""), f.firstSeenMs.map(ReportCell.dateTime) ?? .empty,
+                    f.lossAtMs.map(ReportCell.dateTime) ?? .empty, .text(f.userIds.joined(separator: ", ")), .text(f.detail),
                     .text(f.evidence.map(\.description).joined(separator: ", ")), .text(state?.id ?? ""),
                     .text(state.map(TraceWording.state) ?? ""),
                 ]
             }
             findings += t.resolvedFindings.map { s in
                 [
-                    .text(s.transactionId), .text(s.kind), .text(s.reason), .empty, .empty, .empty, .empty, .empty, .text(s.id),
+                    .text(s.transactionId), .text(s.kind), .text(s.reason), .empty, .empty, .empty, .empty, .empty, .empty, .empty,
+                    .text(s.id),
                     .text(TraceWording.state(s)),
                 ]
             }
@@ -56,9 +58,9 @@ package enum TraceWorkbook {
                         ReportTable(
                             header: [
                                 "transaction_id", "original_transaction_id", "product_id", "findings", "apple", "apple record",
-                                "credited to",
+                                "credited to", "revoked",
                                 "refunded (UTC)", "action", "next action",
-                            ], rows: verdicts, isPrimary: true, wrappedColumn: 9)
+                            ], rows: verdicts, isPrimary: true, wrappedColumn: 10)
                     ]),
                 ReportSheet(
                     name: "Timeline",
@@ -73,10 +75,10 @@ package enum TraceWorkbook {
                     tables: [
                         ReportTable(
                             header: [
-                                "transaction_id", "kind", "reason", "severity", "apple_confirmation", "user_ids", "detail", "evidence",
-                                "finding_id", "status",
+                                "transaction_id", "kind", "reason", "severity", "apple_confirmation", "first_seen (UTC)", "loss at (UTC)",
+                                "user_ids", "detail", "evidence", "finding_id", "status",
                             ],
-                            rows: findings, isPrimary: true, wrappedColumn: 6)
+                            rows: findings, isPrimary: true, wrappedColumn: 8)
                     ]),
             ], createdMs: r.asOfMs)
     }
@@ -86,6 +88,13 @@ package enum TraceWorkbook {
             .text(transactionId), e.timeMs.map(ReportCell.dateTime) ?? .empty, .text(e.source), .text(e.location.description),
             .text(TraceWording.says(e)),
         ]
+    }
+
+    /// "revoked": the revokes that took it back, as the text's `revoked:` line says them (found by a support user test: a
+    /// credit revoked since read as held on this sheet).
+    static func revoked(_ v: TraceVerdict) -> String {
+        v.revokes.map { r in "\(r.userId ?? "everyone") by \(r.requestId)" + (r.timeMs.map { " (\(Timestamp.iso($0)))" } ?? "") }
+            .joined(separator: "; ")
     }
 
     /// "credited to": the users credited, as the text's `credited:` line says it (nobody: none was).

@@ -239,13 +239,13 @@ final class TraceLostOrderTests: XCTestCase {
             text(verdicts[0]),
             [
                 "transaction_id", "original_transaction_id", "product_id", "findings", "apple", "apple record", "credited to",
-                "refunded (UTC)", "action", "next action",
+                "revoked", "refunded (UTC)", "action", "next action",
             ])
         XCTAssertEqual(
             text(verdicts[2]).map { $0.replacingOccurrences(of: Self.caseFolder + "/", with: "") },
             [
                 "2000000400000102", "2000000400000102", "com.example.gems300", "dropped_order/in_receipt_never_credited", "confirmed",
-                "order-lookup.jsonl:1", "nobody", "", "credit_manually",
+                "order-lookup.jsonl:1", "nobody", "", "", "credit_manually",
                 "credit manually: Apple confirms payment (order-lookup.jsonl:1), no credit found; no log names its user",
             ])
         let timeline = try XCTUnwrap(sheets["Timeline"])

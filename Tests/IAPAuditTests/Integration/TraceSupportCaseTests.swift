@@ -75,4 +75,35 @@ final class TraceSupportCaseTests: XCTestCase {
                 + "findings and this verdict do not know what it holds; as the ledger stands: re-query Apple Get Transaction Info "
                 + "for 6000000000000002: only the client reports the purchase; it never reached the server")
     }
+
+    /// The workbook's Verdicts sheet says what was revoked, and its Findings sheet when each finding was first seen and its
+    /// loss happened (found by the same test: a credit revoked since read as held there).
+    func testTheWorkbookSaysWhatWasRevoked() throws {
+        let out = ledger()
+        let trace = CLIRun(["trace", "7000000000000004", "--out", out, "--format", "xlsx"])
+        XCTAssertEqual(trace.status, 0, trace.err)
+        let read = try XCTUnwrap(
+            try PythonReader.run(
+                """
+                import json, sys, openpyxl
+                wb = openpyxl.load_workbook(sys.argv[1])
+                rows = lambda name: [[("" if c is None else str(c)) for c in r] for r in wb[name].iter_rows(values_only=True)]
+                print(json.dumps({"verdicts": rows("Verdicts"), "findings": rows("Findings")}))
+                """, args: [out + "/trace-7000000000000004.xlsx"]) as? [String: [[String]]])
+        let verdicts = try XCTUnwrap(read["verdicts"])
+        let column = try XCTUnwrap(verdicts[0].firstIndex(of: "revoked"))
+        XCTAssertEqual(verdicts[0][column - 1], "credited to")
+        XCTAssertEqual(verdicts[1][column - 1], "u-rg")
+        XCTAssertEqual(verdicts[1][column], "u-rg by vG1 (2026-10-17T09:00:07.000Z)")
+        let findings = try XCTUnwrap(read["findings"])
+        XCTAssertEqual(
+            Array(findings[0].prefix(7)),
+            [
+                "transaction_id", "kind", "reason", "severity", "apple_confirmation", "first_seen (UTC)", "loss at (UTC)",
+            ])
+        // Refunded on the 16th, revoked on the 17th, granted again on the 20th: the loss is the new holding's.
+        XCTAssertEqual(
+            Array(findings[1][1...2] + findings[1][5...6]),
+            ["refund_still_granted", "cancelled_not_revoked", "2026-10-15 09:00:05", "2026-10-20 09:00:07"])
+    }
 }
