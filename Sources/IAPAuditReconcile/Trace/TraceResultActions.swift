@@ -14,9 +14,12 @@ enum TraceResultActions {
             )
         }
         if r.matches.isEmpty {
+            // Several equally near: naming one would guess (found by a support user test: ten ids one digit off, one named).
             let near =
-                r.nearMatches.first.map { "check the id: did you mean \($0.id) (\($0.kind.label))? " }
-                ?? "check the id against the ticket; "
+                r.nearMatches.count > 1
+                ? "check the id: did you mean one of the \(r.nearMatches.count) near matches above? "
+                : r.nearMatches.first.map { "check the id: did you mean \($0.id) (\($0.kind.label))? " }
+                    ?? "check the id against the ticket; "
             return (
                 .checkId,
                 near + "if it is right, no record of this ledger holds it: run over the logs and Apple's answers of the purchase's "

@@ -236,6 +236,17 @@ final class TraceTests: XCTestCase {
     }
 
     /// A pasted id of 100,000 characters is shown cut, with its length.
+    /// Several ids equally near (a digit missing at the end: ten candidates): the action names none of them as the one
+    /// (found by a support user test: it asked "did you mean 2000000400594100?", a guess).
+    func testSeveralNearMatchesAreNotGuessed() throws {
+        let trace = Self.trace(["200000040059410", "--out", try sampleLedger(), "--format", "json"])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(trace.out.utf8)) as? [String: Any])
+        XCTAssertGreaterThan((json["near_matches"] as? [Any])?.count ?? 0, 1)
+        XCTAssertEqual(
+            ((json["next_action"] as? [String: Any])?["text"] as? String)?.components(separatedBy: "? ").first,
+            "check the id: did you mean one of the \((json["near_matches"] as? [Any])?.count ?? 0) near matches above")
+    }
+
     func testAVeryLongIdIsShownCut() {
         let id = String(repeating: "x", count: 100_000)
         XCTAssertEqual(TraceOutput.shown(id), String(repeating: "x", count: TraceOutput.shownCharacters) + "… (100000 characters)")
