@@ -9,6 +9,9 @@ package struct TraceVerdict: Sendable {
     package var revokes: [TraceCredit] = []
     /// Apple's refund that stands (not reversed later), if any.
     package var refund: TraceRefund?
+    /// Apple's refund taken back (a REFUND_REVERSED signed after it): `atMs` the refund's date, `location` the reversal's
+    /// record (found by a support user test: the verdict did not say the refund of the timeline was reversed).
+    package var refundReversed: TraceRefund?
     package var action: TraceAction
     /// The next action in words, e.g. `credit manually: Apple confirms payment (verify.jsonl:812), no credit found`.
     package var nextAction: String

@@ -47,6 +47,7 @@ package enum TraceJudge {
         let facts = TraceFacts(trace)
         var verdict = TraceVerdict(apple: facts.appleWord, action: .noAction, nextAction: "")
         (verdict.credits, verdict.revokes, verdict.refund) = (facts.credits, facts.revokes, facts.refund)
+        verdict.refundReversed = facts.reversed
         (verdict.action, verdict.nextAction) = TraceActions.next(trace, facts)
         // What a rejected line holds is in no finding: fixing it comes first (found by a support user test).
         if !trace.rejectedLines.isEmpty {
@@ -68,6 +69,8 @@ struct TraceFacts {
     let credits: [TraceCredit]
     let revokes: [TraceCredit]
     let refund: TraceRefund?
+    /// The refund a REFUND_REVERSED took back (its record the reversal's), when it was.
+    let reversed: TraceRefund?
     let appleWord: TraceVerdict.AppleWord
     /// Requests that posted it (or its original id), by time.
     let requests: [(TraceEvent, TraceRequest)]
@@ -95,7 +98,7 @@ struct TraceFacts {
         credits = once(requests.filter(\.1.creditsTransaction))
         revokes = once(requests.filter { $0.1.event == "revoke" && [.posted, .postedOriginal].contains($0.1.relation) })
         let listings = apple.compactMap { e, a in a.listing.map { (e, $0) } }
-        refund = Self.refund(listings)
+        (refund, reversed) = Self.refund(listings)
         appleWord = Self.appleWord(listings)
     }
 
@@ -112,17 +115,18 @@ struct TraceFacts {
     }
 
     /// Apple's refund that stands: the first revocation on a listing whose signature did not fail, unless
-    /// a REFUND_REVERSED listing was issued after the newest one.
-    private static func refund(_ listings: [(TraceEvent, TraceListing)]) -> TraceRefund? {
+    /// a REFUND_REVERSED listing was issued after the newest one (then that refund, reversed by that listing).
+    private static func refund(_ listings: [(TraceEvent, TraceListing)]) -> (stands: TraceRefund?, reversed: TraceRefund?) {
         let refunds = listings.filter { $0.1.cancellationMs != nil && !$0.1.evidence.itemSignature.failed }
         guard let newest = refunds.compactMap(\.1.cancellationMs).max(),
             let first = refunds.min(by: { $0.1.cancellationMs! < $1.1.cancellationMs! })
-        else { return nil }
-        let reversed = listings.contains {
+        else { return (nil, nil) }
+        let refund = TraceRefund(atMs: first.1.cancellationMs!, location: first.0.location, revocationType: first.1.revocationType)
+        let reversal = listings.first {
             $0.1.notificationType == "REFUND_REVERSED" && !$0.1.evidence.itemSignature.failed && ($0.1.issuedMs ?? .min) > newest
         }
-        return reversed
-            ? nil : TraceRefund(atMs: first.1.cancellationMs!, location: first.0.location, revocationType: first.1.revocationType)
+        guard let reversal else { return (refund, nil) }
+        return (nil, TraceRefund(atMs: refund.atMs, location: reversal.0.location, revocationType: refund.revocationType))
     }
 
     /// Rule 22 over the transaction's own listings: the first production record proving the payment

@@ -133,6 +133,10 @@ package enum TraceOutput {
         if let refund = v.refund {
             lines.append("refunded: \(Timestamp.iso(refund.atMs))\(refund.revocationType.map { " (\($0))" } ?? "") (\(refund.location))")
         }
+        if let reversed = v.refundReversed {
+            lines.append(
+                "refund reversed: Apple took back its refund of \(Timestamp.iso(reversed.atMs)) (REFUND_REVERSED, \(reversed.location))")
+        }
         if !t.rejectedLines.isEmpty {
             lines.append(
                 "rejected lines naming it (not read by the run): "
@@ -211,6 +215,9 @@ package enum TraceOutput {
                     "refund": v.refund.map {
                         ["at": Timestamp.iso($0.atMs), "location": $0.location.description, "revocation_type": $0.revocationType ?? null]
                             as [String: Any]
+                    } ?? null,
+                    "refund_reversed": v.refundReversed.map {
+                        ["refunded_at": Timestamp.iso($0.atMs), "location": $0.location.description] as [String: Any]
                     } ?? null,
                     "next_action": ["code": v.action.rawValue, "text": v.nextAction],
                 ] as [String: Any]

@@ -106,4 +106,22 @@ final class TraceSupportCaseTests: XCTestCase {
             Array(findings[1][1...2] + findings[1][5...6]),
             ["refund_still_granted", "cancelled_not_revoked", "2026-10-15 09:00:05", "2026-10-20 09:00:07"])
     }
+
+    /// A refund Apple took back (REFUND_REVERSED) is said in the verdict, not only in the timeline (found by the same test).
+    func testAReversedRefundIsSaid() throws {
+        let folder = TestPaths.repoRoot + "/Tests/IAPAuditTests/Fixtures/cases/refund-reversed-in-notification-history"
+        let out = TestPaths.scratch()
+        let run = CLIRun(["run", "--out", out, "--as-of", "2026-10-10T00:00:00Z", folder])
+        XCTAssertEqual(run.status, 0, run.err)
+        let verdict = try XCTUnwrap(try traced("2000000400000001", out)["verdict"] as? [String: Any])
+        XCTAssertTrue(verdict["refund"] is NSNull)
+        let reversed = try XCTUnwrap(verdict["refund_reversed"] as? [String: String])
+        XCTAssertEqual(reversed, ["refunded_at": "2026-10-03T09:50:00.000Z", "location": folder + "/notification-history.json:1"])
+        let text = CLIRun(["trace", "2000000400000001", "--out", out])
+        XCTAssertTrue(
+            text.out.contains(
+                "\nrefund reversed: Apple took back its refund of 2026-10-03T09:50:00.000Z (REFUND_REVERSED, \(folder)/notification-history.json:1)\n"
+            ),
+            text.out)
+    }
 }
