@@ -50,6 +50,9 @@ public enum FindingLifecycle {
         var open: [ExactText: Int] = [:]
         open.reserveCapacity(previous.count)
         for (index, state) in previous.enumerated() { open[ExactText(state.id)] = index }
+        // Kept for what a resolved finding's detail names: a finding open before this run is none it became (found by an
+        // on-call user test: "it is invalid_credit:… now" named one open since run 4).
+        let openBefore = open
         var changes: [FindingChange] = []
         changes.reserveCapacity(current.count)
         var seen = [Bool](repeating: false, count: previous.count)
@@ -94,7 +97,9 @@ public enum FindingLifecycle {
             let resolution = resolutions[state.id] ?? Resolution(atMs: asOfMs, evidence: [])
             state.status = .resolved
             (state.resolvedRun, state.resolvedAtMs, state.resolvedEvidence) = (run, resolution.atMs ?? asOfMs, resolution.evidence)
-            let successors = (now[ExactText(state.transactionId)] ?? []).map { "\($0.id) (\($0.reason))" }.joined(separator: ", ")
+            let successors = (now[ExactText(state.transactionId)] ?? []).map { f in
+                "\(f.id) (\(f.reason)\(openBefore[ExactText(f.id)].map { ", open since run \(previous[$0].firstSeenRun)" } ?? ""))"
+            }.joined(separator: ", ")
             let detail: String
             switch (resolution.evidence.isEmpty, successors.isEmpty) {
             case (true, true):

@@ -69,6 +69,21 @@ final class FindingLifecycleTests: XCTestCase {
             ])
     }
 
+    /// A finding of the transaction open before this run is none the resolved one became: said as open since its run
+    /// (found by an on-call user test: "it is invalid_credit:905 … now" named one open since run 4).
+    func testAFindingOpenBeforeIsSaidAsSuch() throws {
+        let changes = try FindingLifecycle.changes(
+            run: 5, current: [current("invalid_credit:9", "no_verify_response"), current("verification_backlog:9", "no_verify_response")],
+            previous: [state("pending_verification:9", .open, last: 4), state("invalid_credit:9", .open, first: 4, last: 4)],
+            earlier: { _ in [:] }, resolve: { _ in [:] }, asOfMs: 9_000)
+        XCTAssertEqual(
+            changes.filter { $0.event == .resolved }.map(\.detail),
+            [
+                "no new record of 9; it is invalid_credit:9 (no_verify_response, open since run 4), verification_backlog:9 "
+                    + "(no_verify_response) now: the as-of passed a grace, or the inputs or parameters changed"
+            ])
+    }
+
     func testEveryTransitionOfARun() throws {
         let earlier = ["dropped_order:4": state("dropped_order:4", .resolved, first: 1, last: 1)]
         var asked: [[String]] = []
