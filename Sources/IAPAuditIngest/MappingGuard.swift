@@ -33,6 +33,10 @@ package enum MappingGuard {
         table.initialize(repeating: Slot(), count: capacity)
         return table
     }()
+    /// What the handler says of a file cut while read, after its path.
+    package static let cutMessage: StaticString =
+        "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again once the file is stable (the next run completes it)"
+
     /// Whether the handler is installed; its lock guards the table's writers.
     private static let installed = Mutex(false)
     /// The text the handler also writes on stdout for a cut file, by its path (a command asked for JSON prints its failure
@@ -83,9 +87,8 @@ package enum MappingGuard {
                 MappingGuard.say(path)
                 MappingGuard.say(": ")
             }
-            MappingGuard.say(
-                "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again once the file is stable (the next run completes it)\n"
-            )
+            MappingGuard.say(MappingGuard.cutMessage)
+            MappingGuard.say("\n")
             if let slot, let text = table[slot].output {
                 var n = 0
                 while text[n] != 0 { n += 1 }

@@ -98,9 +98,7 @@ public enum AuditPipeline {
     public static func run(_ options: AuditOptions) throws -> AuditResult { try runHoldingFolder(options).result }
 
     /// What a run stopped by an input cut while it was read says, after the file's path.
-    public static let inputCutMessage =
-        "the input file was truncated or rewritten while it was read (logrotate copytruncate?); this run stopped; run again "
-        + "once the file is stable (the next run completes it)"
+    public static let inputCutMessage = MappingGuard.cutMessage.description
 
     /// `text(path)` is also written on standard output if the input at `path` is cut while read (the run is stopped at
     /// once, in a signal handler: `--json`'s failure object, which no `catch` prints then).

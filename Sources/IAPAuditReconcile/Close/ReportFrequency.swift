@@ -17,12 +17,12 @@ enum ReportFrequency {
         guard lengths.count > 1 else { return lines }
         var finer: [Int64: String] = [:]  // a day → the first file of a shorter span with a line of it
         var dropped: Set<String> = []  // "file|begin|end" of the spans dropped
-        for span in lengths {
-            let group = lines.filter { length($0) == span }
+        for size in lengths {
+            let group = lines.filter { length($0) == size }
             var kept: [SalesLine] = []
             var said: Set<String> = []
             for line in group {
-                let key = "\(line.location.file)|\(line.beginDate)|\(line.endDate)"
+                let key = span(line)
                 let days = line.beginDate.dayNumber...line.endDate.dayNumber
                 if let other = days.lazy.compactMap({ finer[$0] }).first {
                     dropped.insert(key)
@@ -43,7 +43,7 @@ enum ReportFrequency {
                 for day in line.beginDate.dayNumber...line.endDate.dayNumber where finer[day] == nil { finer[day] = line.location.file }
             }
         }
-        return lines.filter { !dropped.contains("\($0.location.file)|\($0.beginDate)|\($0.endDate)") }
+        return lines.filter { !dropped.contains(span($0)) }
     }
 
     /// The lines but those whose span runs over an edge of the period's `days` (a weekly report of Monday 09/28 to
@@ -60,7 +60,7 @@ enum ReportFrequency {
                 line.beginDate <= days.upperBound && line.endDate >= days.lowerBound
                 && (line.beginDate < days.lowerBound || line.endDate > days.upperBound)
             guard crosses else { return true }
-            if said.insert("\(line.location.file)|\(line.beginDate)|\(line.endDate)").inserted {
+            if said.insert(span(line)).inserted {
                 warnings.append(
                     RunWarning(
                         .reportCoverage,
@@ -72,4 +72,7 @@ enum ReportFrequency {
             return false
         }
     }
+
+    /// A file's lines of one span: `file|begin|end`.
+    private static func span(_ line: SalesLine) -> String { "\(line.location.file)|\(line.beginDate)|\(line.endDate)" }
 }

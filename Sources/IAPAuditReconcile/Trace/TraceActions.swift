@@ -71,10 +71,11 @@ enum TraceActions {
         case "under_credited":
             // Rule 20 compares the largest single credit: credits that add up to the quantity paid would be the duplicate's
             // business, and crediting the rest again would give it twice (found by a support user test).
+            // One credit per request (`TraceFacts.credits`).
             let several =
-                Set(facts.credits.map(\.requestId)).count > 1
-                ? "; it was credited by \(Set(facts.credits.map(\.requestId)).count) requests (the duplicate_credit finding): if "
-                    + "their quantities add up to what was paid, nothing is missing, so check them before crediting more" : ""
+                facts.credits.count > 1
+                ? "; it was credited by \(facts.credits.count) requests (the duplicate_credit finding): if their quantities add "
+                    + "up to what was paid, nothing is missing, so check them before crediting more" : ""
             return (.creditRest, "credit the rest to \(users(f.userIds)): \(f.detail)\(several)")
         case "stale_receipt" where facts.appleWord.code != "confirmed":
             return (.requery, "re-query Apple Get Transaction Info for \(t): the receipt was stale (created before the purchase)")

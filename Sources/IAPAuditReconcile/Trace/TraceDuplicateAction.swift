@@ -55,19 +55,19 @@ enum TraceDuplicateAction {
         }
     }
 
-    /// The user the transaction's first client report of a purchase names, if any.
-    private static func reporter(_ trace: TransactionTrace) -> String? {
+    /// The users the transaction's client reports of a purchase name, in timeline order.
+    private static func reporters(_ trace: TransactionTrace) -> some Sequence<String> {
         trace.events.lazy.compactMap { e -> String? in
             guard case .client(let c) = e.detail, c.state == "purchased" else { return nil }
             return c.userId
-        }.first
+        }
     }
+
+    /// The user the transaction's first client report of a purchase names, if any.
+    private static func reporter(_ trace: TransactionTrace) -> String? { reporters(trace).first { _ in true } }
 
     /// The user the transaction's client reports of a purchase name, when one of `users`.
     private static func clientUser(_ trace: TransactionTrace, among users: [String]) -> String? {
-        trace.events.lazy.compactMap { e -> String? in
-            guard case .client(let c) = e.detail, c.state == "purchased", let user = c.userId else { return nil }
-            return users.contains { $0.utf8.elementsEqual(user.utf8) } ? user : nil
-        }.first
+        reporters(trace).first { user in users.contains { $0.utf8.elementsEqual(user.utf8) } }
     }
 }

@@ -24,6 +24,16 @@ final class NumberedRotationTests: XCTestCase {
             """, args: [out]) as! [String: Any]
     }
 
+    /// Appends `lines` to the file at `path` (made when missing), each ended by a line feed.
+    func append(_ lines: [String], _ path: String) throws {
+        guard !lines.isEmpty else { return }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+    }
+
     func shell(_ script: String) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -44,17 +54,7 @@ final class NumberedRotationTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
         func deliver(_ day: Int) throws {
             for name in ["server.jsonl", "verify.jsonl"] {
-                let lines = month.days[day].files[name] ?? []
-                let handle = try XCTUnwrap(
-                    FileManager.default.fileExists(atPath: exports + "/" + name)
-                        ? FileHandle(forWritingAtPath: exports + "/" + name)
-                        : {
-                            FileManager.default.createFile(atPath: exports + "/" + name, contents: nil)
-                                ? FileHandle(forWritingAtPath: exports + "/" + name) : nil
-                        }())
-                handle.seekToEndOfFile()
-                handle.write(Data(lines.map { $0 + "\n" }.joined().utf8))
-                try handle.close()
+                try append(month.days[day].files[name] ?? [], exports + "/" + name)
             }
             // Older than the ledger's stat trust window (2 s): as a night's files are.
             try shell("touch -d '1 hour ago' '\(exports)'/server.jsonl '\(exports)'/verify.jsonl")
@@ -130,14 +130,6 @@ extension NumberedRotationTests {
         func half(_ day: Int, _ name: String, second: Bool) -> [String] {
             let lines = month.days[day].files[name] ?? []
             return second ? Array(lines[(lines.count / 2)...]) : Array(lines[..<(lines.count / 2)])
-        }
-        func append(_ lines: [String], _ path: String) throws {
-            guard !lines.isEmpty else { return }
-            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
-            try handle.close()
         }
         for night in 0..<6 {
             for name in Self.names {
