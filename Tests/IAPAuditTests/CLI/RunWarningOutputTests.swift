@@ -31,9 +31,9 @@ final class RunWarningOutputTests: XCTestCase {
             #"{"ts":"2026-10-01T12:00:00Z","user_id":"u1","transaction_id":"2000000400000001","product_id":"p","state":"purchased"}"#,
             to: input + "/client.jsonl")
         try FileManager.default.copyItem(
-            atPath: TestPaths.realData("apple__app-store-server-library-swift/transactionInfo"), toPath: input + "/transactionInfo")
+            atPath: try TestPaths.realData("apple__app-store-server-library-swift/transactionInfo"), toPath: input + "/transactionInfo")
         try FileManager.default.copyItem(
-            atPath: TestPaths.realData("apple__app-store-server-library-swift/xcode-app-receipt-empty"), toPath: input + "/receipt")
+            atPath: try TestPaths.realData("apple__app-store-server-library-swift/xcode-app-receipt-empty"), toPath: input + "/receipt")
         let run = CLIRun(["run", input, "--out", out, "--json"])
         XCTAssertEqual(run.status, 0, run.err)
         let expected: [(code: String, message: String)] = [
@@ -198,7 +198,7 @@ extension RunWarningOutputTests {
         for (file, expected) in [("transactionInfo", Self.noJWSAnchor), ("xcode-app-receipt-empty", Self.noReceiptAnchor)] {
             let input = TestPaths.scratch()
             try FileManager.default.copyItem(
-                atPath: TestPaths.realData("apple__app-store-server-library-swift/" + file), toPath: input + "/" + file)
+                atPath: try TestPaths.realData("apple__app-store-server-library-swift/" + file), toPath: input + "/" + file)
             let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: input + "/out"))
             XCTAssertEqual(result.warnings.filter { $0.code == .noTrustAnchor }.map(\.message), [expected], file)
         }

@@ -13,10 +13,16 @@ import XCTest
 
 /// `--jws-root`, `--receipt-root`, `--signatures-at` and the config keys behind them, on real files.
 final class SignatureOptionsTests: XCTestCase {
-    private static let appleSigned = TestPaths.realData("aporat__store-receipt-validator/test-notification-signed-payload.json")
-    private static let mockSigned = TestPaths.realData("apple__app-store-server-library-swift/testNotification")
-    private static let rootG3 = TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")
-    private static let testCA = TestPaths.realData("apple__app-store-server-library-swift/testCA.der")
+    private static var appleSigned: String {
+        get throws { try TestPaths.realData("aporat__store-receipt-validator/test-notification-signed-payload.json") }
+    }
+    private static var mockSigned: String {
+        get throws { try TestPaths.realData("apple__app-store-server-library-swift/testNotification") }
+    }
+    private static var rootG3: String {
+        get throws { try TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer") }
+    }
+    private static var testCA: String { get throws { try TestPaths.realData("apple__app-store-server-library-swift/testCA.der") } }
 
     /// The signature of the one record the run imported, read from audit.sqlite.
     private func signature(_ arguments: [String]) throws -> (run: CLIRun, signature: String?) {
@@ -63,19 +69,19 @@ final class SignatureOptionsTests: XCTestCase {
     }
 
     func testBadValuesAreClearErrors() throws {
-        let badTime = CLIRun(["run", Self.appleSigned, "--signatures-at", "yesterday", "--out", TestPaths.scratch()])
+        let badTime = CLIRun(["run", try Self.appleSigned, "--signatures-at", "yesterday", "--out", TestPaths.scratch()])
         XCTAssertEqual(badTime.status, 64)
         XCTAssertTrue(badTime.err.hasPrefix("Error: --signatures-at: expected signed_date, now, or a time"), badTime.err)
-        let missing = CLIRun(["run", Self.appleSigned, "--jws-root", "/nonexistent/root.cer", "--out", TestPaths.scratch()])
+        let missing = CLIRun(["run", try Self.appleSigned, "--jws-root", "/nonexistent/root.cer", "--out", TestPaths.scratch()])
         XCTAssertEqual(missing.status, 1)
         XCTAssertEqual(missing.err, "iap-audit: /nonexistent/root.cer: error: cannot use as a trust anchor: no such file")
         let dir = TestPaths.scratch()
         TestPaths.write("not a certificate", to: dir + "/junk.cer")
-        let junk = CLIRun(["run", Self.appleSigned, "--jws-root", dir + "/junk.cer", "--out", TestPaths.scratch()])
+        let junk = CLIRun(["run", try Self.appleSigned, "--jws-root", dir + "/junk.cer", "--out", TestPaths.scratch()])
         XCTAssertEqual(junk.status, 1)
         XCTAssertEqual(junk.err, "iap-audit: \(dir)/junk.cer: error: cannot use as a trust anchor: not a DER or PEM X.509 certificate")
         TestPaths.write(#"{"signatures_checked_at": 5}"#, to: dir + "/config.json")
-        let config = CLIRun(["run", Self.appleSigned, "--config", dir + "/config.json", "--out", TestPaths.scratch()])
+        let config = CLIRun(["run", try Self.appleSigned, "--config", dir + "/config.json", "--out", TestPaths.scratch()])
         XCTAssertEqual(config.status, 1)
         XCTAssertTrue(config.err.contains("'signatures_checked_at' must be"), config.err)
     }

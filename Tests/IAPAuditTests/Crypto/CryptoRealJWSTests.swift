@@ -18,16 +18,16 @@ final class CryptoRealJWSTests: XCTestCase {
     static let testCA = "apple__app-store-server-library-swift/testCA.der"
 
     func anchors(_ files: String...) throws -> TrustAnchors {
-        try TrustAnchors.load(paths: files.map { TestPaths.realData($0) })
+        try TrustAnchors.load(paths: files.map { try TestPaths.realData($0) })
     }
 
     func verifier(jws files: String..., checkAtMs: Int64? = nil) throws -> SignatureVerifier {
         SignatureVerifier(
-            jwsAnchors: try TrustAnchors.load(paths: files.map { TestPaths.realData($0) }), receiptAnchors: .none,
+            jwsAnchors: try TrustAnchors.load(paths: files.map { try TestPaths.realData($0) }), receiptAnchors: .none,
             checkAtMs: checkAtMs)
     }
 
-    func jws(_ file: String) throws -> TestJWS { try TestJWS(path: TestPaths.realData(file)) }
+    func jws(_ file: String) throws -> TestJWS { try TestJWS(path: try TestPaths.realData(file)) }
 
     var appleNotification: TestJWS {
         get throws { try jws("aporat__store-receipt-validator/test-notification-signed-payload.json") }

@@ -14,7 +14,7 @@ import XCTest
 /// Real PKCS#7 app receipts (read from `../shared/real-data`) against the legacy Apple Root CA.
 final class CryptoReceiptTests: XCTestCase {
     var appleRoot: TrustAnchors {
-        get throws { try TrustAnchors.load(paths: [TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]) }
+        get throws { try TrustAnchors.load(paths: [try TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]) }
     }
 
     var verifier: SignatureVerifier {
@@ -22,7 +22,7 @@ final class CryptoReceiptTests: XCTestCase {
     }
 
     func receipt(_ file: String) throws -> Data {
-        let text = try String(contentsOfFile: TestPaths.realData(file), encoding: .utf8)
+        let text = try String(contentsOfFile: try TestPaths.realData(file), encoding: .utf8)
         return try XCTUnwrap(Data(base64Encoded: text, options: .ignoreUnknownCharacters), file)
     }
 
@@ -70,7 +70,7 @@ final class CryptoReceiptTests: XCTestCase {
     }
 
     func testNotAReceiptIsMalformed() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.realData("IdeasOnCanvas__AppReceiptValidator/not_a_receipt")))
+        let data = try Data(contentsOf: URL(fileURLWithPath: try TestPaths.realData("IdeasOnCanvas__AppReceiptValidator/not_a_receipt")))
         XCTAssertEqual(try verifier.checkPKCS7(der: data, atMs: nil), .invalid("malformed_pkcs7"))
         XCTAssertEqual(try verifier.checkPKCS7(der: Data(), atMs: nil), .invalid("malformed_pkcs7"))
     }

@@ -15,11 +15,11 @@ import XCTest
 final class CryptoTrustAnchorsTests: XCTestCase {
     func testLoadsDERAndPEMFiles() throws {
         let anchors = try TrustAnchors.load(paths: [
-            TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer"),
-            TestPaths.realData("apple__app-store-server-library-java/testCA.pem"),
+            try TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer"),
+            try TestPaths.realData("apple__app-store-server-library-java/testCA.pem"),
         ])
         XCTAssertEqual(anchors.certificates.count, 2)
-        let der = try Data(contentsOf: URL(fileURLWithPath: TestPaths.realData("apple__app-store-server-library-swift/testCA.der")))
+        let der = try Data(contentsOf: URL(fileURLWithPath: try TestPaths.realData("apple__app-store-server-library-swift/testCA.der")))
         XCTAssertEqual(anchors.certificates[1], der, "the PEM and DER copies of the test CA are the same certificate")
     }
 
@@ -35,7 +35,7 @@ final class CryptoTrustAnchorsTests: XCTestCase {
     }
 
     func testUnreadableFilesThrowWithPathAndReason() throws {
-        let notACertificate = TestPaths.realData("IdeasOnCanvas__AppReceiptValidator/not_a_receipt")
+        let notACertificate = try TestPaths.realData("IdeasOnCanvas__AppReceiptValidator/not_a_receipt")
         XCTAssertThrowsError(try TrustAnchors.load(paths: [notACertificate])) { error in
             XCTAssertEqual(
                 error as? CryptoError, .unreadableCertificate(path: notACertificate, reason: "not a DER or PEM X.509 certificate"))

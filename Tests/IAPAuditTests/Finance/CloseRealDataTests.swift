@@ -19,7 +19,7 @@ final class CloseRealDataTests: XCTestCase {
         let period = try AccountingPeriod.parse(
             "2014-09", calendar: .appleFiscal, timeZone: try PeriodTimeZone(parsing: "America/Los_Angeles"))
         let audit = AuditOptions(
-            paths: [TestPaths.realData("fedoco__apple-slicer"), TestPaths.realData("matisiekpl__appstore-sdk-go")],
+            paths: [try TestPaths.realData("fedoco__apple-slicer"), try TestPaths.realData("matisiekpl__appstore-sdk-go")],
             outputDirectory: Self.out)
         let result = try ClosePipeline.run(CloseOptions(audit: audit, period: period))
         Self.result = result
@@ -122,7 +122,7 @@ final class CloseRealDataTests: XCTestCase {
     func testTheJSONSummary() throws {
         let run = CLIRun([
             "close", "--period", "2014-09", "--calendar", "apple-fiscal", "--tz", "America/Los_Angeles", "--json",
-            TestPaths.realData("fedoco__apple-slicer"), "--out", TestPaths.scratch(),
+            try TestPaths.realData("fedoco__apple-slicer"), "--out", TestPaths.scratch(),
         ])
         XCTAssertEqual(run.status, 0, run.err)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])

@@ -66,7 +66,7 @@ final class CSVHeaderTests: XCTestCase {
 
     /// Another CSV (Apple's payments summary) is read as what it is, never refused for near-miss columns of ours.
     func testOtherCSVIsNotTakenForOurs() throws {
-        let path = TestPaths.realData + "/fedoco__apple-slicer/financial_report.csv"
+        let path = try TestPaths.realData + "/fedoco__apple-slicer/financial_report.csv"
         let read = FileImporter.read(InputFile(path: path, data: try Data(contentsOf: URL(fileURLWithPath: path))))
         XCTAssertEqual(read.status, .imported)
         XCTAssertEqual(read.kind, .paymentsSummary)

@@ -55,7 +55,7 @@ final class LineReaderEquivalenceTests: XCTestCase {
     }
 
     func testEveryRealDataFileReadsTheSame() throws {
-        let root = TestPaths.realData
+        let root = try TestPaths.realData
         let files = try XCTUnwrap(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }.filter {
             !$0.hasSuffix(".md")
         }

@@ -15,7 +15,7 @@ import XCTest
 /// are still imported (found by a fresh-user trial: the whole file used to be skipped).
 final class SignedTextImporterTests: XCTestCase {
     private func real(_ relative: String) throws -> String {
-        try String(contentsOfFile: TestPaths.realData(relative), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try String(contentsOfFile: try TestPaths.realData(relative), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func testABadLineInAJWSFileIsRejectedAlone() throws {

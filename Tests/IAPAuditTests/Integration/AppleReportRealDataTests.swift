@@ -16,20 +16,21 @@ final class AppleReportRealDataTests: XCTestCase {
     func run() throws -> (result: AuditResult, ledger: LoadedLedger) {
         if let stored = Self.stored { return stored }
         let out = TestPaths.scratch("apple-reports")
-        let result = try AuditPipeline.run(AuditOptions(paths: Self.folders.map(TestPaths.realData), outputDirectory: out))
+        let result = try AuditPipeline.run(AuditOptions(paths: Self.folders.map(try TestPaths.realData), outputDirectory: out))
         let stored = (result, try AuditStore(path: out + "/audit.sqlite").loadLedger())
         Self.stored = stored
         return stored
     }
 
     func file(_ relative: String) throws -> FileSummary {
-        let path = TestPaths.realData(relative)
+        let path = try TestPaths.realData(relative)
         return try XCTUnwrap(
             try run().result.snapshot.files.first { URL(fileURLWithPath: $0.path).standardizedFileURL.path == path }, relative)
     }
 
     func lines<T>(_ all: [T], _ relative: String, _ location: (T) -> SourceLocation) -> [T] {
-        all.filter { URL(fileURLWithPath: location($0).file).standardizedFileURL.path == TestPaths.realData(relative) }
+        let path = try? TestPaths.realData(relative)
+        return all.filter { URL(fileURLWithPath: location($0).file).standardizedFileURL.path == path }
     }
 
     /// Sums of `value` by `key`.

@@ -15,7 +15,7 @@ import XCTest
 final class RealDataRenewalTests: XCTestCase {
     func testPendingRenewalInfoIsModelled() throws {
         let out = TestPaths.scratch()
-        _ = try AuditPipeline.run(AuditOptions(paths: [TestPaths.realData], outputDirectory: out))
+        _ = try AuditPipeline.run(AuditOptions(paths: [try TestPaths.realData], outputDirectory: out))
         let rows = try XCTUnwrap(
             try PythonReader.run(
                 """

@@ -18,22 +18,24 @@ final class RealDataTests: XCTestCase {
 
     /// Apple Root CA - G3 for JWS, the Apple Inc. Root Certificate for receipts (both from ../shared/real-data).
     static var appleAnchors: AuditConfig {
-        var config = AuditConfig()
-        config.jwsTrustAnchors = [TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")]
-        config.receiptTrustAnchors = [TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]
-        return config
+        get throws {
+            var config = AuditConfig()
+            config.jwsTrustAnchors = [try TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")]
+            config.receiptTrustAnchors = [try TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]
+            return config
+        }
     }
 
     func audit() throws -> AuditResult {
         if let result = RealDataTests.result { return result }
         let result = try AuditPipeline.run(
-            AuditOptions(paths: [TestPaths.realData], outputDirectory: RealDataTests.out, config: RealDataTests.appleAnchors))
+            AuditOptions(paths: [try TestPaths.realData], outputDirectory: RealDataTests.out, config: try RealDataTests.appleAnchors))
         RealDataTests.result = result
         return result
     }
 
     func file(_ relative: String) throws -> FileSummary {
-        let path = TestPaths.realData(relative)
+        let path = try TestPaths.realData(relative)
         return try XCTUnwrap(try audit().snapshot.files.first { URL(fileURLWithPath: $0.path).standardizedFileURL.path == path }, relative)
     }
 
@@ -67,7 +69,7 @@ final class RealDataTests: XCTestCase {
                                      JOIN source_file f USING (file_id)
                                      WHERE r.receipt_creation_date_ms IS NOT NULL OR r.request_date_ms IS NOT NULL''').fetchall()
                 print(json.dumps({os.path.relpath(os.path.realpath(p), os.path.realpath(sys.argv[2])): [c, q] for p, c, q in rows}))
-                """, args: [RealDataTests.out + "/audit.sqlite", TestPaths.realData]) as! [String: [Any]]
+                """, args: [RealDataTests.out + "/audit.sqlite", try TestPaths.realData]) as! [String: [Any]]
         let expected: [String: [Int64?]] = [
             "RevenueCat__purchases-ios/verifyReceiptSample1.txt": [1_595_439_548_000, 1_595_440_486_402],
             // The creation date only as text: "2013-08-01 07:00:00 Etc/GMT".
@@ -120,7 +122,7 @@ final class RealDataTests: XCTestCase {
                 """, args: [RealDataTests.out + "/audit.sqlite"]) as! [[Any]]
         _ = try audit()
         for (relative, ids) in expected {
-            let path = TestPaths.realData(relative)
+            let path = try TestPaths.realData(relative)
             let got = rows.filter { URL(fileURLWithPath: $0[0] as! String).standardizedFileURL.path == path }
                 .compactMap { $0[2] as? String }.sorted()
             XCTAssertEqual(got, ids, relative)
@@ -231,9 +233,10 @@ final class RealDataTests: XCTestCase {
         XCTAssertEqual(
             byFile, ["serverNotificationRequest.json": 1, "cancel.json": 1, "valid.json": 1, "receipt-production": 4])
         let conflicts = result.warnings.filter { $0.code == .environmentConflict }
+        let root = try TestPaths.realData
         XCTAssertEqual(
             conflicts.map(\.file),
-            ["imdhemy__appstore-iap/server-notification.json", "nov__itunes-receipt/autorenew_subscription.json"].map(TestPaths.realData))
+            ["imdhemy__appstore-iap/server-notification.json", "nov__itunes-receipt/autorenew_subscription.json"].map { root + "/" + $0 })
         XCTAssertTrue(
             conflicts.allSatisfy {
                 $0.message.hasPrefix($0.file! + ": 1 Apple record(s) whose environment signals disagree (Production with a sandbox")
@@ -291,7 +294,7 @@ final class RealDataTests: XCTestCase {
 
     func testCommandLineRunExitsZeroWithASummary() throws {
         let out = TestPaths.scratch()
-        let run = CLIRun(["run", TestPaths.realData, "--out", out])
+        let run = CLIRun(["run", try TestPaths.realData, "--out", out])
         XCTAssertEqual(run.status, 0)
         // 66 evidence records and 1 rejection, plus the reports' 178 lines: 174 imported, report2.txt's 4 rows rejected.
         XCTAssertTrue(run.out.contains("Records: 245 in = 240 imported + 5 rejected"), run.out)

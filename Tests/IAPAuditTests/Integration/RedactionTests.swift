@@ -128,9 +128,9 @@ final class RedactionTests: XCTestCase {
     /// The real data (read in place): app account tokens of real JWS transactions are users too.
     func testTheRealDataShowsTokensOnly() throws {
         let key = RedactionCheck.keyFile(Self.key), out = TestPaths.scratch()
-        let run = CLIRun(["run", TestPaths.realData, "--out", out, "--redact", "--redact-key", key, "--json"])
+        let run = CLIRun(["run", try TestPaths.realData, "--out", out, "--redact", "--redact-key", key, "--json"])
         XCTAssertEqual(run.status, 0, run.err)
-        let look = try RedactionCheck.look(out: out, key: Self.key, inputs: [TestPaths.realData], captured: run.out + "\n" + run.err)
+        let look = try RedactionCheck.look(out: out, key: Self.key, inputs: [try TestPaths.realData], captured: run.out + "\n" + run.err)
         XCTAssertGreaterThan(look["users"] as? Int ?? 0, 0, "\(look)")
         XCTAssertEqual(look["leaked"] as? [String: [String]], [:])
         XCTAssertEqual(look["captured_leaks"] as? [String], [])

@@ -27,7 +27,8 @@ final class RevenueCatEndToEndTests: XCTestCase {
 
     func testExactlyThePlantedFindings() throws {
         let dir = TestPaths.scratch()
-        let apple = try String(contentsOfFile: TestPaths.realData("RevenueCat__purchases-ios/verifyReceiptSample1.txt"), encoding: .utf8)
+        let apple = try String(
+            contentsOfFile: try TestPaths.realData("RevenueCat__purchases-ios/verifyReceiptSample1.txt"), encoding: .utf8)
         let appleLine = apple.replacingOccurrences(of: "\n", with: " ")
         var client: [String] = []
         var server: [String] = []

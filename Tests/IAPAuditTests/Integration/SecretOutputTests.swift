@@ -20,7 +20,7 @@ final class SecretOutputTests: XCTestCase {
         ]
         for (i, path) in real.enumerated() {
             try FileManager.default.copyItem(
-                atPath: TestPaths.realData(path), toPath: "\(input)/\(i)-\(URL(fileURLWithPath: path).lastPathComponent)")
+                atPath: try TestPaths.realData(path), toPath: "\(input)/\(i)-\(URL(fileURLWithPath: path).lastPathComponent)")
         }
         // Known receipts: base64 of bytes no reader accepts, so their lines are rejected and shown on the sheet.
         var generator = SplitMix(seed: 7)

@@ -114,8 +114,8 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
             config.jwsTrustAnchors = [scenario.anchor]
             config.receiptTrustAnchors = [scenario.anchor]
         } else {
-            config.jwsTrustAnchors = [TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")]
-            config.receiptTrustAnchors = [TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]
+            config.jwsTrustAnchors = [try TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")]
+            config.receiptTrustAnchors = [try TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]
         }
         return try AuditPipeline.run(AuditOptions(paths: [scenario.input], outputDirectory: out, config: config))
     }

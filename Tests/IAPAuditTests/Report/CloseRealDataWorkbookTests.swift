@@ -8,20 +8,20 @@ import XCTest
 /// summary, matisiekpl's sales and financial reports): the workbook it writes, read back, and closing the
 /// same period twice gives the same bytes.
 final class CloseRealDataWorkbookTests: XCTestCase {
-    func close(into out: String) -> CLIRun {
+    func close(into out: String) throws -> CLIRun {
         CLIRun([
             "close", "--period", "2014-09", "--calendar", "apple-fiscal", "--tz", "America/Los_Angeles",
-            TestPaths.realData("fedoco__apple-slicer"), TestPaths.realData("matisiekpl__appstore-sdk-go"), "--out", out,
+            try TestPaths.realData("fedoco__apple-slicer"), try TestPaths.realData("matisiekpl__appstore-sdk-go"), "--out", out,
         ])
     }
 
     func testClosingTwiceGivesTheSameWorkbook() throws {
         let out = TestPaths.scratch("closerealdata")
-        let first = close(into: out)
+        let first = try close(into: out)
         XCTAssertEqual(first.status, 0, first.err)
         let path = out + "/close-2014-09-apple-fiscal-America_Los_Angeles.xlsx"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let second = close(into: out)
+        let second = try close(into: out)
         XCTAssertEqual(second.status, 0, second.err)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes, "the same period closed twice: the same bytes")
 

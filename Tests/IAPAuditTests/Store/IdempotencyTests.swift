@@ -74,7 +74,8 @@ final class IdempotencyTests: XCTestCase {
     /// With no timestamped record (as-of none) the creation time is a fixed instant, 1980-01-01 (the zip
     /// entries' own date), not the clock: the same audit is still the same bytes (found by a user).
     func testSameAuditWithoutAnAsOfGivesTheSameWorkbookBytes() throws {
-        let created = try workbookCreatedTwice(TestPaths.realData("gabrielgarza__monza/cancel.json"), asOf: "none (no timestamped record)")
+        let created = try workbookCreatedTwice(
+            try TestPaths.realData("gabrielgarza__monza/cancel.json"), asOf: "none (no timestamped record)")
         XCTAssertEqual(created, [["created", "1980-01-01T00:00:00Z"], ["modified", "1980-01-01T00:00:00Z"]])
     }
 

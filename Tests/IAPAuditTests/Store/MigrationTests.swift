@@ -174,7 +174,7 @@ final class MigrationTests: XCTestCase {
 
     func testNextRunReadsTheFilesAgainWithTheNewReaders() throws {
         let folder = TestPaths.scratch()
-        let input = TestPaths.realData("nov__itunes-receipt/valid.json")
+        let input = try TestPaths.realData("nov__itunes-receipt/valid.json")
         try makeVersion1(in: folder, input: input)
         let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(result.filesParsed, 1, "stored by an older version: read again")
@@ -188,7 +188,7 @@ final class MigrationTests: XCTestCase {
     /// is dropped whole when opened, and the next run reads its files again.
     func testALedgerOfOtherlyDeclaredTablesIsReadAgain() throws {
         let folder = TestPaths.scratch()
-        let input = TestPaths.realData("nov__itunes-receipt/valid.json")
+        let input = try TestPaths.realData("nov__itunes-receipt/valid.json")
         _ = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         _ = try PythonReader.run(
             """

@@ -1,13 +1,25 @@
 import Foundation
+import XCTest
 
 /// Where tests find the repository, the shared real data and a scratch folder.
 enum TestPaths {
     static var repoRoot: String { PythonReader.repoRoot().path }
 
-    /// `../shared/real-data` beside the checkout (read from there, never copied).
-    static var realData: String { URL(fileURLWithPath: repoRoot + "/../shared/real-data").standardizedFileURL.path }
+    /// `../shared/real-data` beside the checkout (read from there, never copied). On a bare clone (no
+    /// `../shared`) it throws `XCTSkip`, so a test that needs it is skipped with one line naming it.
+    static var realData: String {
+        get throws {
+            let path = URL(fileURLWithPath: repoRoot + "/../shared/real-data").standardizedFileURL.path
+            guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip(sharedAbsent) }
+            return path
+        }
+    }
 
-    static func realData(_ relative: String) -> String { realData + "/" + relative }
+    /// A file or folder under `../shared/real-data`; `XCTSkip` when that corpus is absent.
+    static func realData(_ relative: String) throws -> String { try realData + "/" + relative }
+
+    /// The one line a test skipped for want of the external corpus says.
+    static let sharedAbsent = "needs ../shared/real-data beside the checkout (absent: a bare clone)"
 
     /// A fresh empty folder under the system temporary directory.
     static func scratch(_ name: String = #function) -> String {

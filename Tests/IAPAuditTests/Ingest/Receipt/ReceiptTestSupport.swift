@@ -34,7 +34,7 @@ final class StubReceiptChecker: SignatureChecking, @unchecked Sendable {
 
 enum ReceiptFixtures {
     static func data(_ relative: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: TestPaths.realData(relative)))
+        try Data(contentsOf: URL(fileURLWithPath: try TestPaths.realData(relative)))
     }
 
     /// A real JSON file as Foundation objects, to change before it is read (`RecordFixture.object`).

@@ -69,7 +69,7 @@ enum JWSFixture {
 
     /// The text of a file under `../shared/real-data` (never copied).
     static func realText(_ relative: String) throws -> String {
-        try String(contentsOfFile: TestPaths.realData(relative), encoding: .utf8)
+        try String(contentsOfFile: try TestPaths.realData(relative), encoding: .utf8)
     }
 
     /// A real JSON document (parsed by the strict tape) and its text.
