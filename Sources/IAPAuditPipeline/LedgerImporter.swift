@@ -174,7 +174,7 @@ struct LedgerImporter {
             if let grown = item.grown {
                 let part = try grown.part(of: entry.path, scratch: scratch)
                 let added = try store.appendStreaming(
-                    path: entry.path, sha256: grown.sha256, bytes: Int(item.bytes), metrics: metrics,
+                    path: entry.path, sha256: grown.sha256, bytes: grown.bytes, metrics: metrics,
                     progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
                     read: {
                         redactingNote(
@@ -188,7 +188,7 @@ struct LedgerImporter {
                     return
                 }
             }
-            let next = try item.grown.map { (file: try MappedFile(path: entry.path), sha256: $0.sha256) } ?? hashes.next()
+            let next = try item.grown.map { (file: $0.whole, sha256: $0.sha256) } ?? hashes.next()
             let file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
             // A gzip file's content is its inflated bytes: a gzipped copy of a file is that file.
             let content =
