@@ -31,7 +31,7 @@ enum HelpText {
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
-                             [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
+                             [--reread FILE] [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
                              [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected]
                              [--redact [--redact-key FILE] [--redact-ledger]]
 
@@ -65,6 +65,9 @@ enum HelpText {
           --ledger FILE         The ledger (default: DIR/audit.sqlite); the workbook still goes to DIR.
           --forget-missing      Drop the records of files the ledger holds that this run is not given
                                 (by default they are kept, and the first run without them names them).
+          --reread FILE         Read this input file again from its first line, replacing its records in
+                                the ledger (nothing is lost). The repair a run names when it finds the
+                                ledger inconsistent about a file (exit 1, the file named).
           --json                Print the summary as one JSON object instead of text (warnings as
                                 {"code", "message", "file"}); on failure {"error": "...", "exit": N}.
           --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms

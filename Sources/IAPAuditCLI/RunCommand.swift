@@ -6,13 +6,14 @@ import IAPAuditSample
 /// `iap-audit run`.
 enum RunCommand {
     static let usage =
-        "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
+        "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--reread FILE] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
         + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected] "
         + "[--redact [--redact-key FILE] [--redact-ledger]]"
     /// The options `run` takes a value for, and its flags.
     static let valuedOptions: Set<String> = [
-        "--out", "--ledger", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root", "--signatures-at",
+        "--out", "--ledger", "--reread", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root",
+        "--signatures-at",
         "--fail-on", "--fail-on-stale", "--redact-key",
     ]
     static let flags: Set<String> = [
@@ -55,6 +56,7 @@ enum RunCommand {
             outputDirectory: args.value("--out") ?? defaultOutput)
         options.ledgerPath = args.value("--ledger")
         options.forgetMissing = args.has("--forget-missing")
+        options.reread = args.value("--reread")
         if let text = args.value("--as-of") {
             options.asOfMs = try Self.asOf(text)
         }

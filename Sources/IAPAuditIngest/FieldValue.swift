@@ -75,8 +75,14 @@ enum FieldValue {
     /// A whole number sent as a number or as numeric text (white space around text is ignored; blank
     /// text is nil). A fraction is refused unless `allowFraction` (Xcode's fractional milliseconds),
     /// where the whole part is kept.
-    /// - Throws: `IngestError.badField` for anything else, or a value outside `Int64`.
+    /// - Throws: `IngestError.badField` for anything else, or a value beyond ±2^53 (`ExactNumber`).
     func integer(named name: @autoclosure () -> String, allowFraction: Bool = false) throws -> Int64? {
+        guard let value = try anyInteger(named: name(), allowFraction: allowFraction) else { return nil }
+        guard ExactNumber.holds(value) else { throw IngestError.badField(name(), ExactNumber.outOfRange(value)) }
+        return value
+    }
+
+    private func anyInteger(named name: @autoclosure () -> String, allowFraction: Bool) throws -> Int64? {
         let raw: String
         if case .number(let digits) = self {
             raw = digits

@@ -15,6 +15,9 @@ public struct AuditOptions: Sendable {
     /// `--forget-missing`: drop the records of the files the ledger holds that this run is not given; by
     /// default they are kept (the ledger only grows).
     public var forgetMissing = false
+    /// `--reread FILE`: an input file read again whole from its first line, whatever the ledger holds of it (the repair
+    /// of a ledger found inconsistent about it, docs/operations.md); nil: none.
+    public var reread: String? = nil
     public var config: AuditConfig
     /// ms since 1970 UTC; nil = the newest record timestamp.
     public var asOfMs: Int64?
@@ -113,6 +116,10 @@ public enum AuditPipeline {
         let timer = PhaseTimer()
         let entries = try InputCollector.entries(
             in: options.paths, outputDirectory: options.outputDirectory, configFile: options.configFile, ledger: options.ledgerPath)
+        if let path = options.reread, !entries.contains(where: { $0.path == path && $0.skipReason == nil }) {
+            throw AuditError.ledger(
+                path, "--reread: not a file this run reads (give it as the error named it, with the run's inputs)")
+        }
         let signatures = try SignatureSettings(options.config)
         let output = try OutputFolder(path: options.outputDirectory, ledger: options.ledgerPath)
         do {
@@ -170,7 +177,8 @@ public enum AuditPipeline {
                         + "what changed"))
         }
         let (parsed, bulk, vanished, imported) = try LedgerImporter(
-            store: store, checker: signatures.checker, rereadAll: settingsChanged, metrics: timer.metrics,
+            store: store, checker: signatures.checker, rereadAll: settingsChanged, reread: Set(options.reread.map { [$0] } ?? []),
+            metrics: timer.metrics,
             scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,
             redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }, pending: pending
         )

@@ -8,6 +8,13 @@ import IAPAuditStore
 /// first `oldBytes` are the bytes stored (their SHA-256 is the stored one) and end a line, so only what follows is
 /// read, its lines numbered on from `oldLines`.
 ///
+/// The file is mapped once: the size stored (`bytes`), the hash stored (`sha256`) and the lines read (`part`) are all
+/// of that one mapping, though a writer appends while the run reads (a size from `stat` and lines read from a second
+/// mapping once covered fewer lines than were stored: the next run numbered its new lines on from too few, and every
+/// run after failed on `server_request.record_id`). A last line without a line feed is read (a rejected line, its
+/// reason says the file may still be written) and counted in `bytes`: the next run, whose old end then ends no line,
+/// reads the file whole.
+///
 /// The check reads the old part once (hashing it beside the whole file, one pass): what it costs is the
 /// hashing, not the parsing. A CSV file's part is read under its header (its first non-blank line), and only
 /// when no record was still open at the old end: a quoted field whose closing quote had not come yet (the lines
@@ -19,8 +26,11 @@ struct GrownFile {
     /// Bytes stored before, and the lines they hold (line feeds).
     let oldBytes: Int
     let oldLines: Int
-    /// The SHA-256 of the whole file now.
+    /// The SHA-256 of the whole file as mapped, and its size (bytes): what is read, stored and hashed.
     let sha256: String
+    let bytes: Int
+    /// The one mapping read.
+    private let mapped: MappedFile
     /// A CSV file's header: the bytes up to and including its line feed, and its line number (nil: JSON Lines).
     let header: (bytes: Int, line: Int)?
 
@@ -52,6 +62,8 @@ struct GrownFile {
         oldBytes = previous.bytes
         oldLines = scan.lineFeeds
         sha256 = hashes.whole
+        self.bytes = data.count
+        self.mapped = mapped
     }
 
     /// What the readers read: `oldLines` line feeds (blank lines, read as nothing; a CSV file's header first) and then
@@ -59,7 +71,6 @@ struct GrownFile {
     /// `scratch` and mapped, as an input is: memory stays bounded however much the log grew (a copy in memory took
     /// 650 MB for a week's growth).
     func part(of path: String, scratch: String) throws -> InputFile {
-        let mapped = try MappedFile(path: path)
         let start = mapped.data.startIndex
         var parts: [Data] = []
         if let header {
@@ -73,8 +84,11 @@ struct GrownFile {
         let part = try MappedFile.temporary(in: scratch, for: path, parts: parts) { index, written in
             if index == newPart { mapped.release(upTo: oldBytes + written) }
         }
-        return InputFile(path: path, data: part.data, sha256: sha256, bytes: mapped.data.count, mapping: part)
+        return InputFile(path: path, data: part.data, sha256: sha256, bytes: bytes, mapping: part)
     }
+
+    /// The whole file as hashed (read whole when its new part was not taken for what the file was).
+    var whole: MappedFile { mapped }
 }
 
 /// One pass over a grown file's old part: its line feeds, its first non-blank line (a CSV file's header) and the

@@ -16,6 +16,9 @@ struct LedgerImporter {
     var checker: any SignatureChecking = NoSignatureChecking()
     /// Read every file again (the trust anchors or check time changed since the stored import).
     var rereadAll = false
+    /// `--reread`: the paths read again whole from their first line, whatever the ledger holds of them (the repair of a
+    /// ledger found inconsistent: `inconsistent(_:_:)`).
+    var reread: Set<String> = []
     /// The run's import metrics.
     var metrics = ImportMetrics()
     /// Where gzip inputs are inflated (unlinked temporary files); nil: `TMPDIR`.
@@ -72,7 +75,8 @@ struct LedgerImporter {
             let bytes = stamp.bytes
             totalBytes += bytes
             // Unchanged: the same size and reader, and the same stat (git's index check) or else the same hash.
-            if !rereadAll, let previous = stored[entry.path], previous.bytes == bytes, previous.isCurrentReader,
+            let rereading = rereadAll || reread.contains(entry.path)
+            if !rereading, let previous = stored[entry.path], previous.bytes == bytes, previous.isCurrentReader,
                 previous.status == ImportStatus.imported.rawValue || Self.isHeldCopy(previous, stored),
                 try (stamp.isKnown && previous.stamp == stamp) || Digest.sha256Hex(MappedFile(path: entry.path)) == previous.sha256
             {
@@ -80,7 +84,7 @@ struct LedgerImporter {
                 continue
             }
             // Only grown: read from its old end (the old part checked against its stored hash).
-            if !rereadAll, let previous = stored[entry.path],
+            if !rereading, let previous = stored[entry.path],
                 let grown = try GrownFile(
                     path: entry.path, bytes: bytes, previous: previous,
                     rejectedSince: { try store.hasRejections(path: entry.path, fromLine: $0) })
@@ -140,8 +144,18 @@ struct LedgerImporter {
         /// Kept files (not given) whose content a file of this run is: its path, by theirs.
         var copiedAs: [String: String] = [:]
         let keptPaths = Set(keeping)
-        /// Brings one entry into the ledger (inside its group's transaction, if any).
+        /// Brings one entry into the ledger (inside its group's transaction, if any); a ledger found inconsistent about
+        /// the entry's file is said with its repair (`inconsistent(_:_:)`), never as SQLite's error.
         func bring(_ number: Int) throws {
+            do {
+                try bringOne(number)
+            } catch let error as SQLiteError where error.isConstraint {
+                throw Self.inconsistent(entries[number].path, "a line of it would be stored twice (\(error.message))")
+            } catch let error as LedgerInconsistency {
+                throw Self.inconsistent(error.path, error.detail)
+            }
+        }
+        func bringOne(_ number: Int) throws {
             let entry = entries[number]
             guard let item = files[number] else {
                 if unreadable[entry.path] != nil { return }  // kept as it was: see `unreadable`
@@ -174,7 +188,7 @@ struct LedgerImporter {
             if let grown = item.grown {
                 let part = try grown.part(of: entry.path, scratch: scratch)
                 let added = try store.appendStreaming(
-                    path: entry.path, sha256: grown.sha256, bytes: Int(item.bytes), metrics: metrics,
+                    path: entry.path, sha256: grown.sha256, bytes: grown.bytes, fromLine: grown.oldLines + 1, metrics: metrics,
                     progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
                     read: {
                         redactingNote(
@@ -188,7 +202,7 @@ struct LedgerImporter {
                     return
                 }
             }
-            let next = try item.grown.map { (file: try MappedFile(path: entry.path), sha256: $0.sha256) } ?? hashes.next()
+            let next = try item.grown.map { (file: $0.whole, sha256: $0.sha256) } ?? hashes.next()
             let file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
             // A gzip file's content is its inflated bytes: a gzipped copy of a file is that file.
             let content =

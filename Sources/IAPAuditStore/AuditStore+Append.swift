@@ -8,9 +8,12 @@ extension AuditStore {
     /// transaction. `sha256` and `bytes` are the whole file's now.
     ///
     /// Returns the part's result, or nil — nothing written — when the part was not taken for what the file was
-    /// (another kind, format or note, or not imported): the caller reads the file whole.
+    /// (another kind, format or note, or not imported): the caller reads the file whole. Throws
+    /// `LedgerInconsistency` when the ledger holds a line of the file at `fromLine` or after (its stored size covers
+    /// fewer lines than it stored: the part's lines would be stored twice).
     package func appendStreaming(
-        path: String, sha256: String, bytes: Int, metrics: ImportMetrics = ImportMetrics(), progress: ((Int, Int) -> Void)? = nil,
+        path: String, sha256: String, bytes: Int, fromLine: Int, metrics: ImportMetrics = ImportMetrics(),
+        progress: ((Int, Int) -> Void)? = nil,
         read: (RecordSink) throws -> ImportedFile
     ) throws -> ImportedFile? {
         struct Different: Error {}
@@ -20,6 +23,11 @@ extension AuditStore {
                 find.bind([path])
                 guard try find.step() else { throw Different() }
                 let (fileId, kind, format, note) = (find.int64(0), find.text(1), find.text(2), find.text(3))
+                let last = try lastStoredLine(fileId: fileId)
+                if last >= fromLine {
+                    throw LedgerInconsistency(
+                        path: path, detail: "its stored size ends at line \(fromLine - 1), but the ledger holds its line \(last)")
+                }
                 var previous = FileFacts()
                 let summaries = try database.prepare("SELECT data FROM fact_chunk WHERE file_id = ?1 AND stream = ?2 ORDER BY chunk_id")
                 summaries.bind([fileId, Int64(FactStream.summary.rawValue)])
@@ -52,6 +60,19 @@ extension AuditStore {
         }
     }
 
+    /// The last line of file `fileId` the ledger holds a record or a rejection of (0: none).
+    func lastStoredLine(fileId: Int64) throws -> Int {
+        var last: Int64 = 0
+        for table in RecordTables.deleteFileRows.compactMap({ $0.split(separator: " ").dropFirst(2).first }) {
+            last = max(
+                last,
+                try database.scalar(
+                    "SELECT coalesce(max(record_id) & 4294967295, 0) FROM \(table) "
+                        + "WHERE record_id BETWEEN \(fileId) << 32 AND (\(fileId) << 32) | 4294967295"))
+        }
+        return Int(max(last, try database.scalar("SELECT coalesce(max(line), 0) FROM rejection WHERE file_id = \(fileId)")))
+    }
+
     /// Runs `read` with a sink whose batches `writer` stores on its own thread (parsing overlaps writing), and
     /// returns its result once every batch is written. Rethrows `read`'s and the writer's errors (the writer is
     /// done by then: the caller's transaction may roll back).
@@ -70,4 +91,11 @@ extension AuditStore {
             throw error
         }
     }
+}
+
+/// The ledger disagrees with itself about the file stored under `path` (`detail`: how): its records cannot be added
+/// to. A run reading the file again whole (`--reread`) replaces them.
+package struct LedgerInconsistency: Error {
+    package var path: String
+    package var detail: String
 }

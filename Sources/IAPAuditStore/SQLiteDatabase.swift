@@ -21,6 +21,9 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// The disk (or quota) is full: SQLITE_FULL, or any failure whose system error is ENOSPC / EDQUOT.
     public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || systemError == ENOSPC || systemError == EDQUOT }
 
+    /// SQLITE_CONSTRAINT: a row the ledger's keys refuse (a line stored twice: the ledger disagrees with itself).
+    public var isConstraint: Bool { code & 0xFF == SQLITE_CONSTRAINT }
+
     /// SQLITE_READONLY: a write the connection may not make (a read-only connection meeting a hot journal, too).
     public var isReadOnly: Bool { code & 0xFF == SQLITE_READONLY }
 

@@ -79,23 +79,28 @@ struct ReportLine {
 
 /// Value readers shared by the report readers (`ReportLine`, the trailer lines, the payments summary).
 enum ReportValue {
-    /// Digits, with `-` before a negative number: never a fraction, a sign `+`, spaces or an exponent.
+    /// Digits, with `-` before a negative number: never a fraction, a sign `+`, spaces or an exponent; within ±2^53
+    /// (`ExactNumber`).
     static func wholeNumber(_ text: String, column: String) throws -> Int64 {
         let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
         guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }), let value = Int64(text), value != .min
         else {
             throw IngestError.badField(column, "expected a whole number, found \(text)")
         }
+        guard ExactNumber.holds(value) else { throw IngestError.badField(column, ExactNumber.outOfRange(value)) }
         return value
     }
 
-    /// `Money.milliunits(text)`, its refusal named by the column.
+    /// `Money.milliunits(text)`, its refusal named by the column; within ±2^53 milliunits (`ExactNumber`).
     static func milliunits(_ text: String, column: String) throws -> Int64 {
+        let value: Int64
         do {
-            return try Money.milliunits(text)
+            value = try Money.milliunits(text)
         } catch {
             throw IngestError.badField(column, "\(error)")
         }
+        guard ExactNumber.holds(value) else { throw IngestError.badField(column, ExactNumber.outOfRange(value) + " (milliunits)") }
+        return value
     }
 
     /// An ISO 4217 code: three capital letters.
@@ -124,12 +129,13 @@ enum ReportValue {
         return (milliunits < 0 ? "-" : "") + String(magnitude / 1000) + "." + fraction
     }
 
-    /// `a` × `b` exactly (a line total: units × a per-unit amount), refused when out of range.
+    /// `a` × `b` exactly (a line total: units × a per-unit amount), refused beyond ±2^53 milliunits (`ExactNumber`).
     static func times(_ a: Int64, _ b: Int64, _ columns: (String, String)) throws -> Int64 {
         let (product, overflow) = a.multipliedReportingOverflow(by: b)
-        guard !overflow else {
+        guard !overflow, ExactNumber.holds(product) else {
             throw IngestError.other(
-                "'\(columns.0)' × '\(columns.1)' is out of range (more than 9,223,372,036,854,775,807 milliunits)")
+                "'\(columns.0)' × '\(columns.1)' is out of range (more than 2^53 = 9007199254740992 milliunits either way: the "
+                    + "largest number a workbook cell holds exactly)")
         }
         return product
     }

@@ -102,7 +102,7 @@ struct TapeView {
 
     /// A whole number sent as a number or as numeric text; nil when absent or null — what the strict
     /// `RecordObject.integer` (without `allowFraction`) returns, or `Unsure` (blank or spaced text, a
-    /// fraction, an escape, more than 18 digits, any other type).
+    /// fraction, an escape, more than 18 digits, beyond ±2^53 (`ExactNumber`), any other type).
     @inline(__always)
     func integer(_ index: Int32) throws(Unsure) -> Int64? {
         guard index >= 0 else { return nil }
@@ -110,7 +110,7 @@ struct TapeView {
         switch t.kind {
         case LineTape.Kind.null: return nil
         case LineTape.Kind.number, LineTape.Kind.string:
-            guard !t.escaped, let v = Self.int64(bytes(t)) else { throw Unsure() }
+            guard !t.escaped, let v = Self.int64(bytes(t)), ExactNumber.holds(v) else { throw Unsure() }
             return v
         default: throw Unsure()
         }

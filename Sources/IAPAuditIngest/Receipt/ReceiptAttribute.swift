@@ -51,9 +51,15 @@ struct ReceiptAttribute {
         try decode(name) { element, bytes in try element.ia5String(in: bytes) }
     }
 
-    /// The INTEGER value, 64-bit.
+    /// The INTEGER value, within ±2^53 (`ExactNumber`).
     func integer(_ name: String) throws -> Int64 {
-        try decode(name) { element, bytes in try element.int64(in: bytes) }
+        try decode(name) { element, bytes in
+            let value = try element.int64(in: bytes)
+            guard ExactNumber.holds(value) else {
+                throw ReceiptDecodingError.der("INTEGER " + ExactNumber.outOfRange(value), at: element.offset)
+            }
+            return value
+        }
     }
 
     /// The INTEGER value as decimal digits, any size.

@@ -26,6 +26,10 @@ package enum LedgerSales {
                 groups.append((key, original, [Int32(i)]))
             }
         }
+        // The keys Apple's purchases took: a purchase only the client reported is never keyed as one of them (a renewal the
+        // client reported of a subscription whose other renewal a receipt lists, keyed by the original id alone: booked
+        // twice under one key, and the close failed on `close_sale`'s key).
+        let booked = Set(groupOf.keys)
         groupOf = [:]
         var sales: [LedgerSale] = []
         sales.reserveCapacity(groups.count)
@@ -42,9 +46,11 @@ package enum LedgerSales {
         // Purchases only the client reported: no Apple record lists any of their ids.
         var claimed: [String: [ClientPurchase]] = [:]
         for c in inputs.clientPurchases where !listed.contains(c.transactionId) {
-            claimed[c.originalTransactionId.flatMap { listed.contains($0) ? nil : $0 } ?? c.transactionId, default: []].append(c)
+            let original = c.originalTransactionId.flatMap { listed.contains($0) || booked.contains($0) ? nil : $0 }
+            claimed[original ?? c.transactionId, default: []].append(c)
         }
-        for (key, reports) in claimed where !listed.contains(key) {
+        // A report whose own id is an Apple purchase's key is that purchase (booked once, by Apple's records).
+        for (key, reports) in claimed where !listed.contains(key) && !booked.contains(key) {
             let first = reports.min { $0.tsMs < $1.tsMs }!
             var sale = LedgerSale(
                 key: key, transactionIds: ExactText.distinctSorted(reports.map(\.transactionId)), productId: first.productId,

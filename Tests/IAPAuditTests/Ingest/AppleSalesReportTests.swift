@@ -157,10 +157,18 @@ final class AppleSalesReportTests: XCTestCase {
         XCTAssertEqual(file.subscriberReportLines.map(\.refund), [nil, "Yes"])
     }
 
-    /// Units × a per-unit amount beyond 64 bits is refused, not wrapped.
+    /// Units × a per-unit amount beyond 2^53 milliunits (the largest a workbook cell holds exactly) is refused, not
+    /// stored; so is one beyond 64 bits, never wrapped.
     func testALineTotalOutOfRangeIsRejected() {
-        let file = read([Self.header, row([2: "9223372036854775", 9: "1000.00"])])
+        let file = read([
+            Self.header, row([2: "9007199254", 9: "1000.00"]), row([2: "9007199255", 9: "1000.00"]),
+            row([2: "9007199254740992", 9: "1000.00"]),
+        ])
+        let limit =
+            "is out of range (more than 2^53 = 9007199254740992 milliunits either way: the largest number a workbook cell holds exactly)"
         XCTAssertEqual(
-            file.rejections.map(\.reason), ["'Units' × 'Customer Price' is out of range (more than 9,223,372,036,854,775,807 milliunits)"])
+            file.rejections.map(\.reason), ["'Units' × 'Customer Price' \(limit)", "'Units' × 'Developer Proceeds' \(limit)"])
+        XCTAssertEqual(file.rejections.map(\.location.line), [3, 4])
+        XCTAssertEqual(file.salesReportLines.map(\.customerPriceTotalMilliunits), [9_007_199_254_000_000])
     }
 }
