@@ -39,6 +39,7 @@ final class SignatureOptionsTests: XCTestCase {
     }
 
     func testAppleSignedNotificationVerifiesAtItsSignedDateAndIsExpiredToday() throws {
+        try TestPaths.requireRealData()
         XCTAssertEqual(try signature([Self.appleSigned, "--jws-root", Self.rootG3]).signature, "verified")
         XCTAssertEqual(
             try signature([Self.appleSigned, "--jws-root", Self.rootG3, "--signatures-at", "now"]).signature, "invalid:certificate_expired")
@@ -48,6 +49,7 @@ final class SignatureOptionsTests: XCTestCase {
     }
 
     func testMockSignedSampleVerifiesOnlyUnderTheTestCA() throws {
+        try TestPaths.requireRealData()
         XCTAssertEqual(try signature([Self.mockSigned, "--jws-root", Self.testCA]).signature, "verified")
         let untrusted = try signature([Self.mockSigned, "--jws-root", Self.rootG3])
         XCTAssertEqual(untrusted.signature, "untrusted_root")

@@ -40,12 +40,14 @@ final class CryptoRealJWSTests: XCTestCase {
     }
 
     func testAppleSignedNotificationHasExpiredAsOfNow() throws {
+        try TestPaths.requireRealData()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         XCTAssertEqual(try appleNotification.check(try verifier(jws: Self.appleRootG3, checkAtMs: now)), .invalid("certificate_expired"))
         XCTAssertEqual(try appleNotification.check(try verifier(jws: Self.appleRootG3), atMs: now), .invalid("certificate_expired"))
     }
 
     func testAppleSignedNotificationIsUntrustedWithOnlyTheTestCA() throws {
+        try TestPaths.requireRealData()
         XCTAssertEqual(try appleNotification.check(try verifier(jws: Self.testCA)), .untrustedRoot)
         XCTAssertEqual(try appleNotification.check(try verifier()), .untrustedRoot)
     }

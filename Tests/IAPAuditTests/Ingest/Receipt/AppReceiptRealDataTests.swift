@@ -210,7 +210,8 @@ final class AppReceiptRealDataTests: XCTestCase {
         XCTAssertEqual(mindnode.items.count, 0)
     }
 
-    func testNotAReceiptNamesWhatItFound() {
+    func testNotAReceiptNamesWhatItFound() throws {
+        try TestPaths.requireRealData()
         XCTAssertThrowsError(try ReceiptFixtures.read("IdeasOnCanvas__AppReceiptValidator/not_a_receipt")) { error in
             XCTAssertEqual(
                 "\(error)",
