@@ -7,9 +7,10 @@ import XCTest
 /// The shared secret in every shape an input may hold it (a value of any type, a key JSON escaped or in
 /// another case, a body escaped once or twice, a CSV column), on lines imported, rejected and broken: its
 /// value is in no table of audit.sqlite, no part of audit.xlsx, and nothing `run`, `run --json` or
-/// `trace` print.
+/// `trace` print. JSON Lines lines keep no raw text; a verifyReceipt document is stored whole, so each shape is
+/// one too.
 final class SecretShapesTests: XCTestCase {
-    /// A member holding the secret `s` (a string secret; `n` a number one), as JSON text.
+    /// A member holding the secret given (a string, or for `numberShapes` digits), as JSON text.
     static let shapes: [(name: String, member: @Sendable (String) -> String)] = [
         ("string", { #""password": "\#($0)""# }),
         ("object", { #""password": {"value": "\#($0)", "n": [1, "}"]}"# }),
@@ -50,7 +51,10 @@ final class SecretShapesTests: XCTestCase {
         for (k, (name, member, number)) in all.enumerated() {
             // One secret per shape and line kind: a leak names its shape.
             let secret = { (kind: Int) in number ? "9\(kind)7\(String(format: "%02d", k))4861203" : "zq-secret-\(kind)-\(k)-zq" }
-            for kind in 0..<3 { secrets[secret(kind)] = "\(name) (\(["imported", "rejected", "broken"][kind]))" }
+            for kind in 0..<4 { secrets[secret(kind)] = "\(name) (\(["imported", "rejected", "broken", "document"][kind]))" }
+            // A verifyReceipt answer as a document (more than one line: one line is JSON Lines): stored whole in
+            // apple_record.raw_json.
+            TestPaths.write("{\n  " + member(secret(3)) + ",\n  " + response + "\n}\n", to: input + "/answer-\(k).json")
             // Imported: the member in Apple's answer (stored whole in apple_record.raw_json).
             lines.append(
                 #"{"request_id": "ok\#(k)", "received_at": "2026-10-01T09:07:00Z", "response": {\#(member(secret(0))), \#(response)}}"#)
@@ -89,7 +93,15 @@ final class SecretShapesTests: XCTestCase {
                   "placeholder": sum(1 for t in rejected if "[redacted]" in t), "withheld": sum(1 for t in rejected if "[withheld" in t)}))
                 """, args: [out + "/audit.sqlite"]) as! [String: Int]
         XCTAssertEqual(
-            counts, ["rejected": 2 * all.count + 3, "apple": all.count, "client": 1, "placeholder": 2 * all.count + 1, "withheld": 2])
+            counts, ["rejected": 2 * all.count + 3, "apple": 2 * all.count, "client": 1, "placeholder": 2 * all.count + 1, "withheld": 2])
+        let stored =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([sum(1 for (t,) in db.execute("SELECT raw_json FROM apple_record") if t and "[redacted]" in t)]))
+                """, args: [out + "/audit.sqlite"]) as! [Int]
+        XCTAssertEqual(stored, [all.count], "every document stored with the placeholder where the secret was")
 
         // The secret's value nowhere: every table's text, the database's bytes, the workbook's parts, the output.
         let tables =
