@@ -114,7 +114,21 @@ struct JSONKeyScanner {
         guard close < bytes.count else { return nil }
         let escapes = (1 << level) - 1
         guard backslashes(before: close) == escapes, close - escapes > start else { return nil }
-        guard let name = SecretRedaction.unescapedName(bytes[start..<(close - escapes)]) else { return nil }
+        let end = close - escapes
+        // The common case, a name without escapes, compared in place (no copy: this runs on every key of a document).
+        if !bytes[start..<end].contains(Self.backslash) {
+            func named(_ key: [UInt8]) -> Bool {
+                guard key.count == end - start else { return false }
+                for k in 0..<key.count where bytes[start + k] | (bytes[start + k] >= 65 && bytes[start + k] <= 90 ? 0x20 : 0) != key[k] {
+                    return false
+                }
+                return true
+            }
+            if SecretRedaction.secretKeys.contains(where: named) { return (.secret, close) }
+            if SecretRedaction.receiptKeys.contains(where: named) { return (.receipt, close) }
+            return nil
+        }
+        guard let name = SecretRedaction.unescapedName(bytes[start..<end]) else { return nil }
         if SecretRedaction.secretKeys.contains(name) { return (.secret, close) }
         if SecretRedaction.receiptKeys.contains(name) { return (.receipt, close) }
         return nil
