@@ -2,7 +2,8 @@
 // it mutates the files of a corpus folder and feeds each mutant to format detection and every reader
 // (`FileImporter.stream`, signatures checked against the sample's test root), then decodes the facts each batch
 // encoded, checking what must hold of any input: no crash, every record imported or rejected (in = imported +
-// rejected) with a line inside the file, every fact buffer read to its end.
+// rejected) with a line inside the file, every fact buffer read to its end, and for JSON Lines the strict reader
+// importing and rejecting the same lines as the fast path.
 //
 //   iap-audit-fuzz CORPUS --out OUT [--seed N] [--seconds S] [--jws-anchor PEM]
 //   iap-audit-fuzz --replay FILE [--out OUT]       (one input, as the run read it: a kept crash)
@@ -99,8 +100,30 @@ enum Mutation: CaseIterable {
 
 /// What must hold of any input, checked after it was read; nil when it holds.
 struct Invariants {
-    /// Reads `bytes` as the file `path` and checks them; throws only what the sink threw (nothing here does).
+    /// Reads `bytes` as the file `path` and checks them; a JSON Lines file is read again by the strict reader alone, which
+    /// must import and reject the same lines as the fast path. Throws only what a sink threw (nothing here does).
     static func check(_ bytes: [UInt8], path: String, checker: any SignatureChecking, scratch: String) throws -> String? {
+        let (fast, problem) = try read(bytes, path: path, checker: checker, scratch: scratch, fastPath: true)
+        guard problem == nil, fast.format == .jsonLines else { return problem }
+        let (strict, strictProblem) = try read(bytes, path: path, checker: checker, scratch: scratch, fastPath: false)
+        if let strictProblem { return "strict reader: " + strictProblem }
+        if (fast.imported, fast.rejectedLines) != (strict.imported, strict.rejectedLines) {
+            return "the fast path imported \(fast.imported) and rejected lines \(fast.rejectedLines.prefix(10)); "
+                + "the strict reader \(strict.imported) and \(strict.rejectedLines.prefix(10))"
+        }
+        return nil
+    }
+
+    /// What one read gave: the format, records imported, the rejected lines in order.
+    struct Read {
+        var format: SourceFormat
+        var imported: Int
+        var rejectedLines: [Int]
+    }
+
+    static func read(_ bytes: [UInt8], path: String, checker: any SignatureChecking, scratch: String, fastPath: Bool) throws -> (
+        Read, String?
+    ) {
         let data = Data(bytes)
         let file = InputFile(path: path, data: data, sha256: Digest.sha256Hex(data))
         var problems: [String] = []
@@ -112,13 +135,15 @@ struct Invariants {
         for (i, b) in bytes.enumerated() where b == 0x0A || (b == 0x0D && (i + 1 == bytes.count || bytes[i + 1] != 0x0A)) {
             lineCount += 1
         }
+        var rejectedLines: [Int] = []
         let sink = RecordSink { batch in
             imported += batch.recordCount
             rejected += batch.rejections.count
+            rejectedLines += batch.rejections.map(\.location.line)
             badLines += batch.rejections.map(\.location.line).filter { $0 < 1 || $0 > lineCount }
             if let problem = facts(of: batch) { problems.append(problem) }
         }
-        let result = try FileImporter.stream(file, checker: checker, sink: sink, scratchDirectory: scratch)
+        let result = try FileImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratch)
         if result.status == .imported || result.status == .rejected {
             if result.recordsIn != result.recordsImported + result.recordsRejected {
                 problems.append(
@@ -136,7 +161,10 @@ struct Invariants {
             }
             if !badLines.isEmpty { problems.append("rejections at lines outside the file: \(badLines.prefix(5))") }
         }
-        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+        return (
+            Read(format: result.format, imported: imported, rejectedLines: rejectedLines),
+            problems.isEmpty ? nil : problems.joined(separator: "; ")
+        )
     }
 
     /// Decodes every fact a batch encoded: each buffer is read to its end exactly, each fact of its stream's kinds.
