@@ -5,7 +5,7 @@
 // rejected) with a line inside the file, every fact buffer read to its end, and for JSON Lines the strict reader
 // importing and rejecting the same lines as the fast path.
 //
-//   iap-audit-fuzz CORPUS --out OUT [--seed N] [--seconds S] [--jws-anchor PEM]
+//   iap-audit-fuzz CORPUS --out OUT [--seed N] [--seconds S] [--jws-anchor PEM] [--mutate-facts]
 //   iap-audit-fuzz --replay FILE [--out OUT]       (one input, as the run read it: a kept crash)
 //
 // Each mutant is written to OUT/current (and what it is to OUT/current.txt) before it is read: when the process
@@ -167,34 +167,54 @@ struct Invariants {
         )
     }
 
+    /// `--mutate-facts`: each fact buffer is also decoded with one of its bytes changed or its end cut (off by default:
+    /// `FactReader` trusts its bytes, so this finds how it fails on a damaged chunk, not a bug of a reader of inputs).
+    nonisolated(unsafe) static var factMutations: Random? = nil
+
     /// Decodes every fact a batch encoded: each buffer is read to its end exactly, each fact of its stream's kinds.
     static func facts(of batch: RecordBatch) -> String? {
         guard var set = batch.facts else { return nil }
         for (stream, part, bytes) in set.take(atLeast: 1) {
-            let problem = bytes.withUnsafeBufferPointer { buffer -> String? in
-                var r = FactReader(buffer.baseAddress!, count: buffer.count)
-                var ids: [FactId] = []
-                var quantities: [RequestLineFact.Quantity] = []
-                var items: [LinkedResponseFact.Item] = []
-                while !r.isAtEnd {
-                    let kind = FactKind(rawValue: r.u8())
-                    switch (stream, kind) {
-                    case (.requests, .requestLine?): _ = RequestLineFact.read(&r, chunkFile: 1, ids: &ids, creditedQuantities: &quantities)
-                    case (.requests, .linkedResponse?): _ = LinkedResponseFact.read(&r, chunkFile: 1, items: &items)
-                    case (.transactions, .client?): _ = ClientFact.read(&r, chunkFile: 1)
-                    case (.transactions, .revoke?): _ = RevokeFact.read(&r, chunkFile: 1)
-                    case (.transactions, .listing?): _ = ListingFact.read(&r, chunkFile: 1)
-                    case (.notifications, .notification?): _ = NotificationFact.read(&r, chunkFile: 1)
-                    case (.purchases, .purchase?): _ = PurchaseFact.read(&r, chunkFile: 1)
-                    default: return "a fact of kind \(kind.map { "\($0)" } ?? "unknown") in stream \(stream) part \(part)"
-                    }
-                    if r.at > r.end { return "a fact read past its buffer's end (stream \(stream) part \(part))" }
+            if let problem = decode(bytes, stream: stream, part: part) { return problem }
+            if var random = factMutations {
+                var mutated = bytes
+                if random.chance(50) {
+                    mutated[random.below(mutated.count)] = UInt8(truncatingIfNeeded: random.next())
+                } else {
+                    mutated.removeLast(1 + random.below(mutated.count))
                 }
-                return nil
+                factMutations = random
+                // Whatever it decodes is not checked: only a crash counts.
+                if !mutated.isEmpty { _ = decode(mutated, stream: stream, part: part) }
             }
-            if let problem { return problem }
         }
         return nil
+    }
+
+    /// Reads `bytes`, facts of `stream`, to their end; a problem when a fact is of another stream's kind or a read
+    /// passes the end.
+    static func decode(_ bytes: [UInt8], stream: FactStream, part: Int) -> String? {
+        bytes.withUnsafeBufferPointer { buffer -> String? in
+            var r = FactReader(buffer.baseAddress!, count: buffer.count)
+            var ids: [FactId] = []
+            var quantities: [RequestLineFact.Quantity] = []
+            var items: [LinkedResponseFact.Item] = []
+            while !r.isAtEnd {
+                let kind = FactKind(rawValue: r.u8())
+                switch (stream, kind) {
+                case (.requests, .requestLine?): _ = RequestLineFact.read(&r, chunkFile: 1, ids: &ids, creditedQuantities: &quantities)
+                case (.requests, .linkedResponse?): _ = LinkedResponseFact.read(&r, chunkFile: 1, items: &items)
+                case (.transactions, .client?): _ = ClientFact.read(&r, chunkFile: 1)
+                case (.transactions, .revoke?): _ = RevokeFact.read(&r, chunkFile: 1)
+                case (.transactions, .listing?): _ = ListingFact.read(&r, chunkFile: 1)
+                case (.notifications, .notification?): _ = NotificationFact.read(&r, chunkFile: 1)
+                case (.purchases, .purchase?): _ = PurchaseFact.read(&r, chunkFile: 1)
+                default: return "a fact of kind \(kind.map { "\($0)" } ?? "unknown") in stream \(stream) part \(part)"
+                }
+                if r.at > r.end { return "a fact read past its buffer's end (stream \(stream) part \(part))" }
+            }
+            return nil
+        }
     }
 }
 
@@ -206,6 +226,7 @@ struct Options {
     var seconds = 60.0
     var replay: String?
     var jwsAnchor = "sample-data/test-ca/sample-root-ca.TEST-ONLY.pem"
+    var mutateFacts = false
 
     init(_ arguments: [String]) {
         var i = 0
@@ -221,6 +242,7 @@ struct Options {
             case "--seconds": seconds = Double(value()) ?? { Self.usage("--seconds takes a number") }()
             case "--replay": replay = value()
             case "--jws-anchor": jwsAnchor = value()
+            case "--mutate-facts": mutateFacts = true
             case let a where a.hasPrefix("-"): Self.usage("unknown option \(a)")
             case let a: corpus = a
             }
@@ -232,7 +254,7 @@ struct Options {
     static func usage(_ message: String) -> Never {
         FileHandle.standardError.write(
             Data(
-                ("iap-audit-fuzz: \(message)\nusage: iap-audit-fuzz CORPUS --out OUT [--seed N] [--seconds S] [--jws-anchor PEM]\n"
+                ("iap-audit-fuzz: \(message)\nusage: iap-audit-fuzz CORPUS --out OUT [--seed N] [--seconds S] [--jws-anchor PEM] [--mutate-facts]\n"
                     + "       iap-audit-fuzz --replay FILE [--out OUT]\n").utf8))
         exit(2)
     }
@@ -260,6 +282,7 @@ let checker = SignatureVerifier(
     jwsAnchors: try TrustAnchors.load(paths: anchors), receiptAnchors: try TrustAnchors.load(paths: []),
     checkAtMs: 1_790_000_000_000)
 let current = options.out + "/current"
+if options.mutateFacts { Invariants.factMutations = Random(state: options.seed ^ 0xFAC7) }
 
 if let replay = options.replay {
     guard let data = FileManager.default.contents(atPath: replay) else { Options.usage("cannot read \(replay)") }
