@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "iap-audit", targets: ["iap-audit"]),
         // Benchmark tooling (bench/run.sh): our JSON Lines readers' speed on one thread.
         .executable(name: "iap-audit-json-probe", targets: ["iap-audit-json-probe"]),
+        // A seeded mutation driver for the readers (scripts/fuzz.sh, docs/security.md: Fuzzing).
+        .executable(name: "iap-audit-fuzz", targets: ["iap-audit-fuzz"]),
     ],
     targets: [
         // System libraries from Debian: libsqlite3-dev, libxlsxwriter-dev, libssl-dev (libcrypto: SHA-256), zlib1g-dev.
@@ -44,6 +46,8 @@ let package = Package(
         .target(name: "IAPAuditCLI", dependencies: ["IAPAuditPipeline", "IAPAuditReport", "IAPAuditSample"], path: "Sources/IAPAuditCLI"),
         .executableTarget(name: "iap-audit", dependencies: ["IAPAuditCLI"], path: "Sources/iap-audit"),
         .executableTarget(name: "iap-audit-json-probe", dependencies: ["IAPAuditIngest"], path: "Sources/iap-audit-json-probe"),
+        .executableTarget(
+            name: "iap-audit-fuzz", dependencies: ["IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest"], path: "Sources/iap-audit-fuzz"),
 
         .testTarget(
             name: "IAPAuditTests",

@@ -37,7 +37,7 @@ enum AckCommand {
                 ]))
         } else {
             out(
-                "acknowledged \(RunSummary.printable(outcome.id)) (open since run \(outcome.firstSeenRun)) in \(outcome.databasePath): "
+                "acknowledged \(RunSummary.printable(outcome.id)) (open since run \(outcome.firstSeenRun)) in \(RunSummary.printable(outcome.databasePath)): "
                     + "it stays in the reports and out of --fail-on alerts until it is resolved")
             if let previous = outcome.previousNote {
                 let at = outcome.previousAcknowledgedAtMs.map { " on \(Timestamp.iso($0))" } ?? ""

@@ -56,9 +56,12 @@ enum CSVImporter {
         let header: [String]
         /// Lines holding bytes that are not UTF-8 → the column of the first one.
         let invalid: [Int: Int]
+        /// The secret columns, redacted in a rejected row's text.
+        let secrets: CSVSecrets
 
         init(file: InputFile, shape: RecordShape, header: [String], invalid: [Int: Int]) {
             (self.file, self.shape, self.header, self.invalid) = (file, shape, header, invalid)
+            secrets = CSVSecrets(header: header)
         }
 
         /// Slice k reads its own records into its own batch; the reader's state is read only.
@@ -85,10 +88,12 @@ enum CSVImporter {
                     throw IngestError.other("invalid UTF-8 at line \(line - record.number + 1), column \(invalid[line]!) of the record")
                 }
                 RecordDispatcher.add(
-                    try CSVRecords.record(header: header, line: record.text), shape: shape, raw: record.text,
+                    // The text of a row it rejects, without the secret columns' fields.
+                    try CSVRecords.record(header: header, line: record.text), shape: shape,
+                    raw: secrets.columns.isEmpty ? record.text : secrets.redacted(record.text),
                     at: location, NoSignatureChecking(), keepRaw: false, into: &batch)
             } catch {
-                batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: record.text))
+                batch.rejections.append(Rejection(location: location, reason: "\(error)", rawText: secrets.redacted(record.text)))
             }
         }
     }

@@ -2,8 +2,10 @@
 /// workbook: the one place raw input text is cleaned before it is kept or rendered.
 ///
 /// - The shared secret: the value of every JSON key spelled `password`, `shared_secret`, `sharedSecret`
-///   or `shared-secret` (any case) becomes `"[redacted]"`, in a document and in JSON escaped inside a
-///   JSON string (`{\"password\":\"…\"}`). Notification V1 bodies and verifyReceipt request echoes carry it.
+///   or `shared-secret` (any case, compared after JSON unescaping: `p\u0061ssword`) becomes `"[redacted]"`,
+///   whatever its type (a string, a number, a boolean, an object or an array; null is kept), in a document
+///   and in JSON escaped inside a JSON string, once or more (`{\"password\":\"…\"}`). Notification V1
+///   bodies and verifyReceipt request echoes carry it. A CSV column of such a name: `CSVSecrets` (Ingest).
 /// - Receipts (`latest_receipt`, `latest_expired_receipt`, `receipt-data`, `receipt_data`, `receipt`,
 ///   `transactionReceipt`, Unity's `Payload`; a text that is all base64): kept in the database, but a
 ///   sheet shows `[receipt: N bytes of base64, SHA-256 <hex>]` in their place (the hash of the base64
@@ -20,6 +22,46 @@ public enum SecretRedaction {
         "latest_receipt", "latest_expired_receipt", "receipt-data", "receipt_data", "receiptdata", "receipt", "transactionreceipt",
         "payload",
     ].map { Array($0.utf8) }
+    /// Whether a key or a column named `name` holds the shared secret (any case, after JSON unescaping).
+    package static func isSecretName(_ name: String) -> Bool {
+        guard let unescaped = unescapedName(Array(name.utf8)) else { return false }
+        return secretKeys.contains(unescaped)
+    }
+
+    /// A key's name JSON unescaped (`\u0061` → `a`; a run of backslashes before an escape counts as one, so a
+    /// name escaped twice decodes too; a `\u005C` unescaped again, up to 4 times) and in lower case; nil when
+    /// it is longer than any key's (32 bytes).
+    static func unescapedName(_ raw: some Collection<UInt8>) -> [UInt8]? {
+        let backslash = UInt8(ascii: "\\")
+        var name = Array(raw)
+        for _ in 0..<4 {
+            guard name.contains(backslash) else { break }
+            var decoded: [UInt8] = []
+            var k = 0
+            while k < name.count {
+                guard name[k] == backslash else {
+                    decoded.append(name[k])
+                    k += 1
+                    continue
+                }
+                while k < name.count, name[k] == backslash { k += 1 }
+                guard k < name.count else { return nil }
+                if name[k] == UInt8(ascii: "u"), k + 5 <= name.count,
+                    let value = UInt8(String(decoding: name[(k + 1)..<(k + 5)], as: UTF8.self), radix: 16)
+                {
+                    decoded.append(value)
+                    k += 5
+                } else {
+                    decoded.append(name[k])
+                    k += 1
+                }
+            }
+            name = decoded
+        }
+        guard name.count <= 32 else { return nil }
+        return name.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+    }
+
     /// A text of base64 alone counts as a receipt from this many characters (shorter: an id, a word).
     static let shortestReceiptText = 64
 

@@ -26,7 +26,8 @@ public struct Rejection: Hashable, Sendable {
     public var location: SourceLocation
     public var reason: String
     /// The raw text of the line: its first 4,000 characters for storage, a longer line ending in
-    /// `Rejection.cutNote` (its whole text stays at its `file:line`).
+    /// `Rejection.cutNote` (its whole text stays at its `file:line`), the shared secret redacted
+    /// (`SecretRedaction.stored`) before anything stores or shows it.
     public var rawText: String
 
     /// Characters of a rejected line's text kept in table `rejection`.
@@ -35,7 +36,7 @@ public struct Rejection: Hashable, Sendable {
     public init(location: SourceLocation, reason: String, rawText: String) {
         self.location = location
         self.reason = reason
-        self.rawText = Rejection.cut(rawText, to: Rejection.storedCharacters)
+        self.rawText = SecretRedaction.stored(Rejection.cut(rawText, to: Rejection.storedCharacters))
     }
 
     /// `text` if it has at most `limit` characters, else its first `limit` and the note saying so.

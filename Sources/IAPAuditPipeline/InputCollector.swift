@@ -75,14 +75,14 @@ enum InputCollector {
     }
 
     private static func walk(_ folder: String, named: Set<String>, into result: inout [InputEntry]) throws {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        } catch {
-            throw AuditError.unreadablePath(folder, "cannot list the folder")
-        }
-        for name in names.sorted() where !ownHiddenNames.contains(name) {
+        guard let listed = list(folder) else { throw AuditError.unreadablePath(folder, "cannot list the folder") }
+        for (name, utf8) in listed.sorted(by: { $0.name < $1.name }) where !ownHiddenNames.contains(name) {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            // A name no String holds as it is: no path opens it, so it is listed (escaped) and refused, never read.
+            guard utf8 else {
+                result.append(InputEntry(path: path, skipReason: notUTF8Name))
+                continue
+            }
             let isFolder = type(of: path, followingLinks: false) == .typeDirectory
             // Hidden files and folders are not read, but listed: their records are accounted for as skipped.
             if name.hasPrefix(".") {
@@ -102,6 +102,51 @@ enum InputCollector {
                 result.append(entry(path))
             }
         }
+    }
+
+    /// The skip note of a file whose name is not UTF-8 (its path shown with `\xNN` for each byte that is not):
+    /// `RunAlerts` alerts on it under --fail-on-rejected.
+    static let notUTF8Name = "file name is not UTF-8 (shown with \\xNN for its bytes that are not): not read; rename it to read it"
+
+    /// A folder's names (readdir(3), without `.` and `..`), each with whether it is UTF-8; a name that is not is
+    /// given with each byte that is not UTF-8 as `\xNN`. Nil when the folder cannot be listed.
+    static func list(_ folder: String) -> [(name: String, utf8: Bool)]? {
+        guard let dir = opendir(folder) else { return nil }
+        defer { closedir(dir) }
+        var names: [(name: String, utf8: Bool)] = []
+        while let entry = readdir(dir) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                names.append((name, true))
+            } else {
+                names.append((escaped(bytes), false))
+            }
+        }
+        return names
+    }
+
+    /// Bytes as text: their valid UTF-8 as it is, every other byte as `\xNN`.
+    static func escaped(_ bytes: [UInt8]) -> String {
+        var text = ""
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            // The longest valid prefix (at most 4 bytes a character) is kept; else one byte escaped.
+            var taken = false
+            for length in stride(from: min(4, rest.count), through: 1, by: -1) {
+                if let c = String(validating: rest.prefix(length), as: UTF8.self), c.unicodeScalars.count == 1 {
+                    text += c
+                    rest = rest.dropFirst(length)
+                    taken = true
+                    break
+                }
+            }
+            if !taken {
+                text += "\\x" + String(rest.first!, radix: 16, uppercase: true).leftPadded(to: 2)
+                rest = rest.dropFirst()
+            }
+        }
+        return text
     }
 
     private static func entry(_ path: String) -> InputEntry {
@@ -145,4 +190,8 @@ enum InputCollector {
         }
         return (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
     }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -55,6 +55,7 @@ public enum RunAlerts {
             reasons += rejectedReasons(
                 result.snapshot.files, newFiles: Set(changes.newFiles), read: result.read, databasePath: result.databasePath)
             reasons += unrecognizedReasons(result.snapshot.files, newFiles: Set(changes.newFiles))
+            reasons += notUTF8NameReasons(result.snapshot.files, newFiles: Set(changes.newFiles))
             // A file rewritten empty lost every record it held: as much lost data as a rejected line.
             // So did a file whose records all lack a user (a renamed field): as good as a rejected field; and a path
             // given that cannot be read (a dangling symbolic link where an export was): nothing of it is read.
@@ -134,6 +135,18 @@ public enum RunAlerts {
             "\(named.count) file(s) this run brought, named as inputs, hold content iap-audit does not recognize (not read): "
                 + named.prefix(namedIds).joined(separator: ", ") + (named.count > namedIds ? " … and \(named.count - namedIds) more" : "")
                 + ". A damaged or mis-compressed delivery (bzip2, zstd)? Deliver it again under the same name"
+        ]
+    }
+
+    /// Files this run brought whose name is not UTF-8 (`InputCollector.notUTF8Name`): refused, nothing of them read.
+    static func notUTF8NameReasons(_ files: [FileSummary], newFiles: Set<String>) -> [String] {
+        let named = files.filter { newFiles.contains($0.path) && $0.status == "skipped" && $0.note == InputCollector.notUTF8Name }
+            .map(\.path)
+        guard !named.isEmpty else { return [] }
+        return [
+            "\(named.count) file(s) this run brought have a name that is not UTF-8 (not read; shown with \\xNN): "
+                + named.prefix(namedIds).joined(separator: ", ") + (named.count > namedIds ? " … and \(named.count - namedIds) more" : "")
+                + ". Rename them to read them"
         ]
     }
 

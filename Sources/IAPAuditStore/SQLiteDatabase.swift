@@ -64,8 +64,13 @@ final class SQLiteDatabase {
         return true
     }()
 
+    /// How long a connection waits for another's lock (SQLite's busy handler, set on every connection) before
+    /// SQLITE_BUSY, "database is locked": a run meeting another program that writes the ledger stops after it.
+    static let busyTimeoutMs: Int32 = 5000
+
     /// Opens (creating if missing, unless `readOnly`) the database at `path`. Throws `SQLiteError`.
-    init(path: String, readOnly: Bool = false) throws {
+    /// - Parameter busyTimeoutMs: how long it waits for another connection's lock (`busyTimeoutMs` unless said).
+    init(path: String, readOnly: Bool = false, busyTimeoutMs: Int32 = SQLiteDatabase.busyTimeoutMs) throws {
         _ = Self.configured
         self.path = path
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
@@ -76,7 +81,7 @@ final class SQLiteDatabase {
             handle = nil
             throw SQLiteError(code: rc, message: message, sql: nil)
         }
-        sqlite3_busy_timeout(handle, 5000)
+        sqlite3_busy_timeout(handle, busyTimeoutMs)
     }
 
     deinit { sqlite3_close_v2(handle) }

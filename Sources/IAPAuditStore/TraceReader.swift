@@ -80,9 +80,15 @@ package enum TraceReader {
     /// lock (no run is writing it). Two traces at once: the second waits for the first's build (up to 2 minutes:
     /// nine indexes take ~7 s at 1M transactions) and builds nothing.
     /// - Returns: whether this call built them (false: another trace had meanwhile).
+    /// How long each of trace's connections waits for another's lock: as long as another trace's index build may hold
+    /// it (its commit locks readers out; ~7 s at 1M transactions). With SQLite's 5 s, the reads of a trace started
+    /// while another committed its indexes failed with "database is locked" (twice in about 5,000 runs). No run writes
+    /// meanwhile: the folder's lock (`FolderLock`) keeps runs and traces apart.
+    static let busyTimeoutMs: Int32 = 120_000
+
     @discardableResult package static func buildIndexes(ledgerPath: String) throws -> Bool {
-        let db = try SQLiteDatabase(path: ledgerPath)
-        try db.execute("PRAGMA cache_size = -16384; PRAGMA busy_timeout = 120000;")
+        let db = try SQLiteDatabase(path: ledgerPath, busyTimeoutMs: busyTimeoutMs)
+        try db.execute("PRAGMA cache_size = -16384;")
         return try db.transaction {
             let present = try db.prepare(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ("
@@ -171,19 +177,19 @@ package enum TraceReader {
     /// 2–6 of 40 kills left every trace failing until the next run). A ledger it may not write stays unreadable.
     private static func readOnly(_ path: String) throws -> SQLiteDatabase {
         do {
-            let db = try SQLiteDatabase(path: path, readOnly: true)
+            let db = try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMs: busyTimeoutMs)
             _ = try db.scalar("SELECT count(*) FROM sqlite_schema")
             return db
         } catch let error as SQLiteError where error.isReadOnly && FileManager.default.fileExists(atPath: path + "-journal") {
             do {
-                _ = try SQLiteDatabase(path: path).scalar("SELECT count(*) FROM sqlite_schema")
+                _ = try SQLiteDatabase(path: path, busyTimeoutMs: busyTimeoutMs).scalar("SELECT count(*) FROM sqlite_schema")
             } catch {
                 throw AuditError.ledger(
                     path,
                     "cannot read the ledger: a run was stopped while writing it (\(path)-journal), and only a user who may write "
                         + "the ledger can roll that back: run iap-audit run again on the same inputs, then trace")
             }
-            return try SQLiteDatabase(path: path, readOnly: true)
+            return try SQLiteDatabase(path: path, readOnly: true, busyTimeoutMs: busyTimeoutMs)
         }
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import IAPAuditModel
 
 /// What `trace` prints: one timeline per transaction (time UTC, source, file:line, what it says) and
-/// its verdict, as text for people or one JSON object (`--format json`).
+/// its verdict, as text for people (control characters of stored text escaped: `String.controlCharactersEscaped`)
+/// or one JSON object (`--format json`).
 package enum TraceOutput {
     package static func text(_ r: TraceResult, workbookPath: String? = nil) -> String {
         var lines = [heading(r), "ledger \(r.ledgerPath)" + (r.asOfMs.map { ", as of \(Timestamp.iso($0))" } ?? "") + runStatus(r)]
@@ -36,7 +37,9 @@ package enum TraceOutput {
         }
         if let action = r.nextAction { lines.append("next action: \(action.text)") }
         if let workbookPath { lines += ["", "Wrote \(workbookPath)"] }
-        return lines.joined(separator: "\n")
+        // Each line one line: a stored text's line break (an ack note, an id, a file name) escaped where it stands,
+        // so it cannot forge a line of its own (a "next action:"), as an escape sequence cannot reach the terminal.
+        return lines.map(\.controlCharactersEscaped).joined(separator: "\n")
     }
 
     /// For an id of several transactions (a user's, a device's), the next actions counted up front with the

@@ -25,9 +25,45 @@ final class SecretRedactionTests: XCTestCase {
         for (input, expected) in cases { XCTAssertEqual(SecretRedaction.stored(input), expected, input) }
     }
 
+    /// The shapes an attack found stored: a value of any type, a key JSON escaped, a secret escaped twice.
+    func testTheSharedSecretIsRedactedWhateverItsValueTypeKeyEscapeOrDepth() {
+        let cases: [(String, String)] = [
+            (#"{"password": {"value": "s3cret", "n": [1, "}"]}, "a": 1}"#, #"{"password": "[redacted]", "a": 1}"#),
+            (#"{"password": ["s3cret", {"b": "]"}], "a": 1}"#, #"{"password": "[redacted]", "a": 1}"#),
+            (#"{"password": {"a": {"b": ["s3cret"]}}}"#, #"{"password": "[redacted]"}"#),
+            (#"{"password": false}"#, #"{"password": "[redacted]"}"#),
+            (#"{"password": "s3cret"}"#, #"{"password": "[redacted]"}"#),
+            (#"{"pASSWORD": 7}"#, #"{"pASSWORD": "[redacted]"}"#),
+            (#"{"shared_secret": "s3cret"}"#, #"{"shared_secret": "[redacted]"}"#),
+            (#"{"SHARED_SECRET": "s3cret", "Password": "s3cret"}"#, #"{"SHARED_SECRET": "[redacted]", "Password": "[redacted]"}"#),
+            // Escaped once, with an escaped key or an object value.
+            (#"{"body": "{"p\u0061ssword": "s3cret"}"}"#, #"{"body": "{"p\u0061ssword": "[redacted]"}"}"#),
+            (#"{"body": "{"password": {"v": "s3cret"}, "x": 1}"}"#, #"{"body": "{"password": "[redacted]", "x": 1}"}"#),
+            // Escaped twice: a body holding a body.
+            (
+                #"{"body": "{"inner": "{\"password\": \"s3cret\", \"x\": 1}"}"}"#,
+                #"{"body": "{"inner": "{\"password\": \"[redacted]\", \"x\": 1}"}"}"#
+            ),
+            (
+                #"{"body": "{"inner": "{\"password\": [\"s3cret\"]}"}"}"#,
+                #"{"body": "{"inner": "{\"password\": \"[redacted]\"}"}"}"#
+            ),
+            // A broken line: an object never closed runs to the end; a cut string too.
+            (#"{"password": {"v": "s3cret""#, #"{"password": "[redacted]""#),
+            (#"{"a": 1, "password": "s3cr"#, #"{"a": 1, "password": "[redacted]"#),
+        ]
+        for (input, expected) in cases {
+            XCTAssertEqual(SecretRedaction.stored(input), expected, input)
+            XCTAssertEqual(SecretRedaction.stored(expected), expected, "redacting again changes nothing: \(expected)")
+        }
+        XCTAssertTrue(SecretRedaction.isSecretName("Shared-Secret"))
+        XCTAssertTrue(SecretRedaction.isSecretName("p\\u0061ssword"))
+        XCTAssertFalse(SecretRedaction.isSecretName("password_hint"))
+    }
+
     func testWhatHoldsNoSecretIsLeftAsItIs() {
         for text in [
-            #"{"note": "password", "password_hint": "x", "passwords": 1}"#, #"{"password": null}"#, #"{"password": {"a": 1}}"#, "password",
+            #"{"note": "password", "password_hint": "x", "passwords": 1}"#, #"{"password": null}"#, "password",
             "", "plain text, no JSON", #"{"latest_receipt": "TUlJQg=="}"#,
         ] {
             XCTAssertEqual(SecretRedaction.stored(text), text, text)
