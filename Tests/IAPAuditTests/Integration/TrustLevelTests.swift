@@ -194,6 +194,85 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// Rule 18: T7, reported purchased and never sent, would be a restore of T0's non-consumable (granted) if Apple
+    /// listed it under original id T0: one purchase, granted, no dropped order. A twin saying so joins nothing.
+    func testForgedRecordJoinsNoPurchase() throws {
+        let kit = try makeKit()
+        var base = try windowBase()
+        base["client7.jsonl"] =
+            try Self.json([
+                "ts": "2026-10-01T12:00:00Z", "user_id": "u0", "transaction_id": "T7", "product_id": "com.example.gems60",
+                "state": "purchased",
+            ]) + "\n"
+        let without = try run(base, twin: nil, kit: kit, tag: "base")
+        let expected = [
+            "dropped_order/in_receipt_never_credited/T9/confirmed", "dropped_order/never_sent/T5/claimed",
+            "dropped_order/never_sent/T7/claimed",
+        ]
+        XCTAssertEqual(without.keys, expected)
+        for form in Form.allCases {
+            var payload = transaction("T7", purchaseMs: Self.logStartMs + 7_200_000, kit: kit)
+            payload["originalTransactionId"] = "T0"
+            payload["type"] = "Non-Consumable"
+            let twin = try transactionTwin(payload, form, kit)
+            let with = try run(base, twin: twin, kit: kit, tag: "t7-\(form)")
+            if form == .genuine {
+                XCTAssertEqual(with.keys, Array(expected.prefix(2)))
+                continue
+            }
+            XCTAssertEqual(with.keys, expected, "\(form)")
+            XCTAssertEqual(with.warnings, expectedWarning(form, twin.name), "\(form)")
+        }
+    }
+
+    /// Rule 12 and re-deliveries: a genuine REFUND notification shows T1 refunded, still granted. A twin under the same
+    /// `notificationUUID`, read first, would make the genuine one a re-delivery (not counted): the refund gone.
+    func testForgedDeliveryHidesNoNotification() throws {
+        let kit = try makeKit()
+        let item: [String: Any] = [
+            "transaction_id": "T1", "original_transaction_id": "T1", "product_id": "com.example.gems60", "quantity": "1",
+            "purchase_date_ms": "\(Self.logStartMs - 60_000)",
+        ]
+        var refunded = transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit)
+        refunded["revocationDate"] = Self.logStartMs + 7_200_000
+        refunded["revocationReason"] = 0
+        let refund: [String: Any] = [
+            "notificationType": "REFUND", "notificationUUID": "n-1", "version": "2.0", "signedDate": kit.nowMs,
+            "data": ["bundleId": Self.bundle, "environment": "Production", "signedTransactionInfo": try jws(refunded, .genuine, kit)],
+        ]
+        let base = [
+            "server.jsonl": try Self.json([
+                "ts": "2026-10-01T10:00:00Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["T1"], "granted": true,
+            ]) + "\n",
+            "apple.jsonl": try Self.json([
+                "request_id": "r1", "received_at": "2026-10-01T10:00:01Z",
+                "response": ["status": 0, "environment": "Production", "receipt": ["bundle_id": Self.bundle, "in_app": [item]]],
+            ]) + "\n",
+            "notifications.jsonl": try Self.json(["signedPayload": try jws(refund, .genuine, kit)]) + "\n",
+        ]
+        let without = try run(base, twin: nil, kit: kit, tag: "base")
+        XCTAssertEqual(without.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), .genuine, kit)
+        for form in Form.allCases {
+            let renewal: [String: Any] = [
+                "notificationType": "DID_RENEW", "notificationUUID": "n-1", "version": "2.0", "signedDate": kit.nowMs,
+                "data": ["bundleId": Self.bundle, "environment": "Production", "signedTransactionInfo": nested],
+            ]
+            // Named to come first in ledger order.
+            let twin =
+                form == .unsigned
+                ? ("a-twin.jsonl", try Self.json(renewal) + "\n")
+                : ("a-twin.jsonl", try Self.json(["signedPayload": try jws(renewal, form, kit)]) + "\n")
+            let with = try run(base, twin: twin, kit: kit, tag: "uuid-\(form)")
+            if form == .genuine {
+                XCTAssertEqual(with.keys, [])
+                continue
+            }
+            XCTAssertEqual(with.keys, without.keys, "\(form)")
+            XCTAssertEqual(with.warnings, expectedWarning(form, twin.0), "\(form)")
+        }
+    }
+
     /// The reported attack on the command line: `--fail-on dropped_order` still exits 3 with the forged twin, and
     /// `--fail-on-rejected` alerts on a failed signature in a file the run brought (not on an unsigned payload).
     func testForgedTwinStillFailsOnDroppedOrder() throws {
