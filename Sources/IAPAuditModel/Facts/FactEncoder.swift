@@ -136,7 +136,10 @@ package enum FactEncoder {
             var w = FactWriter()
             LinkedResponseFact.write(
                 &w, requestId: requestId, fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
-                isRetryable: r.isRetryable, bundleId: bytes(r.bundleId), signatureFailed: failed, environmentConflict: conflict,
+                // The envelope's own signature (a JWS, notification or receipt): a Server API page is unsigned, its items
+                // judged one by one.
+                isRetryable: r.isRetryable, bundleId: bytes(r.bundleId), signatureFailed: failed && r.source.isSigned,
+                environmentConflict: conflict,
                 receiptCreationDateMs: r.receiptCreationDateMs, itemsCount: r.items.count
             ) { w in
                 for i in r.items {

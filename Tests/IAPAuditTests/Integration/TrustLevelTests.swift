@@ -273,6 +273,46 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// Rules 2 and 8: r3 carried T3, reported purchased, and Apple's production answer lists it: `not_credited`,
+    /// confirmed. A sandbox answer to r3 received later would be the final response (info `sandbox_refused`). An answer
+    /// whose signature failed is none. (A decoded payload given unsigned still answers a request: docs/security.md.)
+    func testForgedLaterAnswerIsNoFinalResponse() throws {
+        let kit = try makeKit()
+        let item: [String: Any] = [
+            "transaction_id": "T3", "original_transaction_id": "T3", "product_id": "com.example.gems60", "quantity": "1",
+            "purchase_date_ms": "\(Self.logStartMs + 60_000)",
+        ]
+        let base = [
+            "server.jsonl": try Self.json([
+                "ts": "2026-10-01T10:02:00Z", "request_id": "r3", "user_id": "u3", "transaction_ids": ["T3"], "granted": false,
+            ]) + "\n",
+            "client.jsonl": try Self.json([
+                "ts": "2026-10-01T10:01:00Z", "user_id": "u3", "transaction_id": "T3", "product_id": "com.example.gems60",
+                "state": "purchased",
+            ]) + "\n",
+            "apple.jsonl": try Self.json([
+                "request_id": "r3", "received_at": "2026-10-01T10:02:01Z",
+                "response": ["status": 0, "environment": "Production", "receipt": ["bundle_id": Self.bundle, "in_app": [item]]],
+            ]) + "\n",
+        ]
+        let without = try run(base, twin: nil, kit: kit, tag: "base")
+        XCTAssertEqual(without.keys, ["dropped_order/not_credited/T3/confirmed"])
+        for form in Form.allCases where form != .unsigned {
+            var payload = transaction("T3", purchaseMs: Self.logStartMs + 60_000, kit: kit)
+            payload["environment"] = "Sandbox"
+            let answer = try Self.json([
+                "request_id": "r3", "received_at": "2026-10-01T10:30:00Z", "signed_transaction": try jws(payload, form, kit),
+            ])
+            let with = try run(base, twin: ("twin.jsonl", answer + "\n"), kit: kit, tag: "r3-\(form)")
+            if form == .genuine {
+                XCTAssertEqual(with.keys, ["sandbox_refused/sandbox_receipt/T3"])
+                continue
+            }
+            XCTAssertEqual(with.keys, without.keys, "\(form)")
+            XCTAssertEqual(with.warnings, expectedWarning(form, "twin.jsonl"), "\(form)")
+        }
+    }
+
     /// The reported attack on the command line: `--fail-on dropped_order` still exits 3 with the forged twin, and
     /// `--fail-on-rejected` alerts on a failed signature in a file the run brought (not on an unsigned payload).
     func testForgedTwinStillFailsOnDroppedOrder() throws {
