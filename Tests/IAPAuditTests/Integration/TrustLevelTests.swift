@@ -313,6 +313,29 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// Each record kind and signature gets its level (docs/security.md, "Trust levels").
+    func testEachSourceAndSignatureHasItsLevel() {
+        var levels: [String] = []
+        for source in EvidenceSource.allCases {
+            let row = [SignatureCode.verified, .notChecked, .untrustedRoot, .invalid].map { TrustLevel(source: source, signature: $0).text }
+            levels.append("\(source.rawValue): " + row.joined(separator: " "))
+        }
+        XCTAssertEqual(
+            levels,
+            [
+                "verify_receipt: verified_chain apple_answer_logged failed failed",
+                "signed_transaction: verified_chain unverified failed failed",
+                "signed_renewal_info: verified_chain unverified failed failed",
+                "app_transaction: verified_chain unverified failed failed",
+                "server_api: verified_chain apple_answer_logged failed failed",
+                "notification_v2: verified_chain unverified failed failed",
+                "notification_v1: verified_chain apple_answer_logged failed failed",
+                "app_receipt: verified_receipt unverified failed failed",
+                "transaction_receipt: verified_receipt unverified failed failed",
+            ])
+        XCTAssertEqual(TrustLevel.allCases.filter(\.counts), [.appleAnswerLogged, .verifiedReceipt, .verifiedChain])
+    }
+
     /// The reported attack on the command line: `--fail-on dropped_order` still exits 3 with the forged twin, and
     /// `--fail-on-rejected` alerts on a failed signature in a file the run brought (not on an unsigned payload).
     func testForgedTwinStillFailsOnDroppedOrder() throws {
@@ -333,6 +356,10 @@ final class TrustLevelTests: XCTestCase {
                 "run", input, "--out", kit.folder + "/out-rejected-\(form)", "--config", kit.config, "--fail-on-rejected",
             ])
             XCTAssertEqual(rejected.status, form == .unsigned ? 0 : 3, "\(form): \(rejected.err)")
+            // The file alerted the night it came: the same files again do not alert, the warning stays.
+            let again = CLIRun(["run", input, "--out", kit.folder + "/out-rejected-\(form)", "--config", kit.config, "--fail-on-rejected"])
+            XCTAssertEqual(again.status, 0, "\(form): \(again.err)")
+            XCTAssertEqual(again.err.contains("warning: \(input)/\(twin.name): 1 Apple listing"), true, "\(form): \(again.err)")
         }
     }
 
