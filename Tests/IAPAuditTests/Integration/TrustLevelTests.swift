@@ -313,6 +313,66 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// Rules 12, 19 and 20 on one ledger: T1, T2 and T4 granted on Apple's production answers. A twin showing T1
+    /// refunded would make `refund_still_granted`; T2 bought 3 times (1 credited) `under_credited`; T4 refunded before
+    /// its revoke would excuse `revoked_while_paid`.
+    func testForgedRefundsAndQuantitiesChangeNothing() throws {
+        let kit = try makeKit()
+        let item = { (id: String) -> [String: Any] in
+            [
+                "transaction_id": id, "original_transaction_id": id, "product_id": "com.example.gems60", "quantity": "1",
+                "purchase_date_ms": "\(Self.logStartMs - 60_000)",
+            ]
+        }
+        let server = [
+            ["ts": "2026-10-01T10:00:00Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["T1"], "granted": true],
+            [
+                "ts": "2026-10-01T10:00:00Z", "request_id": "r2", "user_id": "u2", "transaction_ids": ["T2"], "granted": true,
+                "credited_quantity": 1,
+            ],
+            ["ts": "2026-10-01T10:00:00Z", "request_id": "r4", "user_id": "u4", "transaction_ids": ["T4"], "granted": true],
+            [
+                "ts": "2026-10-01T12:00:00Z", "request_id": "rv4", "event": "revoke", "user_id": "u4", "transaction_ids": ["T4"],
+                "granted": false,
+            ],
+        ]
+        let answers = ["T1", "T2", "T4"].map { id in
+            [
+                "request_id": "r" + id.dropFirst(), "received_at": "2026-10-01T10:00:01Z",
+                "response": ["status": 0, "environment": "Production", "receipt": ["bundle_id": Self.bundle, "in_app": [item(id)]]],
+            ] as [String: Any]
+        }
+        let base = [
+            "server.jsonl": try server.map(Self.json).joined(separator: "\n") + "\n",
+            "apple.jsonl": try answers.map(Self.json).joined(separator: "\n") + "\n",
+        ]
+        let without = try run(base, twin: nil, kit: kit, tag: "base")
+        XCTAssertEqual(without.keys, ["dropped_order/revoked_while_paid/T4/confirmed"])
+        var refunded = transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit)
+        refunded["revocationDate"] = Self.logStartMs + 3_600_000
+        var bought = transaction("T2", purchaseMs: Self.logStartMs - 60_000, kit: kit)
+        bought["quantity"] = 3
+        var excused = transaction("T4", purchaseMs: Self.logStartMs - 60_000, kit: kit)
+        excused["revocationDate"] = Self.logStartMs + 3_600_000
+        for (payload, genuine) in [
+            (refunded, ["dropped_order/revoked_while_paid/T4/confirmed", "refund_still_granted/cancelled_not_revoked/T1"]),
+            (bought, ["dropped_order/revoked_while_paid/T4/confirmed", "dropped_order/under_credited/T2/confirmed"]),
+            (excused, []),
+        ] {
+            let id = payload["transactionId"] as! String
+            for form in Form.allCases {
+                let twin = try transactionTwin(payload, form, kit)
+                let with = try run(base, twin: twin, kit: kit, tag: "\(id)-\(form)")
+                if form == .genuine {
+                    XCTAssertEqual(with.keys, genuine, id)
+                    continue
+                }
+                XCTAssertEqual(with.keys, without.keys, "\(id) \(form)")
+                XCTAssertEqual(with.warnings, expectedWarning(form, twin.name), "\(id) \(form)")
+            }
+        }
+    }
+
     /// Each record kind and signature gets its level (docs/security.md, "Trust levels").
     func testEachSourceAndSignatureHasItsLevel() {
         var levels: [String] = []
