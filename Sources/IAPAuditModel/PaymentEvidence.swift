@@ -28,9 +28,9 @@ package struct PaymentEvidence {
         )
     }
 
-    /// Apple stands behind the listing: an unsigned Apple answer whose item signature did not fail, or a
-    /// signed record whose item signature verified (an unchecked decoded payload proves nothing).
-    package var isTrusted: Bool { isSigned ? itemSignature == .verified : !itemSignature.failed }
+    /// Apple stands behind the listing (`TrustLevel.needed`): an unsigned Apple answer whose item signature did not
+    /// fail, or a signed record whose item signature verified (an unchecked decoded payload proves nothing).
+    package var isTrusted: Bool { TrustLevel(isSigned: isSigned, isReceipt: false, signature: itemSignature).counts }
 
     /// A production record that proves payment (rule 22): status 0 or 21006, trusted, signals agreeing,
     /// our bundle, not a family member's own transaction. `ignoringConflict`: as if the signals agreed.

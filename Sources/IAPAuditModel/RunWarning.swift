@@ -95,6 +95,13 @@ public struct RunWarning: Sendable, Hashable {
         public static let environmentConflict = Code(rawValue: "environment_conflict")
         /// Apple answers naming no environment anywhere (rule 24): read as production.
         public static let environmentUnknown = Code(rawValue: "environment_unknown")
+        /// Apple listings whose signature failed (invalid, `alg` not ES256, an unknown `crit`, a chain to no configured
+        /// anchor): they prove nothing and change no finding (docs/security.md, "Trust levels"). Alerts under
+        /// `--fail-on-rejected` for a file the run brought.
+        public static let signatureFailed = Code(rawValue: "signature_failed")
+        /// Apple listings of a signed format given unsigned (decoded JWS payloads as plain JSON, iOS 6 receipts): they
+        /// prove nothing and change no finding.
+        public static let unprovenRecords = Code(rawValue: "unproven_records")
         /// The ledger was made by another version of iap-audit: migrated in place, or rebuilt (its records read again).
         public static let ledgerUpgraded = Code(rawValue: "ledger_upgraded")
 
@@ -114,7 +121,9 @@ public struct RunWarning: Sendable, Hashable {
             .asOfInFuture, .recordsAfterAsOf,
             .noServerLog,
             .noAppleRecord,
-            .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .noTrustAnchor,
+            .mostlyRejected, .logCoverage, .unlinkedResponses, .environmentConflict, .environmentUnknown, .signatureFailed,
+            .unprovenRecords,
+            .noTrustAnchor,
             .priceListRejected, .unpricedPurchases, .noAppleReports, .reportCoverage, .duplicateReport, .reportLinesRejected,
             .periodOpen, .closeRestated,
         ]

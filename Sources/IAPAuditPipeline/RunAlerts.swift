@@ -61,6 +61,9 @@ public enum RunAlerts {
             // given that cannot be read (a dangling symbolic link where an export was): nothing of it is read.
             let alerting: Set<RunWarning.Code> = [.inputEmptied, .userIdMissing, .inputUnreadable]
             reasons += result.warnings.filter { alerting.contains($0.code) }.map(\.message)
+            // A forged or broken signature in a file this run brought: as much a bad line as a rejected one.
+            let brought = Set(changes.newFiles)
+            reasons += result.warnings.filter { $0.code == .signatureFailed && $0.file.map(brought.contains) == true }.map(\.message)
         }
         if let hours = rules.staleHours {
             reasons += staleReasons(

@@ -201,6 +201,7 @@ enum RunChecks {
         for file in given where file.unknown > 0 {
             warnings.append(RunWarning(.environmentUnknown, "\(file.file): \(file.unknown) \(unknown)", file: file.file))
         }
+        warnings += unproven(outcome)
         for (code, count, what) in [
             (RunWarning.Code.environmentConflict, { (f: (file: String, conflicts: Int64, unknown: Int64)) in f.conflicts }, conflict),
             (.environmentUnknown, { $0.unknown }, unknown),
@@ -212,6 +213,31 @@ enum RunChecks {
                     code,
                     "\(CountText.counted(Int64(files.count), "file")) kept from earlier runs (no longer given) hold "
                         + "\(files.reduce(0) { $0 + count($1) }) \(what) (the first: \(first.file), \(count(first)))", file: first.file))
+        }
+        return warnings
+    }
+
+    /// Apple listings below the trust level the rules need, one warning per file and level (docs/security.md, "Trust
+    /// levels"): they changed no finding, so the run says they were there, how many and the first with why.
+    static func unproven(_ outcome: Reconciler.Outcome) -> [RunWarning] {
+        var warnings: [RunWarning] = []
+        for file in outcome.unproven {
+            for (code, count, what) in [
+                (
+                    RunWarning.Code.signatureFailed, file.failed,
+                    "whose signature failed (edited, alg not ES256, unknown crit, or a chain to no configured anchor)"
+                ),
+                (.unprovenRecords, file.unverified, "of a signed format given unsigned (a decoded payload as plain JSON)"),
+            ] {
+                guard let count, let first = count.first else { continue }
+                let verb = count.listings == 1 ? "proves" : "prove"
+                warnings.append(
+                    RunWarning(
+                        code,
+                        "\(file.file): \(CountText.counted(count.listings, "Apple listing")) \(what) \(verb) nothing and "
+                            + "changed no finding (the first: \(SourceLocation(file: file.file, line: Int(first.line))), \(first.why))",
+                        file: file.file))
+            }
         }
         return warnings
     }

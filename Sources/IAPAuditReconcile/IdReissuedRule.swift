@@ -12,7 +12,7 @@ enum IdReissuedRule {
         where id == ids[0] && c.purchases.kind(of: id) == .period && done.insert(id).inserted {
             guard let first = c.facts.local(of: id) else { continue }  // reconciled in another partition
             let locals = ids.compactMap { c.facts.local(of: $0) }
-            let listings = locals.flatMap { c.facts.listings($0) }
+            let listings = locals.flatMap { c.listings($0) }
             var seen = Set<UInt64>()
             let responses = listings.sorted { $0.order < $1.order }.filter { seen.insert($0.order).inserted }
             let users = locals.flatMap { c.users(c.grants($0)) }

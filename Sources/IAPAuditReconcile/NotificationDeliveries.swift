@@ -1,8 +1,9 @@
 import IAPAuditModel
 
 /// Apple retries a notification until the server answers, so one `notificationUUID` may be delivered
-/// several times: only the first delivery in ledger order counts. Deliveries whose signature failed
-/// claim no UUID (a forged copy must not hide the genuine one; it proves nothing itself).
+/// several times: only the first delivery in ledger order counts. Deliveries below `TrustLevel.needed` (a failed
+/// signature, a decoded payload given unsigned) claim no UUID (a forged copy must not hide the genuine one; it proves
+/// nothing itself).
 enum NotificationDeliveries {
     /// The records (`recordKey`) that are re-deliveries of an earlier one.
     static func redeliveries(_ source: FactSource, ranks: FileRanks) throws -> Set<UInt64> {

@@ -7,8 +7,8 @@ import IAPAuditModel
 /// original id + line item, the others stand alone. The ids of one purchase are reconciled together.
 ///
 /// Read from the `purchases` stream (`PurchaseFact`): only trustworthy listings count (the importer leaves
-/// out FAMILY_SHARED items — a family member's own transaction — and items whose signature failed), and
-/// not re-deliveries. Product types: the config's `products`, else the JWS `type` Apple gives.
+/// out FAMILY_SHARED items — a family member's own transaction — and items below `TrustLevel.needed`: a failed
+/// signature, a signed format given unsigned), and not re-deliveries. Product types: the config's `products`, else the JWS `type` Apple gives.
 struct Purchases {
     /// What makes a purchase of several ids.
     enum Kind: Equatable {

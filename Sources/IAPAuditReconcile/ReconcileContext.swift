@@ -66,12 +66,21 @@ final class ReconcileContext {
     /// True when the client reported T, or another id of its purchase.
     func isReported(purchaseOf t: Int32) -> Bool { anyOfPurchase(t) { !facts.clients($0).isEmpty } }
 
-    /// Rule 17: the client's earliest `purchased` ts of T's purchase, else Apple's earliest purchase date.
+    /// Rule 17: the client's earliest `purchased` ts of T's purchase, else Apple's earliest purchase date (of the
+    /// listings the rules read: a forged record dated years earlier moves no purchase out of the window).
     func purchaseDateMs(_ t: Int32) -> Int64? {
         let ids = purchase(t)
         let reported = ids.flatMap { facts.clients($0) }.filter { $0.fact.state == .purchased }.map(\.fact.tsMs).min()
-        return reported ?? ids.flatMap { facts.listings($0) }.compactMap(\.fact.purchaseDateMs).min()
+        return reported ?? ids.flatMap { listings($0) }.compactMap(\.fact.purchaseDateMs).min()
     }
+
+    /// How the listing is proven: its record's source and its own signature (`TrustLevel`).
+    @inline(__always)
+    func trust(_ l: Listing) -> TrustLevel { TrustLevel(source: l.fact.source, signature: l.fact.itemSignature) }
+
+    /// T's listings the rules read (`TrustLevel.needed` or above), in ledger order: a failed or unverified listing is
+    /// evidence for nothing (docs/security.md, "Trust levels").
+    func listings(_ t: Int32) -> LazyFilterSequence<ArraySlice<Listing>> { facts.listings(t).lazy.filter { self.trust($0).counts } }
 
     /// An Apple record that proves T was paid (rule 22): a production status-0 or 21006 answer, or a
     /// verified JWS, notification or receipt, whose environment signals agree, of our bundle, not a
@@ -97,7 +106,11 @@ final class ReconcileContext {
 
     /// A listing Apple stands behind for a revocation: an unsigned Apple answer, or a verified signed record
     /// (an unchecked decoded payload, which anyone could write, proves nothing).
-    func isTrusted(_ l: Listing) -> Bool { evidence(l).isTrusted }
+    func isTrusted(_ l: Listing) -> Bool { trust(l).counts }
+
+    /// The record itself is one the rules read (its own fields, as a notification's type: the worst of its parts'
+    /// signatures at `TrustLevel.needed` or above).
+    func isRecordTrusted(_ l: Listing) -> Bool { TrustLevel(source: l.fact.source, signature: l.fact.signature).counts }
 
     /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
     /// lists it unrefunded (a refund Apple gave later does not unmake the payment); nil when only the
@@ -128,27 +141,27 @@ final class ReconcileContext {
     /// T waits for an answer younger than the grace: not yet a dropped order (rule 14).
     func isPending(_ t: Int32) -> Bool { verification(t)?.isOverdue == false }
 
-    /// Product id of T: Apple's listings first, else the client reports.
+    /// Product id of T: Apple's listings first (those the rules read), else the client reports.
     func productId(_ t: Int32) -> String? {
-        text(facts.listings(t).lazy.compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.fact.productId).first)
+        text(listings(t).compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.fact.productId).first)
     }
 
     /// T's product type: the config's `products`, else the JWS `type` Apple gives; nil when unknown.
     func productType(_ t: Int32) -> ProductType? {
         if let product = productId(t), let type = config.products[product] { return type }
-        return facts.listings(t).lazy.compactMap { $0.fact.type.flatMap { self.text($0) }.flatMap(ProductType.init(jwsType:)) }.first
+        return listings(t).compactMap { $0.fact.type.flatMap { self.text($0) }.flatMap(ProductType.init(jwsType:)) }.first
     }
 
     /// Apple lists T as a subscription period: with a `web_order_line_item_id` or an expiry date.
     func isSubscriptionLike(_ t: Int32) -> Bool {
-        facts.listings(t).contains { $0.fact.webOrderLineItemId != nil || $0.fact.expiresDateMs != nil }
+        listings(t).contains { $0.fact.webOrderLineItemId != nil || $0.fact.expiresDateMs != nil }
     }
 
-    /// Apple's earliest purchase date of T, UTC ms.
-    func applePurchaseDateMs(_ t: Int32) -> Int64? { facts.listings(t).compactMap(\.fact.purchaseDateMs).min() }
+    /// Apple's earliest purchase date of T (of the listings the rules read), UTC ms.
+    func applePurchaseDateMs(_ t: Int32) -> Int64? { listings(t).compactMap(\.fact.purchaseDateMs).min() }
 
     func originalTransactionId(_ t: Int32) -> String? {
-        if let id = facts.listings(t).lazy.compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
+        if let id = listings(t).compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
         return text(facts.clients(t).lazy.compactMap(\.fact.originalId).first)
     }
 

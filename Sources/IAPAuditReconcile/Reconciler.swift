@@ -36,6 +36,9 @@ public enum Reconciler {
         /// Per file, Apple records whose environment signals disagree, and answers naming no environment (rule 24).
         package var environmentCounts: [(file: String, conflicts: Int64, unknown: Int64)]
         package var unlinked: RequestStage.Unlinked
+        /// Per file, Apple listings below the trust level the rules need (failed signatures, signed formats given
+        /// unsigned): they changed no finding (docs/security.md, "Trust levels").
+        package var unproven: [(file: String, failed: UnprovenListings.Count?, unverified: UnprovenListings.Count?)]
         /// With a carry directory: whether the complete requests were carried or all computed (and why), and how many
         /// requests were computed.
         package var carry: (mode: RequestCarry.Mode, computed: Int)?
@@ -87,7 +90,7 @@ public enum Reconciler {
             carry = try RequestCarry(rebuilding: carry!.directory, generation: carry!.generation, reason: reason, budget: spillBudget / 2)
         }
         /// Both stages (the carry's state written meanwhile).
-        func stages() throws -> (done: RequestStage.Done, findings: FindingSpill) {
+        func stages() throws -> (done: RequestStage.Done, findings: FindingSpill, unproven: UnprovenListings) {
             var done = try requests()
             if carry != nil, done.computed == nil {
                 try rebuild("a new fact names a complete request")
@@ -102,8 +105,9 @@ public enum Reconciler {
             let findings = try FindingSpill(directory: spillDirectory)
             let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
             defer { cross.removeAll() }
+            let unproven: UnprovenListings
             do {
-                try TransactionStage(
+                unproven = try TransactionStage(
                     source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries,
                     purchases: purchases, config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross,
                     findings: findings
@@ -114,20 +118,25 @@ public enum Reconciler {
                 throw error
             }
             try committing?.wait()
-            return (done, findings)
+            return (done, findings, unproven)
         }
-        let (done, findings): (RequestStage.Done, FindingSpill)
+        let (done, findings, unproven): (RequestStage.Done, FindingSpill, UnprovenListings)
         do {
-            (done, findings) = try stages()
+            (done, findings, unproven) = try stages()
         } catch is CarryLog.Damaged {
             // A stretch of the carry's log is not what was written: nothing it holds is used.
             try rebuild("its log damaged")
-            (done, findings) = try stages()
+            (done, findings, unproven) = try stages()
+        }
+        // In ledger order of the files.
+        let unprovenFiles = Set(unproven.failed.keys).union(unproven.unverified.keys).sorted {
+            ranks.order($0, 0) < ranks.order($1, 0)
         }
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window, clientSpan: summary.clientSpan,
             serverSpan: summary.serverSpan, newestReceivedMs: summary.newestReceivedMs,
             environmentCounts: summary.environmentCounts, unlinked: done.unlinked,
+            unproven: unprovenFiles.map { (ranks.location($0, 0).file, unproven.failed[$0], unproven.unverified[$0]) },
             carry: carry.map { ($0.mode, done.computed ?? 0) },
             recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)

@@ -6,8 +6,8 @@ import IAPAuditModel
 ///
 /// The cancellation date is any listing's `cancellation_date` (verifyReceipt, app receipt) or JWS
 /// `revocationDate` (signed transaction, REFUND/REVOKE notification, Server API page); listings whose
-/// signature failed prove nothing. A REFUND_REVERSED notification signed after the newest revocation
-/// clears it: Apple took the refund back.
+/// signature failed, or decoded payloads given unsigned, prove nothing (`TrustLevel.needed`). A REFUND_REVERSED
+/// notification at that level, signed after the newest revocation, clears it: Apple took the refund back.
 ///
 /// Rule 23: of a non-consumable, auto-renewable or non-renewing product, a holder who holds a later
 /// credited, unrefunded purchase of the product is info `refund_superseded/later_purchase` instead —
@@ -25,7 +25,7 @@ enum RefundStillGrantedRule {
             else { continue }
             let grants = c.grants(t)
             guard grants.contains(where: \.isProven) else { continue }
-            let reversals = all.filter { $0.fact.refundReversed && !$0.fact.signature.failed }
+            let reversals = all.filter { $0.fact.refundReversed && c.isRecordTrusted($0) }
                 .map { $0.fact.issuedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
             if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
             let revokes = c.facts.revokes(t)

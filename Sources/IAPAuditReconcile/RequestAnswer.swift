@@ -4,7 +4,14 @@ import IAPAuditModel
 /// what it granted and with what proof, and how Apple answered.
 struct RequestAnswer {
     let request: MergedRequest
+    /// Apple's answers the rules read, by `received_at`: an answer whose signature failed is none (docs/security.md,
+    /// "Trust levels": a forged answer received later must not become the final response).
     let answers: [LinkedResponse]
+    /// Some answer's signature failed: a grant with no other answer is `signature_invalid` (rule 13).
+    let failedAnswer: Bool
+    /// The answers a carrier names as evidence: those the rules read, else (only failed ones) the failed ones, which
+    /// a `signature_invalid` credit names.
+    let evidenceAnswers: [LinkedResponse]
     /// The final response (rule 2): the latest `received_at`, ties the later record.
     let final: LinkedResponse?
     let finalItems: ArraySlice<LinkedResponseFact.Item>
@@ -20,7 +27,11 @@ struct RequestAnswer {
 
     init(request: MergedRequest, answers: [LinkedResponse], _ c: RequestGroup.Context) {
         self.request = request
+        let all = answers
+        let answers = all.filter { !$0.fact.signatureFailed }
         self.answers = answers
+        failedAnswer = answers.count < all.count
+        evidenceAnswers = answers.isEmpty ? all : answers
         bytes = c.bytes
         final = answers.last
         finalItems = final.map { c.items[$0.fact.items] } ?? []
@@ -88,10 +99,10 @@ struct RequestAnswer {
     func finalContains(_ id: FactId) -> Bool { finalItems.contains { bytes.same($0.id, id) } }
 
     /// Rules 7 and 13: why the grant of `id` has no proof; `.proven` when it has.
-    /// A final answer listing T under a failed signature (T's own JWS or receipt) is no proof; the
-    /// bundle check reads the receipt's bundle id, else T's JWS `bundleId`.
+    /// A final answer listing T under a failed signature (T's own JWS or receipt) is no proof, nor is a request
+    /// whose only answers failed; the bundle check reads the receipt's bundle id, else T's JWS `bundleId`.
     func unproven(_ id: FactId, bundleIds: Set<String>) -> Grant {
-        guard let final else { return .noVerifyResponse }
+        guard let final else { return failedAnswer ? .signatureInvalid : .noVerifyResponse }
         let item = finalItems.first { bytes.same($0.id, id) }
         if item.map(\.signatureFailed) ?? final.fact.signatureFailed { return .signatureInvalid }
         if !bundleIds.isEmpty, let bundle = final.fact.bundleId ?? item?.bundleId, !bundleIds.contains(bytes.string(bundle)!) {
@@ -124,10 +135,12 @@ struct RequestAnswer {
                         isCarried: carried.contains(where: { bytes.same($0, id) }), isGrant: granted,
                         environmentConflict: isEnvironmentConflict, unresolved: unresolved, unproven: unprovenCode.rawValue,
                         creditedQuantity: granted ? creditedQuantity(id) : nil,
-                        finalReceiptCreatedMs: final?.fact.receiptCreationDateMs, evidenceCount: request.lines.count + answers.count
+                        finalReceiptCreatedMs: final?.fact.receiptCreationDateMs, evidenceCount: request.lines.count + evidenceAnswers.count
                     ) { w in
                         for line in request.lines { CarrierFact.Evidence.write(&w, fileId: line.fact.fileId, line: line.fact.line) }
-                        for answer in answers { CarrierFact.Evidence.write(&w, fileId: answer.fact.fileId, line: answer.fact.line) }
+                        for answer in evidenceAnswers {
+                            CarrierFact.Evidence.write(&w, fileId: answer.fact.fileId, line: answer.fact.line)
+                        }
                     }
                 }
             }

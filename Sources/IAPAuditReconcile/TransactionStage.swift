@@ -21,10 +21,11 @@ struct TransactionStage {
     /// Where the findings go as each partition is done.
     let findings: FindingSpill
 
-    func run() throws {
+    /// - Returns: the listings below the trust level the rules need, which changed no finding.
+    func run() throws -> UnprovenListings {
         // Each partition sets aside the facts of the ids of purchases it meets (in its own list); they are
         // reconciled together at the end, in partition order.
-        let diverted = try Parallel.map(FactKey.partitions) { part -> [(fileId: UInt32, fact: [UInt8])] in
+        let parts = try Parallel.map(FactKey.partitions) { part -> (aside: [(fileId: UInt32, fact: [UInt8])], unproven: UnprovenListings) in
             let bytes = PartitionBytes()
             try source.forEachChunk(.transactions, part: part) { bytes.append($1, fileId: $0) }
             try spill.read(part, into: bytes)
@@ -36,18 +37,22 @@ struct TransactionStage {
                 : TransactionFacts.Divert(
                     test: { [purchases] id, bytes in purchases.siblings[GlobalId(id, in: bytes)] != nil },
                     take: { fact, file in aside.append((file, Array(fact))) })
-            try reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
-            return aside
+            let unproven = try reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
+            return (aside, unproven)
         }
+        var unproven = UnprovenListings()
+        for part in parts { unproven.merge(part.unproven) }
         if !purchases.isEmpty {
             let siblings = PartitionBytes()
-            for (fileId, fact) in diverted.joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
-            try reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true)
+            for (fileId, fact) in parts.lazy.map(\.aside).joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
+            unproven.merge(try reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true))
         }
+        return unproven
     }
 
     /// - Parameter ofPurchases: the partition of the purchases of several ids (`IdReissuedRule` runs there).
-    private func reconcile(_ facts: TransactionFacts, ofPurchases: Bool = false) throws {
+    /// - Returns: its listings below the trust level the rules need.
+    private func reconcile(_ facts: TransactionFacts, ofPurchases: Bool = false) throws -> UnprovenListings {
         let context = ReconcileContext(
             facts: facts, config: config, asOfMs: asOfMs, graceMs: graceMs, ranks: ranks, purchases: purchases,
             ofPurchases: ofPurchases, window: window)
@@ -55,5 +60,8 @@ struct TransactionStage {
         if ofPurchases { found += IdReissuedRule.findings(context) }
         try findings.add(found)
         try cross.take(context)
+        var unproven = UnprovenListings()
+        unproven.add(context)
+        return unproven
     }
 }

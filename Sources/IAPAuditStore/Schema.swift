@@ -8,7 +8,7 @@ package enum Schema {
     package static let version = 8
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
-    package static let readerVersion = 9
+    package static let readerVersion = 10
 
     /// Versions 7 and 8 keep what a ledger of version 6 or 7 holds (`migrate`, Schema+Migration.swift): 7 adds
     /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and

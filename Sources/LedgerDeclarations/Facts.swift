@@ -46,7 +46,8 @@ let linkedResponseFact = FactDeclaration(
         FactField("isRetryable", .optionalBool), FactField("bundleId", .text),
         FactField(
             "flags", .flags(["signatureFailed", "environmentConflict"]),
-            "its signature was checked and failed; its environment signals disagree (rule 24)"),
+            "its own signature (a signed format's: a Server API page's items are judged one by one) was checked and failed; "
+                + "its environment signals disagree (rule 24)"),
         FactField(
             "receiptCreationDateMs", .optionalInt, "`receipt.receipt_creation_date`: a receipt made before a purchase cannot list it"),
         FactField(

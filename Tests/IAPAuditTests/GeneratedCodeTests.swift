@@ -19,7 +19,11 @@ final class GeneratedCodeTests: XCTestCase {
     /// unreadable: it must come with a `Schema.readerVersion` bump (the next run reads every file again),
     /// and the new pair is added here.
     /// 9: the same layout as 8 (App Store Connect's reports are imported, with no fact).
-    static let pinnedLayouts: [Int: UInt64] = [7: 0xCE39_E162_4DF1_E374, 8: 0x8CF4_4A55_E568_EC17, 9: 0x8CF4_4A55_E568_EC17]
+    /// 10: the same layout as 9 (a JWS header with `crit` is invalid; a listing below the trust level the rules need
+    /// makes no `purchase` fact: docs/security.md).
+    static let pinnedLayouts: [Int: UInt64] = [
+        7: 0xCE39_E162_4DF1_E374, 8: 0x8CF4_4A55_E568_EC17, 9: 0x8CF4_4A55_E568_EC17, 10: 0x8CF4_4A55_E568_EC17,
+    ]
 
     func testTheFactLayoutIsPinnedToTheReaderVersion() {
         XCTAssertEqual(

@@ -25,6 +25,16 @@ struct CompactJWS {
 
     /// The header's `alg` (Apple signs with `ES256`), nil when absent.
     var algorithm: String? { header.string("alg") }
+    /// The header's `crit` (RFC 7515 §4.1.11: extensions the recipient must understand), its names as given (a value
+    /// that is not a string, an empty, null or malformed `crit` as `?`); nil when the header has none.
+    var critical: [String]? {
+        guard let value = header.field("crit") else { return nil }
+        guard case .array(let entries) = value, !entries.isEmpty else { return ["?"] }
+        return entries.map { entry in
+            if case .string(let name) = entry { return name }
+            return "?"
+        }
+    }
     /// The header's `kid` (Xcode's StoreKit testing signs with `Apple_Xcode_Key`), nil when absent.
     var keyId: String? { header.string("kid") }
 

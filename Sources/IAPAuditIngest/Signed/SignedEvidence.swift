@@ -33,10 +33,14 @@ struct SignedEvidence {
 
     /// Checks `jws` with the chain valid at `atMs` (its payload's `signedDate`, milliseconds since
     /// 1970 UTC; nil = now), folds the result into `signature` and returns it.
+    /// A header with a `crit` member is `invalid:unsupported_crit:<names>` whatever the checker: it names extensions
+    /// the recipient must understand, and this reader understands none (RFC 7515 §4.1.11).
     mutating func check(_ jws: CompactJWS, atMs: Int64?) -> SignatureStatus {
-        let status = checker.checkJWS(
-            signingInput: jws.signingInput, signature: jws.signature, algorithm: jws.algorithm,
-            certificateChain: jws.certificateChain, atMs: atMs)
+        let status =
+            jws.critical.map { .invalid("unsupported_crit:\($0.joined(separator: ","))") }
+            ?? checker.checkJWS(
+                signingInput: jws.signingInput, signature: jws.signature, algorithm: jws.algorithm,
+                certificateChain: jws.certificateChain, atMs: atMs)
         signature = signature.map { $0.combined(with: status) } ?? status
         return status
     }

@@ -74,8 +74,11 @@ package enum FactEncoder {
             let signature = bytes(r.signature)
             let failed = signature.map { SignatureCode($0).failed } ?? false
             if let uuid = bytes(r.notificationUUID) {
+                // A delivery below the trust level the rules need claims no UUID (docs/security.md): a forged or unsigned
+                // copy must not make the genuine one a re-delivery.
+                let unproven = !TrustLevel(source: r.source, signature: signature.map(SignatureCode.init) ?? .notChecked).counts
                 var w = FactWriter()
-                NotificationFact.write(&w, fileId: 0, line: r.line, uuid: uuid, signatureFailed: failed)
+                NotificationFact.write(&w, fileId: 0, line: r.line, uuid: uuid, signatureFailed: unproven)
                 set.append(.notifications, FactKey.partition(text: uuid), w)
             }
             let environment = EnvironmentCode.effective(
@@ -99,9 +102,10 @@ package enum FactEncoder {
                 let itemSignature = bytes(item.signature)
                 let lineItem = bytes(item.webOrderLineItemId).flatMap { $0.elementsEqual("0".utf8) ? nil : $0 }
                 // One purchase under several ids (rule 18): a line item's period, or a second id of an original
-                // (a restore, a renewal). A family member's own transaction and a failed signature join nothing.
+                // (a restore, a renewal). A family member's own transaction, and a listing below the trust level the rules
+                // need (a failed signature, a signed format given unsigned: docs/security.md), join nothing.
                 if let original = bytes(item.originalTransactionId), lineItem != nil || !original.elementsEqual(id), !familyShared,
-                    !(itemSignature.map { SignatureCode($0).failed } ?? false)
+                    TrustLevel(source: r.source, signature: itemSignature.map(SignatureCode.init) ?? .notChecked).counts
                 {
                     var w = FactWriter()
                     PurchaseFact.write(
@@ -132,7 +136,10 @@ package enum FactEncoder {
             var w = FactWriter()
             LinkedResponseFact.write(
                 &w, requestId: requestId, fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
-                isRetryable: r.isRetryable, bundleId: bytes(r.bundleId), signatureFailed: failed, environmentConflict: conflict,
+                // The envelope's own signature (a JWS, notification or receipt): a Server API page is unsigned, its items
+                // judged one by one.
+                isRetryable: r.isRetryable, bundleId: bytes(r.bundleId), signatureFailed: failed && r.source.isSigned,
+                environmentConflict: conflict,
                 receiptCreationDateMs: r.receiptCreationDateMs, itemsCount: r.items.count
             ) { w in
                 for i in r.items {

@@ -266,7 +266,7 @@ package struct LinkedResponseFact {
     package var environmentRaw: FactText?
     package var isRetryable: Bool?
     package var bundleId: FactText?
-    /// Its signature was checked and failed; its environment signals disagree (rule 24).
+    /// Its own signature (a signed format's: a Server API page's items are judged one by one) was checked and failed; its environment signals disagree (rule 24).
     package var signatureFailed: Bool
     package var environmentConflict: Bool
     /// `receipt.receipt_creation_date`: a receipt made before a purchase cannot list it.

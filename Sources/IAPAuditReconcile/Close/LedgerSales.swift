@@ -99,13 +99,17 @@ package enum LedgerSales {
             saleClass = .unproven
         }
         let main = paying.first ?? listings[0]
+        // A listing below the trust level the rules need (a failed signature, a decoded payload given unsigned) dates,
+        // counts and places nothing when the purchase has others (docs/security.md, "Trust levels").
+        let trusted = listings.filter(\.evidence.isTrusted)
+        let read = trusted.isEmpty ? listings : trusted
         // A restore is dated by the original purchase; a subscription period and a consumable by their own.
-        let purchaseMs = listings.compactMap { byOriginal ? $0.originalPurchaseDateMs ?? $0.purchaseDateMs : $0.purchaseDateMs }.min()
-        let units = listings.map(\.quantity).max() ?? 1
+        let purchaseMs = read.compactMap { byOriginal ? $0.originalPurchaseDateMs ?? $0.purchaseDateMs : $0.purchaseDateMs }.min()
+        let units = read.map(\.quantity).max() ?? 1
         // JWS `price` of a record Apple stands behind (the transaction's own signature verified, whether or
         // not the page or notification around it is signed): the transaction's total, never × quantity.
         let priced = listings.first { $0.evidence.itemSignature == .verified && $0.priceMilliunits != nil && $0.currency != nil }
-        let storefront = listings.lazy.compactMap(\.storefront).first
+        let storefront = read.lazy.compactMap(\.storefront).first
         var country = storefront.flatMap(Storefront.countryCode(of:))
         var amount: Money? = nil
         var pricing = LedgerSale.Pricing.unpriced
@@ -118,7 +122,7 @@ package enum LedgerSales {
             (amount, pricing) = (total, .estimated)
             if country == nil, case .storefront(let code) = entry.scope { country = Storefront.countryCode(of: code) }
         }
-        let isTrial = listings.contains(where: \.isTrialPeriod)
+        let isTrial = read.contains(where: \.isTrialPeriod)
         return LedgerSale(
             key: key, transactionIds: ExactText.distinctSorted(listings.map(\.transactionId)), productId: main.productId,
             purchaseMs: purchaseMs, countryCode: country, amount: isTrial ? amount.map { Money.zero($0.currency) } : amount,

@@ -45,6 +45,25 @@ final class BridgeTests: XCTestCase {
             proceeds: Money(milliunits: price * 7 / 10, currency: "USD"))
     }
 
+    /// A forged listing of a paid purchase (a failed signature, or a decoded payload given unsigned) dates, counts and
+    /// places nothing (docs/security.md, "Trust levels"): the sale is October's, one unit, in the US.
+    func testAForgedListingOfAPaidPurchaseMovesNothing() throws {
+        for signature in [SignatureCode.invalid, .untrustedRoot, .notChecked] {
+            var forgedEvidence = Self.paid
+            forgedEvidence.itemSignature = signature
+            var forged = Self.listing("1", at: "2019-01-01T00:00:00Z", price: nil, evidence: forgedEvidence)
+            (forged.quantity, forged.storefront, forged.isTrialPeriod) = (5, "FRA", true)
+            var inputs = CloseInputs()
+            inputs.listings = [Self.listing("1", at: "2026-10-10T12:00:00Z", price: 4990), forged]
+            let sales = LedgerSales.build(inputs, products: [:], prices: nil, currencyOfCountry: [:], timeZone: .utc)
+            XCTAssertEqual(
+                sales.map {
+                    "\($0.key) \($0.saleClass.rawValue) \(Timestamp.iso($0.purchaseMs!)) \($0.units) \($0.countryCode ?? "-") \($0.isTrial)"
+                },
+                ["1 paid 2026-10-10T12:00:00.000Z 1 US false"], "\(signature)")
+        }
+    }
+
     func testEveryBucketOnceAndAnUnexplainedRemainder() throws {
         var inputs = CloseInputs()
         var sandbox = Self.paid

@@ -132,7 +132,8 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
             try keys(result),
             [
                 "dropped_order/in_receipt_never_credited/T3", "invalid_credit/signature_invalid/T2",
-                "refund_still_granted/cancelled_not_revoked/T1",
+                // r2's only answer is forged: no answer (docs/security.md, "Trust levels").
+                "pending_verification/no_verify_response/T2", "refund_still_granted/cancelled_not_revoked/T1",
             ])
         let kinds = Dictionary(
             result.snapshot.files.map { (URL(fileURLWithPath: $0.path).lastPathComponent, $0.kind) }, uniquingKeysWith: { a, _ in a })
@@ -173,22 +174,26 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
             ["T1 990 EUR FRA verified", "T1 990 EUR FRA verified", "T1 990 EUR FRA verified"])
     }
 
-    /// Under Apple's anchors the throwaway chain is untrusted: every grant it backs is signature_invalid,
-    /// and it proves no refund and no dropped order. Changing the anchors makes every file be read again.
+    /// Under Apple's anchors the throwaway chain is untrusted: every grant it backs is signature_invalid (its request
+    /// unanswered: pending), and it proves no refund and no dropped order. Changing the anchors makes every file be read again.
     func testUntrustedRootProvesNothingAndAnchorsChangeRereadsFiles() throws {
         let scenario = try makeScenario()
         let out = scenario.folder + "/out"
         let untrusted = try run(scenario, anchored: false, out: out)
         XCTAssertEqual(
             try keys(untrusted),
-            ["invalid_credit/signature_invalid/T1", "invalid_credit/signature_invalid/T2", "invalid_credit/signature_invalid/T4"])
+            [
+                "invalid_credit/signature_invalid/T1", "invalid_credit/signature_invalid/T2", "invalid_credit/signature_invalid/T4",
+                "pending_verification/no_verify_response/T1", "pending_verification/no_verify_response/T2",
+                "pending_verification/no_verify_response/T4",
+            ])
         XCTAssertTrue(
             (try untrusted.snapshot.appleRecords.all()).allSatisfy {
                 $0.signature == "untrusted_root" || $0.signature == "invalid:bad_signature"
             })
         let trusted = try run(scenario, anchored: true, out: out)
         XCTAssertEqual(trusted.filesParsed, 4, "new anchors: every file read again")
-        XCTAssertEqual(try keys(trusted).count, 3)
+        XCTAssertEqual(try keys(trusted).count, 4)
         let again = try run(scenario, anchored: true, out: out)
         XCTAssertEqual(again.filesParsed, 0, "same anchors, same files: nothing read again")
         XCTAssertEqual(try keys(again), try keys(trusted))

@@ -135,4 +135,25 @@ final class SignedTransactionFixtureTests: XCTestCase {
         XCTAssertEqual(r.signature, .notChecked)
         XCTAssertEqual(r.items.first?.signature, .notChecked)
     }
+
+    /// RFC 7515 §4.1.11: a header's `crit` names extensions the reader must understand; it understands none, so the
+    /// JWS is invalid whatever the checker says (an otherwise sound signature to a configured anchor included).
+    func testACritHeaderIsInvalidWhateverTheChecker() throws {
+        for (crit, reason) in [
+            (["exp"] as Any, "unsupported_crit:exp"), (["b64", 7] as Any, "unsupported_crit:b64,?"), ([] as Any, "unsupported_crit:?"),
+        ] {
+            let checker = StubSignatureChecker(status: .verified)
+            var header = JWSFixture.header
+            header["crit"] = crit
+            let r = try SignedRecordReader.read(
+                jws: JWSFixture.make(JWSFixture.transaction("2000000701"), header: header), at: SourceLocation(file: "jws.txt", line: 1),
+                requestId: nil, receivedAtMs: nil, checker: checker)
+            XCTAssertEqual(r.signature, .invalid(reason))
+            XCTAssertEqual(r.items.first?.signature, .invalid(reason))
+            XCTAssertEqual(checker.calls.count, 0)
+        }
+        let checker = StubSignatureChecker(status: .verified)
+        let r = try read(JWSFixture.transaction("2000000702"), checker: checker)
+        XCTAssertEqual(r.signature, .verified, "without crit the checker decides")
+    }
 }
