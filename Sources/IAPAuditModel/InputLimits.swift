@@ -43,7 +43,7 @@ public struct InputLimits: Sendable, Equatable {
     public mutating func set(_ name: String, _ value: String) throws(LimitError) {
         let names = named.map(\.name)
         guard names.contains(name) else {
-            throw LimitError(message: "unknown limit '\(name)' (limits: \(names.joined(separator: ", ")))")
+            throw LimitError(message: "--limit: unknown limit '\(name)' (limits: \(names.joined(separator: ", ")))")
         }
         let bytes = name.hasSuffix("-bytes")
         guard let number = Self.number(value, units: bytes), number > 0 else {

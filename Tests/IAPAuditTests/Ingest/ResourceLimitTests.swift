@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import IAPAuditCLI
 @testable import IAPAuditIngest
 @testable import IAPAuditModel
 @testable import IAPAuditPipeline
@@ -204,6 +205,28 @@ final class ResourceLimitTests: XCTestCase {
             try raised.set(limit, "20000")
             let (summary, none, clients) = try read(Data(text.utf8), limits: raised)
             XCTAssertEqual([summary.recordsRejected, none.count, clients], [0, 0, 3], limit)
+        }
+    }
+
+    func testLimitOptionParsesNamesAndUnits() throws {
+        let args = try ArgumentReader(
+            ["in", "--limit", "line-bytes=32MiB", "--limit=records=1_000,depth=64", "--limit", "inflated-bytes=2G"],
+            valued: RunCommand.valuedOptions, flags: RunCommand.flags, repeatable: RunCommand.repeatable, command: "run",
+            usage: RunCommand.usage)
+        let limits = try RunCommand.limits(args, usage: RunCommand.usage, command: "run")
+        XCTAssertEqual(
+            limits.named.map(\.value), [2 << 30, InputLimits().inflationRatio, 32 << 20, 64, InputLimits().fields, 1_000])
+        XCTAssertEqual(limits.parameter, "inflated-bytes=2147483648,line-bytes=33554432,depth=64,records=1000")
+        for (bad, message) in [
+            ("size=1", "--limit: unknown limit 'size' (limits: inflated-bytes, inflation-ratio, line-bytes, depth, fields, records)"),
+            ("depth=0", "--limit depth=0: expected a positive whole number"),
+            ("depth=2K", "--limit depth=2K: expected a positive whole number"),
+            ("line-bytes=", "--limit line-bytes=: expected a positive whole number of bytes (e.g. 32MiB, 64G)"),
+            ("line-bytes", "--limit: expected NAME=VALUE (e.g. --limit line-bytes=32MiB): 'line-bytes'"),
+        ] {
+            let run = CLIRun(["run", "--limit", bad, "--out", TestPaths.scratch()])
+            XCTAssertEqual(run.status, 64, bad)
+            XCTAssertTrue(run.err.contains(message), run.err)
         }
     }
 
