@@ -52,14 +52,15 @@ final class ResourceLimitTests: XCTestCase {
         XCTAssertLessThan(bomb.count, 110_000)
         let started = Date()
         let (summary, rejections, _) = try read(bomb, path: "bomb.jsonl.gz")
+        let reason = rejections.first?.reason ?? ""
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertEqual(rejections.map(\.location.line), [1])
         XCTAssertTrue(
-            rejections[0].reason.hasPrefix("gzip archive not read past a limit (")
-                && rejections[0].reason.contains(
+            reason.hasPrefix("gzip archive not read past a limit (")
+                && reason.contains(
                     "over the inflation-ratio limit (200; raise it with --limit inflation-ratio=N): a decompression bomb?"),
-            rejections[0].reason)
-        XCTAssertTrue(rejections[0].reason.hasSuffix("nothing of it was read"), rejections[0].reason)
+            reason)
+        XCTAssertTrue(reason.hasSuffix("nothing of it was read"), reason)
         XCTAssertEqual([summary.status, summary.recordsIn, summary.recordsRejected] as [AnyHashable], [ImportStatus.rejected, 1, 1])
         XCTAssertEqual(summary.note, "gzip archive over a limit: nothing read")
         // What the ledger hashes of a gzip file stops there too: no content (the file is hashed as it is on disk).
@@ -73,9 +74,10 @@ final class ResourceLimitTests: XCTestCase {
         let bomb = Data((0..<103).map { _ in member }.joined())
         let started = Date()
         let (summary, rejections, _) = try read(bomb, path: "members.jsonl.gz")
+        let reason = rejections.first?.reason ?? ""
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertEqual(rejections.count, 1)
-        XCTAssertTrue(rejections[0].reason.contains("over the inflation-ratio limit (200; "), rejections[0].reason)
+        XCTAssertTrue(reason.contains("over the inflation-ratio limit (200; "), reason)
         XCTAssertEqual([summary.recordsIn, summary.recordsRejected], [1, 1])
     }
 
@@ -86,10 +88,11 @@ final class ResourceLimitTests: XCTestCase {
         var limits = InputLimits()
         limits.inflatedBytes = 10 * (Self.client.utf8.count + 1) + 20
         let (summary, rejections, clients) = try read(gzip, limits: limits, path: "client.jsonl.gz")
+        let reason = rejections.first?.reason ?? ""
         XCTAssertEqual(clients, 10)
         XCTAssertEqual(rejections.map(\.location.line), [11])
         XCTAssertEqual(
-            rejections[0].reason,
+            reason,
             "gzip archive not read past a limit (it inflates to more than the inflated-bytes limit (\(limits.inflatedBytes) bytes; "
                 + "raise it with --limit inflated-bytes=N): a decompression bomb?): lines 1–10 were read, the rest of the file was not")
         XCTAssertEqual([summary.recordsIn, summary.recordsImported, summary.recordsRejected], [11, 10, 1])
@@ -109,10 +112,11 @@ final class ResourceLimitTests: XCTestCase {
             + "\n    ]\n  }\n}\n"
         let gzip = try Self.shell("printf '%s' '\(document)' | gzip -n")
         let (summary, rejections, _) = try read(gzip.prefix(gzip.count / 2), path: "verify.json.gz")
+        let reason = rejections.first?.reason ?? ""
         XCTAssertEqual(rejections.count, 1)
         XCTAssertEqual(summary.recordsRejected, rejections.count)
         XCTAssertEqual(Set(rejections.map(\.location.line)).count, rejections.count)
-        XCTAssertTrue(rejections[0].reason.contains("; gzip archive truncated ("), rejections[0].reason)
+        XCTAssertTrue(reason.contains("; gzip archive truncated ("), reason)
     }
 
     func testALineOverLineBytesEndsTheFileInOneRejection() throws {
@@ -121,10 +125,11 @@ final class ResourceLimitTests: XCTestCase {
         let long = Self.client(2).replacingOccurrences(of: "\"D1\"", with: "\"" + String(repeating: "d", count: 200) + "\"")
         let text = [Self.client(1), long, Self.client(3)].joined(separator: "\n") + "\n"
         let (summary, rejections, clients) = try read(Data(text.utf8), limits: limits)
+        let reason = rejections.first?.reason ?? ""
         XCTAssertEqual(clients, 1)
         XCTAssertEqual(rejections.map(\.location.line), [2])
         XCTAssertEqual(
-            rejections[0].reason,
+            reason,
             "line 2 is longer than the line-bytes limit (300 bytes; raise it with --limit line-bytes=N): it and the rest of the "
                 + "file (\(long.utf8.count + Self.client(3).utf8.count + 2) bytes) were not read")
         XCTAssertEqual([summary.recordsIn, summary.recordsImported, summary.recordsRejected], [2, 1, 1])
@@ -143,12 +148,13 @@ final class ResourceLimitTests: XCTestCase {
         try limits.set("inflation-ratio", "100000")
         let started = Date()
         let (summary, rejections, _) = try read(try Self.bomb(megabytes: 100, of: "141"), limits: limits, path: "letters.jsonl.gz")
+        let reason = rejections.first?.reason ?? ""
         XCTAssertLessThan(Date().timeIntervalSince(started), 20)
         XCTAssertEqual(rejections.map(\.location.line), [1])
         XCTAssertTrue(
-            rejections[0].reason.hasPrefix(
+            reason.hasPrefix(
                 "line 1 is longer than the line-bytes limit (16 MiB; raise it with --limit line-bytes=N): it and the rest of the file "
-                    + "(104,857,600 bytes) were not read"), rejections[0].reason)
+                    + "(104,857,600 bytes) were not read"), reason)
         XCTAssertEqual([summary.status, summary.recordsIn, summary.recordsRejected] as [AnyHashable], [ImportStatus.rejected, 1, 1])
         XCTAssertEqual(summary.note, "gzip: not read past the line-bytes limit")
     }
@@ -158,12 +164,13 @@ final class ResourceLimitTests: XCTestCase {
         limits.records = 2
         let text = (1...5).map(Self.client).joined(separator: "\n\n") + "\n"
         let (summary, rejections, clients) = try read(Data(text.utf8), limits: limits)
+        let reason = rejections.first?.reason ?? ""
         XCTAssertEqual(clients, 2)
         XCTAssertEqual(rejections.map(\.location.line), [5])
         XCTAssertTrue(
-            rejections[0].reason.hasPrefix(
+            reason.hasPrefix(
                 "the file holds more lines than the records limit (2; raise it with --limit records=N): line 5 and the rest of the file ("),
-            rejections[0].reason)
+            reason)
         XCTAssertEqual([summary.recordsIn, summary.recordsImported, summary.recordsRejected], [3, 2, 1])
     }
 
