@@ -20,8 +20,8 @@ import IAPAuditModel
 /// members before the damaged one, since zlib cannot tell which of the damaged member's bytes are wrong.
 ///
 /// Inflation stops early, in seconds, past a limit (`InputLimits`: `inflated-bytes` per file, `inflation-ratio` per
-/// member once it is past `InputLimits.ratioFloor`): a decompression bomb is cut like a damaged archive (`damage` of
-/// kind `limit`), its complete lines before the cut kept.
+/// member and per file once past `InputLimits.ratioFloor` inflated): a decompression bomb is cut like a damaged archive
+/// (`damage` of kind `limit`), its complete lines before the cut kept.
 package struct GzipInput {
     /// The inflated content, mapped (its temporary file is already unlinked: nothing is left behind).
     let content: MappedFile

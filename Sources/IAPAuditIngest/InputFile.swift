@@ -188,7 +188,7 @@ package struct InputFile {
         let shown = min(count - start, GzipInput.tailLimit)
         cut.record(
             LimitCut(
-                line: number, offset: start, limit: "line-bytes",
+                line: number, limit: "line-bytes",
                 reason: "line \(number) is longer than \(limits.described("line-bytes")): it and the rest of the file "
                     + "(\(CountText.grouped(Int64(count - start))) bytes) were not read",
                 rawText: String(decoding: UnsafeBufferPointer(start: base + start, count: shown), as: UTF8.self)))
@@ -198,7 +198,7 @@ package struct InputFile {
     /// The cut at line `number` (at byte `start`), one line past the `records` limit.
     private func overRecords(_ number: Int, _ start: Int) -> LimitCut {
         LimitCut(
-            line: number, offset: start, limit: "records",
+            line: number, limit: "records",
             reason: "the file holds more lines than \(limits.described("records")): line \(number) and the rest of the file "
                 + "(\(CountText.grouped(Int64(data.count - start))) bytes) were not read",
             rawText: "")
@@ -321,11 +321,10 @@ package struct InputFile {
     func location(_ line: Int) -> SourceLocation { SourceLocation(file: path, line: line) }
 }
 
-/// Where a file's reading stopped at a limit: the line (1-based) and byte offset of the first line not read, the limit's
-/// name, and the rejection's reason and raw text (the line's first bytes).
+/// Where a file's reading stopped at a limit: the first line not read (1-based), the limit's name, and the rejection's
+/// reason and raw text (the line's first bytes).
 struct LimitCut {
     var line: Int
-    var offset: Int
     var limit: String
     var reason: String
     var rawText: String

@@ -9,12 +9,16 @@ public struct InputLimits: Sendable, Equatable {
     public var inflationRatio: Int = 200
     /// `line-bytes`: bytes of one line (16 MiB; a verifyReceipt answer with a long `in_app` is a few hundred KB).
     public var lineBytes: Int = 16 << 20
-    /// `depth`: nesting of JSON objects and arrays in one record (128; Apple's records nest 4 deep).
+    /// `depth`: nesting of JSON objects and arrays in one record (128; Apple's records nest 4 deep), at most
+    /// `maxDepth`.
     public var depth: Int = 128
     /// `fields`: keys of one JSON object (10,000; Apple's records have under 100).
     public var fields: Int = 10_000
     /// `records`: non-blank lines of one file (100 million; a year of a big app's server log is a few million).
     public var records: Int = 100_000_000
+
+    /// The deepest `depth` may be raised to: the strict JSON parser recurses once a level, on a reading thread's stack.
+    public static let maxDepth = 512
 
     /// Inflated bytes of a member below which `inflationRatio` is not checked (64 MiB): small files of repeated lines
     /// compress far.
@@ -49,6 +53,9 @@ public struct InputLimits: Sendable, Equatable {
         guard let number = Self.number(value, units: bytes), number > 0 else {
             throw LimitError(
                 message: "--limit \(name)=\(value): expected a positive whole number" + (bytes ? " of bytes (e.g. 32MiB, 64G)" : ""))
+        }
+        if name == "depth" && number > Self.maxDepth {
+            throw LimitError(message: "--limit depth=\(value): at most \(Self.maxDepth) (the JSON parser recurses once a level)")
         }
         switch name {
         case "inflated-bytes": inflatedBytes = number

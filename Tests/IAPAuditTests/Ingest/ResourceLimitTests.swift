@@ -209,7 +209,7 @@ final class ResourceLimitTests: XCTestCase {
                 XCTAssertEqual([summary.recordsIn, summary.recordsRejected, clients], [3, 1, 2], limit)
             }
             var raised = InputLimits()
-            try raised.set(limit, "20000")
+            try raised.set(limit, limit == "depth" ? "512" : "20000")
             let (summary, none, clients) = try read(Data(text.utf8), limits: raised)
             XCTAssertEqual([summary.recordsRejected, none.count, clients], [0, 0, 3], limit)
         }
@@ -228,6 +228,7 @@ final class ResourceLimitTests: XCTestCase {
             ("size=1", "--limit: unknown limit 'size' (limits: inflated-bytes, inflation-ratio, line-bytes, depth, fields, records)"),
             ("depth=0", "--limit depth=0: expected a positive whole number"),
             ("depth=2K", "--limit depth=2K: expected a positive whole number"),
+            ("depth=513", "--limit depth=513: at most 512 (the JSON parser recurses once a level)"),
             ("line-bytes=", "--limit line-bytes=: expected a positive whole number of bytes (e.g. 32MiB, 64G)"),
             ("line-bytes", "--limit: expected NAME=VALUE (e.g. --limit line-bytes=32MiB): 'line-bytes'"),
         ] {
