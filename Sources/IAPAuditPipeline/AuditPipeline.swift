@@ -231,6 +231,8 @@ public enum AuditPipeline {
             "run_status": "incomplete",
         ]
         if let redaction = options.redaction { parameters["redaction"] = redaction.parameter }
+        // Kept with the run's parameters (which replace the run_parameter table): the next run compares its limits.
+        if !options.limits.parameter.isEmpty { parameters["input_limits"] = options.limits.parameter }
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }

@@ -261,10 +261,15 @@ final class ResourceLimitTests: XCTestCase {
                 + "GROUP BY f.file_id ORDER BY f.path")
         XCTAssertEqual(rows.map { $0[1] as? Int }, rows.map { $0[2] as? Int }, "\(rows)")
         XCTAssertEqual(rows.count, 2)
+        XCTAssertEqual(result.snapshot.parameters["input_limits"], "inflated-bytes=2000")
+        // The same limits again: the file cut is not read again; other limits: it is.
+        XCTAssertNil(try AuditPipeline.run(options).read[input + "/client.jsonl.gz"])
         options.limits.inflatedBytes = 1 << 20
         let raised = try AuditPipeline.run(options)
         let again = try XCTUnwrap(raised.snapshot.files.first { $0.path == input + "/client.jsonl.gz" })
         XCTAssertEqual([again.recordsImported, again.recordsRejected], [30, 0])
+        XCTAssertEqual(raised.snapshot.parameters["input_limits"], "inflated-bytes=1048576")
+
     }
 
     func query(_ out: String, _ sql: String) throws -> [[Any]] {
