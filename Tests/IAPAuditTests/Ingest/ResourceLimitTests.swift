@@ -141,6 +141,31 @@ final class ResourceLimitTests: XCTestCase {
         XCTAssertEqual([whole.recordsIn, none.count, three], [3, 0, 3])
     }
 
+    /// CSV and compact JWS lines are cut by the same iterators: the lines before are read, the rest is one rejection.
+    func testCSVAndSignedTextStopAtALineOverTheLimit() throws {
+        var limits = InputLimits()
+        limits.lineBytes = 200
+        let row = { (n: Int) in
+            "1790826426000,u8,D8,\(2_000_000_400_594_000 + n),\(2_000_000_400_594_000 + n),com.example.gems980,purchased,,"
+        }
+        let csv =
+            ["ts,user_id,device_id,transaction_id,original_transaction_id,product_id,state,error_code,quantity", row(1), row(2)]
+            + [row(3).replacingOccurrences(of: "D8", with: String(repeating: "D", count: 300)), row(4)]
+        let (summary, rejections, clients) = try read(Data((csv.joined(separator: "\n") + "\n").utf8), limits: limits, path: "c.csv")
+        XCTAssertEqual(clients, 2)
+        XCTAssertEqual(rejections.map(\.location.line), [4])
+        XCTAssertTrue(rejections.first?.reason.hasPrefix("line 4 is longer than the line-bytes limit (200 bytes; ") ?? false)
+        XCTAssertEqual([summary.recordsIn, summary.recordsImported, summary.recordsRejected], [3, 2, 1])
+        XCTAssertEqual(summary.note, "client reports (not read from line 4: line-bytes limit)")
+        // Compact JWS, one a line (base64url: a long one is a long line).
+        let jws = { (n: Int) in "eyJhbGciOiJFUzI1NiJ9." + String(repeating: "QUFB", count: n) + ".c2ln" }
+        let text = [jws(10), jws(100), jws(10)].joined(separator: "\n") + "\n"
+        let (signed, cut, _) = try read(Data(text.utf8), limits: limits, path: "s.txt")
+        XCTAssertEqual(cut.map(\.location.line), [1, 2])
+        XCTAssertTrue(cut.last?.reason.hasPrefix("line 2 is longer than the line-bytes limit (200 bytes; ") ?? false)
+        XCTAssertEqual([signed.recordsIn, signed.recordsRejected], [2, 2])
+    }
+
     /// A text file whose first line is over the limit (100 MiB of `a` gzipped: the ratio raised lets it inflate):
     /// nothing is read, the file is the one rejection, quickly.
     func testAFirstLineOverTheLimitRejectsTheFile() throws {
