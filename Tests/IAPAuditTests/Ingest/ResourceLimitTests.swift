@@ -257,9 +257,11 @@ final class ResourceLimitTests: XCTestCase {
             ("line-bytes=", "--limit line-bytes=: expected a positive whole number of bytes (e.g. 32MiB, 64G)"),
             ("line-bytes", "--limit: expected NAME=VALUE (e.g. --limit line-bytes=32MiB): 'line-bytes'"),
         ] {
-            let run = CLIRun(["run", "--limit", bad, "--out", TestPaths.scratch()])
-            XCTAssertEqual(run.status, 64, bad)
-            XCTAssertTrue(run.err.contains(message), run.err)
+            for command in [["run"], ["close", "--period", "2026-10"]] {
+                let run = CLIRun(command + ["--limit", bad, "--out", TestPaths.scratch()])
+                XCTAssertEqual(run.status, 64, bad)
+                XCTAssertTrue(run.err.contains("Error: " + message), run.err)
+            }
         }
     }
 
