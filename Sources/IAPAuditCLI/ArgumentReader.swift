@@ -14,11 +14,16 @@ struct ArgumentReader {
     private(set) var positionals: [String] = []
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
+    private var lists: [String: [String]] = [:]
 
     /// - Parameters:
-    ///   - valued: options that take a value (`--out`); flags: options that don't (`--json`).
+    ///   - valued: options that take a value (`--out`); flags: options that don't (`--json`); repeatable: valued
+    ///     options that may be given more than once (`--limit`), read with `values`.
     /// Throws `UsageError` for an unknown option or a missing value.
-    init(_ arguments: [String], valued: Set<String>, flags allowed: Set<String>, command: String, usage: String) throws {
+    init(
+        _ arguments: [String], valued: Set<String>, flags allowed: Set<String>, repeatable: Set<String> = [], command: String,
+        usage: String
+    ) throws {
         var i = 0
         while i < arguments.count {
             let argument = arguments[i]
@@ -34,11 +39,12 @@ struct ArgumentReader {
                     inline = String(argument[argument.index(after: equals)...])
                 }
                 if valued.contains(name) {
-                    if values[name] != nil {
+                    if values[name] != nil && !repeatable.contains(name) {
                         throw UsageError(message: "'\(name)' given twice", usage: usage, command: command)
                     }
                     if let inline {
                         values[name] = inline
+                        lists[name, default: []].append(inline)
                     } else {
                         guard i + 1 < arguments.count else {
                             throw UsageError(message: "missing value for '\(name)'", usage: usage, command: command)
@@ -54,6 +60,7 @@ struct ArgumentReader {
                         }
                         i += 1
                         values[name] = arguments[i]
+                        lists[name, default: []].append(arguments[i])
                     }
                 } else if allowed.contains(name) && inline == nil {
                     flags.insert(name)
@@ -68,5 +75,7 @@ struct ArgumentReader {
     }
 
     func value(_ name: String) -> String? { values[name] }
+    /// Every value of a repeatable option, in the order given.
+    func values(_ name: String) -> [String] { lists[name] ?? [] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 }

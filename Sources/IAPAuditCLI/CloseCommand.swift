@@ -13,9 +13,10 @@ enum CloseCommand {
             arguments,
             valued: [
                 "--period", "--calendar", "--tz", "--prices", "--out", "--ledger", "--as-of", "--grace", "--config", "--jws-root",
-                "--receipt-root", "--signatures-at", "--redact-key",
+                "--receipt-root", "--signatures-at", "--redact-key", "--limit",
             ],
-            flags: ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"], command: "close", usage: usage)
+            flags: ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"], repeatable: RunCommand.repeatable,
+            command: "close", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.close)
             return 0

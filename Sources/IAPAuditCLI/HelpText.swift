@@ -33,7 +33,7 @@ enum HelpText {
         USAGE: iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--reread FILE] [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
                              [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected]
-                             [--redact [--redact-key FILE] [--redact-ledger]]
+                             [--redact [--redact-key FILE] [--redact-ledger]] [--limit NAME=VALUE ...]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
         files skipped). Each file's kind is detected from its content:
@@ -111,6 +111,17 @@ enum HelpText {
                                 default: the environment variable IAP_AUDIT_REDACT_KEY.
           --redact-ledger       Store the tokens in the ledger too (implies --redact); such a ledger
                                 is used only with --redact-ledger and the same key.
+          --limit NAME=VALUE    Raise (or lower) a limit on what is read of one file (repeatable;
+                                docs/security.md, Limits). Past a limit the rest of the file is one
+                                rejected line naming it; the other files are read. Limits (default):
+                                inflated-bytes   a gzip file's inflated content (16GiB)
+                                inflation-ratio  inflated / compressed bytes of a gzip member or
+                                                 file, once past 64 MiB (200): a bomb stops fast
+                                line-bytes       one line (16MiB)
+                                depth            JSON nesting of one record (128)
+                                fields           keys of one JSON object (10000)
+                                records          lines of one file (100000000)
+                                Byte values take K, M, G, T (KiB… too): --limit line-bytes=64M.
           -h, --help            Show this help.
 
         Each run is numbered in the ledger; the summary, --json and the Changes sheet say what is new,
@@ -144,7 +155,7 @@ enum HelpText {
           --json                Print the period, totals per currency and bridges as one JSON object
                                 (amounts in milliunits).
         The run's options (--out, --ledger, --forget-missing, --as-of, --grace, --config, --jws-root,
-        --receipt-root, --signatures-at, --redact, --redact-key, --redact-ledger) work as for `run`.
+        --receipt-root, --signatures-at, --redact, --redact-key, --redact-ledger, --limit) work as for `run`.
         """
 
     static let trace = """

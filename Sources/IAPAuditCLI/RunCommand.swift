@@ -9,13 +9,15 @@ enum RunCommand {
         "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--reread FILE] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
         + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected] "
-        + "[--redact [--redact-key FILE] [--redact-ledger]]"
+        + "[--redact [--redact-key FILE] [--redact-ledger]] [--limit NAME=VALUE ...]"
     /// The options `run` takes a value for, and its flags.
     static let valuedOptions: Set<String> = [
         "--out", "--ledger", "--reread", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root",
         "--signatures-at",
-        "--fail-on", "--fail-on-stale", "--redact-key",
+        "--fail-on", "--fail-on-stale", "--redact-key", "--limit",
     ]
+    /// The options `run` and `close` take more than once.
+    static let repeatable: Set<String> = ["--limit"]
     static let flags: Set<String> = [
         "--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger", "--fail-on-rejected",
     ]
@@ -26,7 +28,7 @@ enum RunCommand {
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments, valued: valuedOptions, flags: flags, command: "run", usage: usage)
+            arguments, valued: valuedOptions, flags: flags, repeatable: repeatable, command: "run", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.run)
             return 0
@@ -105,7 +107,29 @@ enum RunCommand {
             }
         }
         options.redaction = try redaction(args, usage: usage, command: command)
+        options.limits = try limits(args, usage: usage, command: command)
         return options
+    }
+
+    /// `--limit NAME=VALUE` (repeatable; `NAME=VALUE,NAME=VALUE` too): the limits raised (or lowered) from their
+    /// defaults. Throws `UsageError` for an unknown name or a value that is not a positive number.
+    static func limits(_ args: ArgumentReader, usage: String, command: String) throws -> InputLimits {
+        var limits = InputLimits()
+        for given in args.values("--limit") {
+            for item in given.split(separator: ",", omittingEmptySubsequences: false) {
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 2 else {
+                    throw UsageError(
+                        message: "--limit: expected NAME=VALUE (e.g. --limit line-bytes=32MiB): '\(item)'", usage: usage, command: command)
+                }
+                do {
+                    try limits.set(parts[0], parts[1])
+                } catch {
+                    throw UsageError(message: error.message, usage: usage, command: command)
+                }
+            }
+        }
+        return limits
     }
 
     /// `--redact`, `--redact-ledger` (which implies it) and the key: `--redact-key FILE`, else the environment

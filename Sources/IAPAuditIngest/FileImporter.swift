@@ -12,12 +12,37 @@ package enum FileImporter {
     ///   - fastPath: read JSON Lines through the fast readers where they are sure (the default); false
     ///     reads every line with the strict reader (tests compare the two).
     ///   - scratchDirectory: where a gzip input is inflated (an unlinked temporary file); nil: `TMPDIR`.
+    ///
+    /// A line over `file.limits.lineBytes`, or past `file.limits.records` lines, ends what is read: the rest of the
+    /// file is one rejection naming the limit (`LimitCut`), the lines before it are read as usual.
     package static func stream(
         _ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool = true, scratchDirectory: String? = nil
     ) throws -> ImportedFile {
         if GzipInput.isGzip(file.data) {
             return try GzipImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratchDirectory)
         }
+        var result = try read(file, checker: checker, sink: sink, fastPath: fastPath)
+        // A document read whole (at most `maxDocumentBytes`) was not cut, whatever its lines.
+        guard let cut = file.cut.value, result.format != .jsonDocument || result.status != .imported else { return result }
+        var batch = RecordBatch()
+        batch.rejections.append(Rejection(location: file.location(cut.line), reason: cut.reason, rawText: cut.rawText))
+        result.recordsIn += 1
+        result.count(batch)
+        try sink.write(batch)
+        if result.status == .skipped {
+            // Nothing before the cut was read as records: the file is the rejected record.
+            (result.status, result.kind, result.format) = (.rejected, .other, .none)
+            result.note = "not read past the \(cut.limit) limit"
+        } else {
+            result.note += " (not read from line \(cut.line): \(cut.limit) limit)"
+        }
+        return result
+    }
+
+    /// What `stream` reads of a file that is not gzip, up to a limit's cut.
+    private static func read(
+        _ file: InputFile, checker: any SignatureChecking, sink: RecordSink, fastPath: Bool
+    ) throws -> ImportedFile {
         if BinaryShape.isTarArchive(file.data) {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.tarNote)
         }
@@ -25,8 +50,18 @@ package enum FileImporter {
         guard let first else {
             return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "empty file")
         }
+        let head = file.lines(limit: kindSearchLines + 1)
+        guard !head.isEmpty else {
+            // Its first line is over a limit. Binary content (an archive, a certificate) is not text: skipped as before,
+            // not cut. Text: nothing is read (`stream` rejects the file from there).
+            if file.data.prefix(4096).contains(where: { $0 < 9 || (14..<32).contains($0) }) {
+                file.cut.clear()
+                return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: BinaryShape.describe(file.data))
+            }
+            return ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: "nothing read")
+        }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return try readJSON(file, file.lines(limit: kindSearchLines + 1), checker, sink, fastPath)
+            return try readJSON(file, head, checker, sink, fastPath)
         }
         // CSV with a known header: streamed, never read whole.
         if let first = file.lines(limit: 1).first, let header = CSVHeader.of(first.text) {
@@ -107,7 +142,7 @@ package enum FileImporter {
         if lines.count > 1 && firstObject == nil && file.data.count <= maxDocumentBytes {
             // A document spread over several lines (Apple's pretty-printed responses)?
             do {
-                let root = try JSONTape([UInt8](file.data)).root
+                let root = try JSONTape([UInt8](file.data), limits: file.limits).root
                 if root.kind == .array {
                     return ImportedFile(file: file, kind: .other, format: .jsonDocument, status: .skipped, note: arrayNote(root))
                 }

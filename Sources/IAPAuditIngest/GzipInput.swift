@@ -18,6 +18,10 @@ import IAPAuditModel
 /// lines and adds one rejection for the rest): when it is truncated (its end is missing), every
 /// complete line inflated; when its data is corrupt (a structure or checksum error), the lines of the
 /// members before the damaged one, since zlib cannot tell which of the damaged member's bytes are wrong.
+///
+/// Inflation stops early, in seconds, past a limit (`InputLimits`: `inflated-bytes` per file, `inflation-ratio` per
+/// member and per file once past `InputLimits.ratioFloor` inflated): a decompression bomb is cut like a damaged archive
+/// (`damage` of kind `limit`), its complete lines before the cut kept.
 package struct GzipInput {
     /// The inflated content, mapped (its temporary file is already unlinked: nothing is left behind).
     let content: MappedFile
@@ -28,7 +32,7 @@ package struct GzipInput {
     struct Damage {
         /// The 1-based line after the last line kept in `content`.
         let line: Int
-        /// `truncated` or `corrupt`.
+        /// `truncated`, `corrupt` or `limit` (inflated past a limit: `detail` names it).
         let kind: String
         /// What went wrong, in words (`it ends before the end of its gzip stream…`).
         let detail: String
@@ -51,9 +55,12 @@ package struct GzipInput {
     ///   archive's pages are handed back as it is read).
     /// - Throws: `AuditError.output` when the temporary file cannot be made or written (a full disk),
     ///   `AuditError.unreadablePath` when it cannot be mapped.
-    init(_ data: Data, path: String, directory: String, release: @escaping (Int) -> Void = { _ in }) throws {
+    ///   - limits: inflation stops past `inflatedBytes` or `inflationRatio` (a damage of kind `limit`).
+    init(
+        _ data: Data, path: String, directory: String, limits: InputLimits = InputLimits(), release: @escaping (Int) -> Void = { _ in }
+    ) throws {
         let sink = try TemporaryContent(directory: directory, for: path)
-        var inflater = Inflater(sink: sink, release: release)
+        var inflater = Inflater(sink: sink, limits: limits, release: release)
         let problem = try data.withUnsafeBytes { try inflater.run(over: $0.bindMemory(to: UInt8.self)) }
         if let problem {
             let complete = problem.kept == nil
@@ -75,10 +82,12 @@ package struct GzipInput {
 extension GzipInput {
     /// The inflated content of `data` when it is a whole gzip archive (nil: not gzip, or truncated or
     /// corrupt), inflated into an unlinked file in `directory`: what the ledger hashes to know a gzipped copy
-    /// of a file it holds (`source_file.content_sha256`).
-    package static func wholeContent(of data: Data, path: String, directory: String) throws -> MappedFile? {
+    /// of a file it holds (`source_file.content_sha256`). Inflation stops at the first of `limits` passed (nil then).
+    package static func wholeContent(
+        of data: Data, path: String, directory: String, limits: InputLimits = InputLimits()
+    ) throws -> MappedFile? {
         guard isGzip(data) else { return nil }
-        let gzip = try GzipInput(data, path: path, directory: directory)
+        let gzip = try GzipInput(data, path: path, directory: directory, limits: limits)
         return gzip.damage == nil ? gzip.content : nil
     }
 }
@@ -100,6 +109,7 @@ private struct Inflater {
     }
 
     let sink: TemporaryContent
+    let limits: InputLimits
     let release: (Int) -> Void
     /// Bytes of content written.
     private(set) var written = 0
@@ -112,7 +122,28 @@ private struct Inflater {
     /// Bytes of the archive handed to zlib at a time.
     private static let inputSize = 64 << 20
 
-    init(sink: TemporaryContent, release: @escaping (Int) -> Void) { (self.sink, self.release) = (sink, release) }
+    /// The offset in the archive where the member being inflated starts, and the content written before it.
+    private var memberInput = 0
+    private var memberOutput = 0
+
+    init(sink: TemporaryContent, limits: InputLimits, release: @escaping (Int) -> Void) {
+        (self.sink, self.limits, self.release) = (sink, limits, release)
+    }
+
+    /// Why writing `count` more bytes of content would pass a limit, when it would (`consumed`: bytes of the archive
+    /// read so far).
+    private func limitPassed(adding count: Int, consumed: Int) -> String? {
+        if written + count > limits.inflatedBytes {
+            return "it inflates to more than \(limits.described("inflated-bytes")): a decompression bomb?"
+        }
+        // Per member, and over the file (many small members of one bomb, concatenated).
+        for (inflated, compressed) in [(written + count - memberOutput, consumed - memberInput), (written + count, consumed)]
+        where inflated > InputLimits.ratioFloor && inflated / max(1, compressed) >= limits.inflationRatio {
+            return "\(CountText.grouped(Int64(compressed))) compressed bytes inflate to more than "
+                + "\(CountText.grouped(Int64(inflated))) bytes, over \(limits.described("inflation-ratio")): a decompression bomb?"
+        }
+        return nil
+    }
 
     /// Inflates `input`; returns nil when every member ended cleanly, else why the content stops early.
     mutating func run(over input: UnsafeBufferPointer<UInt8>) throws -> Problem? {
@@ -133,7 +164,13 @@ private struct Inflater {
             stream.next_out = output
             stream.avail_out = UInt32(Self.outputSize)
             let status = inflate(&stream, Z_NO_FLUSH)
-            try emit(output, Self.outputSize - Int(stream.avail_out))
+            let count = Self.outputSize - Int(stream.avail_out)
+            if count > 0, let passed = limitPassed(adding: count, consumed: given - Int(stream.avail_in)) {
+                // Up to `inflatedBytes` exactly: the complete lines in it are kept.
+                try emit(output, max(0, min(count, limits.inflatedBytes - written)))
+                return Problem(kind: "limit", detail: passed, kept: lastLine)
+            }
+            try emit(output, count)
             switch status {
             case Z_OK:
                 continue
@@ -144,6 +181,7 @@ private struct Inflater {
                 if rest >= 2 && input[next] == 0x1F && input[next + 1] == 0x8B {
                     inflateReset(&stream)  // the next member of a concatenation
                     memberStart = lastLine
+                    (memberInput, memberOutput) = (next, written)
                     continue
                 }
                 if input[next...].allSatisfy({ $0 == 0 }) { return nil }  // padding

@@ -35,6 +35,12 @@ package struct InputFile {
     /// The mapping behind `data`, when the file was mapped (pages of read batches are released).
     let mapping: MappedFile?
 
+    /// What is read of the file: its line iterators stop at a line over `lineBytes` or past `records` lines.
+    package var limits = InputLimits()
+    /// Where an iterator stopped at a limit, if one did (shared by the copies of this value): `FileImporter` rejects the
+    /// rest of the file as one span.
+    let cut = LimitCut.Holder()
+
     package init(path: String, data: Data, sha256: String, bytes: Int, mapping: MappedFile? = nil) {
         self.path = path
         self.data = data
@@ -139,16 +145,23 @@ package struct InputFile {
             var start = 0
             var batchStart = 0
             var number = 0
+            var records = 0
             while start < bytes.count {
-                var end = bytes.count
-                if let found = memchr(raw.baseAddress! + start, 10, bytes.count - start) {
-                    end = raw.baseAddress!.distance(to: UnsafeRawPointer(found))
-                }
                 number += 1
+                guard let end = lineEnd(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, start, number) else {
+                    if !batch.isEmpty { _ = try body(batch, start) }
+                    return
+                }
                 var stop = end
                 if stop > start && bytes[stop - 1] == 13 { stop -= 1 }
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
                 if slice.contains(where: { $0 != 32 && $0 != 9 }) {
+                    records += 1
+                    if records > limits.records {
+                        cut.record(overRecords(number, start))
+                        if !batch.isEmpty { _ = try body(batch, start) }
+                        return
+                    }
                     batch.append((number: number, text: String(decoding: slice, as: UTF8.self)))
                     if batch.count == batchSize || end - batchStart >= batchBytes {
                         if try !body(batch, end) { return }
@@ -160,6 +173,35 @@ package struct InputFile {
             }
             if !batch.isEmpty { _ = try body(batch, bytes.count) }
         }
+    }
+
+    /// The offset of the line feed ending the line at `start` (line `number`), or `count` for a last line without one;
+    /// nil (the cut recorded) when the line holds more than `limits.lineBytes` bytes: the search for its end stops
+    /// there, so a line of gigabytes is not paged in.
+    @inline(__always)
+    private func lineEnd(_ base: UnsafePointer<UInt8>, _ count: Int, _ start: Int, _ number: Int) -> Int? {
+        let rest = count - start
+        let window = min(rest, limits.lineBytes &+ 2)  // + 2: the line's CR LF
+        var end: Int? = window < rest ? nil : count
+        if let found = memchr(base + start, 10, window) { end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found)) }
+        if let end, end - start - (end > start && base[end - 1] == 13 ? 1 : 0) <= limits.lineBytes { return end }
+        let shown = min(count - start, GzipInput.tailLimit)
+        cut.record(
+            LimitCut(
+                line: number, limit: "line-bytes",
+                reason: "line \(number) is longer than \(limits.described("line-bytes")): it and the rest of the file "
+                    + "(\(CountText.grouped(Int64(count - start))) bytes) were not read",
+                rawText: String(decoding: UnsafeBufferPointer(start: base + start, count: shown), as: UTF8.self)))
+        return nil
+    }
+
+    /// The cut at line `number` (at byte `start`), one line past the `records` limit.
+    private func overRecords(_ number: Int, _ start: Int) -> LimitCut {
+        LimitCut(
+            line: number, limit: "records",
+            reason: "the file holds more lines than \(limits.described("records")): line \(number) and the rest of the file "
+                + "(\(CountText.grouped(Int64(data.count - start))) bytes) were not read",
+            rawText: "")
     }
 
     /// Bytes of input after which a line batch ends whatever its line count (16 MiB: more than 8,192
@@ -187,12 +229,13 @@ package struct InputFile {
             var start = 0
             var batchStart = 0
             var number = 0
+            var records = 0
             while start < count {
-                var end = count
-                if let found = memchr(base + start, 10, count - start) {
-                    end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
-                }
                 number += 1
+                guard let end = lineEnd(base, count, start, number) else {
+                    if !batch.isEmpty { _ = try body(base, batch, start) }
+                    return
+                }
                 var stop = end
                 if stop > start && base[stop - 1] == 13 { stop -= 1 }
                 var blank = true
@@ -201,6 +244,12 @@ package struct InputFile {
                     break
                 }
                 if !blank {
+                    records += 1
+                    if records > limits.records {
+                        cut.record(overRecords(number, start))
+                        if !batch.isEmpty { _ = try body(base, batch, start) }
+                        return
+                    }
                     batch.append(LineRange(number: number, start: start, end: stop))
                     if batch.count == batchSize || end - batchStart >= batchBytes {
                         if try !body(base, batch, end) { return }
@@ -270,4 +319,26 @@ package struct InputFile {
     }
 
     func location(_ line: Int) -> SourceLocation { SourceLocation(file: path, line: line) }
+}
+
+/// Where a file's reading stopped at a limit: the first line not read (1-based), the limit's name, and the rejection's
+/// reason and raw text (the line's first bytes).
+struct LimitCut {
+    var line: Int
+    var limit: String
+    var reason: String
+    var rawText: String
+
+    /// The first cut of a file, once an iterator met it (iterators on several threads record the same one).
+    final class Holder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var first: LimitCut?
+
+        var value: LimitCut? { lock.withLock { first } }
+
+        /// Forgets the cut (a file that is not text: it is skipped whole, not cut).
+        func clear() { lock.withLock { first = nil } }
+
+        func record(_ cut: LimitCut) { lock.withLock { if first == nil || cut.line < first!.line { first = cut } } }
+    }
 }

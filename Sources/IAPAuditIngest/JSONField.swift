@@ -10,15 +10,16 @@ package enum JSONField {
     /// - Throws: `IngestError.invalidJSON` naming the line and column of a syntax error
     ///   (`trailing comma at line 4, column 1`), or when the value is not an object
     ///   (`expected a JSON object, found an array`).
-    static func parseObject(_ bytes: [UInt8]) throws -> JSONRef {
-        try object(JSONTape(bytes).root)
+    static func parseObject(_ bytes: [UInt8], limits: InputLimits = InputLimits()) throws -> JSONRef {
+        try object(JSONTape(bytes, limits: limits).root)
     }
 
     /// Parses one JSON Lines line: as `parseObject`, but a line that is valid JSON of another type is
     /// told so (`a JSON array, not an object: each line must be one JSON object`).
     /// - Throws: `IngestError.invalidJSON` for a syntax error, `IngestError.other` for another type.
-    static func parseLine(_ bytes: [UInt8]) throws -> JSONRef {
-        let root = try JSONTape(bytes).root
+    /// `limits`: the nesting and keys an object may have (`depth`, `fields`).
+    static func parseLine(_ bytes: [UInt8], limits: InputLimits = InputLimits()) throws -> JSONRef {
+        let root = try JSONTape(bytes, limits: limits).root
         guard root.kind == .object else {
             let type = root.typeName.split(separator: " ").last.map(String.init) ?? root.typeName
             throw IngestError.other("a JSON \(type), not an object: each line must be one JSON object")

@@ -24,17 +24,15 @@ final class JSONTape {
     let bytes: [UInt8]
     private(set) var tokens: [Token] = []
 
-    /// Deepest nesting accepted.
-    static let maxDepth = 512
-
-    /// Parses one JSON value filling all of `bytes` (surrounding white space allowed).
+    /// Parses one JSON value filling all of `bytes` (surrounding white space allowed): nested at most `limits.depth`
+    /// deep, at most `limits.fields` keys an object (over either is an error naming the limit).
     /// Throws `IngestError.invalidJSON`.
-    init(_ bytes: [UInt8]) throws {
+    init(_ bytes: [UInt8], limits: InputLimits = InputLimits()) throws {
         self.bytes = bytes
         guard bytes.count < Int(Int32.max) else { throw IngestError.invalidJSON("a single JSON value larger than 2 GB") }
         tokens.reserveCapacity(64)
         try bytes.withUnsafeBufferPointer { buffer in
-            var parser = Parser(bytes: buffer)
+            var parser = Parser(bytes: buffer, array: bytes, limits: limits)
             parser.skipSpace()
             try parser.value(depth: 0, into: &tokens)
             parser.skipSpace()
@@ -47,7 +45,12 @@ final class JSONTape {
 
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// The same bytes, for decoding an escaped key (never copied per key).
+        let array: [UInt8]
+        let limits: InputLimits
         var index = 0
+        /// Keys an object holds before its duplicates are found through a set rather than by comparing with each.
+        static let linearKeys = 32
 
         mutating func skipSpace() {
             while index < bytes.count {
@@ -83,7 +86,7 @@ final class JSONTape {
         }
 
         mutating func value(depth: Int, into tokens: inout [Token]) throws {
-            guard depth < JSONTape.maxDepth else { throw error("nesting deeper than \(JSONTape.maxDepth)") }
+            guard depth < limits.depth else { throw error("nesting deeper than \(limits.described("depth"))") }
             guard index < bytes.count else { throw error("unexpected end of input") }
             switch bytes[index] {
             case UInt8(ascii: "{"): try object(depth: depth, into: &tokens)
@@ -109,15 +112,25 @@ final class JSONTape {
                 return
             }
             var keys: [Int] = []
+            // Past `linearKeys` keys, the decoded keys (an object of 10,000 keys is not compared pair by pair).
+            var seen: Set<[UInt8]> = []
             while true {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                     throw error(index < bytes.count && bytes[index] == UInt8(ascii: "}") ? "trailing comma" : "expected a key string")
                 }
+                guard keys.count < limits.fields else { throw error("an object with more keys than \(limits.described("fields"))") }
                 let keyStart = index
                 let keyToken = tokens.count
                 try string(into: &tokens)
-                for other in keys where sameKey(tokens[other], tokens[keyToken]) {
+                var duplicate = false
+                if keys.count < Self.linearKeys {
+                    duplicate = keys.contains { sameKey(tokens[$0], tokens[keyToken]) }
+                } else {
+                    if seen.isEmpty { seen = Set(keys.map { decodedKey(tokens[$0]) }) }
+                    duplicate = !seen.insert(decodedKey(tokens[keyToken])).inserted
+                }
+                if duplicate {
                     index = keyStart
                     let key = String(
                         decoding: UnsafeBufferPointer(rebasing: bytes[keyStart..<Int(tokens[keyToken].end) + 1]), as: UTF8.self)
@@ -154,8 +167,11 @@ final class JSONTape {
                 return true
             }
             // As decoded text, byte for byte (not Swift's canonical equivalence: `é` and `e` + U+0301 differ).
-            return JSONRef.decodeString(Array(bytes), a).utf8.elementsEqual(JSONRef.decodeString(Array(bytes), b).utf8)
+            return decodedKey(a) == decodedKey(b)
         }
+
+        /// A key's bytes once its escapes are decoded.
+        func decodedKey(_ key: Token) -> [UInt8] { Array(JSONRef.decodeString(array, key).utf8) }
 
         mutating func array(depth: Int, into tokens: inout [Token]) throws {
             let me = tokens.count

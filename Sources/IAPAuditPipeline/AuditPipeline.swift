@@ -41,6 +41,8 @@ public struct AuditOptions: Sendable {
     public var storesResults = true
     /// `--redact` / `--redact-ledger` (README, "Redaction"); nil: the outputs show the ids as they are.
     public var redaction: Redaction? = nil
+    /// `--limit NAME=VALUE`: what is read of each input file (docs/security.md, "Limits").
+    public var limits = InputLimits()
 
     public init(
         paths: [String], outputDirectory: String, config: AuditConfig = AuditConfig(), asOfMs: Int64? = nil,
@@ -167,6 +169,8 @@ public enum AuditPipeline {
         let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
         let pending = PendingWarnings.decode(try store.runParameter(PendingWarnings.parameter))
         let settingsChanged = settingsBefore != signatures.fingerprint
+        // Other limits than the last run's: the files it cut at a limit are read again (they may be read further now).
+        let limitsChanged = (try store.runParameter("input_limits") ?? "") != options.limits.parameter
         if settingsChanged, settingsBefore != nil, !stored.isEmpty {
             // A night that takes a full run's time says why.
             warnings.append(
@@ -179,7 +183,7 @@ public enum AuditPipeline {
         let (parsed, bulk, vanished, imported) = try LedgerImporter(
             store: store, checker: signatures.checker, rereadAll: settingsChanged, reread: Set(options.reread.map { [$0] } ?? []),
             metrics: timer.metrics,
-            scratchDirectory: output.spillPath, forgetMissing: options.forgetMissing,
+            scratchDirectory: output.spillPath, limits: options.limits, rereadCut: limitsChanged, forgetMissing: options.forgetMissing,
             redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }, pending: pending
         )
         .importEntries(entries)
@@ -190,6 +194,7 @@ public enum AuditPipeline {
         }
         timer.lap("import_files")
         try store.setRunParameter("signature_settings", signatures.fingerprint)
+        try store.setRunParameter("input_limits", options.limits.parameter)
         // The carry a run left is for the ledger as that run left it.
         let generation = try store.advanceCarryGeneration()
         let carryGeneration = RequestCarry.Generation(previous: generation.previous, next: generation.next)
@@ -234,6 +239,8 @@ public enum AuditPipeline {
             "run_status": "incomplete",
         ]
         if let redaction = options.redaction { parameters["redaction"] = redaction.parameter }
+        // Kept with the run's parameters (which replace the run_parameter table): the next run compares its limits.
+        if !options.limits.parameter.isEmpty { parameters["input_limits"] = options.limits.parameter }
         if options.asOfMs == nil, let newest = outcome.newestRecord {
             parameters["as_of_source"] = newest.location.description
         }

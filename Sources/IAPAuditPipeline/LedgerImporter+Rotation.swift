@@ -44,7 +44,7 @@ extension LedgerImporter {
             }
             if GzipInput.isGzip(mapped.data), mapped.data.count >= 18, bySize.contains(Self.inflatedSize(mapped.data)),
                 let content = try? GzipInput.wholeContent(
-                    of: mapped.data, path: entry.path, directory: scratchDirectory ?? NSTemporaryDirectory())
+                    of: mapped.data, path: entry.path, directory: scratchDirectory ?? NSTemporaryDirectory(), limits: limits)
             {
                 let hash = Digest.sha256Hex(content)
                 heldNow[hash] = heldNow[hash] ?? entry.path

@@ -23,6 +23,10 @@ struct LedgerImporter {
     var metrics = ImportMetrics()
     /// Where gzip inputs are inflated (unlinked temporary files); nil: `TMPDIR`.
     var scratchDirectory: String? = nil
+    /// What is read of each file (`--limit`): past a limit, the rest of a file is one rejection.
+    var limits = InputLimits()
+    /// Read again the files cut at a limit (their note names one): the limits differ from the last run's.
+    var rereadCut = false
     /// Remove the files the ledger holds that this run was not given (`--forget-missing`); else they are kept.
     var forgetMissing = false
     /// `--redact-ledger`: each batch's ids become tokens before it is stored (`RecordBatch.redactIds`).
@@ -77,6 +81,7 @@ struct LedgerImporter {
             // Unchanged: the same size and reader, and the same stat (git's index check) or else the same hash.
             let rereading = rereadAll || reread.contains(entry.path)
             if !rereading, let previous = stored[entry.path], previous.bytes == bytes, previous.isCurrentReader,
+                !(rereadCut && previous.note.contains(" limit")),
                 previous.status == ImportStatus.imported.rawValue || Self.isHeldCopy(previous, stored),
                 try (stamp.isKnown && previous.stamp == stamp) || Digest.sha256Hex(MappedFile(path: entry.path)) == previous.sha256
             {
@@ -186,7 +191,8 @@ struct LedgerImporter {
                 return
             }
             if let grown = item.grown {
-                let part = try grown.part(of: entry.path, scratch: scratch)
+                var part = try grown.part(of: entry.path, scratch: scratch)
+                part.limits = limits
                 let added = try store.appendStreaming(
                     path: entry.path, sha256: grown.sha256, bytes: grown.bytes, fromLine: grown.oldLines + 1, metrics: metrics,
                     progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
@@ -203,10 +209,14 @@ struct LedgerImporter {
                 }
             }
             let next = try item.grown.map { (file: $0.whole, sha256: $0.sha256) } ?? hashes.next()
-            let file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
-            // A gzip file's content is its inflated bytes: a gzipped copy of a file is that file.
+            var file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
+            file.limits = limits
+            // A gzip file's content is its inflated bytes: a gzipped copy of a file is that file (inflated within the
+            // limits: a bomb stops in seconds, and is hashed as it is on disk).
             let content =
-                try GzipInput.wholeContent(of: next.file.data, path: entry.path, directory: scratch).map { Digest.sha256Hex($0) }
+                try GzipInput.wholeContent(of: next.file.data, path: entry.path, directory: scratch, limits: limits).map {
+                    Digest.sha256Hex($0)
+                }
                 ?? file.sha256
             // Empty files are each "empty file" (FileImporter), not copies of one another.
             if file.bytes > 0, let earlier = bytesSeen[file.sha256] ?? recordsSeen[content] {

@@ -19,6 +19,7 @@ import IAPAuditStore
 /// to none                            or --to in epoch ms
 /// signatures <hex>                   SHA-256 of the trust anchors and the check time
 /// redacted_ledger k_<hex>            only under --redact-ledger: the key's fingerprint (its ids are tokens)
+/// limits line-bytes=33554432         only under --limit: the limits not at their defaults (what is read of a file)
 /// file <sha256> <path>               per imported or rejected input file, by path (bytes)
 /// ```
 /// `--redact` alone changes what the outputs show, not the findings: it is no part of the identity.
@@ -44,6 +45,7 @@ struct RunIdentity {
                 "from \(options.fromMs.map(String.init) ?? "none")", "to \(options.toMs.map(String.init) ?? "none")",
                 "signatures \(signatures)",
             ] + (options.redaction.map { $0.ledger ? ["redacted_ledger \($0.redactor.fingerprint)"] : [] } ?? [])
+            + (options.limits.parameter.isEmpty ? [] : ["limits \(options.limits.parameter)"])
         given = files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map { ($0.path, $0.sha256) }
         inputs = files.filter { $0.status != "skipped" }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             .map { ($0.path, $0.sha256) }

@@ -12,7 +12,7 @@ import IAPAuditModel
 /// say what is missing). One reader per thread: it reuses its token buffer and field slots from line
 /// to line.
 final class LineRecordReader {
-    private var tape = LineTape()
+    private var tape: LineTape
     private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: VerifyLineReader.slotCount)
     let shape: RecordShape
     let file: InputFile
@@ -52,6 +52,7 @@ final class LineRecordReader {
         self.shape = shape
         self.file = file
         self.checker = checker
+        tape = LineTape(limits: file.limits)
         let own = Self.fastShapes.firstIndex(of: shape)
         fastOrder = (own.map { [$0] } ?? []) + Self.fastShapes.indices.filter { $0 != own }
     }
@@ -90,7 +91,7 @@ final class LineRecordReader {
         let location = file.location(line.number)
         do {
             // The bytes as they are (decoding them would replace invalid UTF-8 with U+FFFD and hide it).
-            let record = try JSONField.parseLine(Array(raw))
+            let record = try JSONField.parseLine(Array(raw), limits: file.limits)
             let own = RecordShape.of(record)
             let used = own.kind != .other ? own : shape
             if let k = Self.fastShapes.firstIndex(of: used) {

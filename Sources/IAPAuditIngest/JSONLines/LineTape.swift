@@ -5,7 +5,8 @@ import IAPAuditModel
 /// records where each value lies, in a token buffer reused from line to line.
 ///
 /// It accepts only what the strict reader (`JSONTape`) accepts, and gives up — `parse` returns false —
-/// on anything it is not sure of: invalid JSON, an escaped key, nesting deeper than `maxDepth`. A
+/// on anything it is not sure of: invalid JSON, an escaped key, nesting deeper than `maxDepth` or more keys an
+/// object than `maxKeys` (the strict reader applies the `depth` and `fields` limits and says which). A
 /// line it gives up on is read again by the strict reader, which gives the verdict and the message
 /// (`… at line 1, column C`); so this scanner decides speed, never correctness. Strings are checked 8
 /// bytes at a time (a quote, backslash, control byte or non-ASCII byte stops the fast loop).
@@ -26,8 +27,10 @@ struct LineTape: ~Copyable {
         var next: UInt32
     }
 
-    /// Deeper nesting is left to the strict reader (which allows 512).
-    static let maxDepth = 64
+    /// Deeper nesting, or more keys in one object, is left to the strict reader (whose limits are `depth` and `fields`:
+    /// 128 and 10,000 by default); lower when those limits are.
+    let maxDepth: Int
+    let maxKeys: Int
 
     private(set) var tokens: UnsafeMutablePointer<Token>
     private var capacity: Int
@@ -36,7 +39,9 @@ struct LineTape: ~Copyable {
     private var end = 0
     private var i = 0
 
-    init() {
+    init(limits: InputLimits = InputLimits()) {
+        maxDepth = min(64, limits.depth)
+        maxKeys = min(128, limits.fields)
         capacity = 256
         tokens = .allocate(capacity: capacity)
     }
@@ -83,7 +88,7 @@ struct LineTape: ~Copyable {
     }
 
     private mutating func value(_ depth: Int) -> Bool {
-        guard depth < Self.maxDepth, i < end else { return false }
+        guard depth < maxDepth, i < end else { return false }
         switch base[i] {
         case UInt8(ascii: "{"): return object(depth)
         case UInt8(ascii: "["): return array(depth)
@@ -223,9 +228,11 @@ struct LineTape: ~Copyable {
         i += 1
         skipSpace()
         if i < end, base[i] == UInt8(ascii: "}") { return close(me) }
+        var keys = 0
         while true {
             skipSpace()
-            guard i < end, base[i] == UInt8(ascii: "\"") else { return false }
+            keys &+= 1
+            guard i < end, base[i] == UInt8(ascii: "\""), keys <= maxKeys else { return false }
             let key = count
             guard string(), !tokens[key].escaped, !isDuplicate(key, in: me) else { return false }
             skipSpace()
