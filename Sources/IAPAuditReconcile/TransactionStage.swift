@@ -36,13 +36,13 @@ struct TransactionStage {
                 : TransactionFacts.Divert(
                     test: { [purchases] id, bytes in purchases.siblings[GlobalId(id, in: bytes)] != nil },
                     take: { fact, file in aside.append((file, Array(fact))) })
-            try reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
+            try reconcile(try TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
             return aside
         }
         if !purchases.isEmpty {
             let siblings = PartitionBytes()
             for (fileId, fact) in diverted.joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
-            try reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true)
+            try reconcile(try TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true)
         }
     }
 
