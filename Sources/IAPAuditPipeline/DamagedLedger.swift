@@ -26,7 +26,8 @@ enum DamagedLedger {
         let stopped = what + ": the run stopped and used nothing of it; "
         guard fileId != 0 else {
             return AuditError.ledger(
-                spillPath, stopped + "these facts were made by this run (spill files, removed now): run again with the same inputs")
+                spillPath,
+                stopped + "these facts were made by this run (its spill files, made again by the next run): run again with the same inputs")
         }
         let marked = try? AuditStore.markForReading(databasePath: databasePath, fileId: fileId)
         switch marked {
