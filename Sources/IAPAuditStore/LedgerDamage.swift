@@ -7,7 +7,7 @@ package struct LedgerDamage: Error, CustomStringConvertible {
     /// The table and its row (`chunk_id` for `fact_chunk`).
     package let table: String
     package let row: Int64
-    /// The input file the row holds the facts of (`source_file.file_id`, its path; "" when unknown).
+    /// The input file the row holds the facts or a record of (`source_file.file_id`, its path; "" when unknown).
     package let fileId: Int64
     package let path: String
     /// What is wrong with the row: "fails its checksum", "cannot be decoded".
@@ -18,7 +18,8 @@ package struct LedgerDamage: Error, CustomStringConvertible {
     }
 
     package var description: String {
-        "damaged ledger: \(table) row \(row) (facts of \(path.isEmpty ? "file id \(fileId)" : path)) \(why)"
+        "damaged ledger: \(table) row \(row) (\(table == "fact_chunk" ? "facts of" : "read from") "
+            + "\(path.isEmpty ? "file id \(fileId)" : path)) \(why)"
     }
 
     /// Checks a `fact_chunk` row's bytes against its stored checksum; throws `LedgerDamage` naming it.

@@ -162,6 +162,31 @@ final class DamagedLedgerTests: XCTestCase {
         XCTAssertEqual(runs, 1, "the first run's record kept; the repairing run has the same inputs: a re-run")
     }
 
+    /// A stored amount no reader writes (-2^63, whose magnitude Int64 cannot hold) stops the close naming its row; it
+    /// trapped (SIGILL) in `abs`, found by setting each column of each table to an extreme value.
+    func testAnAmountNoReaderStoresStopsTheCloseNamingItsRow() throws {
+        let base = try base()
+        let folder = TestPaths.scratch("damaged-amount")
+        try FileManager.default.copyItem(atPath: base.ledger, toPath: folder + "/audit.sqlite")
+        let row =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                row = db.execute("SELECT min(record_id) FROM sales_report_line WHERE layout = 'summary_sales'").fetchone()[0]
+                db.execute("UPDATE sales_report_line SET customer_price_milliunits = -9223372036854775808 WHERE record_id = ?", (row,))
+                db.commit()
+                print(json.dumps(row))
+                """, args: [folder + "/audit.sqlite"]) as? Int
+        let close = try BuiltBinary.run(["close", "--period", "2026-10", "--out", folder, base.inputs])
+        XCTAssertEqual(close.status, 1, close.err)
+        XCTAssertTrue(
+            close.err.contains(
+                "error: damaged ledger: sales_report_line row \(try XCTUnwrap(row)) (read from \(base.inputs)/app-store-connect/"),
+            close.err)
+        XCTAssertTrue(close.err.contains(") holds an amount out of range: the run stopped and used nothing of it; repair: "), close.err)
+    }
+
     /// XXH64 as its specification's reference gives it.
     func testTheChecksumIsXXH64() {
         func xxh64(_ text: String, seed: UInt64 = 0) -> UInt64 { Array(text.utf8).withUnsafeBytes { FactChecksum.xxh64($0, seed: seed) } }
