@@ -27,7 +27,8 @@ enum DamagedLedger {
         guard fileId != 0 else {
             return AuditError.ledger(
                 spillPath,
-                stopped + "these facts were made by this run (its spill files, made again by the next run): run again with the same inputs")
+                stopped + "these facts were made by iap-audit itself (the spill files or the request carry beside the ledger, made "
+                    + "again by the next run): run again with the same inputs")
         }
         let marked = try? AuditStore.markForReading(databasePath: databasePath, fileId: fileId)
         switch marked {

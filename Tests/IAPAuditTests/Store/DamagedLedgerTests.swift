@@ -187,6 +187,38 @@ final class DamagedLedgerTests: XCTestCase {
         XCTAssertTrue(close.err.contains(") holds an amount out of range: the run stopped and used nothing of it; repair: "), close.err)
     }
 
+    /// A `source_file` row whose counts no run writes (SQLite checks its CHECK on write only) stops the run naming the
+    /// row; they trapped (SIGILL) adding them up for the Summary sheet and the rotation check. The file marked, the next
+    /// run with the same inputs reads it again and stores the undamaged findings.
+    func testCountsNoRunWritesStopTheRunNamingTheFile() throws {
+        let base = try base()
+        for column in ["records_in", "records_rejected"] {
+            let folder = TestPaths.scratch("damaged-counts-\(column)")
+            try FileManager.default.copyItem(atPath: base.ledger, toPath: folder + "/audit.sqlite")
+            let damaged =
+                try PythonReader.run(
+                    """
+                    import json, sqlite3, sys
+                    db = sqlite3.connect(sys.argv[1])
+                    db.execute("PRAGMA ignore_check_constraints = ON")
+                    row, path = db.execute("SELECT file_id, path FROM source_file WHERE path LIKE '%/server.jsonl'").fetchone()
+                    db.execute(f"UPDATE source_file SET {sys.argv[2]} = 9223372036854775807 WHERE file_id = ?", (row,))
+                    db.commit()
+                    print(json.dumps([row, path]))
+                    """, args: [folder + "/audit.sqlite", column]) as? [Any] ?? []
+            let (row, path) = (try XCTUnwrap(damaged.first as? Int), try XCTUnwrap(damaged.last as? String))
+            let stopped = try BuiltBinary.run(["run", base.inputs, "--out", folder, "--as-of", Self.asOf])
+            XCTAssertEqual(stopped.status, 1, stopped.err)
+            XCTAssertTrue(
+                stopped.err.contains(
+                    "error: damaged ledger: source_file row \(row) (read from \(path)) holds counts no run writes: the run stopped and "
+                        + "used nothing of it; repair: run again with the same inputs: \(path) is marked to be read again"), stopped.err)
+            let repaired = try BuiltBinary.run(["run", base.inputs, "--out", folder, "--as-of", Self.asOf])
+            XCTAssertEqual(repaired.status, 0, repaired.err)
+            XCTAssertEqual(try Self.findings([folder])[0], base.findings, column)
+        }
+    }
+
     /// XXH64 as its specification's reference gives it.
     func testTheChecksumIsXXH64() {
         func xxh64(_ text: String, seed: UInt64 = 0) -> UInt64 { Array(text.utf8).withUnsafeBytes { FactChecksum.xxh64($0, seed: seed) } }
