@@ -110,8 +110,10 @@ public enum Timestamp {
         return (daysFromCivil(y, mo, d) * 86_400_000 + Int64(h * 3600 + mi * 60 + se) * 1000 + fractionMs, i)
     }
 
-    /// ISO 8601 in UTC with milliseconds, e.g. `2026-10-01T00:00:00.000Z`.
+    /// ISO 8601 in UTC with milliseconds, e.g. `2026-10-01T00:00:00.000Z`. An instant before year 0 or after 9999 (no
+    /// record's: a damaged ledger's) is said as the nearest of those ends, never trapping on overflow.
     public static func iso(_ ms: Int64) -> String {
+        let ms = min(max(ms, -62_167_219_200_000), 253_402_300_799_999)
         let days = floorDiv(ms, 86_400_000)
         let rest = ms - days * 86_400_000
         let (y, m, d) = civilFromDays(days)
@@ -209,7 +211,8 @@ public enum Timestamp {
         return v
     }
 
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    /// ⌊a / b⌋ for b > 0, for every a (no negation: -Int64.min overflows).
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a % b < 0 ? a / b - 1 : a / b }
 
     private static func pad(_ v: Int64, _ width: Int) -> String {
         let s = String(v)

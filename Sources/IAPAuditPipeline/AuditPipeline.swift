@@ -127,6 +127,7 @@ public enum AuditPipeline {
         do {
             return (try run(options, entries, signatures, output, timer), output)
         } catch {
+            let error = DamagedLedger.reported(error, databasePath: output.databasePath, spillPath: output.spillPath)
             throw DiskFull.reported(
                 error, databasePath: output.databasePath, workbookPath: output.workbookPath, folder: output.path)
         }

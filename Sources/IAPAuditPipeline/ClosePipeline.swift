@@ -70,9 +70,14 @@ public enum ClosePipeline {
         let (run, output) = try AuditPipeline.runHoldingFolder(audit)
         PhaseTimer.checkpoint("close_run")
         let findings = try run.snapshot.findings.all()
-        var inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds) {
-            [products = audit.config.products] in
-            CloseWindow.relevance(period: options.period, financial: $0, findings: findings, products: products)
+        var inputs: CloseInputs
+        do {
+            inputs = try CloseReader.read(path: output.databasePath, bundleIds: audit.config.bundleIds) {
+                [products = audit.config.products] in
+                CloseWindow.relevance(period: options.period, financial: $0, findings: findings, products: products)
+            }
+        } catch {
+            throw DamagedLedger.reported(error, databasePath: output.databasePath, spillPath: output.spillPath)
         }
         inputs.findings = findings
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)

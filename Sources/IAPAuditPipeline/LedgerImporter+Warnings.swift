@@ -6,7 +6,7 @@ import IAPAuditStore
 extension LedgerImporter {
     /// Whether a file no longer given keeps its records in the ledger: one holding records or rejections,
     /// read by this version's readers (another's facts could be misread, and the file is not there to read again).
-    static func keeps(_ file: StoredFile) -> Bool { file.recordsImported + file.recordsRejected > 0 && file.isCurrentReader }
+    static func keeps(_ file: StoredFile) -> Bool { file.isCurrentReader && file.recordsImported + file.recordsRejected > 0 }
 
     /// What became of the records of a file no longer given.
     enum Vanished {

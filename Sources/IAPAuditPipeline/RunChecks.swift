@@ -45,7 +45,8 @@ enum RunChecks {
             return RunWarning(
                 .ledgerUpgraded,
                 "the ledger (schema version \(version)) was migrated to version \(Schema.version) in place, every record kept: "
-                    + "the findings now give loss_at, when each loss happened\(periods)", file: databasePath)
+                    + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
+                    + "its stored facts now carry checksums, checked as they are read\(periods)", file: databasePath)
         case .rebuilt(let version):
             return RunWarning(
                 .ledgerUpgraded,

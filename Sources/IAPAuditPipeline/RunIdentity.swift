@@ -11,7 +11,7 @@ import IAPAuditStore
 /// iap-audit run identity 1
 /// tool 0.1.0                         ToolVersion.current
 /// reader 9                           Schema.readerVersion
-/// schema 8                           Schema.version (what the findings hold: a run after an upgrade is a new run)
+/// schema 9                           Schema.version (what the findings hold: a run after an upgrade is a new run)
 /// config {…}                         the config as canonical JSON (run_parameter.config)
 /// as_of newest record                or --as-of in epoch ms
 /// grace_ms 86400000

@@ -94,7 +94,7 @@ final class CrossPartition: Sendable {
         for part in parts {
             let bytes = PartitionBytes()
             try spill.read(part, into: bytes)
-            bytes.forEachFact { r, _ in
+            try bytes.forEachFact { r, _ in
                 _ = r.u8()
                 body(&r, bytes)
             }

@@ -17,6 +17,8 @@ package final class FindingSpill: Sendable {
         var count: Int32
         var sortStart: Int32
         var sortCount: Int32
+        /// XXH64 of its bytes (`FactChecksum`), checked when it is read back from the file.
+        var check: UInt64
     }
 
     /// What the spill holds, changed under its lock by the partitions' threads.
@@ -81,14 +83,15 @@ package final class FindingSpill: Sendable {
         guard !findings.isEmpty else { return }
         var w = FactWriter()
         var sort = SortKey()
-        var entries: [(kind: UInt8, offset: Int, count: Int, sortStart: Int, sortCount: Int)] = []
+        var entries: [(kind: UInt8, offset: Int, count: Int, sortStart: Int, sortCount: Int, check: UInt64)] = []
         for f in findings {
             let start = w.bytes.count
             Self.encode(f, &w)
             let kind = UInt8(FindingKind.allCases.firstIndex(of: f.kind)!)
             let sortStart = sort.bytes.count
             sort.append(kind, f.reason, f.transactionId, f.userIds)
-            entries.append((kind, start, w.bytes.count - start, sortStart, sort.bytes.count - sortStart))
+            let check = w.bytes.withUnsafeBytes { FactChecksum.xxh64(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            entries.append((kind, start, w.bytes.count - start, sortStart, sort.bytes.count - sortStart, check))
         }
         try state.withLock { state in
             let base = state.written + state.buffer.count
@@ -98,7 +101,7 @@ package final class FindingSpill: Sendable {
                     Key(
                         kind: e.kind, reason: state.reason(f.reason), firstSeenMs: f.firstSeenMs,
                         confirmation: Self.code(f.appleConfirmation), offset: base + e.offset,
-                        count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount)))
+                        count: Int32(e.count), sortStart: Int32(sortBase + e.sortStart), sortCount: Int32(e.sortCount), check: e.check))
             }
             state.sortBytes.append(contentsOf: sort.bytes)
             state.buffer.append(contentsOf: w.bytes)
@@ -169,9 +172,19 @@ package final class FindingSpill: Sendable {
         let (keys, bytes) = try sortedKeys()
         for key in keys where left > 0 && kinds?.contains(Int(key.kind)) != false {
             left -= 1
-            let start = bytes!.advanced(by: key.offset).assumingMemoryBound(to: UInt8.self)
-            try body(Self.decode(UnsafeBufferPointer(start: start, count: Int(key.count))))
+            try body(Self.decode(try Self.checked(key, bytes)))
         }
+    }
+
+    /// Findings read back that are not those written (`FactDecodingError`; the run stops: docs/security.md).
+    private static let damaged = FactDecodingError("the findings spilled by this run (DIR/.reconcile-spill/findings)")
+
+    /// The bytes of the finding at `key` once they match its checksum.
+    private static func checked(_ key: Key, _ bytes: UnsafeRawPointer?) throws -> UnsafeBufferPointer<UInt8> {
+        guard let bytes, key.count > 0 else { throw damaged }
+        let b = UnsafeBufferPointer(start: bytes.advanced(by: key.offset).assumingMemoryBound(to: UInt8.self), count: Int(key.count))
+        guard FactChecksum.xxh64(UnsafeRawBufferPointer(b)) == key.check else { throw damaged }
+        return b
     }
 
     /// Calls `body` with each finding's kind, reason and transaction id (what its stable id is made of:
@@ -180,10 +193,12 @@ package final class FindingSpill: Sendable {
         let (keys, bytes) = try sortedKeys()
         let reasons = state.withLock { $0.reasons }
         for key in keys {
-            let start = bytes!.advanced(by: key.offset).assumingMemoryBound(to: UInt8.self)
-            var r = FactReader(start, count: Int(key.count))
+            let b = try Self.checked(key, bytes)
+            let start = b.baseAddress!
+            var r = FactReader(start, count: b.count)
             _ = (r.u8(), r.text())  // as `decode` reads: the kind and the reason (the key has both)
-            let id = r.text()!
+            let id = r.requiredText()
+            guard !r.damaged else { throw Self.damaged }
             let transactionId = String(decoding: UnsafeBufferPointer(start: start + Int(id.start), count: Int(id.count)), as: UTF8.self)
             try body(FindingKind.allCases[Int(key.kind)], reasons[Int(key.reason)], transactionId)
         }
@@ -252,28 +267,31 @@ package final class FindingSpill: Sendable {
         w.u8(code(f.appleConfirmation))
     }
 
-    private static func decode(_ b: UnsafeBufferPointer<UInt8>) -> Finding {
+    /// A finding as `encode` wrote it; throws `FactDecodingError` when the bytes do not decode (bounds-checked reads).
+    private static func decode(_ b: UnsafeBufferPointer<UInt8>) throws -> Finding {
         var r = FactReader(b.baseAddress!, count: b.count)
-        func string() -> String? {
-            r.text().map {
-                String(decoding: UnsafeBufferPointer(start: b.baseAddress! + Int($0.start), count: Int($0.count)), as: UTF8.self)
-            }
+        func text(_ t: FactText) -> String {
+            String(decoding: UnsafeBufferPointer(start: b.baseAddress! + Int(t.start), count: Int(t.count)), as: UTF8.self)
         }
-        let kind = FindingKind.allCases[Int(r.u8())]
-        let reason = string()!
-        let id = string()!
+        func string() -> String? { r.text().map(text) }
+        func required() -> String { text(r.requiredText()) }
+        let kind = r.element(of: FindingKind.allCases)
+        let reason = required()
+        let id = required()
         let original = string()
         let product = string()
-        let users = (0..<r.varint()).map { _ in string()! }
+        let users = (0..<r.count()).map { _ in required() }
         let environment = string()
         let firstSeen = r.optionalInt()
         let lossAt = r.optionalInt()
-        let evidence = (0..<r.varint()).map { _ in SourceLocation(file: string()!, line: r.varint()) }
-        let detail = string()!
+        let evidence = (0..<r.count()).map { _ in SourceLocation(file: required(), line: r.varint()) }
+        let detail = required()
+        let confirmationCode = r.u8()
+        guard !r.damaged, Int(confirmationCode) <= AppleConfirmation.allCases.count else { throw damaged }
         return Finding(
             kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
             environment: environment, firstSeenMs: firstSeen, lossAtMs: lossAt, evidence: evidence, detail: detail,
-            appleConfirmation: confirmation(r.u8()))
+            appleConfirmation: confirmation(confirmationCode))
     }
 }
 

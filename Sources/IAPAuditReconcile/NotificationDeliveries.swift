@@ -13,8 +13,8 @@ enum NotificationDeliveries {
             try source.forEachChunk(.notifications, part: part) { bytes.append($1, fileId: $0) }
             var first: [ByteKey: (order: UInt64, key: UInt64)] = [:]
             var all: [(uuid: ByteKey, order: UInt64, key: UInt64)] = []
-            bytes.forEachFact { r, chunkFile in
-                _ = r.u8()
+            try bytes.forEachFact { r, chunkFile in
+                guard r.u8() == FactKind.notification.rawValue else { return r.fail() }
                 let fact = NotificationFact.read(&r, chunkFile: chunkFile)
                 guard !fact.signatureFailed else { return }
                 let order = ranks.order(fact.fileId, fact.line)
@@ -23,7 +23,7 @@ enum NotificationDeliveries {
                 if let seen = first[key], seen.order < order { return }
                 first[key] = (order, recordKey(fact.fileId, fact.line))
             }
-            for d in all where first[d.uuid]!.key != d.key { dropped.insert(d.key) }
+            for d in all where first[d.uuid]?.key != d.key { dropped.insert(d.key) }
         }
         return dropped
     }

@@ -38,8 +38,8 @@ struct Purchases {
             // Per original id: the ids of each period (by line item), and of a non-consumable or non-renewing product.
             var periods: [GlobalId: [ByteKey: Set<GlobalId>]] = [:]
             var owned: [GlobalId: (kind: Kind, ids: Set<GlobalId>)] = [:]
-            bytes.forEachFact { r, chunkFile in
-                _ = r.u8()
+            try bytes.forEachFact { r, chunkFile in
+                guard r.u8() == FactKind.purchase.rawValue else { return r.fail() }
                 let fact = PurchaseFact.read(&r, chunkFile: chunkFile)
                 guard !redeliveries.contains(recordKey(fact.fileId, fact.line)), let original = fact.originalId, let id = fact.id
                 else { return }

@@ -164,8 +164,7 @@ public enum Reconciler {
         init(_ source: FactSource, _ ranks: FileRanks) throws {
             var files: [(order: UInt64, fileId: UInt32, facts: FileFacts)] = []
             try source.forEachChunk(.summary, part: 0) { fileId, raw in
-                var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
-                files.append((ranks.order(fileId, 0), fileId, FileFacts(encoded: &r)))
+                files.append((ranks.order(fileId, 0), fileId, try FileFacts(decoding: raw, fileId: fileId)))
             }
             files.sort { $0.order < $1.order }
             var kinds: [(ms: Int64, location: SourceLocation)?] = [nil, nil, nil]

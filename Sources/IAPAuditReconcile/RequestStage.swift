@@ -56,7 +56,7 @@ package struct RequestStage {
         var items: [LinkedResponseFact.Item] = []
         var ids: [FactId] = []
         var quantities: [RequestLineFact.Quantity] = []
-        bytes.forEachFact { r, chunkFile in
+        try bytes.forEachFact { r, chunkFile in
             let start = r.at
             switch FactKind(rawValue: r.u8()) {
             case .requestLine?:
@@ -66,7 +66,7 @@ package struct RequestStage {
                 let fact = LinkedResponseFact.read(&r, chunkFile: chunkFile, items: &items)
                 responses.append(
                     LinkedResponse(fact: fact, order: ranks.order(fact.fileId, fact.line), raw: start..<r.at, chunkFile: chunkFile))
-            default: preconditionFailure("a request-stream fact of another kind")
+            default: r.fail()  // no request-stream fact: damaged
             }
         }
         var groups: [ByteKey: RequestGroup] = [:]

@@ -61,11 +61,11 @@ final class TransactionFacts {
 
     /// - Parameter divert: facts of transactions reconciled elsewhere (the ids of a billing event with
     ///   several ids are reconciled together): whether an id is one, and where its facts go.
-    init(bytes: PartitionBytes, ranks: FileRanks, redeliveries: Set<UInt64>, divert: Divert? = nil) {
+    init(bytes: PartitionBytes, ranks: FileRanks, redeliveries: Set<UInt64>, divert: Divert? = nil) throws {
         self.bytes = bytes
         var links: [UInt64: FactText?] = [:]
         var evidence: [CarrierFact.Evidence] = []
-        bytes.forEachFact { r, chunkFile in
+        try bytes.forEachFact { r, chunkFile in
             let factStart = r.at
             func keep(_ id: FactId) -> Bool {
                 guard let divert, divert.test(id, bytes) else { return true }
@@ -97,7 +97,7 @@ final class TransactionFacts {
                     return
                 }
                 carriers.append(Carrier(t: local(fact.id), order: ranks.order(fact.fileId, fact.line), fact: fact))
-            default: preconditionFailure("a transaction-stream fact of another kind")
+            default: r.fail()  // no transaction-stream fact: damaged
             }
         }
         self.evidence = evidence

@@ -37,7 +37,7 @@ struct TransactionStage {
                 : TransactionFacts.Divert(
                     test: { [purchases] id, bytes in purchases.siblings[GlobalId(id, in: bytes)] != nil },
                     take: { fact, file in aside.append((file, Array(fact))) })
-            let unproven = try reconcile(TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
+            let unproven = try reconcile(try TransactionFacts(bytes: bytes, ranks: ranks, redeliveries: redeliveries, divert: divert))
             return (aside, unproven)
         }
         var unproven = UnprovenListings()
@@ -45,7 +45,7 @@ struct TransactionStage {
         if !purchases.isEmpty {
             let siblings = PartitionBytes()
             for (fileId, fact) in parts.lazy.map(\.aside).joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
-            unproven.merge(try reconcile(TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true))
+            unproven.merge(try reconcile(try TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true))
         }
         return unproven
     }

@@ -29,13 +29,16 @@ extension AuditStore {
                         path: path, detail: "its stored size ends at line \(fromLine - 1), but the ledger holds its line \(last)")
                 }
                 var previous = FileFacts()
-                let summaries = try database.prepare("SELECT data FROM fact_chunk WHERE file_id = ?1 AND stream = ?2 ORDER BY chunk_id")
+                let summaries = try database.prepare(
+                    "SELECT data, chunk_id, checksum, part FROM fact_chunk WHERE file_id = ?1 AND stream = ?2 ORDER BY chunk_id")
                 summaries.bind([fileId, Int64(FactStream.summary.rawValue)])
                 while try summaries.step() {
                     let raw = summaries.blob(0)
+                    try LedgerDamage.check(
+                        chunk: summaries.int64(1), fileId: fileId, stream: Int64(FactStream.summary.rawValue), part: summaries.int64(3),
+                        data: raw, stored: summaries.int64(2), path: path)
                     guard raw.count > 0 else { continue }
-                    var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
-                    previous.add(FileFacts(encoded: &r))
+                    previous.add(try FileFacts.decoded(raw, chunk: summaries.int64(1), fileId: fileId, path: path))
                 }
                 let writer = try RecordWriter(database: database, fileId: fileId)
                 let part = try Self.stream(into: writer, metrics: metrics, progress: progress, read: read)

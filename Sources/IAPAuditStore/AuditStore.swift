@@ -134,8 +134,25 @@ public final class AuditStore {
         return lines
     }
 
-    /// Files already in the ledger, by path.
+    /// Files already in the ledger, by path. Throws `LedgerDamage` for a current `source_file` row whose counts no run writes
+    /// (negative, over 2^32 lines, or `records_in` not imported + rejected: SQLite checks a CHECK when a row is written,
+    /// not when it is read), which the reports and the import would add up.
     public func storedFiles() throws -> [String: StoredFile] {
+        let damaged = try database.prepare(
+            """
+            SELECT file_id, path FROM source_file
+            WHERE reader_version = ?1
+              AND (records_imported NOT BETWEEN 0 AND 4294967296 OR records_rejected NOT BETWEEN 0 AND 4294967296
+                   OR records_in <> records_imported + records_rejected OR bytes < 0 OR file_id NOT BETWEEN 1 AND 4294967295)
+            LIMIT 1
+            """)
+        // A file marked to be read again (another reader version) is read again or dropped before its counts are used.
+        damaged.bind([Schema.readerVersion])
+        if try damaged.step() {
+            throw LedgerDamage(
+                table: "source_file", row: damaged.int64(0), fileId: damaged.int64(0), path: damaged.text(1),
+                why: "holds counts no run writes")
+        }
         let statement = try database.prepare(
             """
             SELECT path, sha256, note, reader_version, status, bytes, records_imported, records_rejected, given, mtime_ns, inode,

@@ -66,7 +66,7 @@ package enum CloseReader {
         let s = try db.prepare(
             """
             SELECT f.path, l.line, l.sku, l.begin_date, l.end_date, l.country_code, l.units, l.customer_price_milliunits,
-                   l.customer_currency, l.developer_proceeds_milliunits, l.proceeds_currency
+                   l.customer_currency, l.developer_proceeds_milliunits, l.proceeds_currency, l.record_id
             FROM sales_report_line l JOIN source_file f ON f.file_id = l.file_id
             WHERE l.layout = 'summary_sales' ORDER BY l.record_id
             """)
@@ -77,13 +77,15 @@ package enum CloseReader {
                 SalesLine(
                     location: SourceLocation(file: s.text(0), line: Int(s.int64(1))), productId: s.text(2), beginDate: begin, endDate: end,
                     countryCode: s.optionalText(5) ?? "", units: s.int64(6),
-                    customerPrice: Money(milliunits: abs(s.optionalInt64(7) ?? 0), currency: currency),
-                    proceeds: Money(milliunits: abs(s.optionalInt64(9) ?? 0), currency: s.optionalText(10) ?? currency)))
+                    customerPrice: Money(milliunits: try magnitude(s, 7, "sales_report_line", row: 11), currency: currency),
+                    proceeds: Money(milliunits: try magnitude(s, 9, "sales_report_line", row: 11), currency: s.optionalText(10) ?? currency)
+                ))
         }
         let f = try db.prepare(
             """
             SELECT p.path, l.line, l.vendor_identifier, l.start_date, l.end_date, l.country_of_sale, l.quantity, l.partner_share_milliunits,
-                   l.extended_partner_share_milliunits, l.partner_share_currency, l.customer_price_milliunits, l.customer_currency
+                   l.extended_partner_share_milliunits, l.partner_share_currency, l.customer_price_milliunits, l.customer_currency,
+                   l.record_id
             FROM financial_report_line l JOIN source_file p ON p.file_id = l.file_id ORDER BY l.record_id
             """)
         while try f.step() {
@@ -93,9 +95,10 @@ package enum CloseReader {
                 FinancialLine(
                     location: SourceLocation(file: f.text(0), line: Int(f.int64(1))), productId: f.text(2), startDate: start, endDate: end,
                     countryCode: f.optionalText(5) ?? "", quantity: f.int64(6),
-                    partnerShare: Money(milliunits: abs(f.int64(7)), currency: currency),
+                    partnerShare: Money(milliunits: try magnitude(f, 7, "financial_report_line", row: 12), currency: currency),
                     extendedPartnerShare: Money(milliunits: f.int64(8), currency: currency),
-                    customerPrice: Money(milliunits: abs(f.optionalInt64(10) ?? 0), currency: f.optionalText(11) ?? currency)))
+                    customerPrice: Money(
+                        milliunits: try magnitude(f, 10, "financial_report_line", row: 12), currency: f.optionalText(11) ?? currency)))
         }
         let p = try db.prepare(
             """
@@ -113,6 +116,17 @@ package enum CloseReader {
                     withholdingTax: Money(milliunits: p.optionalInt64(6) ?? 0, currency: currency), exchangeRate: p.optionalText(7) ?? "",
                     proceeds: Money(milliunits: p.optionalInt64(8) ?? 0, currency: p.optionalText(9) ?? "")))
         }
+    }
+
+    /// The magnitude of the amount in `column` (NULL: 0). -2^63 has none in Int64: no reader stores it (amounts are
+    /// parsed within ±(2^63 - 1)), so it is a damaged ledger (`LedgerDamage` naming the table and `row`'s record id).
+    private static func magnitude(_ q: SQLiteStatement, _ column: Int32, _ table: String, row: Int32) throws -> Int64 {
+        let value = q.optionalInt64(column) ?? 0
+        guard value != Int64.min else {
+            throw LedgerDamage(
+                table: table, row: q.int64(row), fileId: q.int64(row) >> 32, path: q.text(0), why: "holds an amount out of range")
+        }
+        return abs(value)
     }
 
     /// The texts many rows repeat (a file's path, a product id, a currency), kept once: each row's copy is given up

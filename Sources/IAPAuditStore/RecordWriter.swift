@@ -16,13 +16,13 @@ final class RecordWriter {
     static let chunkBytes = 1 << 18
 
     private enum RejectionColumn: Int32 { case fileId = 1, line, reason, rawText }
-    private enum ChunkColumn: Int32 { case fileId = 1, stream, part, data }
+    private enum ChunkColumn: Int32 { case fileId = 1, stream, part, data, checksum }
 
     init(database: SQLiteDatabase, fileId: Int64) throws {
         self.fileId = fileId
         records = try RecordInserts(database: database)
         rejection = try database.prepare("INSERT OR REPLACE INTO rejection (file_id, line, reason, raw_text) VALUES (?1, ?2, ?3, ?4)")
-        chunk = try database.prepare("INSERT INTO fact_chunk (file_id, stream, part, data) VALUES (?1, ?2, ?3, ?4)")
+        chunk = try database.prepare("INSERT INTO fact_chunk (file_id, stream, part, data, checksum) VALUES (?1, ?2, ?3, ?4, ?5)")
     }
 
     /// Stores the facts still held and the file's summary (call once, after the last batch); `previous`: the
@@ -42,6 +42,9 @@ final class RecordWriter {
             chunk.bind(ChunkColumn.part, Int64(c.part))
             try c.bytes.withUnsafeBytes { raw in
                 chunk.bind(ChunkColumn.data, blob: raw)
+                // Once per chunk (about 256 KiB), checked when the chunk is read (`StoreFactSource`).
+                chunk.bind(
+                    ChunkColumn.checksum, FactChecksum.chunk(raw, fileId: fileId, stream: Int64(c.stream.rawValue), part: Int64(c.part)))
                 try chunk.insertRow()
             }
         }

@@ -27,6 +27,9 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// SQLITE_READONLY: a write the connection may not make (a read-only connection meeting a hot journal, too).
     public var isReadOnly: Bool { code & 0xFF == SQLITE_READONLY }
 
+    /// SQLITE_CORRUPT or SQLITE_NOTADB: the file is damaged (a damaged ledger: docs/security.md).
+    public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
+
     public var description: String {
         // Code 0: iap-audit's own finding about the database (another program's, a newer schema).
         if code == 0 && sql == nil { return message }

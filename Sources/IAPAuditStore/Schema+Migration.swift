@@ -1,3 +1,5 @@
+import IAPAuditModel
+
 /// The columns later versions add to a table, and the migrations that add them to an older ledger in place:
 /// the ledger keeps the records of files no longer given, which could not be read again, so a version that
 /// only adds columns keeps every record.
@@ -21,6 +23,11 @@ extension Schema {
     /// NULL in the rows of a close made before.
     static let closeLossColumns = ["loss_at_ms INTEGER"]
 
+    /// `fact_chunk`'s column added by version 9: `checksum`, `FactChecksum.chunk` of the chunk's `data` seeded with its
+    /// `file_id`, `stream` and `part` (XXH64's 64 bits as a signed INTEGER), written with the chunk and checked when it
+    /// is read: a chunk that fails it stops the run (docs/security.md, A damaged ledger).
+    static let factChunkColumns = ["checksum INTEGER NOT NULL DEFAULT 0"]
+
     /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
     static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
 
@@ -29,19 +36,45 @@ extension Schema {
     static let version7Fingerprint = fingerprint(
         ownTables(sourceFileColumns) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
 
-    /// Migrates a ledger of version 6 or 7 as that version declared its tables (inside the open's transaction):
+    /// The fingerprint of version 8's tables (before `factChunkColumns`): a ledger that has it is migrated.
+    static let version8Fingerprint = fingerprint(
+        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns) + LifecycleTables.create
+            + RecordTables.create + indexes + traceIndexes)
+
+    /// Migrates a ledger of version 6, 7 or 8 as that version declared its tables (inside the open's transaction):
     /// adds the columns of the versions since; nothing is dropped. Returns false (nothing done) for any other.
     static func migrate(_ database: SQLiteDatabase, version: Int64, fingerprint stored: String?) throws -> Bool {
         switch (version, stored) {
         case (6, version6Fingerprint?):
             for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
             try addVersion8Columns(database)
+            try addVersion9Columns(database)
         case (7, version7Fingerprint?):
             try addVersion8Columns(database)
+            try addVersion9Columns(database)
+        case (8, version8Fingerprint?):
+            try addVersion9Columns(database)
         default:
             return false
         }
         return true
+    }
+
+    /// Adds `fact_chunk.checksum` and computes it for every chunk kept (they are trusted as they are: a ledger made
+    /// before checksums could not tell damage).
+    private static func addVersion9Columns(_ database: SQLiteDatabase) throws {
+        for column in factChunkColumns { try database.execute("ALTER TABLE fact_chunk ADD COLUMN \(column)") }
+        var sums: [(chunk: Int64, checksum: Int64)] = []
+        let chunks = try database.prepare("SELECT chunk_id, file_id, stream, part, data FROM fact_chunk")
+        while try chunks.step() {
+            sums.append(
+                (
+                    chunks.int64(0),
+                    FactChecksum.chunk(chunks.blob(4), fileId: chunks.int64(1), stream: chunks.int64(2), part: chunks.int64(3))
+                ))
+        }
+        let update = try database.prepare("UPDATE fact_chunk SET checksum = ?2 WHERE chunk_id = ?1")
+        for sum in sums { try update.run([sum.chunk, sum.checksum]) }
     }
 
     private static func addVersion8Columns(_ database: SQLiteDatabase) throws {

@@ -5,14 +5,14 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 8
+    package static let version = 9
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 10
 
-    /// Versions 7 and 8 keep what a ledger of version 6 or 7 holds (`migrate`, Schema+Migration.swift): 7 adds
+    /// Versions 7, 8 and 9 keep what a ledger of version 6, 7 or 8 holds (`migrate`, Schema+Migration.swift): 7 adds
     /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and
-    /// `loss_at_ms` and `close_loss.loss_at_ms`, since the ledger keeps the records of files no longer given,
+    /// `loss_at_ms` and `close_loss.loss_at_ms`, 9 `fact_chunk.checksum` (computed for the chunks kept), since the ledger keeps the records of files no longer given,
     /// which could not be read again.
     ///
     /// Older databases are upgraded by dropping everything they hold: version 6 keeps the close's price list
@@ -50,7 +50,8 @@ package enum Schema {
 
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
     static var tables: String {
-        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns) + LifecycleTables.create
+        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns)
+            + LifecycleTables.create
             + RecordTables.create
     }
 
@@ -62,7 +63,7 @@ package enum Schema {
     }
 
     /// The tables but the lifecycle's and the records', `source_file` with the columns `added`.
-    static func ownTables(_ added: [String], finding: [String] = [], closeLoss: [String] = []) -> String {
+    static func ownTables(_ added: [String], finding: [String] = [], closeLoss: [String] = [], factChunk: [String] = []) -> String {
         """
         CREATE TABLE IF NOT EXISTS source_file (
             file_id INTEGER PRIMARY KEY,
@@ -91,7 +92,7 @@ package enum Schema {
             file_id INTEGER NOT NULL,
             stream INTEGER NOT NULL,
             part INTEGER NOT NULL,
-            data BLOB NOT NULL
+            data BLOB NOT NULL\(factChunk.map { ",\n    " + $0 }.joined())
         ) STRICT;
         CREATE INDEX IF NOT EXISTS fact_chunk_part ON fact_chunk (stream, part);
         CREATE INDEX IF NOT EXISTS fact_chunk_file ON fact_chunk (file_id);

@@ -48,13 +48,17 @@ extension AuditStore {
         // and latency_percentiles give the same numbers in SQL, scanning the tables).
         var summary = FileFacts()
         var signedFiles: [Int64] = []
-        let facts = try database.prepare("SELECT file_id, data FROM fact_chunk WHERE stream = ?1 ORDER BY chunk_id")
+        let facts = try database.prepare(
+            "SELECT c.file_id, c.data, c.chunk_id, c.checksum, coalesce(f.path, '') FROM fact_chunk c LEFT JOIN source_file f USING (file_id) "
+                + "WHERE c.stream = ?1 ORDER BY c.chunk_id")
         facts.bind([Int64(FactStream.summary.rawValue)])
         while try facts.step() {
             let raw = facts.blob(1)
+            try LedgerDamage.check(
+                chunk: facts.int64(2), fileId: facts.int64(0), stream: Int64(FactStream.summary.rawValue), part: 0, data: raw,
+                stored: facts.int64(3), path: facts.text(4))
             guard raw.count > 0 else { continue }
-            var r = FactReader(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count)
-            let file = FileFacts(encoded: &r)
+            let file = try FileFacts.decoded(raw, chunk: facts.int64(2), fileId: facts.int64(0), path: facts.text(4))
             if file.appleRecords > 0 && file.statusCounts.values.reduce(0, +) < file.appleRecords { signedFiles.append(facts.int64(0)) }
             summary.add(file)
         }

@@ -4,8 +4,10 @@ import Synchronization
 
 /// The ledger's reconciliation facts as the store keeps them (table `fact_chunk`), for `Reconciler`.
 /// One connection and statement serve every thread, one partition read at a time (under the lock).
+/// Every chunk is checked against its `checksum` before its bytes are handed on: one that fails throws `LedgerDamage`.
 final class StoreFactSource: FactSource {
     let files: [(id: UInt32, path: String)]
+    private let paths: [UInt32: String]
     let filesDeleted: Int64
     /// The read-only connection and its chunk queries, used under the lock only.
     private let reader: Mutex<(database: SQLiteDatabase, chunks: SQLiteStatement, after: SQLiteStatement, marks: SQLiteStatement)>
@@ -13,14 +15,23 @@ final class StoreFactSource: FactSource {
     init(_ database: sending SQLiteDatabase) throws {
         var files: [(UInt32, String)] = []
         let list = try database.prepare("SELECT file_id, path FROM source_file ORDER BY path")
-        while try list.step() { files.append((UInt32(list.int64(0)), list.text(1))) }
+        while try list.step() {
+            guard let id = UInt32(exactly: list.int64(0)) else {
+                throw LedgerDamage(
+                    table: "source_file", row: list.int64(0), fileId: list.int64(0), path: list.text(1), why: "has a file id out of range")
+            }
+            files.append((id, list.text(1)))
+        }
         self.files = files
+        paths = Dictionary(files, uniquingKeysWith: { a, _ in a })
         let deleted = try database.prepare("SELECT value FROM ledger_schema WHERE name = ?1")
         deleted.bind([Schema.filesDeletedKey])
         filesDeleted = try deleted.step() ? Int64(deleted.text(0)) ?? -1 : 0
-        let chunks = try database.prepare("SELECT file_id, data FROM fact_chunk WHERE stream = ?1 AND part = ?2 ORDER BY chunk_id")
+        let chunks = try database.prepare(
+            "SELECT file_id, data, chunk_id, checksum FROM fact_chunk WHERE stream = ?1 AND part = ?2 ORDER BY chunk_id")
         let after = try database.prepare(
-            "SELECT file_id, data FROM fact_chunk WHERE stream = ?1 AND part = ?2 AND chunk_id > ?3 ORDER BY chunk_id")
+            "SELECT file_id, data, chunk_id, checksum FROM fact_chunk WHERE stream = ?1 AND part = ?2 AND chunk_id > ?3 ORDER BY chunk_id"
+        )
         // length() of a blob reads its size from the record header, not its pages.
         let marks = try database.prepare(
             "SELECT chunk_id, file_id, part, length(data) FROM fact_chunk WHERE stream = ?1 AND chunk_id <= ?2 ORDER BY chunk_id")
@@ -32,7 +43,7 @@ final class StoreFactSource: FactSource {
             let chunks = reader.chunks
             chunks.bind([Int64(stream.rawValue), Int64(part)])
             defer { chunks.reset() }
-            while try chunks.step() { try body(UInt32(chunks.int64(0)), chunks.blob(1)) }
+            while try chunks.step() { try body(try checked(chunks, stream, part), chunks.blob(1)) }
         }
     }
 
@@ -43,8 +54,18 @@ final class StoreFactSource: FactSource {
             let chunks = reader.after
             chunks.bind([Int64(stream.rawValue), Int64(part), after])
             defer { chunks.reset() }
-            while try chunks.step() { try body(UInt32(chunks.int64(0)), chunks.blob(1)) }
+            while try chunks.step() { try body(try checked(chunks, stream, part), chunks.blob(1)) }
         }
+    }
+
+    /// The file id of the chunk at `row` (columns file_id, data, chunk_id, checksum) once its bytes match its checksum.
+    private func checked(_ row: SQLiteStatement, _ stream: FactStream, _ part: Int) throws -> UInt32 {
+        let fileId = row.int64(0)
+        try LedgerDamage.check(
+            chunk: row.int64(2), fileId: fileId, stream: Int64(stream.rawValue), part: Int64(part), data: row.blob(1),
+            stored: row.int64(3), path: UInt32(exactly: fileId).flatMap { paths[$0] } ?? "")
+        // A file id beyond UInt32 cannot pass the checksum it was stored with (the checksum covers it).
+        return UInt32(truncatingIfNeeded: fileId)
     }
 
     func chunkMark(_ stream: FactStream, upTo: Int64?) throws -> ChunkMark? {

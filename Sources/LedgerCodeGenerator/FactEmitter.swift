@@ -172,32 +172,32 @@ struct FactEmitter {
                 case .optionalInt: s.line("let \(f.name) = r.optionalInt()")
                 case .optionalBool: s.line("let \(f.name) = r.optionalBool()")
                 case .text: s.line("let \(f.name) = r.text()")
-                case .requiredText: s.line("let \(f.name) = r.text()!")
+                case .requiredText: s.line("let \(f.name) = r.requiredText()")
                 case .id: s.line("let \(f.name) = r.id()")
-                case .requiredId: s.line("let \(f.name) = r.id()!")
+                case .requiredId: s.line("let \(f.name) = r.requiredId()")
                 case .environment: s.line("let (\(f.name), \(f.name)Raw) = r.environment()")
                 case .signature: s.line("let (\(f.name), \(f.name)Reason) = r.signature()")
                 case .flags(let names):
                     s.line("let \(f.name)Bits = r.u8()")
                     for (i, n) in names.enumerated() { s.line("let \(n) = \(f.name)Bits & \(1 << i) != 0") }
-                case .caseIndex(let type): s.line("let \(f.name) = \(type).allCases[Int(r.u8())]")
+                case .caseIndex(let type): s.line("let \(f.name) = r.element(of: \(type).allCases)")
                 case .list(let element, let optional):
                     // Elements go to the caller's array (`ids`, or one named after the field); the fact keeps their range.
                     let (array, append): (String, String) =
                         switch element {
-                        case .value: ("ids", "ids.append(r.id()!)")
+                        case .value: ("ids", "ids.append(r.requiredId())")
                         case .record(let type, _): (f.name, "\(f.name).append(\(type).read(&r))")
                         }
                     if optional {
                         s.line("var \(f.name)Range: Range<Int>? = nil")
                         s.block("if r.u8() == 1") { s in
                             s.line("let start = \(array).count")
-                            s.line("for _ in 0..<r.varint() { \(append) }")
+                            s.line("for _ in 0..<r.count() { \(append) }")
                             s.line("\(f.name)Range = start..<\(array).count")
                         }
                     } else {
                         s.line("let \(f.name)Start = \(array).count")
-                        s.line("for _ in 0..<r.varint() { \(append) }")
+                        s.line("for _ in 0..<r.count() { \(append) }")
                         s.line("let \(f.name)Range = \(f.name)Start..<\(array).count")
                     }
                 case .histogram: s.line("let \(f.name) = r.histogram()")

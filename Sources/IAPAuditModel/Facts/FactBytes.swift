@@ -112,30 +112,53 @@ package enum FactIdInput {
 }
 
 /// Reads what `FactWriter` wrote. Texts are returned as byte ranges of the buffer read (no copies).
+///
+/// Every read is bounds-checked: a read past `end`, a count larger than the bytes left, a null where a value is
+/// required or a code no writer writes reads as 0 (an empty text, the first case), sets `damaged` and moves `at` to
+/// `end` (so a loop over the buffer ends). Never a trap or a read outside the buffer: a reader of stored facts checks
+/// `damaged` after a fact and throws (`FactDecodingError`).
 package struct FactReader {
     package let base: UnsafePointer<UInt8>
     package let end: Int
     package var at: Int
+    /// A read went past `end` or met a value no writer writes: what was read since is not the facts stored.
+    package private(set) var damaged = false
 
     package init(_ base: UnsafePointer<UInt8>, count: Int, at: Int = 0) {
         self.base = base
-        self.end = count
-        self.at = at
+        self.end = max(0, count)
+        self.at = min(max(0, at), self.end)
     }
 
     package var isAtEnd: Bool { at >= end }
 
+    /// Whether `n` more bytes are there; if not, marks the reader damaged and at its end.
+    @inline(__always) private mutating func has(_ n: Int) -> Bool {
+        if n >= 0 && n <= end &- at { return true }
+        fail()
+        return false
+    }
+
+    /// Marks the reader damaged and at its end.
+    package mutating func fail() {
+        damaged = true
+        at = end
+    }
+
     @inline(__always) package mutating func u8() -> UInt8 {
+        guard has(1) else { return 0 }
         defer { at += 1 }
         return base[at]
     }
 
     @inline(__always) package mutating func u32() -> UInt32 {
+        guard has(4) else { return 0 }
         defer { at += 4 }
         return UInt32(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt32.self))
     }
 
     @inline(__always) package mutating func i64() -> Int64 {
+        guard has(8) else { return 0 }
         defer { at += 8 }
         return Int64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: Int64.self))
     }
@@ -150,21 +173,45 @@ package struct FactReader {
         }
     }
 
+    /// LEB128, at most ten bytes.
     @inline(__always) package mutating func varint() -> Int {
         var v = 0
         var shift = 0
-        while true {
+        while shift < 70 {
+            guard has(1) else { return 0 }
             let b = base[at]
             at += 1
             v |= Int(b & 0x7F) << shift
             if b < 0x80 { return v }
             shift += 7
         }
+        fail()
+        return 0
+    }
+
+    /// A count of elements that follow (each at least one byte): 0 and damaged when more than the bytes left.
+    @inline(__always) package mutating func count() -> Int {
+        let n = varint()
+        guard n >= 0 && n <= end &- at else {
+            fail()
+            return 0
+        }
+        return n
+    }
+
+    /// `all[i]` for the byte `i` read; the first element and damaged when it is out of range.
+    @inline(__always) package mutating func element<C: RandomAccessCollection>(of all: C) -> C.Element where C.Index == Int {
+        let i = Int(u8())
+        guard i < all.count else {
+            fail()
+            return all[all.startIndex]
+        }
+        return all[all.startIndex + i]
     }
 
     package mutating func histogram() -> [Int64: Int64] {
         var h: [Int64: Int64] = [:]
-        for _ in 0..<varint() {
+        for _ in 0..<count() {
             let value = i64()
             h[value] = i64()
         }
@@ -181,18 +228,49 @@ package struct FactReader {
     @inline(__always) package mutating func text() -> FactText? {
         let n = varint()
         guard n > 0 else { return nil }
-        defer { at += n - 1 }
-        return FactText(start: Int32(at), count: Int32(n - 1))
+        guard has(n - 1), let start = Int32(exactly: at), let count = Int32(exactly: n - 1) else {
+            fail()
+            return nil
+        }
+        at += n - 1
+        return FactText(start: start, count: count)
+    }
+
+    /// A text that is never null: an empty text and damaged for null.
+    @inline(__always) package mutating func requiredText() -> FactText {
+        if let t = text() { return t }
+        fail()
+        return FactText(start: 0, count: 0)
     }
 
     /// An id: `.number` for canonical decimals, `.text` (a range of the buffer) otherwise; nil for null.
     @inline(__always) package mutating func id() -> FactId? {
         switch u8() {
-        case 0: return .number(UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)).advancing(&at))
+        case 0:
+            guard has(8) else { return nil }
+            return .number(UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)).advancing(&at))
         case 1: return text().map { .text($0) }
         default: return nil
         }
     }
+
+    /// An id that is never null: `.number(0)` and damaged for null.
+    @inline(__always) package mutating func requiredId() -> FactId {
+        if let id = id() { return id }
+        fail()
+        return .number(0)
+    }
+}
+
+/// Stored facts that cannot be decoded (`FactReader.damaged`): where they were read.
+package struct FactDecodingError: Error, CustomStringConvertible {
+    package let place: String
+    /// The input file whose stored facts they are (`source_file.file_id`); 0 for facts a run made (a spill).
+    package let fileId: UInt32
+
+    package init(_ place: String, fileId: UInt32 = 0) { (self.place, self.fileId) = (place, fileId) }
+
+    package var description: String { "damaged facts: \(place) cannot be decoded" }
 }
 
 private extension UInt64 {

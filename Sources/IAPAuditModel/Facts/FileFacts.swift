@@ -70,4 +70,16 @@ extension FileFacts: Equatable {
         _ = r.u8()
         self = Self.read(&r)
     }
+
+    /// The summary stored in `raw` (a chunk of the summary stream of file `fileId`); throws `FactDecodingError` when it
+    /// cannot be decoded (bytes past its end, or not a summary).
+    package init(decoding raw: UnsafeRawBufferPointer, fileId: UInt32) throws {
+        guard let base = raw.baseAddress, raw.count > 0 else {
+            throw FactDecodingError("an empty summary of file id \(fileId)", fileId: fileId)
+        }
+        var r = FactReader(base.assumingMemoryBound(to: UInt8.self), count: raw.count)
+        guard r.u8() == FactKind.summary.rawValue else { throw FactDecodingError("the summary of file id \(fileId)", fileId: fileId) }
+        self = Self.read(&r)
+        guard !r.damaged else { throw FactDecodingError("the summary of file id \(fileId)", fileId: fileId) }
+    }
 }

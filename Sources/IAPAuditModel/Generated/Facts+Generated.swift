@@ -106,7 +106,7 @@ package struct RequestLineFact {
         /// Reads the fact element.
         @inline(__always)
         package static func read(_ r: inout FactReader) -> Quantity {
-            let id = r.id()!
+            let id = r.requiredId()
             let quantity = r.i64()
             return Quantity(id: id, quantity: quantity)
         }
@@ -166,22 +166,22 @@ package struct RequestLineFact {
         let restore = optionsBits & 1 != 0
         let granted = optionsBits & 2 != 0
         let verifyStatus = r.optionalInt()
-        let requestId = r.text()!
+        let requestId = r.requiredText()
         let userId = r.text()
         let environment = r.text()
         let postedStart = ids.count
-        for _ in 0..<r.varint() { ids.append(r.id()!) }
+        for _ in 0..<r.count() { ids.append(r.requiredId()) }
         let postedRange = postedStart..<ids.count
         var creditedRange: Range<Int>? = nil
         if r.u8() == 1 {
             let start = ids.count
-            for _ in 0..<r.varint() { ids.append(r.id()!) }
+            for _ in 0..<r.count() { ids.append(r.requiredId()) }
             creditedRange = start..<ids.count
         }
         var creditedQuantitiesRange: Range<Int>? = nil
         if r.u8() == 1 {
             let start = creditedQuantities.count
-            for _ in 0..<r.varint() { creditedQuantities.append(Quantity.read(&r)) }
+            for _ in 0..<r.count() { creditedQuantities.append(Quantity.read(&r)) }
             creditedQuantitiesRange = start..<creditedQuantities.count
         }
         return RequestLineFact(
@@ -292,7 +292,7 @@ package struct LinkedResponseFact {
         /// Reads the fact element.
         @inline(__always)
         package static func read(_ r: inout FactReader) -> Item {
-            let id = r.id()!
+            let id = r.requiredId()
             let originalId = r.id()
             let purchaseDateMs = r.optionalInt()
             let signatureBits = r.u8()
@@ -357,7 +357,7 @@ package struct LinkedResponseFact {
     /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
     @inline(__always)
     package static func read(_ r: inout FactReader, chunkFile: UInt32, items: inout [LinkedResponseFact.Item]) -> LinkedResponseFact {
-        let requestId = r.text()!
+        let requestId = r.requiredText()
         let fileIdStored = r.u32()
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
@@ -371,7 +371,7 @@ package struct LinkedResponseFact {
         let environmentConflict = flagsBits & 2 != 0
         let receiptCreationDateMs = r.optionalInt()
         let itemsStart = items.count
-        for _ in 0..<r.varint() { items.append(Item.read(&r)) }
+        for _ in 0..<r.count() { items.append(Item.read(&r)) }
         let itemsRange = itemsStart..<items.count
         return LinkedResponseFact(
             requestId: requestId,
@@ -470,8 +470,8 @@ package struct ClientFact {
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
         let tsMs = r.i64()
-        let id = r.id()!
-        let state = ClientState.allCases[Int(r.u8())]
+        let id = r.requiredId()
+        let state = r.element(of: ClientState.allCases)
         let userId = r.text()
         let productId = r.text()
         let originalId = r.text()
@@ -540,7 +540,7 @@ package struct RevokeFact {
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
         let tsMs = r.i64()
-        let id = r.id()!
+        let id = r.requiredId()
         let userId = r.text()
         return RevokeFact(fileId: fileId, line: line, tsMs: tsMs, id: id, userId: userId)
     }
@@ -679,7 +679,7 @@ package struct ListingFact {
     /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
     @inline(__always)
     package static func read(_ r: inout FactReader, chunkFile: UInt32) -> ListingFact {
-        let id = r.id()!
+        let id = r.requiredId()
         let fileIdStored = r.u32()
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
@@ -687,7 +687,7 @@ package struct ListingFact {
         let status = r.zigzag()
         let (environment, environmentRaw) = r.environment()
         let bundleId = r.text()
-        let source = EvidenceSource.allCases[Int(r.u8())]
+        let source = r.element(of: EvidenceSource.allCases)
         let (signature, signatureReason) = r.signature()
         let issuedDateMs = r.optionalInt()
         let flagsBits = r.u8()
@@ -927,10 +927,10 @@ package struct CarrierFact {
     /// Reads the fact after its kind byte.
     @inline(__always)
     package static func read(_ r: inout FactReader, evidence: inout [CarrierFact.Evidence]) -> CarrierFact {
-        let id = r.id()!
+        let id = r.requiredId()
         let fileId = r.u32()
         let line = r.u32()
-        let requestId = r.text()!
+        let requestId = r.requiredText()
         let userId = r.text()
         let tsMs = r.i64()
         let latestMs = r.i64()
@@ -951,7 +951,7 @@ package struct CarrierFact {
         let creditedQuantity = r.optionalInt()
         let finalReceiptCreatedMs = r.optionalInt()
         let evidenceStart = evidence.count
-        for _ in 0..<r.varint() { evidence.append(Evidence.read(&r)) }
+        for _ in 0..<r.count() { evidence.append(Evidence.read(&r)) }
         let evidenceRange = evidenceStart..<evidence.count
         return CarrierFact(
             id: id,
@@ -1060,7 +1060,7 @@ package struct NotificationFact {
         let fileIdStored = r.u32()
         let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
         let line = r.u32()
-        let uuid = r.text()!
+        let uuid = r.requiredText()
         let signatureBits = r.u8()
         let signatureFailed = signatureBits & 1 != 0
         return NotificationFact(fileId: fileId, line: line, uuid: uuid, signatureFailed: signatureFailed)
@@ -1309,7 +1309,7 @@ package struct LinkFact {
     /// Reads the fact after its kind byte.
     @inline(__always)
     package static func read(_ r: inout FactReader) -> LinkFact {
-        let id = r.id()!
+        let id = r.requiredId()
         let fileId = r.u32()
         let line = r.u32()
         let userId = r.text()
@@ -1347,9 +1347,9 @@ package struct HoldingFact {
     /// Reads the fact after its kind byte.
     @inline(__always)
     package static func read(_ r: inout FactReader) -> HoldingFact {
-        let userId = r.text()!
-        let productId = r.text()!
-        let id = r.id()!
+        let userId = r.requiredText()
+        let productId = r.requiredText()
+        let id = r.requiredId()
         let purchaseMs = r.i64()
         return HoldingFact(userId: userId, productId: productId, id: id, purchaseMs: purchaseMs)
     }
@@ -1386,8 +1386,8 @@ package struct OwnerFact {
     /// Reads the fact after its kind byte.
     @inline(__always)
     package static func read(_ r: inout FactReader) -> OwnerFact {
-        let originalId = r.id()!
-        let userId = r.text()!
+        let originalId = r.requiredId()
+        let userId = r.requiredText()
         return OwnerFact(originalId: originalId, userId: userId)
     }
 

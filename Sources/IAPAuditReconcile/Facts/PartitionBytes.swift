@@ -37,12 +37,20 @@ final class PartitionBytes {
         capacity = bigger
     }
 
-    /// Calls `body` with a reader at each fact and the file id its chunk belongs to.
-    func forEachFact(_ body: (inout FactReader, _ chunkFile: UInt32) -> Void) {
+    /// Calls `body` with a reader at each fact and the file id its chunk belongs to. Throws `FactDecodingError` when a
+    /// fact cannot be decoded (`FactReader.damaged`, set by a read past the stretch's end, by a value no writer writes,
+    /// or by `body` through `fail()` for a kind its stream does not hold).
+    func forEachFact(_ body: (inout FactReader, _ chunkFile: UInt32) -> Void) throws {
         for (k, segment) in segments.enumerated() {
             let end = k + 1 < segments.count ? segments[k + 1].start : count
             var reader = FactReader(UnsafePointer(base), count: end, at: segment.start)
-            while !reader.isAtEnd { body(&reader, segment.fileId) }
+            while !reader.isAtEnd {
+                body(&reader, segment.fileId)
+                if reader.damaged {
+                    throw FactDecodingError(
+                        segment.fileId == 0 ? "facts made by this run" : "a chunk of file id \(segment.fileId)", fileId: segment.fileId)
+                }
+            }
         }
     }
 

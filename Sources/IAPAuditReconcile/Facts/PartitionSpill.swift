@@ -11,6 +11,8 @@ final class PartitionSpill: Sendable {
         var memory = Array(repeating: [UInt8](), count: FactKey.partitions)
         var memoryBytes = 0
         var spilled = [Bool](repeating: false, count: FactKey.partitions)
+        /// Per partition, each stretch written to its file: its byte count and XXH64 (`FactChecksum`), checked when read.
+        var written = Array(repeating: [(count: Int, check: UInt64)](), count: FactKey.partitions)
     }
     private let state = Mutex(State())
     private let directory: String?
@@ -47,17 +49,31 @@ final class PartitionSpill: Sendable {
             defer { try? handle.close() }
             try handle.seekToEnd()
             try handle.write(contentsOf: state.memory[part])
+            state.written[part].append((state.memory[part].count, state.memory[part].withUnsafeBytes { FactChecksum.xxh64($0) }))
             state.memory[part] = []
         }
         state.memoryBytes = 0
     }
 
-    /// Adds every fact of partition `part` to `bytes` (as facts naming their own files).
+    /// Adds every fact of partition `part` to `bytes` (as facts naming their own files). Throws `FactDecodingError` when
+    /// the file is not what was written (its length, or a stretch's checksum).
     func read(_ part: Int, into bytes: PartitionBytes) throws {
-        let (spilled, memory) = state.withLock { ($0.spilled[part], $0.memory[part]) }
+        let (spilled, written, memory) = state.withLock { ($0.spilled[part], $0.written[part], $0.memory[part]) }
         if spilled {
             let data = try Data(contentsOf: URL(fileURLWithPath: path(part)))
-            data.withUnsafeBytes { bytes.append($0, fileId: 0) }
+            try data.withUnsafeBytes { raw in
+                var at = 0
+                for stretch in written {
+                    guard stretch.count <= raw.count - at,
+                        FactChecksum.xxh64(UnsafeRawBufferPointer(rebasing: raw[at..<(at + stretch.count)])) == stretch.check
+                    else { break }
+                    at += stretch.count
+                }
+                guard at == raw.count, written.reduce(0, { $0 + $1.count }) == at else {
+                    throw FactDecodingError("the spill file \(path(part)) of this run")
+                }
+                bytes.append(raw, fileId: 0)
+            }
         }
         memory.withUnsafeBytes { bytes.append($0, fileId: 0) }
     }

@@ -217,6 +217,10 @@ package final class RequestCarry: Sendable {
             while at + 8 <= raw.count {
                 let file = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
                 let count = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                // Checked with requests.bin's checksum; a count past the end is cut, never read past (the facts then fail to decode).
+                guard count <= raw.count - at - 8 else {
+                    return bytes.append(UnsafeRawBufferPointer(rebasing: raw[(at + 8)...]), fileId: file)
+                }
                 bytes.append(UnsafeRawBufferPointer(rebasing: raw[(at + 8)..<(at + 8 + count)]), fileId: file)
                 at += 8 + count
             }

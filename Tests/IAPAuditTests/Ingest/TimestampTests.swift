@@ -77,5 +77,9 @@ final class TimestampTests: XCTestCase {
         XCTAssertEqual(Timestamp.iso(1_790_812_800_250), "2026-10-01T00:00:00.250Z")
         XCTAssertEqual(Timestamp.iso(-1), "1969-12-31T23:59:59.999Z")
         XCTAssertEqual(Timestamp.day(1_790_899_199_999), "2026-10-01")
+        // No record's instant (a damaged ledger's): the nearest end of years 0–9999, never a trap (SIGILL in floorDiv).
+        XCTAssertEqual(Timestamp.iso(Int64.min), "0000-01-01T00:00:00.000Z")
+        XCTAssertEqual(Timestamp.iso(Int64.max), "9999-12-31T23:59:59.999Z")
+        XCTAssertEqual(Timestamp.iso(-86_400_000), "1969-12-31T00:00:00.000Z")
     }
 }

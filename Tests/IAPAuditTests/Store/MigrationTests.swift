@@ -55,13 +55,17 @@ final class MigrationTests: XCTestCase {
     /// findings' loss dates.
     func testVersion7IsMigratedKeepingItsRecords() throws { try migrates(from: 7) }
 
+    /// A version-8 ledger (before `fact_chunk.checksum`) is migrated in place: the checksums of the facts it keeps are
+    /// computed (the next run reads every kept chunk, checked; a checksum left 0 would stop it as a damaged ledger).
+    func testVersion8IsMigratedKeepingItsRecords() throws { try migrates(from: 8) }
+
     /// A run killed after the open that migrated the ledger leaves the next run to say it (found by an on-call user test:
     /// the notice and its periods to close again were lost); once a run completes, it is not said again.
     func testAnUpgradeIsSaidByTheRunThatCompletes() throws {
         let (input, out, _) = try ledger(of: 7)
         let killed = try BuiltBinary.run(["run", input, "--out", out], environment: ["IAP_AUDIT_KILL_AT": "import_files"])
         XCTAssertEqual(killed.status, -SIGKILL, killed.err)
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 8)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 9)
         // A close of 2026-09 since: it is no longer a period to close again (found by a retest); the close says the upgrade
         // too, and leaves it to the next run.
         let close = try BuiltBinary.run(["close", "--period", "2026-09", "--out", out, input])
@@ -71,8 +75,9 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(next.status, 0, next.err)
         XCTAssertTrue(
             next.err.contains(
-                "iap-audit: warning: the ledger (schema version 7) was migrated to version 8 in place, every record kept: the "
-                    + "findings now give loss_at, when each loss happened\n"),
+                "iap-audit: warning: the ledger (schema version 7) was migrated to version 9 in place, every record kept: the "
+                    + "findings now give loss_at, when each loss happened; its stored facts now carry checksums, checked as they are "
+                    + "read\n"),
             next.err)
         let third = try BuiltBinary.run(["run", input, "--out", out])
         XCTAssertFalse(third.err.contains("was migrated"), third.err)
@@ -93,15 +98,21 @@ final class MigrationTests: XCTestCase {
                 db = sqlite3.connect(sys.argv[1])
                 if sys.argv[3] == "6":
                     for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
-                for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
-                db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
+                if sys.argv[3] != "8":
+                    for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
+                    db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
+                db.execute("ALTER TABLE fact_chunk DROP COLUMN checksum")
                 if sys.argv[3] == "7":
                     db.execute("INSERT INTO close_period VALUES ('2026-09', 'gregorian', 'UTC', '2026-09-01', '2026-09-30', 0, 0, '[]', NULL, NULL)")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
                 db.execute(f"PRAGMA user_version = {sys.argv[3]}")
                 db.commit()
                 print(json.dumps(db.execute("SELECT count(*) FROM client_report").fetchone()[0]))
-                """, args: [out + "/audit.sqlite", version == 6 ? Schema.version6Fingerprint : Schema.version7Fingerprint, "\(version)"])
+                """,
+                args: [
+                    out + "/audit.sqlite",
+                    [6: Schema.version6Fingerprint, 7: Schema.version7Fingerprint, 8: Schema.version8Fingerprint][version]!, "\(version)",
+                ])
             as? Int
         return (input, out, records)
     }
@@ -115,13 +126,14 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 8)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 9)
         // Said, once (found by a user test: the upgrade was silent).
         XCTAssertEqual(
             result.warnings.filter { $0.code == .ledgerUpgraded }.map(\.message),
             [
-                "the ledger (schema version \(version)) was migrated to version 8 in place, every record kept: the findings now give "
-                    + "loss_at, when each loss happened"
+                "the ledger (schema version \(version)) was migrated to version 9 in place, every record kept: "
+                    + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
+                    + "its stored facts now carry checksums, checked as they are read"
                     + (version == 7
                         ? "; the periods closed before (2026-09) booked each loss when its finding was first seen: close them again to "
                             + "book it when it happened (a figure that moves is said, close_restated)" : "")
@@ -131,7 +143,7 @@ final class MigrationTests: XCTestCase {
             (try PythonReader.run(
                 "import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute("
                     + "'SELECT parameters FROM audit_run ORDER BY run DESC LIMIT 1').fetchone()[0]))", args: [out + "/audit.sqlite"])
-                as? String)?.contains("\nschema 8\n") ?? false)
+                as? String)?.contains("\nschema 9\n") ?? false)
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(again.warnings.filter { $0.code == .ledgerUpgraded }.count, 0)
         let losses =
@@ -200,9 +212,9 @@ final class MigrationTests: XCTestCase {
             """, args: [folder])
         let store = try AuditStore(path: folder + "/audit.sqlite")
         XCTAssertEqual(try store.storedFiles().count, 0, "dropped when opened")
-        XCTAssertEqual(store.schemaChange, .rebuilt(from: 8))
+        XCTAssertEqual(store.schemaChange, .rebuilt(from: 9))
         // Kept until a run completes.
-        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 8))
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 9))
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(again.filesParsed, 1)
         XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
