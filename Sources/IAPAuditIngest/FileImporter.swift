@@ -22,8 +22,9 @@ package enum FileImporter {
             return try GzipImporter.stream(file, checker: checker, sink: sink, fastPath: fastPath, scratchDirectory: scratchDirectory)
         }
         var result = try read(file, checker: checker, sink: sink, fastPath: fastPath)
-        // A document read whole (at most `maxDocumentBytes`) was not cut, whatever its lines.
-        guard let cut = file.cut.value, result.format != .jsonDocument || result.status != .imported else { return result }
+        // A document read whole (at most `maxDocumentBytes`), or rejected whole (one rejection: the file), was not cut,
+        // whatever its lines.
+        guard let cut = file.cut.value, result.format != .jsonDocument else { return result }
         var batch = RecordBatch()
         batch.rejections.append(Rejection(location: file.location(cut.line), reason: cut.reason, rawText: cut.rawText))
         result.recordsIn += 1

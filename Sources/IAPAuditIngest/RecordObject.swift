@@ -116,7 +116,9 @@ extension RecordObject {
     func timestamp(_ key: String, path: String = "") throws -> Int64? {
         let value = field(key)
         if case .number(let number)? = value {
-            guard let ms = try value?.integer(named: fieldName(key, in: path), allowFraction: true), Timestamp.validRange.contains(ms)
+            // A number past ±2^53 is out of 1900–2200 too: said as a date, the field's meaning.
+            guard let ms = (try? value?.integer(named: fieldName(key, in: path), allowFraction: true)) ?? nil,
+                Timestamp.validRange.contains(ms)
             else {
                 throw IngestError.badField(fieldName(key, in: path), "epoch milliseconds \(number) outside 1900–2200")
             }
