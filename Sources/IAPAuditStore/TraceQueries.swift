@@ -26,6 +26,15 @@ final class TraceQueries {
         return result
     }
 
+    /// The transactions `sql` (over `apple_transaction t` joined to its `apple_record r`, with a WHERE clause) lists by
+    /// listings at the trust level the rules need; only when none does, those below it (docs/security.md, "Trust
+    /// levels"): a forged listing picks no transaction for an id a proven one names, and alone it still leads to its
+    /// transaction, whose verdict reads nothing of it.
+    func provenFirst(_ sql: String, _ values: [any SQLBindable]) throws -> [String] {
+        let proven = try texts(sql + " AND " + ListingTrustSQL.counts(listing: "t", record: "r"), values)
+        return proven.isEmpty ? try texts(sql, values) : proven
+    }
+
     func exists(_ sql: String, _ values: [any SQLBindable]) throws -> Bool { try !texts(sql + " LIMIT 1", values).isEmpty }
 
     // MARK: Client reports
@@ -114,7 +123,7 @@ final class TraceQueries {
     }
 
     /// SEMANTICS rule 6: an id a request posted stands for itself when the request's final answer (the
-    /// latest `received_at`) lists it, else for that answer's newest transaction (by purchase date) with
+    /// latest `received_at` whose own signature did not fail: rule 2) lists it, else for that answer's newest transaction (by purchase date) with
     /// it as original id, else for itself.
     func standsFor(_ id: String, postedBy requestId: String) throws -> String {
         let items = try finalAnswer(requestId)
@@ -133,7 +142,9 @@ final class TraceQueries {
             """
             SELECT t.transaction_id, t.original_transaction_id, t.purchase_date_ms
             FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id
-            WHERE r.record_id = (SELECT record_id FROM apple_record WHERE request_id = ?1 ORDER BY received_at_ms DESC, record_id LIMIT 1)
+            WHERE r.record_id = (
+                SELECT record_id FROM apple_record WHERE request_id = ?1 AND signature <> 'untrusted_root' AND signature NOT LIKE 'invalid%'
+                ORDER BY received_at_ms DESC, record_id LIMIT 1)
             ORDER BY t.position
             """, [requestId]
         ) { q in items.append((q.text(0), q.optionalText(1), q.optionalInt64(2))) }

@@ -194,6 +194,60 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// `trace` (docs/trace.md): the twins of the dropped-order scenario above give its verdict nothing (no purchase date,
+    /// no "Apple confirmed", no product): the verdict and the next action are the run's without the twin, and the twin is
+    /// on the timeline, marked unproven with its signature. The genuine twin changes the verdict: the test can fail.
+    func testTraceOfAForgedTwinJudgesAsWithoutIt() throws {
+        let kit = try makeKit()
+        let base = try windowBase()
+        _ = try run(base, twin: nil, kit: kit, tag: "base")
+        /// The traced transaction's JSON, its input folder named `input`.
+        func traced(_ id: String, _ tag: String) throws -> [String: Any] {
+            let run = TraceTests.trace([id, "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let text = run.out.replacingOccurrences(of: "/input-\(tag)/", with: "/input/")
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+        }
+        func judged(_ t: [String: Any]) -> NSDictionary {
+            NSDictionary(dictionary: [
+                "verdict": t["verdict"] ?? NSNull(), "purchase_date": t["purchase_date"] ?? NSNull(),
+                "product_id": t["product_id"] ?? NSNull(), "original_transaction_id": t["original_transaction_id"] ?? NSNull(),
+            ])
+        }
+        let why = [
+            Form.selfMade: "untrusted_root", .algNone: "invalid:unsupported_alg:none", .tampered: "invalid:bad_signature",
+            .unsigned: "not_checked", .crit: "invalid:unsupported_crit:exp",
+        ]
+        for (id, purchaseMs) in [("T9", Self.longAgoMs), ("T5", Self.logStartMs + 3_600_000)] {
+            let without = try traced(id, "base")
+            let verdict = try XCTUnwrap(without["verdict"] as? [String: Any])
+            let action = try XCTUnwrap(verdict["next_action"] as? [String: Any])
+            XCTAssertEqual(
+                action["code"] as? String, id == "T9" ? "credit_manually" : "requery", "\(action)")
+            for form in Form.allCases {
+                let tag = "trace-\(id)-\(form)"
+                let twin = try transactionTwin(transaction(id, purchaseMs: purchaseMs, kit: kit), form, kit)
+                _ = try run(base, twin: twin, kit: kit, tag: tag)
+                let with = try traced(id, tag)
+                let events = try XCTUnwrap(with["timeline"] as? [[String: Any]])
+                let twinEvent = try XCTUnwrap(events.first { ($0["location"] as? String)?.hasSuffix("/\(twin.name):1") == true })
+                if form == .genuine {
+                    XCTAssertNotEqual(judged(with), judged(without), "\(id) genuine")
+                    XCTAssertTrue(twinEvent["unproven"] is NSNull, "\(twinEvent)")
+                    continue
+                }
+                XCTAssertEqual(judged(with), judged(without), "\(id) \(form)")
+                XCTAssertEqual(twinEvent["unproven"] as? String, "\(why[form]!), signed_transaction", "\(id) \(form)")
+                XCTAssertTrue(
+                    (twinEvent["says"] as? String)?.hasSuffix(
+                        "; unproven (\(why[form]!), signed_transaction): proves nothing, the verdict ignores it") == true,
+                    "\(twinEvent)")
+                XCTAssertEqual(events.count, (without["timeline"] as? [Any])?.count.advanced(by: 1), "\(id) \(form)")
+            }
+        }
+    }
+
     /// Rule 18: T7, reported purchased and never sent, would be a restore of T0's non-consumable (granted) if Apple
     /// listed it under original id T0: one purchase, granted, no dropped order. A twin saying so joins nothing.
     func testForgedRecordJoinsNoPurchase() throws {
