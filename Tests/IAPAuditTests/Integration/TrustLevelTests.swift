@@ -248,6 +248,51 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// The close (docs/close.md): T5, only the client reported, is a `claimed` sale. A forged listing of it adds nothing
+    /// to the sale: not its id, its evidence, its date or its class (it made it `unproven`, listed by a record): the
+    /// `close_sale` rows are the close's without the twin. The genuine twin makes it `paid`: the test can fail.
+    func testCloseOfAForgedTwinBooksAsWithoutIt() throws {
+        let kit = try makeKit()
+        let base = try windowBase()
+        func sales(_ twin: (name: String, text: String)?, _ tag: String) throws -> [String] {
+            let input = kit.folder + "/input-\(tag)"
+            try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+            for (name, text) in base { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+            if let twin { try twin.text.write(toFile: input + "/" + twin.name, atomically: true, encoding: .utf8) }
+            let out = kit.folder + "/out-\(tag)"
+            let close = CLIRun(["close", "--period", "2026-10", "--out", out, "--config", kit.config, input])
+            XCTAssertEqual(close.status, 0, "\(tag): \(close.err)")
+            let rows = try XCTUnwrap(
+                try PythonReader.run(
+                    """
+                    import json, sqlite3, sys
+                    db = sqlite3.connect(sys.argv[1])
+                    print(json.dumps([" ".join(str(v) for v in r) for r in db.execute(
+                        "SELECT purchase_key, transaction_ids, product_id, purchase_ms, country_code, amount_milliunits, pricing, "
+                        "sale_class, exclusion, is_trial, refunded_milliunits, evidence, units FROM close_sale ORDER BY purchase_key")]))
+                    """, args: [out + "/audit.sqlite"]) as? [String])
+            return rows.map { $0.replacingOccurrences(of: input + "/", with: "") }
+        }
+        let without = try sales(nil, "close-base")
+        XCTAssertEqual(
+            without,
+            [
+                #"T0 ["T0"] com.example.gems60 1790848860000 None None unpriced paid None 0 0 ["apple.jsonl:1"] 1"#,
+                #"T5 ["T5"] com.example.gems60 1790852400000 None None unpriced claimed None 0 0 ["client.jsonl:1"] 1"#,
+                #"T9 ["T9"] com.example.gems60 1790848860000 None None unpriced paid None 0 0 ["apple.jsonl:1"] 1"#,
+            ])
+        for form in Form.allCases {
+            let twin = try transactionTwin(transaction("T5", purchaseMs: Self.logStartMs + 7_200_000, kit: kit), form, kit)
+            let with = try sales(twin, "close-\(form)")
+            if form == .genuine {
+                XCTAssertEqual(
+                    with[1], #"T5 ["T5"] com.example.gems60 1790856000000 None None unpriced paid None 0 0 ["twin.jws:1"] 1"#)
+                continue
+            }
+            XCTAssertEqual(with, without, "\(form)")
+        }
+    }
+
     /// Rule 18: T7, reported purchased and never sent, would be a restore of T0's non-consumable (granted) if Apple
     /// listed it under original id T0: one purchase, granted, no dropped order. A twin saying so joins nothing.
     func testForgedRecordJoinsNoPurchase() throws {
