@@ -351,6 +351,19 @@ final class TrustLevelTests: XCTestCase {
         ]
         let without = try run(base, twin: nil, kit: kit, tag: "base")
         XCTAssertEqual(without.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        // `trace T1`'s verdict (docs/trace.md): the refund stands unless the notification's own signature counts.
+        func verdict(_ tag: String) throws -> String {
+            let run = TraceTests.trace(["T1", "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let t = try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+            let v = try XCTUnwrap(t["verdict"] as? [String: Any])
+            let refund = (v["refund"] as? [String: Any])?["at"] as? String ?? "-"
+            let reversed = (v["refund_reversed"] as? [String: Any])?["refunded_at"] as? String ?? "-"
+            let action = (v["next_action"] as? [String: Any])?["code"] as? String ?? "-"
+            return "refund \(refund) reversed \(reversed) \(action)"
+        }
+        XCTAssertEqual(try verdict("base"), "refund 2026-10-01T12:00:00.000Z reversed - revoke")
         let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), .genuine, kit)
         for form in Form.allCases {
             let renewal: [String: Any] = [
@@ -541,6 +554,19 @@ final class TrustLevelTests: XCTestCase {
         ]
         let without = try run(base, twin: nil, kit: kit, tag: "base")
         XCTAssertEqual(without.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        // `trace T1`'s verdict (docs/trace.md): the refund stands unless the notification's own signature counts.
+        func verdict(_ tag: String) throws -> String {
+            let run = TraceTests.trace(["T1", "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let t = try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+            let v = try XCTUnwrap(t["verdict"] as? [String: Any])
+            let refund = (v["refund"] as? [String: Any])?["at"] as? String ?? "-"
+            let reversed = (v["refund_reversed"] as? [String: Any])?["refunded_at"] as? String ?? "-"
+            let action = (v["next_action"] as? [String: Any])?["code"] as? String ?? "-"
+            return "refund \(refund) reversed \(reversed) \(action)"
+        }
+        XCTAssertEqual(try verdict("base"), "refund 2026-10-01T12:00:00.000Z reversed - revoke")
         let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), .genuine, kit)
         for form in Form.allCases {
             let notification: [String: Any] = [
@@ -555,8 +581,10 @@ final class TrustLevelTests: XCTestCase {
             if form == .genuine {
                 XCTAssertEqual(with.keys, [])
                 XCTAssertEqual(with.warnings, [])
+                XCTAssertEqual(try verdict("rr-\(form)"), "refund - reversed 2026-10-01T12:00:00.000Z no_action")
                 continue
             }
+            XCTAssertEqual(try verdict("rr-\(form)"), try verdict("base"), "\(form)")
             XCTAssertEqual(with.keys, without.keys, "\(form)")
             XCTAssertEqual(with.warnings, expectedWarning(form, twin.0), "\(form)")
         }
