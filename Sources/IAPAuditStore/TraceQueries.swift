@@ -30,9 +30,20 @@ final class TraceQueries {
     /// listings at the trust level the rules need; only when none does, those below it (docs/security.md, "Trust
     /// levels"): a forged listing picks no transaction for an id a proven one names, and alone it still leads to its
     /// transaction, whose verdict reads nothing of it.
-    func provenFirst(_ sql: String, _ values: [any SQLBindable]) throws -> [String] {
-        let proven = try texts(sql + " AND " + ListingTrustSQL.counts(listing: "t", record: "r"), values)
-        return proven.isEmpty ? try texts(sql, values) : proven
+    /// - Parameter listedId: an id that, itself listed as a transaction by a proven listing, also keeps the forged
+    ///   ones out (an original id: a forged renewal or restore of a proven purchase is no transaction of it).
+    func provenFirst(_ sql: String, _ values: [any SQLBindable], listedId: String? = nil) throws -> [String] {
+        let counts = ListingTrustSQL.counts(listing: "t", record: "r")
+        let proven = try texts(sql + " AND " + counts, values)
+        guard proven.isEmpty else { return proven }
+        if let listedId,
+            try exists(
+                "SELECT 1 FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id WHERE t.transaction_id = ?1 AND "
+                    + counts, [listedId])
+        {
+            return []
+        }
+        return try texts(sql, values)
     }
 
     func exists(_ sql: String, _ values: [any SQLBindable]) throws -> Bool { try !texts(sql + " LIMIT 1", values).isEmpty }

@@ -241,7 +241,7 @@ package enum TraceReader {
         ) {
             try q.provenFirst(
                 "SELECT t.transaction_id FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id "
-                    + "WHERE t.original_transaction_id = ?1 AND t.original_transaction_id <> t.transaction_id", [id])
+                    + "WHERE t.original_transaction_id = ?1 AND t.original_transaction_id <> t.transaction_id", [id], listedId: id)
                 + q.texts(
                     "SELECT transaction_id FROM client_report WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id",
                     [id]) + [id]

@@ -309,6 +309,19 @@ final class TrustLevelTests: XCTestCase {
             "dropped_order/never_sent/T7/claimed",
         ]
         XCTAssertEqual(without.keys, expected)
+        // `trace` (docs/trace.md): the transactions an id leads to, and T7's original id and verdict.
+        func traced(_ id: String, _ tag: String) throws -> String {
+            let run = TraceTests.trace([id, "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let transactions = try XCTUnwrap(json["transactions"] as? [[String: Any]])
+            return transactions.map { t in
+                let action = ((t["verdict"] as? [String: Any])?["next_action"] as? [String: Any])?["code"] as? String ?? "-"
+                return "\(t["transaction_id"] as? String ?? "?") original \(t["original_transaction_id"] as? String ?? "-") \(action)"
+            }.joined(separator: "; ")
+        }
+        XCTAssertEqual(try traced("T0", "base"), "T0 original T0 no_action")
+        XCTAssertEqual(try traced("T7", "base"), "T7 original - requery")
         for form in Form.allCases {
             var payload = transaction("T7", purchaseMs: Self.logStartMs + 7_200_000, kit: kit)
             payload["originalTransactionId"] = "T0"
@@ -317,9 +330,12 @@ final class TrustLevelTests: XCTestCase {
             let with = try run(base, twin: twin, kit: kit, tag: "t7-\(form)")
             if form == .genuine {
                 XCTAssertEqual(with.keys, Array(expected.prefix(2)))
+                XCTAssertEqual(try traced("T0", "t7-\(form)"), "T0 original T0 no_action; T7 original T0 no_action")
                 continue
             }
             XCTAssertEqual(with.keys, expected, "\(form)")
+            XCTAssertEqual(try traced("T0", "t7-\(form)"), "T0 original T0 no_action", "\(form)")
+            XCTAssertEqual(try traced("T7", "t7-\(form)"), "T7 original - requery", "\(form)")
             XCTAssertEqual(with.warnings, expectedWarning(form, twin.name), "\(form)")
         }
     }
