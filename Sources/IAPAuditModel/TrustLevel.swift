@@ -48,6 +48,17 @@ package enum TrustLevel: UInt8, Comparable, CaseIterable, Sendable {
         }
     }
 
+    /// - Parameters:
+    ///   - source: `apple_record.source` as stored (`signed_transaction`…); an unknown one is taken as unsigned.
+    ///   - signature: the listing's own `apple_transaction.signature` (or the record's) as stored.
+    package static func of(source: String, signature: String) -> TrustLevel {
+        var signature = signature
+        let code = signature.withUTF8 { SignatureCode($0) }
+        let evidence = EvidenceSource(rawValue: source)
+        return TrustLevel(
+            isSigned: evidence?.isSigned ?? false, isReceipt: evidence == .appReceipt || evidence == .transactionReceipt, signature: code)
+    }
+
     /// At or above `needed`: a listing the rules read.
     @inline(__always) package var counts: Bool { self >= Self.needed }
 

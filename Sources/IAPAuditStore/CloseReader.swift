@@ -19,16 +19,23 @@ package enum CloseReader {
         let relevance = relevance?(inputs.financial)
         let relevant = try relevance.flatMap { r in try relevantKeys(db, r).map { (keys: $0, key: r.key) } }
         inputs.listings = try listings(db, bundleIds: bundleIds, &shared, keep: relevant)
-        // Reading only some purchases, only the client purchases no record lists (the others are no claimed sale).
+        // Reading only some purchases, only the client purchases no record lists (the others are no claimed sale). A listing
+        // below the trust level the rules need lists nothing (docs/security.md, "Trust levels").
+        let proven = ListingTrustSQL.counts(listing: "t", record: "r")
         let unlisted =
-            relevance == nil ? "" : "AND NOT EXISTS (SELECT 1 FROM apple_transaction t WHERE t.transaction_id = c.transaction_id)"
+            relevance == nil
+            ? ""
+            : "AND NOT EXISTS (SELECT 1 FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id "
+                + "WHERE t.transaction_id = c.transaction_id AND \(proven))"
         let c = try db.prepare(
             """
             SELECT f.path, c.line, c.transaction_id, c.original_transaction_id, c.product_id, c.ts_ms
             FROM client_report c JOIN source_file f ON f.file_id = c.file_id
             WHERE c.state = 'purchased' AND c.transaction_id IS NOT NULL \(unlisted) ORDER BY c.record_id
             """)
-        let listed = try db.prepare("SELECT 1 FROM apple_transaction WHERE transaction_id = ?1 LIMIT 1")
+        let listed = try db.prepare(
+            "SELECT 1 FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id WHERE t.transaction_id = ?1 AND \(proven) LIMIT 1"
+        )
         while try c.step() {
             let original = c.optionalText(3)
             inputs.clientPurchases.append(

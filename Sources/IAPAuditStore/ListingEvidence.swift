@@ -99,3 +99,16 @@ struct ListingEvidenceJudge<Item> {
         }
     }
 }
+
+/// `TrustLevel.counts` as SQL over `apple_transaction` and its `apple_record` (docs/security.md, "Trust levels"): the
+/// listing's own signature verified, or not checked in a format Apple does not sign (a logged verifyReceipt answer,
+/// a Server API body, a Notification V1 body). A failed signature, or a signed format given unsigned, does not count.
+enum ListingTrustSQL {
+    /// - Parameters:
+    ///   - listing: the alias of `apple_transaction`.
+    ///   - record: the alias of its `apple_record`.
+    static func counts(listing t: String, record r: String) -> String {
+        let unsigned = EvidenceSource.allCases.filter { !$0.isSigned }.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return "(\(t).signature = 'verified' OR (\(t).signature = 'not_checked' AND \(r).source IN (\(unsigned))))"
+    }
+}

@@ -26,6 +26,26 @@ final class TraceQueries {
         return result
     }
 
+    /// The transactions `sql` (over `apple_transaction t` joined to its `apple_record r`, with a WHERE clause) lists by
+    /// listings at the trust level the rules need; only when none does, those below it (docs/security.md, "Trust
+    /// levels"): a forged listing picks no transaction for an id a proven one names, and alone it still leads to its
+    /// transaction, whose verdict reads nothing of it.
+    /// - Parameter listedId: an id that, itself listed as a transaction by a proven listing, also keeps the forged
+    ///   ones out (an original id: a forged renewal or restore of a proven purchase is no transaction of it).
+    func provenFirst(_ sql: String, _ values: [any SQLBindable], listedId: String? = nil) throws -> [String] {
+        let counts = ListingTrustSQL.counts(listing: "t", record: "r")
+        let proven = try texts(sql + " AND " + counts, values)
+        guard proven.isEmpty else { return proven }
+        if let listedId,
+            try exists(
+                "SELECT 1 FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id WHERE t.transaction_id = ?1 AND "
+                    + counts, [listedId])
+        {
+            return []
+        }
+        return try texts(sql, values)
+    }
+
     func exists(_ sql: String, _ values: [any SQLBindable]) throws -> Bool { try !texts(sql + " LIMIT 1", values).isEmpty }
 
     // MARK: Client reports
@@ -114,7 +134,7 @@ final class TraceQueries {
     }
 
     /// SEMANTICS rule 6: an id a request posted stands for itself when the request's final answer (the
-    /// latest `received_at`) lists it, else for that answer's newest transaction (by purchase date) with
+    /// latest `received_at` whose own signature did not fail: rule 2) lists it, else for that answer's newest transaction (by purchase date) with
     /// it as original id, else for itself.
     func standsFor(_ id: String, postedBy requestId: String) throws -> String {
         let items = try finalAnswer(requestId)
@@ -133,7 +153,9 @@ final class TraceQueries {
             """
             SELECT t.transaction_id, t.original_transaction_id, t.purchase_date_ms
             FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id
-            WHERE r.record_id = (SELECT record_id FROM apple_record WHERE request_id = ?1 ORDER BY received_at_ms DESC, record_id LIMIT 1)
+            WHERE r.record_id = (
+                SELECT record_id FROM apple_record WHERE request_id = ?1 AND signature <> 'untrusted_root' AND signature NOT LIKE 'invalid%'
+                ORDER BY received_at_ms DESC, record_id LIMIT 1)
             ORDER BY t.position
             """, [requestId]
         ) { q in items.append((q.text(0), q.optionalText(1), q.optionalInt64(2))) }

@@ -239,14 +239,15 @@ package enum TraceReader {
                 ),
             ]
         ) {
-            try q.texts(
-                """
-                SELECT transaction_id FROM apple_transaction WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id
-                UNION SELECT transaction_id FROM client_report WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id
-                """, [id]) + [id]
+            try q.provenFirst(
+                "SELECT t.transaction_id FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id "
+                    + "WHERE t.original_transaction_id = ?1 AND t.original_transaction_id <> t.transaction_id", [id], listedId: id)
+                + q.texts(
+                    "SELECT transaction_id FROM client_report WHERE original_transaction_id = ?1 AND original_transaction_id <> transaction_id",
+                    [id]) + [id]
         }
         try found(.orderId, [("apple_record.order_id", "SELECT 1 FROM apple_record WHERE order_id = ?1")]) {
-            try q.texts(
+            try q.provenFirst(
                 "SELECT t.transaction_id FROM apple_record r JOIN apple_transaction t ON t.record_id = r.record_id WHERE r.order_id = ?1",
                 [id])
         }
@@ -281,14 +282,18 @@ package enum TraceReader {
         ) {
             // An answer whose request was not logged still names its transactions.
             try q.transactions(ofRequestsWhere: "request_id", is: id)
-                + q.texts(
+                + q.provenFirst(
                     "SELECT t.transaction_id FROM apple_record r JOIN apple_transaction t ON t.record_id = r.record_id WHERE r.request_id = ?1",
                     [id])
         }
         try found(
             .webOrderLineItemId,
             [("apple_transaction.web_order_line_item_id", "SELECT 1 FROM apple_transaction WHERE web_order_line_item_id = ?1")]
-        ) { try q.texts("SELECT transaction_id FROM apple_transaction WHERE web_order_line_item_id = ?1", [id]) }
+        ) {
+            try q.provenFirst(
+                "SELECT t.transaction_id FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id "
+                    + "WHERE t.web_order_line_item_id = ?1", [id])
+        }
         return (matches, ExactText.distinctSorted(transactions))
     }
 
@@ -300,7 +305,8 @@ package enum TraceReader {
         let listings = try q.listings(of: transactionId)
         var original: String? = nil
         var product: String? = nil
-        for event in listings.map(\.1) + clients {
+        // A listing below the trust level the rules need names no original id or product (docs/security.md).
+        for event in listings.map(\.1).filter({ $0.unproven == nil }) + clients {
             switch event.detail {
             case .apple(let a):
                 original = original ?? a.listing?.originalTransactionId
@@ -320,7 +326,7 @@ package enum TraceReader {
         // Ids compare as exact bytes (`ExactText`): two users differing only by normalization are two users.
         let answered = Set(
             listings.compactMap { event -> ExactText? in
-                guard case .apple(let a) = event.1.detail else { return nil }
+                guard case .apple(let a) = event.1.detail, event.1.unproven == nil else { return nil }
                 return a.requestId.map(ExactText.init)
             })
         var candidates: [TraceEvent] = []

@@ -108,10 +108,11 @@ package struct TransactionTrace: Sendable {
     package init(transactionId: String) { self.transactionId = transactionId }
 
     /// When it was bought, by Apple's records (the earliest `purchase_date` a listing of it gives; UTC ms): the
-    /// date a customer's "I paid on …" names. Nil when no Apple record lists it.
+    /// date a customer's "I paid on …" names. Nil when no Apple record lists it. A listing below the trust level the
+    /// rules need (`TraceEvent.unproven`) dates nothing.
     package var purchaseMs: Int64? {
         events.compactMap { event -> Int64? in
-            guard case .apple(let a) = event.detail else { return nil }
+            guard case .apple(let a) = event.detail, event.unproven == nil else { return nil }
             return a.listing?.purchaseMs
         }.min()
     }
@@ -148,6 +149,16 @@ package struct TraceEvent: Sendable {
         if ta != tb { return ta < tb }
         if a.rank != b.rank { return a.rank < b.rank }
         return a.location < b.location
+    }
+
+    /// Why this Apple record proves nothing, when it is below the trust level the rules need (`TrustLevel.needed`;
+    /// docs/security.md, "Trust levels"): its listing's own signature as stored (else, listing nothing, the record's)
+    /// and its source, as the warnings name it (`untrusted_root, signed_transaction`). Nil when it counts, and for a
+    /// log's record. Such a record is shown on the timeline; the verdict reads nothing of it.
+    package var unproven: String? {
+        guard case .apple(let a) = detail else { return nil }
+        let signature = a.listing?.signature ?? a.signature
+        return TrustLevel.of(source: source, signature: signature).counts ? nil : "\(signature), \(source)"
     }
 
     private var rank: Int {

@@ -16,7 +16,15 @@ package enum LedgerSales {
         // copies took about 400 MB beside the originals).
         var groupOf: [String: Int] = [:]
         var groups: [(key: String, byOriginal: Bool, listings: [Int32])] = []
+        // A listing below the trust level the rules need (a failed signature, a decoded payload given unsigned) adds
+        // nothing to a purchase: no id, no evidence, no class (docs/security.md, "Trust levels"). Only a purchase that
+        // nothing else shows is made of such listings, `unproven`, after the others.
+        var unprovenListings: [Int32] = []
         for (i, l) in inputs.listings.enumerated() {
+            guard l.evidence.isTrusted else {
+                unprovenListings.append(Int32(i))
+                continue
+            }
             let (key, original) = purchase(l, products)
             if let g = groupOf[key] {
                 groups[g].listings.append(Int32(i))
@@ -63,6 +71,29 @@ package enum LedgerSales {
             }
             sales.append(sale)
         }
+        // Purchases only unproven listings show: none of their ids or keys is a purchase above, or one the client reported.
+        let reported = Set(inputs.clientPurchases.map(\.transactionId)).union(claimed.keys)
+        var unprovenGroups: [(key: String, byOriginal: Bool, listings: [CloseListing])] = []
+        var unprovenGroupOf: [String: Int] = [:]
+        for i in unprovenListings {
+            let l = inputs.listings[Int(i)]
+            let (key, original) = purchase(l, products)
+            guard !booked.contains(key), !reported.contains(key), !listed.contains(l.transactionId), !reported.contains(l.transactionId)
+            else { continue }
+            if let g = unprovenGroupOf[key] {
+                unprovenGroups[g].listings.append(l)
+                unprovenGroups[g].byOriginal = unprovenGroups[g].byOriginal || original
+            } else {
+                unprovenGroupOf[key] = unprovenGroups.count
+                unprovenGroups.append((key, original, [l]))
+            }
+        }
+        for group in unprovenGroups {
+            sales.append(
+                sale(
+                    group.key, group.listings, byOriginal: group.byOriginal, prices: prices, currencyOfCountry: currencyOfCountry,
+                    timeZone: timeZone))
+        }
         return sales.sorted { ($0.purchaseMs ?? Int64.min, $0.key) < ($1.purchaseMs ?? Int64.min, $1.key) }
     }
 
@@ -89,19 +120,18 @@ package enum LedgerSales {
         timeZone: PeriodTimeZone
     ) -> LedgerSale {
         let paying = listings.filter { $0.evidence.provesPayment() }
+        // A purchase of unproven listings alone (`build`) is `unproven`: what they say excludes nothing either.
+        let trusted = listings.filter(\.evidence.isTrusted)
         let saleClass: LedgerSale.Class
         var exclusion: String? = nil
         if !paying.isEmpty {
             saleClass = .paid
-        } else if let excluded = listings.lazy.compactMap(Self.exclusion).first {
+        } else if let excluded = trusted.lazy.compactMap(Self.exclusion).first {
             (saleClass, exclusion) = (.excluded, excluded)
         } else {
             saleClass = .unproven
         }
         let main = paying.first ?? listings[0]
-        // A listing below the trust level the rules need (a failed signature, a decoded payload given unsigned) dates,
-        // counts and places nothing when the purchase has others (docs/security.md, "Trust levels").
-        let trusted = listings.filter(\.evidence.isTrusted)
         let read = trusted.isEmpty ? listings : trusted
         // A restore is dated by the original purchase; a subscription period and a consumable by their own.
         let purchaseMs = read.compactMap { byOriginal ? $0.originalPurchaseDateMs ?? $0.purchaseDateMs : $0.purchaseDateMs }.min()

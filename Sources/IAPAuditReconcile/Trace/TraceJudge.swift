@@ -84,7 +84,10 @@ struct TraceFacts {
         for event in trace.events {
             switch event.detail {
             case .request(let r): requests.append((event, r))
-            case .apple(let a): apple.append((event, a))
+            // A record below the trust level the rules need is on the timeline, not in the verdict: no payment, date,
+            // refund or product of it (docs/security.md, "Trust levels").
+            case .apple(let a) where event.unproven == nil: apple.append((event, a))
+            case .apple: break
             case .client: break
             }
         }
@@ -115,7 +118,8 @@ struct TraceFacts {
     }
 
     /// Apple's refund that stands: the first revocation on a listing whose signature did not fail, unless
-    /// a REFUND_REVERSED listing was issued after the newest one (then that refund, reversed by that listing).
+    /// a REFUND_REVERSED listing was issued after the newest one (then that refund, reversed by that listing); a
+    /// notification's type needs the notification's own signature (the record's: the worst of its parts).
     private static func refund(_ listings: [(TraceEvent, TraceListing)]) -> (stands: TraceRefund?, reversed: TraceRefund?) {
         let refunds = listings.filter { $0.1.cancellationMs != nil && !$0.1.evidence.itemSignature.failed }
         guard let newest = refunds.compactMap(\.1.cancellationMs).max(),
@@ -124,9 +128,16 @@ struct TraceFacts {
         let refund = TraceRefund(atMs: first.1.cancellationMs!, location: first.0.location, revocationType: first.1.revocationType)
         let reversal = listings.first {
             $0.1.notificationType == "REFUND_REVERSED" && !$0.1.evidence.itemSignature.failed && ($0.1.issuedMs ?? .min) > newest
+                && Self.recordCounts($0.0)
         }
         guard let reversal else { return (refund, nil) }
         return (nil, TraceRefund(atMs: refund.atMs, location: reversal.0.location, revocationType: refund.revocationType))
+    }
+
+    /// The record's own signature (a notification's: the worst of its parts) is at the level the rules need.
+    private static func recordCounts(_ e: TraceEvent) -> Bool {
+        guard case .apple(let a) = e.detail else { return false }
+        return TrustLevel.of(source: e.source, signature: a.signature).counts
     }
 
     /// Rule 22 over the transaction's own listings: the first production record proving the payment

@@ -70,6 +70,10 @@ package enum TraceWording {
         }
         parts.append("signature \(l.signature)")
         head += " " + parts.joined(separator: ", ")
+        // Below the trust level the rules need (docs/security.md, "Trust levels"): shown, never read by the verdict.
+        if !TrustLevel.of(source: source, signature: l.signature).counts {
+            return head + "; unproven (\(l.signature), \(source)): proves nothing, the verdict ignores it"
+        }
         return head + (l.evidence.provesPayment() ? "; proves the payment" : "; proves no payment: \(l.whyNoProof)")
     }
 

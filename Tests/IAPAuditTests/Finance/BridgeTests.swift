@@ -64,6 +64,36 @@ final class BridgeTests: XCTestCase {
         }
     }
 
+    /// A forged listing adds no id or evidence to a purchase (docs/security.md, "Trust levels"): a forged restore `2` of
+    /// the paid non-consumable `1` joins nothing, so `1`'s sale is its own listing's; the client's report of `2` stays a
+    /// claimed sale of its own (it was booked as one of `1`'s ids); a purchase only a forged listing shows, which no
+    /// client reported, is `unproven`, even when it says Sandbox (it was `excluded`).
+    func testAForgedListingAddsNoIdToAPurchase() throws {
+        for signature in [SignatureCode.invalid, .untrustedRoot, .notChecked] {
+            var forgedEvidence = Self.paid
+            forgedEvidence.itemSignature = signature
+            var restore = Self.listing("2", at: "2026-10-20T12:00:00Z", price: 4990, evidence: forgedEvidence)
+            restore.originalTransactionId = "1"
+            var sandbox = forgedEvidence
+            sandbox.environment = .sandbox
+            let alone = Self.listing("3", at: "2026-10-21T12:00:00Z", price: nil, evidence: sandbox)
+            var inputs = CloseInputs()
+            inputs.listings = [Self.listing("1", at: "2026-10-10T12:00:00Z", price: 4990), restore, alone]
+            inputs.clientPurchases = [
+                ClientPurchase(
+                    location: SourceLocation(file: "client.jsonl", line: 7), transactionId: "2", originalTransactionId: nil, productId: "p",
+                    tsMs: Self.ms("2026-10-20T12:00:05Z"))
+            ]
+            let sales = LedgerSales.build(
+                inputs, products: ["p": .nonConsumable], prices: nil, currencyOfCountry: [:], timeZone: .utc)
+            XCTAssertEqual(
+                sales.map { "\($0.key) \($0.transactionIds) \($0.saleClass.rawValue) \($0.evidence.map(\.description))" },
+                [
+                    #"1 ["1"] paid ["apple.jsonl:1"]"#, #"2 ["2"] claimed ["client.jsonl:7"]"#, #"3 ["3"] unproven ["apple.jsonl:3"]"#,
+                ], "\(signature)")
+        }
+    }
+
     func testEveryBucketOnceAndAnUnexplainedRemainder() throws {
         var inputs = CloseInputs()
         var sandbox = Self.paid

@@ -194,6 +194,105 @@ final class TrustLevelTests: XCTestCase {
         }
     }
 
+    /// `trace` (docs/trace.md): the twins of the dropped-order scenario above give its verdict nothing (no purchase date,
+    /// no "Apple confirmed", no product): the verdict and the next action are the run's without the twin, and the twin is
+    /// on the timeline, marked unproven with its signature. The genuine twin changes the verdict: the test can fail.
+    func testTraceOfAForgedTwinJudgesAsWithoutIt() throws {
+        let kit = try makeKit()
+        let base = try windowBase()
+        _ = try run(base, twin: nil, kit: kit, tag: "base")
+        /// The traced transaction's JSON, its input folder named `input`.
+        func traced(_ id: String, _ tag: String) throws -> [String: Any] {
+            let run = TraceTests.trace([id, "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let text = run.out.replacingOccurrences(of: "/input-\(tag)/", with: "/input/")
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+        }
+        func judged(_ t: [String: Any]) -> NSDictionary {
+            NSDictionary(dictionary: [
+                "verdict": t["verdict"] ?? NSNull(), "purchase_date": t["purchase_date"] ?? NSNull(),
+                "product_id": t["product_id"] ?? NSNull(), "original_transaction_id": t["original_transaction_id"] ?? NSNull(),
+            ])
+        }
+        let why = [
+            Form.selfMade: "untrusted_root", .algNone: "invalid:unsupported_alg:none", .tampered: "invalid:bad_signature",
+            .unsigned: "not_checked", .crit: "invalid:unsupported_crit:exp",
+        ]
+        for (id, purchaseMs) in [("T9", Self.longAgoMs), ("T5", Self.logStartMs + 3_600_000)] {
+            let without = try traced(id, "base")
+            let verdict = try XCTUnwrap(without["verdict"] as? [String: Any])
+            let action = try XCTUnwrap(verdict["next_action"] as? [String: Any])
+            XCTAssertEqual(
+                action["code"] as? String, id == "T9" ? "credit_manually" : "requery", "\(action)")
+            for form in Form.allCases {
+                let tag = "trace-\(id)-\(form)"
+                let twin = try transactionTwin(transaction(id, purchaseMs: purchaseMs, kit: kit), form, kit)
+                _ = try run(base, twin: twin, kit: kit, tag: tag)
+                let with = try traced(id, tag)
+                let events = try XCTUnwrap(with["timeline"] as? [[String: Any]])
+                let twinEvent = try XCTUnwrap(events.first { ($0["location"] as? String)?.hasSuffix("/\(twin.name):1") == true })
+                if form == .genuine {
+                    XCTAssertNotEqual(judged(with), judged(without), "\(id) genuine")
+                    XCTAssertTrue(twinEvent["unproven"] is NSNull, "\(twinEvent)")
+                    continue
+                }
+                XCTAssertEqual(judged(with), judged(without), "\(id) \(form)")
+                XCTAssertEqual(twinEvent["unproven"] as? String, "\(why[form]!), signed_transaction", "\(id) \(form)")
+                XCTAssertTrue(
+                    (twinEvent["says"] as? String)?.hasSuffix(
+                        "; unproven (\(why[form]!), signed_transaction): proves nothing, the verdict ignores it") == true,
+                    "\(twinEvent)")
+                XCTAssertEqual(events.count, (without["timeline"] as? [Any])?.count.advanced(by: 1), "\(id) \(form)")
+            }
+        }
+    }
+
+    /// The close (docs/close.md): T5, only the client reported, is a `claimed` sale. A forged listing of it adds nothing
+    /// to the sale: not its id, its evidence, its date or its class (it made it `unproven`, listed by a record): the
+    /// `close_sale` rows are the close's without the twin. The genuine twin makes it `paid`: the test can fail.
+    func testCloseOfAForgedTwinBooksAsWithoutIt() throws {
+        let kit = try makeKit()
+        let base = try windowBase()
+        func sales(_ twin: (name: String, text: String)?, _ tag: String) throws -> [String] {
+            let input = kit.folder + "/input-\(tag)"
+            try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+            for (name, text) in base { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+            if let twin { try twin.text.write(toFile: input + "/" + twin.name, atomically: true, encoding: .utf8) }
+            let out = kit.folder + "/out-\(tag)"
+            let close = CLIRun(["close", "--period", "2026-10", "--out", out, "--config", kit.config, input])
+            XCTAssertEqual(close.status, 0, "\(tag): \(close.err)")
+            let rows = try XCTUnwrap(
+                try PythonReader.run(
+                    """
+                    import json, sqlite3, sys
+                    db = sqlite3.connect(sys.argv[1])
+                    print(json.dumps([" ".join(str(v) for v in r) for r in db.execute(
+                        "SELECT purchase_key, transaction_ids, product_id, purchase_ms, country_code, amount_milliunits, pricing, "
+                        "sale_class, exclusion, is_trial, refunded_milliunits, evidence, units FROM close_sale ORDER BY purchase_key")]))
+                    """, args: [out + "/audit.sqlite"]) as? [String])
+            return rows.map { $0.replacingOccurrences(of: input + "/", with: "") }
+        }
+        let without = try sales(nil, "close-base")
+        XCTAssertEqual(
+            without,
+            [
+                #"T0 ["T0"] com.example.gems60 1790848860000 None None unpriced paid None 0 0 ["apple.jsonl:1"] 1"#,
+                #"T5 ["T5"] com.example.gems60 1790852400000 None None unpriced claimed None 0 0 ["client.jsonl:1"] 1"#,
+                #"T9 ["T9"] com.example.gems60 1790848860000 None None unpriced paid None 0 0 ["apple.jsonl:1"] 1"#,
+            ])
+        for form in Form.allCases {
+            let twin = try transactionTwin(transaction("T5", purchaseMs: Self.logStartMs + 7_200_000, kit: kit), form, kit)
+            let with = try sales(twin, "close-\(form)")
+            if form == .genuine {
+                XCTAssertEqual(
+                    with[1], #"T5 ["T5"] com.example.gems60 1790856000000 None None unpriced paid None 0 0 ["twin.jws:1"] 1"#)
+                continue
+            }
+            XCTAssertEqual(with, without, "\(form)")
+        }
+    }
+
     /// Rule 18: T7, reported purchased and never sent, would be a restore of T0's non-consumable (granted) if Apple
     /// listed it under original id T0: one purchase, granted, no dropped order. A twin saying so joins nothing.
     func testForgedRecordJoinsNoPurchase() throws {
@@ -210,6 +309,19 @@ final class TrustLevelTests: XCTestCase {
             "dropped_order/never_sent/T7/claimed",
         ]
         XCTAssertEqual(without.keys, expected)
+        // `trace` (docs/trace.md): the transactions an id leads to, and T7's original id and verdict.
+        func traced(_ id: String, _ tag: String) throws -> String {
+            let run = TraceTests.trace([id, "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let transactions = try XCTUnwrap(json["transactions"] as? [[String: Any]])
+            return transactions.map { t in
+                let action = ((t["verdict"] as? [String: Any])?["next_action"] as? [String: Any])?["code"] as? String ?? "-"
+                return "\(t["transaction_id"] as? String ?? "?") original \(t["original_transaction_id"] as? String ?? "-") \(action)"
+            }.joined(separator: "; ")
+        }
+        XCTAssertEqual(try traced("T0", "base"), "T0 original T0 no_action")
+        XCTAssertEqual(try traced("T7", "base"), "T7 original - requery")
         for form in Form.allCases {
             var payload = transaction("T7", purchaseMs: Self.logStartMs + 7_200_000, kit: kit)
             payload["originalTransactionId"] = "T0"
@@ -218,9 +330,12 @@ final class TrustLevelTests: XCTestCase {
             let with = try run(base, twin: twin, kit: kit, tag: "t7-\(form)")
             if form == .genuine {
                 XCTAssertEqual(with.keys, Array(expected.prefix(2)))
+                XCTAssertEqual(try traced("T0", "t7-\(form)"), "T0 original T0 no_action; T7 original T0 no_action")
                 continue
             }
             XCTAssertEqual(with.keys, expected, "\(form)")
+            XCTAssertEqual(try traced("T0", "t7-\(form)"), "T0 original T0 no_action", "\(form)")
+            XCTAssertEqual(try traced("T7", "t7-\(form)"), "T7 original - requery", "\(form)")
             XCTAssertEqual(with.warnings, expectedWarning(form, twin.name), "\(form)")
         }
     }
@@ -252,6 +367,19 @@ final class TrustLevelTests: XCTestCase {
         ]
         let without = try run(base, twin: nil, kit: kit, tag: "base")
         XCTAssertEqual(without.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        // `trace T1`'s verdict (docs/trace.md): the refund stands unless the notification's own signature counts.
+        func verdict(_ tag: String) throws -> String {
+            let run = TraceTests.trace(["T1", "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let t = try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+            let v = try XCTUnwrap(t["verdict"] as? [String: Any])
+            let refund = (v["refund"] as? [String: Any])?["at"] as? String ?? "-"
+            let reversed = (v["refund_reversed"] as? [String: Any])?["refunded_at"] as? String ?? "-"
+            let action = (v["next_action"] as? [String: Any])?["code"] as? String ?? "-"
+            return "refund \(refund) reversed \(reversed) \(action)"
+        }
+        XCTAssertEqual(try verdict("base"), "refund 2026-10-01T12:00:00.000Z reversed - revoke")
         let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), .genuine, kit)
         for form in Form.allCases {
             let renewal: [String: Any] = [
@@ -442,6 +570,19 @@ final class TrustLevelTests: XCTestCase {
         ]
         let without = try run(base, twin: nil, kit: kit, tag: "base")
         XCTAssertEqual(without.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        // `trace T1`'s verdict (docs/trace.md): the refund stands unless the notification's own signature counts.
+        func verdict(_ tag: String) throws -> String {
+            let run = TraceTests.trace(["T1", "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let t = try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+            let v = try XCTUnwrap(t["verdict"] as? [String: Any])
+            let refund = (v["refund"] as? [String: Any])?["at"] as? String ?? "-"
+            let reversed = (v["refund_reversed"] as? [String: Any])?["refunded_at"] as? String ?? "-"
+            let action = (v["next_action"] as? [String: Any])?["code"] as? String ?? "-"
+            return "refund \(refund) reversed \(reversed) \(action)"
+        }
+        XCTAssertEqual(try verdict("base"), "refund 2026-10-01T12:00:00.000Z reversed - revoke")
         let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), .genuine, kit)
         for form in Form.allCases {
             let notification: [String: Any] = [
@@ -456,8 +597,10 @@ final class TrustLevelTests: XCTestCase {
             if form == .genuine {
                 XCTAssertEqual(with.keys, [])
                 XCTAssertEqual(with.warnings, [])
+                XCTAssertEqual(try verdict("rr-\(form)"), "refund - reversed 2026-10-01T12:00:00.000Z no_action")
                 continue
             }
+            XCTAssertEqual(try verdict("rr-\(form)"), try verdict("base"), "\(form)")
             XCTAssertEqual(with.keys, without.keys, "\(form)")
             XCTAssertEqual(with.warnings, expectedWarning(form, twin.0), "\(form)")
         }
