@@ -11,10 +11,17 @@ public enum CommandLineInterface {
     /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails
     /// says why on stderr; asked for `--json` (or `--format json`), it also prints `{"error": "<why>", "exit": 1}` (64 for a usage
     /// error) on stdout, so a scheduler reading stdout sees the failure.
+    ///
+    /// Every text printed goes through `String.printableLines` here (control characters, line separators and
+    /// bidi controls escaped: `\u{85}`), but JSON on stdout, whose strings `JSONString` escapes as JSON does.
     public static func main(arguments: [String], out: (String) -> Void = Console.out, err: (String) -> Void = Console.err) -> Int32 {
         let json =
             arguments.contains("--json") || arguments.contains("--format=json")
             || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+        return run(arguments, json: json, out: { json ? out($0) : out($0.printableLines) }, err: { err($0.printableLines) })
+    }
+
+    private static func run(_ arguments: [String], json: Bool, out: (String) -> Void, err: (String) -> Void) -> Int32 {
         if json {
             AuditPipeline.alsoPrintWhenAnInputIsCut { RunSummary.failure("\($0): " + AuditPipeline.inputCutMessage, exit: 1) + "\n" }
         }

@@ -48,13 +48,18 @@ enum FieldValue {
     /// Exact text of a scalar: a string as it is, a whole number's digits as written (every digit of
     /// an id above 2^63 too); nil for null.
     /// - Throws: `IngestError.badField` for an array, an object, a boolean, a number with a fraction
-    ///   or an exponent, a control character (a NUL would cut an id short) or text over 4,096 bytes.
+    ///   or an exponent, a control character (a NUL would cut an id short; a C1 control, a line separator or a
+    ///   bidi control too: `Unicode.Scalar.isUnprintable`, what printing escapes) or text over 4,096 bytes.
     func text(named name: @autoclosure () -> String) throws -> String? {
         switch self {
         case .null: return nil
         case .string(let s):
             if s.utf8.count > Self.maxTextLength { throw IngestError.badField(name(), "longer than \(Self.maxTextLength) bytes") }
-            if s.utf8.contains(where: { $0 < 0x20 }) { throw IngestError.badField(name(), "contains a control character") }
+            if s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }),
+                s.unicodeScalars.contains(where: \.isUnprintable)
+            {
+                throw IngestError.badField(name(), "contains a control character")
+            }
             return s
         case .number(let digits):
             guard Self.isWholeNumber(digits) else {

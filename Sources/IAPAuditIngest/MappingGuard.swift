@@ -57,7 +57,7 @@ package enum MappingGuard {
                 installed = true
             }
             guard let slot = (0..<capacity).first(where: { table[$0].end == 0 }) else { return nil }
-            table[slot].path = strdup(path)
+            table[slot].path = strdup(path.controlCharactersEscaped)  // printed by the handler as it is
             table[slot].output = output.map { strdup($0(path)) }
             table[slot].start = UInt(bitPattern: base)
             table[slot].end = UInt(bitPattern: base) + UInt(count)

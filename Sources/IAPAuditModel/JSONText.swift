@@ -1,7 +1,7 @@
 import Foundation
 
 /// The JSON of `run --json`, `close --json` and `trace --format json`: the text `JSONSerialization` writes with `[.sortedKeys, .withoutEscapingSlashes]`, byte for
-/// byte (JSONTextTests compares them), written directly: Foundation's writer was most of the 0.5 s of CPU a run's
+/// byte but for DEL, C1, line separator and bidi controls, escaped (`JSONString`) (JSONTextTests compares them), written directly: Foundation's writer was most of the 0.5 s of CPU a run's
 /// `--json` summary took at 1M transactions (46,000 finding ids in `changes`); 0.16 s with this and the changes read
 /// by index.
 package enum JSONText {
@@ -11,7 +11,7 @@ package enum JSONText {
         var out = ""
         guard write(object, to: &out) else {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            return JSONString.unprintableEscaped(String(decoding: data, as: UTF8.self))
         }
         return out
     }

@@ -5,7 +5,9 @@
 ///   or `shared-secret` (any case, compared after JSON unescaping: `p\u0061ssword`) becomes `"[redacted]"`,
 ///   whatever its type (a string, a number, a boolean, an object or an array; null is kept), in a document
 ///   and in JSON escaped inside a JSON string, once or more (`{\"password\":\"…\"}`). Notification V1
-///   bodies and verifyReceipt request echoes carry it. A CSV column of such a name: `CSVSecrets` (Ingest).
+///   bodies and verifyReceipt request echoes carry it. The same in a quoted CSV field (its quotes doubled), and
+///   the value of a form field of such a name (`password=…&receipt-data=…`: `SecretRedaction+Text`). A CSV
+///   column of such a name: `CSVSecrets` (Ingest). A `Rejection`'s reason and raw text are redacted as it is made.
 /// - Receipts (`latest_receipt`, `latest_expired_receipt`, `receipt-data`, `receipt_data`, `receipt`,
 ///   `transactionReceipt`, Unity's `Payload`; a text that is all base64): kept in the database, but a
 ///   sheet shows `[receipt: N bytes of base64, SHA-256 <hex>]` in their place (the hash of the base64
@@ -73,7 +75,7 @@ public enum SecretRedaction {
 
     /// The bytes of a text as the store keeps them: nil when they hold no secret (nothing to copy).
     package static func stored(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        JSONKeyScanner(bytes: bytes, receipts: false).rewritten().map { String(decoding: $0, as: UTF8.self) }
+        secretsRewritten(bytes, receipts: false, cut: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// `[receipt: N bytes of base64, SHA-256 <hex>]`, or nil when `content` (a JSON string's content, or a
@@ -127,7 +129,7 @@ public enum SecretRedaction {
         }
         var utf8 = Array(body.utf8)
         let result = utf8.withUnsafeMutableBufferPointer {
-            JSONKeyScanner(bytes: UnsafeBufferPointer($0), receipts: receipts, cut: !note.isEmpty).rewritten()
+            secretsRewritten(UnsafeBufferPointer($0), receipts: receipts, cut: !note.isEmpty)
         }
         if let result { utf8 = result } else if note.isEmpty { return text }
         return String(decoding: utf8, as: UTF8.self) + note

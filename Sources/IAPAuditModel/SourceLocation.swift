@@ -24,10 +24,13 @@ public struct SourceLocation: Hashable, Sendable, Comparable, CustomStringConver
 /// and shown on the XLSX Rejected sheet.
 public struct Rejection: Hashable, Sendable {
     public var location: SourceLocation
+    /// Why the line was not imported; a value it quotes has the shared secret redacted (`SecretRedaction.stored`),
+    /// as the raw text.
     public var reason: String
     /// The raw text of the line: its first 4,000 characters for storage, a longer line ending in
     /// `Rejection.cutNote` (its whole text stays at its `file:line`), the shared secret redacted
-    /// (`SecretRedaction.stored`) before anything stores or shows it.
+    /// (`SecretRedaction.stored`: in JSON, JSON inside its strings, quoted CSV fields, form fields) before
+    /// anything stores or shows it.
     public var rawText: String
 
     /// Characters of a rejected line's text kept in table `rejection`.
@@ -35,7 +38,7 @@ public struct Rejection: Hashable, Sendable {
 
     public init(location: SourceLocation, reason: String, rawText: String) {
         self.location = location
-        self.reason = reason
+        self.reason = SecretRedaction.stored(reason)
         self.rawText = SecretRedaction.stored(Rejection.cut(rawText, to: Rejection.storedCharacters))
     }
 

@@ -47,7 +47,7 @@ final class ImportProgress {
         let seconds = max(0.001, now.timeIntervalSince(started))
         let rate = Double(done) / seconds
         let eta = rate > 0 ? Double(totalBytes - done) / rate : 0
-        let name = URL(fileURLWithPath: path).lastPathComponent
+        let name = URL(fileURLWithPath: path).lastPathComponent.controlCharactersEscaped
         let line = String(
             format: "iap-audit: file %d/%d %@  %.0f/%.0f MB  %.0f MB/s  %d records  ETA %.0fs", index, fileCount, name,
             Double(done) / 1e6, Double(totalBytes) / 1e6, rate / 1e6, records, eta)

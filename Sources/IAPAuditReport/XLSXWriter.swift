@@ -57,7 +57,7 @@ public enum XLSXWriter {
         }
         // Written, yet libxlsxwriter had something to say (not expected): passed on, marked as ours.
         for line in capture.stop() {
-            StandardStreams.err("iap-audit: note: libxlsxwriter: \(XLSXError.withoutLevel(line))\n")
+            StandardStreams.err("iap-audit: note: libxlsxwriter: \(XLSXError.withoutLevel(line).controlCharactersEscaped)\n")
         }
     }
 

@@ -164,8 +164,11 @@ struct LineTape: ~Copyable {
                 escaped = true
                 guard escape() else { return false }
             } else if c >= 0x80 {
+                // A C1 control, a line separator or a bidi control: the strict reader rejects it in a text field.
+                if c == 0xC2 || c == 0xE2, UnsafeBufferPointer(start: base + i, count: min(3, end - i)).holdsUnprintable { escaped = true }
                 guard utf8Sequence() else { return false }
             } else {
+                if c == 0x7F { escaped = true }
                 i += 1
             }
         }

@@ -131,4 +131,67 @@ final class SecretShapesTests: XCTestCase {
             for (place, bytes) in places { XCTAssertNil(bytes.range(of: Data(secret.utf8)), "\(shape): its secret in \(place)") }
         }
     }
+
+    /// What a hostile tester found stored and printed: a rejection's reason quotes the bad value (a JSON body in
+    /// `ts`, `verify_status`, a client `state`, a verifyReceipt `purchase_date_ms`), a CSV field holds a JSON body
+    /// (quotes doubled) or a form-encoded one (`password=…&receipt-data=…`). No secret in any table, the
+    /// database's bytes, the workbook or what `run` and `run --json` print; each line rejected, its reason and raw
+    /// text holding the placeholder.
+    func testARejectionReasonOrACSVFieldQuotingTheSecretHoldsNoSecret() throws {
+        let input = TestPaths.scratch(), out = TestPaths.scratch() + "-out"
+        TestPaths.write(
+            [
+                #"{"ts":"{\"password\":\"zq-ts-zq\"}","request_id":"r1","user_id":"u1","transaction_ids":["1"],"granted":true}"#,
+                #"{"ts":"2026-10-01T00:02:00Z","request_id":"r2","user_id":"u1","transaction_ids":["2"],"granted":true,"verify_status":"{\"shared_secret\":\"zq-status-zq\"}"}"#,
+                #"{"ts":"2026-10-01T00:03:00Z","request_id":"r3","user_id":"u1","transaction_ids":["3"],"granted":true,"verify_status":"password=zq-form-zq&receipt-data=x"}"#,
+            ].joined(separator: "\n") + "\n", to: input + "/server.jsonl")
+        TestPaths.write(
+            #"{"ts":"2026-10-01T00:01:09Z","user_id":"u1","device_id":"0266E8F1-0265-4B19-A29B-5A847B95686A","transaction_id":"2000000400000001","original_transaction_id":"2000000400000001","product_id":"com.example.gems60","state":"{\"password\":\"zq-state-zq\"}","quantity":1}"#
+                + "\n", to: input + "/client.jsonl")
+        TestPaths.write(
+            #"{"request_id":"r9","received_at":"2026-10-01T00:01:14Z","response":{"status":0,"environment":"Production","receipt":{"receipt_type":"Production","bundle_id":"com.example.app","in_app":[{"quantity":"1","product_id":"com.example.gems60","transaction_id":"2000000400000001","original_transaction_id":"2000000400000001","purchase_date_ms":"{\"password\":\"zq-date-zq\"}","in_app_ownership_type":"PURCHASED"}]}}}"#
+                + "\n", to: input + "/verify.jsonl")
+        TestPaths.write(
+            "ts,request_id,user_id,transaction_ids,granted,request_body\n"
+                + #"2026-10-01T00:00:00Z,rq1,u1,1,notabool,"{""password"":""zq-csv-zq""}""# + "\n"
+                + #"2026-10-01T00:00:00Z,rq2,u1,1,notabool,"password=zq-csvform-zq&receipt-data=MIIT""# + "\n", to: input + "/server.csv")
+        let secrets = ["zq-ts-zq", "zq-status-zq", "zq-form-zq", "zq-state-zq", "zq-date-zq", "zq-csv-zq", "zq-csvform-zq"]
+
+        let run = CLIRun(["run", input, "--out", out])
+        let json = CLIRun(["run", input, "--out", out + "-json", "--json"])
+        XCTAssertTrue(run.err.contains(#"server.jsonl:1: error: field 'ts': not a timestamp: "{"password":"[redacted]"}""#), run.err)
+        let rejected =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                rows = db.execute("SELECT reason, raw_text FROM rejection").fetchall()
+                print(json.dumps({"rejected": len(rows), "reasons": sum(1 for r in rows if "[redacted]" in r[0]),
+                  "texts": sum(1 for r in rows if "[redacted]" in r[1])}))
+                """, args: [out + "/audit.sqlite"]) as! [String: Int]
+        // Seven lines rejected; five reasons quote the secret's value (the CSV rows' reasons name `granted`).
+        XCTAssertEqual(rejected, ["rejected": 7, "reasons": 5, "texts": 7])
+        let tables =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                texts = []
+                for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                    for row in db.execute('SELECT * FROM "%s"' % t):
+                        texts += [v if isinstance(v, str) else v.decode("latin-1") if isinstance(v, bytes) else str(v) for v in row if v is not None]
+                print(json.dumps(["\\n".join(texts)]))
+                """, args: [out + "/audit.sqlite"]) as! [String]
+        var places: [(String, Data)] = [("audit.sqlite's tables", Data(tables[0].utf8))]
+        for file in try FileManager.default.contentsOfDirectory(atPath: out) where file.hasPrefix("audit.sqlite") {
+            places.append((file, try Data(contentsOf: URL(fileURLWithPath: out + "/" + file))))
+        }
+        for (name, bytes) in try SecretOutputTests.unzipped(out + "/audit.xlsx") { places.append(("audit.xlsx " + name, bytes)) }
+        for (name, text) in [("run stdout", run.out), ("run stderr", run.err), ("run --json", json.out + json.err)] {
+            places.append((name, Data(text.utf8)))
+        }
+        for secret in secrets {
+            for (place, bytes) in places { XCTAssertNil(bytes.range(of: Data(secret.utf8)), "\(secret) in \(place)") }
+        }
+    }
 }

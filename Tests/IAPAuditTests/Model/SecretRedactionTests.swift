@@ -61,6 +61,41 @@ final class SecretRedactionTests: XCTestCase {
         XCTAssertFalse(SecretRedaction.isSecretName("password_hint"))
     }
 
+    /// JSON in a quoted CSV field (its quotes doubled), a form-encoded body (the legacy verifyReceipt POST) and a
+    /// rejection's reason quoting a bad value: the secret redacted there too, the rest kept.
+    func testTheSharedSecretIsRedactedInACSVFieldAFormBodyAndARejectionReason() {
+        let cases: [(String, String)] = [
+            (#"rq1,u1,notabool,"{""password"":""s3cret"",""x"":1}""#, #"rq1,u1,notabool,"{""password"":""[redacted]"",""x"":1}""#),
+            (#""{""a"":{""Shared_Secret"":[""s3cret""]}}",2"#, #""{""a"":{""Shared_Secret"":""[redacted]""}}",2"#),
+            (#"a,"{""body"":""{\""password\"":\""s3cret\""}""}""#, #"a,"{""body"":""{\""password\"":\""[redacted]\""}""}""#),
+            // A CSV field cut with its line: unterminated, redacted to the end.
+            (#"a,"{""password"":""s3cr"#, #"a,"{""password"":""[redacted]"#),
+            ("password=s3cret&receipt-data=MIIT%2B", "password=[redacted]&receipt-data=MIIT%2B"),
+            ("receipt-data=MIIT&PASSWORD=s3cret", "receipt-data=MIIT&PASSWORD=[redacted]"),
+            (#"{"body": "shared_secret=s3cret&receipt-data=x"}"#, #"{"body": "shared_secret=[redacted]&receipt-data=x"}"#),
+            (#"rq1,"password=s3cret&x=1",3"#, #"rq1,"password=[redacted]&x=1",3"#),
+        ]
+        for (input, expected) in cases {
+            XCTAssertEqual(SecretRedaction.stored(input), expected, input)
+            XCTAssertEqual(SecretRedaction.shown(input), expected, input)
+            XCTAssertEqual(SecretRedaction.stored(expected), expected, "redacting again changes nothing: \(expected)")
+        }
+        for text in ["mypassword=x", "password=", "password_hint=x", "a,\"b\"\"c\",d", #"{"a": "", "b": "password"}"#] {
+            XCTAssertEqual(SecretRedaction.stored(text), text, text)
+        }
+        // A rejection's reason quotes the bad value as it is: the reason is redacted as its raw text is.
+        let rejection = Rejection(
+            location: SourceLocation(file: "server.jsonl", line: 2),
+            reason: #"field 'ts': not a timestamp: "{"password":"s3cret"}" (expected ISO 8601)"#,
+            rawText: #"{"ts":"{\"password\":\"s3cret\"}"}"#)
+        XCTAssertEqual(rejection.reason, #"field 'ts': not a timestamp: "{"password":"[redacted]"}" (expected ISO 8601)"#)
+        XCTAssertEqual(rejection.rawText, #"{"ts":"{\"password\":\"[redacted]\"}"}"#)
+        let form = Rejection(
+            location: SourceLocation(file: "server.jsonl", line: 3), reason: #"field 'body': "password=s3cret&receipt-data=x""#,
+            rawText: "")
+        XCTAssertEqual(form.reason, #"field 'body': "password=[redacted]&receipt-data=x""#)
+    }
+
     func testWhatHoldsNoSecretIsLeftAsItIs() {
         for text in [
             #"{"note": "password", "password_hint": "x", "passwords": 1}"#, #"{"password": null}"#, "password",
