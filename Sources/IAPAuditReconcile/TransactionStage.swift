@@ -45,7 +45,8 @@ struct TransactionStage {
         if !purchases.isEmpty {
             let siblings = PartitionBytes()
             for (fileId, fact) in parts.lazy.map(\.aside).joined() { fact.withUnsafeBytes { siblings.append($0, fileId: fileId) } }
-            unproven.merge(try reconcile(try TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true))
+            unproven.merge(
+                try reconcile(try TransactionFacts(bytes: siblings, ranks: ranks, redeliveries: redeliveries), ofPurchases: true))
         }
         return unproven
     }
