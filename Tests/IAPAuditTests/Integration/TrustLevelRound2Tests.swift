@@ -1,0 +1,182 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditCLI
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+
+/// Trust levels, round 2 (docs/security.md, "Trust levels"): the attacks a hostile tester made after the first round.
+/// Each test builds a small ledger, the attack's record beside it, and checks that the findings are those without it;
+/// a control (a genuine or linked record) shows the verdict can move.
+final class TrustLevelRound2Tests: XCTestCase {
+    static let bundle = "com.example.app"
+    /// 2026-10-01T10:00:00Z, the logs' first `ts`.
+    static let logStartMs: Int64 = 1_790_848_800_000
+    /// 2019-01-01T00:00:00Z: the forged purchase date, years before the logs.
+    static let longAgoMs: Int64 = 1_546_300_800_000
+
+    struct Kit {
+        let fixtures: OpenSSLFixtures
+        let anchored: OpenSSLFixtures.Chain
+        let forger: OpenSSLFixtures.Chain
+        let folder: String
+        let anchor: String
+        let nowMs: Int64
+    }
+
+    func makeKit() throws -> Kit {
+        let folder = TestPaths.scratch()
+        let certs = folder + "/certs"
+        try FileManager.default.createDirectory(atPath: certs, withIntermediateDirectories: true)
+        let fixtures = try OpenSSLFixtures(folder: certs)
+        let anchored = try fixtures.makeChain("apple")
+        let forger = try fixtures.makeChain("forger")
+        let anchor = certs + "/root.der"
+        try anchored.root.write(to: URL(fileURLWithPath: anchor))
+        return Kit(
+            fixtures: fixtures, anchored: anchored, forger: forger, folder: folder, anchor: anchor,
+            nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    static func json(_ object: Any) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    /// A JWS signed by the configured anchor (`genuine`) or by a self-made chain.
+    func jws(_ payload: [String: Any], genuine: Bool, _ kit: Kit) throws -> String {
+        let chain = genuine ? kit.anchored : kit.forger
+        let x5c = chain.x5c.map { $0.base64EncodedString() }
+        return try kit.fixtures.signJWS(header: ["alg": "ES256", "x5c": x5c], payload: payload, by: chain)
+    }
+
+    func transaction(_ id: String, purchaseMs: Int64, kit: Kit) -> [String: Any] {
+        [
+            "transactionId": id, "originalTransactionId": id, "bundleId": Self.bundle, "productId": "com.example.gems60",
+            "purchaseDate": purchaseMs, "quantity": 1, "type": "Consumable", "inAppOwnershipType": "PURCHASED",
+            "environment": "Production", "signedDate": kit.nowMs, "transactionReason": "PURCHASE",
+        ]
+    }
+
+    /// A verifyReceipt `in_app` item.
+    static func item(_ id: String, purchaseMs: Int64) -> [String: Any] {
+        [
+            "transaction_id": id, "original_transaction_id": id, "product_id": "com.example.gems60", "quantity": "1",
+            "purchase_date_ms": "\(purchaseMs)",
+        ]
+    }
+
+    /// A production verifyReceipt answer listing `items`.
+    static func answer(_ items: [[String: Any]]) -> [String: Any] {
+        ["status": 0, "environment": "Production", "receipt": ["bundle_id": bundle, "in_app": items]]
+    }
+
+    struct Outcome {
+        let keys: [String]
+        /// `code file:line` of the trust warnings.
+        let warnings: [String]
+        /// Their messages.
+        let messages: [String]
+    }
+
+    /// Runs `files` (file name → text) into a fresh ledger.
+    func run(_ files: [String: String], kit: Kit, tag: String) throws -> Outcome {
+        let input = kit.folder + "/input-\(tag)"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+        var config = AuditConfig(bundleIds: [Self.bundle])
+        config.jwsTrustAnchors = [kit.anchor]
+        config.receiptTrustAnchors = [kit.anchor]
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: kit.folder + "/out-\(tag)", config: config))
+        let keys = try result.snapshot.findings.all().map {
+            "\($0.kind.rawValue)/\($0.reason)/\($0.transactionId)" + ($0.appleConfirmation.map { "/\($0.rawValue)" } ?? "")
+        }.sorted()
+        let trust = result.warnings.filter { [.signatureFailed, .unprovenRecords].contains($0.code) }
+        let warnings = trust.map { warning in
+            let first = warning.message.range(of: "(the first: ").map { String(warning.message[$0.upperBound...].prefix { $0 != "," }) }
+            return "\(warning.code) \(URL(fileURLWithPath: first ?? "?").lastPathComponent)"
+        }
+        return Outcome(keys: keys, warnings: warnings, messages: trust.map(\.message))
+    }
+
+    /// The logs start 2026-10-01; r0 granted T0 on an answer also listing T9 (dated `t9Ms`), which nobody reported or
+    /// was granted; T5 was reported purchased and never sent.
+    func windowBase(t9Ms: Int64 = logStartMs + 60_000) throws -> [String: String] {
+        [
+            "server.jsonl": try Self.json([
+                "ts": "2026-10-01T10:00:00Z", "request_id": "r0", "user_id": "u0", "transaction_ids": ["T0"], "granted": true,
+            ]) + "\n",
+            "client.jsonl": try Self.json([
+                "ts": "2026-10-01T11:00:00Z", "user_id": "u5", "transaction_id": "T5", "product_id": "com.example.gems60",
+                "state": "purchased",
+            ]) + "\n",
+            "apple.jsonl": try Self.json([
+                "request_id": "r0", "received_at": "2026-10-01T10:00:01Z",
+                "response": Self.answer([Self.item("T0", purchaseMs: Self.logStartMs + 60_000), Self.item("T9", purchaseMs: t9Ms)]),
+            ]) + "\n",
+        ]
+    }
+
+    // MARK: F1: an unsigned date beats Apple's signed date
+
+    /// Rule 17: Apple confirmed T9's dropped order (an answer to r0). An unsigned answer no logged request links to —
+    /// a Notification V1 body, a bare verifyReceipt file, an answer to an unknown `request_id` — listing T9 years
+    /// earlier moves it out of nothing. A second answer to r0 (linked) dated years earlier does: it is as good as the
+    /// first.
+    func testUnlinkedAnswerMovesNoPurchaseOutOfTheWindow() throws {
+        let kit = try makeKit()
+        let base = try windowBase()
+        let without = try run(base, kit: kit, tag: "base")
+        XCTAssertEqual(
+            without.keys, ["dropped_order/in_receipt_never_credited/T9/confirmed", "dropped_order/never_sent/T5/claimed"])
+        let early = Self.item("T9", purchaseMs: Self.longAgoMs)
+        let v1: [String: Any] = [
+            "notification_type": "INTERACTIVE_RENEWAL", "environment": "PROD",
+            "unified_receipt": ["status": 0, "environment": "Production", "latest_receipt_info": [early]],
+        ]
+        let attacks: [String: String] = [
+            "v1.json": try Self.json(v1) + "\n",
+            "bare.json": try Self.json(Self.answer([early])) + "\n",
+            "wrapped.jsonl": try Self.json([
+                "request_id": "r-unknown", "received_at": "2026-10-01T10:00:02Z", "response": Self.answer([early]),
+            ]) + "\n",
+        ]
+        for (name, text) in attacks {
+            var files = base
+            files[name] = text
+            let with = try run(files, kit: kit, tag: name)
+            XCTAssertEqual(with.keys, without.keys, name)
+        }
+        var linked = base
+        linked["later.jsonl"] =
+            try Self.json([
+                "request_id": "r0", "received_at": "2026-10-01T10:00:02Z",
+                "response": Self.answer([Self.item("T0", purchaseMs: Self.logStartMs + 60_000), early]),
+            ]) + "\n"
+        XCTAssertEqual(
+            try run(linked, kit: kit, tag: "linked").keys, ["dropped_order/never_sent/T5/claimed", "outside_window/before_window/T9"])
+    }
+
+    /// Rule 17 and the best level: r0's logged answer dates T9 years before the logs (`outside_window`). A verified JWS
+    /// of T9 dated inside the window is the stronger listing: its date is the one read, and T9 is a dropped order.
+    func testVerifiedDateIsNotOverriddenByAWeakerListing() throws {
+        let kit = try makeKit()
+        let base = try windowBase(t9Ms: Self.longAgoMs)
+        XCTAssertEqual(
+            try run(base, kit: kit, tag: "base").keys, ["dropped_order/never_sent/T5/claimed", "outside_window/before_window/T9"])
+        var files = base
+        files["t9.jws"] = try jws(transaction("T9", purchaseMs: Self.logStartMs + 60_000, kit: kit), genuine: true, kit) + "\n"
+        XCTAssertEqual(
+            try run(files, kit: kit, tag: "verified").keys,
+            ["dropped_order/in_receipt_never_credited/T9/confirmed", "dropped_order/never_sent/T5/claimed"])
+    }
+
+    /// The level of an unsigned answer depends on its link to a logged request (`ReconcileContext.trust`); the rules still
+    /// read an unlinked one (a V1 refund), but its date dates nothing (`TrustLevel.dating`).
+    func testUnlinkedLevelSitsBetweenUnverifiedAndLogged() {
+        XCTAssertEqual(
+            TrustLevel.allCases.map(\.text),
+            ["failed", "unverified", "apple_answer_unlinked", "apple_answer_logged", "verified_receipt", "verified_chain"])
+        XCTAssertEqual(TrustLevel.needed, .appleAnswerUnlinked)
+        XCTAssertEqual(TrustLevel.dating, .appleAnswerLogged)
+    }
+}
