@@ -138,6 +138,12 @@ final class ReconcileContext {
     /// signatures at `TrustLevel.needed` or above).
     func isRecordTrusted(_ l: Listing) -> Bool { TrustLevel(source: l.fact.source, signature: l.fact.signature).counts }
 
+    /// The notification that lists the listing is one the rules read (its type, such as REFUND_REVERSED): by that
+    /// notification's own signature. An entry of a Server API page (Get Notification History) by its item's, which
+    /// holds its entry's (`SignedEvidence.nestedTransaction`): the page's combined signature is every entry's, and one
+    /// forged entry must not cancel a genuine one. Elsewhere the record's (`isRecordTrusted`).
+    func isNotificationTrusted(_ l: Listing) -> Bool { l.fact.source == .serverAPI ? isTrusted(l) : isRecordTrusted(l) }
+
     /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
     /// lists it unrefunded (a refund Apple gave later does not unmake the payment); nil when only the
     /// client claims it, or every such record shows it refunded.

@@ -179,4 +179,53 @@ final class TrustLevelRound2Tests: XCTestCase {
         XCTAssertEqual(TrustLevel.needed, .appleAnswerUnlinked)
         XCTAssertEqual(TrustLevel.dating, .appleAnswerLogged)
     }
+    // MARK: F2: one forged entry of a notification-history page
+
+    /// Rule 12: Apple refunded T1 (r1's answer), still granted to u1. A Get Notification History page whose entry is a
+    /// genuine REFUND_REVERSED clears it; a forged entry beside it (a TEST notification, self-made chain or `alg: none`)
+    /// changes nothing: each entry's type is judged by its own signature, not the page's worst. An entry whose
+    /// envelope is forged (its transaction genuine) clears nothing, and its listing is counted as failed.
+    func testForgedHistoryEntryCancelsNoGenuineRefundReversal() throws {
+        let kit = try makeKit()
+        var cancelled = Self.item("T1", purchaseMs: Self.logStartMs - 60_000)
+        cancelled["cancellation_date_ms"] = "\(Self.logStartMs + 7_200_000)"
+        let base = [
+            "server.jsonl": try Self.json([
+                "ts": "2026-10-01T10:00:00Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["T1"], "granted": true,
+            ]) + "\n",
+            "apple.jsonl": try Self.json([
+                "request_id": "r1", "received_at": "2026-10-01T10:00:01Z", "response": Self.answer([cancelled]),
+            ]) + "\n",
+        ]
+        XCTAssertEqual(try run(base, kit: kit, tag: "base").keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), genuine: true, kit)
+        let reversal: [String: Any] = [
+            "notificationType": "REFUND_REVERSED", "notificationUUID": "n-rr", "version": "2.0", "signedDate": kit.nowMs,
+            "data": ["bundleId": Self.bundle, "environment": "Production", "signedTransactionInfo": nested],
+        ]
+        let test: [String: Any] = [
+            "notificationType": "TEST", "notificationUUID": "n-test", "version": "2.0", "signedDate": kit.nowMs,
+        ]
+        let algNone = { (payload: [String: Any]) -> String in
+            let encode = { TestJWS.base64URLEncode(Data(try Self.json($0).utf8)) }
+            return "\(try encode(["alg": "none"])).\(try encode(payload))."
+        }
+        func page(_ entries: [String]) throws -> String {
+            try Self.json(["notificationHistory": entries.map { ["signedPayload": $0, "sendAttempts": []] }, "hasMore": false]) + "\n"
+        }
+        let genuine = try jws(reversal, genuine: true, kit)
+        for (tag, entries) in [
+            ("genuine", [genuine]), ("self", [genuine, try jws(test, genuine: false, kit)]), ("none", [genuine, try algNone(test)]),
+        ] {
+            var files = base
+            files["page.jsonl"] = try page(entries)
+            XCTAssertEqual(try run(files, kit: kit, tag: "page-\(tag)").keys, [], tag)
+        }
+        var files = base
+        files["page.jsonl"] = try page([try jws(reversal, genuine: false, kit)])
+        let forged = try run(files, kit: kit, tag: "page-forged")
+        XCTAssertEqual(forged.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        XCTAssertEqual(forged.warnings, ["signature_failed page.jsonl:1"])
+        XCTAssertTrue(forged.messages.first?.hasSuffix("page.jsonl:1, untrusted_root, server_api)") == true, "\(forged.messages)")
+    }
 }
