@@ -228,4 +228,62 @@ final class TrustLevelRound2Tests: XCTestCase {
         XCTAssertEqual(forged.warnings, ["signature_failed page.jsonl:1"])
         XCTAssertTrue(forged.messages.first?.hasSuffix("page.jsonl:1, untrusted_root, server_api)") == true, "\(forged.messages)")
     }
+    // MARK: F3: a forged item inside a Server API answer to a request
+
+    /// Rules 2, 8, 14: r6 carried T6, reported purchased, and nothing answered it (pending). A Server API answer to r6 (a
+    /// transaction page, a Get Transaction Info answer, a status answer) whose only item is forged gives what the same
+    /// answer without the item gives (an empty page: answered, T6 not in it): the forged item is absent for every rule.
+    /// The same item signed by the anchor is present: `not_credited`, confirmed.
+    func testForgedItemIsAbsentFromItsAnswer() throws {
+        let kit = try makeKit()
+        let base = [
+            "server.jsonl": try Self.json([
+                "ts": "2026-10-01T10:02:00Z", "request_id": "r6", "user_id": "u6", "transaction_ids": ["T6"], "granted": false,
+            ]) + "\n" + Self.json(["ts": "2026-10-05T10:00:00Z", "request_id": "r7", "user_id": "u7", "transaction_ids": []]) + "\n",
+            "client.jsonl": try Self.json([
+                "ts": "2026-10-01T10:01:00Z", "user_id": "u6", "transaction_id": "T6", "product_id": "com.example.gems60",
+                "state": "purchased",
+            ]) + "\n",
+        ]
+        XCTAssertEqual(
+            try run(base, kit: kit, tag: "base").keys,
+            ["pending_verification/no_verify_response/T6"], "unanswered, within the grace of the client's newest ts")
+        let payload = transaction("T6", purchaseMs: Self.logStartMs + 60_000, kit: kit)
+        func answer(_ response: [String: Any]) throws -> String {
+            try Self.json(["request_id": "r6", "received_at": "2026-10-01T10:02:01Z", "response": response]) + "\n"
+        }
+        func page(_ items: [String]) -> [String: Any] {
+            ["bundleId": Self.bundle, "environment": "Production", "hasMore": false, "revision": "a", "signedTransactions": items]
+        }
+        var empty = base
+        empty["answer.jsonl"] = try answer(page([]))
+        let none = try run(empty, kit: kit, tag: "empty")
+        XCTAssertEqual(none.keys, ["dropped_order/not_in_receipt/T6/claimed"])
+        for genuine in [true, false] {
+            let item = try jws(payload, genuine: genuine, kit)
+            let shapes: [String: [String: Any]] = [
+                "page": page([item]), "info": ["signedTransactionInfo": item],
+                "status": [
+                    "bundleId": Self.bundle, "environment": "Production",
+                    "data": [
+                        [
+                            "subscriptionGroupIdentifier": "1",
+                            "lastTransactions": [["originalTransactionId": "T6", "status": 1, "signedTransactionInfo": item]],
+                        ]
+                    ],
+                ],
+            ]
+            for (shape, response) in shapes {
+                var files = base
+                files["answer.jsonl"] = try answer(response)
+                let with = try run(files, kit: kit, tag: "\(shape)-\(genuine)")
+                if genuine {
+                    XCTAssertEqual(with.keys, ["dropped_order/not_credited/T6/confirmed"], shape)
+                } else {
+                    XCTAssertEqual(with.keys, none.keys, shape)
+                    XCTAssertEqual(with.warnings, ["signature_failed answer.jsonl:1"], shape)
+                }
+            }
+        }
+    }
 }
