@@ -232,11 +232,24 @@ enum RunChecks {
             ] {
                 guard let count, let first = count.first else { continue }
                 let verb = count.listings == 1 ? "proves" : "prove"
+                // An unverified record that names a logged request still answers it (docs/security.md, "Trust levels").
+                let changed: String
+                if count.answering == 0 {
+                    changed = "and changed no finding"
+                } else if count.answering == count.listings {
+                    changed =
+                        "for Apple's data but answered \(count.listings == 1 ? "its" : "their") logged request (backing its "
+                        + "grant, as docs/security.md says)"
+                } else {
+                    changed =
+                        "for Apple's data; \(count.answering) answered their logged request (backing its grant, as "
+                        + "docs/security.md says), the others changed no finding"
+                }
                 warnings.append(
                     RunWarning(
                         code,
-                        "\(file.file): \(CountText.counted(count.listings, "Apple listing")) \(what) \(verb) nothing and "
-                            + "changed no finding (the first: \(SourceLocation(file: file.file, line: Int(first.line))), \(first.why))",
+                        "\(file.file): \(CountText.counted(count.listings, "Apple listing")) \(what) \(verb) nothing \(changed) "
+                            + "(the first: \(SourceLocation(file: file.file, line: Int(first.line))), \(first.why))",
                         file: file.file))
             }
         }

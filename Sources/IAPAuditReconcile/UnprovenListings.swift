@@ -9,22 +9,28 @@ package struct UnprovenListings: Sendable {
     package struct Count: Sendable, Equatable {
         /// How many listings.
         package var listings: Int64 = 0
+        /// How many of them are of a record that names a request the server log has (`Listing.linked`). An unverified
+        /// one still answers it (docs/security.md, "Trust levels": a posted iOS 6 transaction receipt): it changed the
+        /// request's findings.
+        package var answering: Int64 = 0
         /// The first in ledger order: its record's line and why it proves nothing (its signature as stored and its
         /// source, e.g. `invalid:unsupported_alg:none, signed_transaction`).
         package var first: (order: UInt64, line: UInt32, why: String)? = nil
 
-        mutating func add(order: UInt64, line: UInt32, why: @autoclosure () -> String) {
+        mutating func add(order: UInt64, line: UInt32, answering: Bool = false, why: @autoclosure () -> String) {
             listings += 1
+            if answering { self.answering += 1 }
             if first.map({ order < $0.order }) ?? true { first = (order, line, why()) }
         }
 
         mutating func merge(_ other: Count) {
             listings += other.listings
+            answering += other.answering
             if let o = other.first, first.map({ o.order < $0.order }) ?? true { first = o }
         }
 
         package static func == (a: Count, b: Count) -> Bool {
-            a.listings == b.listings && a.first?.order == b.first?.order && a.first?.why == b.first?.why
+            a.listings == b.listings && a.answering == b.answering && a.first?.order == b.first?.order && a.first?.why == b.first?.why
         }
     }
 
@@ -42,7 +48,8 @@ package struct UnprovenListings: Sendable {
             case .failed:
                 failed[l.fact.fileId, default: Count()].add(order: l.order, line: l.fact.line, why: Self.why(l, c))
             case .unverified:
-                unverified[l.fact.fileId, default: Count()].add(order: l.order, line: l.fact.line, why: Self.why(l, c))
+                unverified[l.fact.fileId, default: Count()].add(
+                    order: l.order, line: l.fact.line, answering: l.linked, why: Self.why(l, c))
             default: continue
             }
         }

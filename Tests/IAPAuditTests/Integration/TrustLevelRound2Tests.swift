@@ -286,4 +286,36 @@ final class TrustLevelRound2Tests: XCTestCase {
             }
         }
     }
+    // MARK: F8: the warning of an iOS 6 receipt that answered its request
+
+    /// An iOS 6 transaction receipt is unverified, but posted with a logged `request_id` it still answers that request
+    /// (docs/security.md, "Trust levels"): its warning says so. Posted with a `request_id` the log lacks, it changed
+    /// no finding, and its warning says that.
+    func testUnverifiedReceiptThatAnsweredItsRequestIsSaid() throws {
+        let kit = try makeKit()
+        let info =
+            #"{ "transaction-id" = "T8"; "original-transaction-id" = "T8"; "product-id" = "com.example.gems60"; "#
+            + #""quantity" = "1"; "purchase-date-ms" = "\#(Self.logStartMs + 60_000)"; }"#
+        let outer = #"{ "purchase-info" = "\#(Data(info.utf8).base64EncodedString())"; "environment" = "Production"; }"#
+        let receipt = Data(outer.utf8).base64EncodedString()
+        let server =
+            try Self.json([
+                "ts": "2026-10-01T10:00:00Z", "request_id": "r8", "user_id": "u8", "transaction_ids": ["T8"], "granted": true,
+            ]) + "\n"
+        for (requestId, said) in [
+            ("r8", "proves nothing for Apple's data but answered its logged request (backing its grant, as docs/security.md says)"),
+            ("r-unknown", "proves nothing and changed no finding"),
+        ] {
+            let files = [
+                "server.jsonl": server,
+                "receipt.jsonl": try Self.json(["request_id": requestId, "received_at": "2026-10-01T10:00:01Z", "receipt_data": receipt])
+                    + "\n",
+            ]
+            let with = try run(files, kit: kit, tag: requestId)
+            XCTAssertEqual(with.warnings, ["unproven_records receipt.jsonl:1"], requestId)
+            XCTAssertTrue(
+                with.messages.first?.contains("given unsigned (a decoded payload as plain JSON) \(said) (the first: ") == true,
+                "\(with.messages)")
+        }
+    }
 }
