@@ -318,4 +318,56 @@ final class TrustLevelRound2Tests: XCTestCase {
                 "\(with.messages)")
         }
     }
+    // MARK: F7: every failed signature is counted
+
+    /// A notification V2 signed by a self-made chain without `data` lists no transaction, and a forged entry of a
+    /// notification-history page beside a genuine one fails only the page: each is counted in `signature_failed`,
+    /// which alerts under `--fail-on-rejected`. Signed by the anchor, neither warns.
+    func testFailedSignatureOfARecordWithoutAListingIsCounted() throws {
+        let kit = try makeKit()
+        let test: [String: Any] = [
+            "notificationType": "TEST", "notificationUUID": "n-test", "version": "2.0", "signedDate": kit.nowMs,
+        ]
+        let reversal: [String: Any] = [
+            "notificationType": "REFUND_REVERSED", "notificationUUID": "n-rr", "version": "2.0", "signedDate": kit.nowMs,
+            "data": [
+                "bundleId": Self.bundle, "environment": "Production",
+                "signedTransactionInfo": try jws(transaction("T1", purchaseMs: Self.logStartMs, kit: kit), genuine: true, kit),
+            ],
+        ]
+        let server = try Self.json(["ts": "2026-10-01T10:00:00Z", "request_id": "r0", "user_id": "u0", "transaction_ids": []]) + "\n"
+        for genuine in [true, false] {
+            let notification = try Self.json(["signedPayload": try jws(test, genuine: genuine, kit)]) + "\n"
+            let page =
+                try Self.json([
+                    "notificationHistory": [
+                        ["signedPayload": try jws(reversal, genuine: true, kit), "sendAttempts": []],
+                        ["signedPayload": try jws(test, genuine: genuine, kit), "sendAttempts": []],
+                    ],
+                    "hasMore": false,
+                ]) + "\n"
+            for (name, text) in [("notification.jsonl", notification), ("page.jsonl", page)] {
+                let with = try run(["server.jsonl": server, name: text], kit: kit, tag: "\(name)-\(genuine)")
+                // The genuine entry's T1, never granted: a dropped order with or without the forged entry.
+                XCTAssertEqual(with.keys, name == "page.jsonl" ? ["dropped_order/in_receipt_never_credited/T1/confirmed"] : [], name)
+                XCTAssertEqual(with.warnings, genuine ? [] : ["signature_failed \(name):1"], name)
+                if !genuine {
+                    XCTAssertTrue(
+                        with.messages.first?.hasSuffix(
+                            "\(name):1, untrusted_root, \(name == "page.jsonl" ? "server_api" : "notification_v2"))")
+                            == true, "\(with.messages)")
+                }
+            }
+        }
+        let input = kit.folder + "/cli"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        try server.write(toFile: input + "/server.jsonl", atomically: true, encoding: .utf8)
+        try (try Self.json(["signedPayload": try jws(test, genuine: false, kit)]) + "\n")
+            .write(toFile: input + "/notification.jsonl", atomically: true, encoding: .utf8)
+        let config = kit.folder + "/config.json"
+        try Self.json(["bundle_ids": [Self.bundle], "jws_trust_anchors": [kit.anchor], "receipt_trust_anchors": [kit.anchor]])
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let rejected = CLIRun(["run", input, "--out", kit.folder + "/out-cli", "--config", config, "--fail-on-rejected"])
+        XCTAssertEqual(rejected.status, 3, rejected.err)
+    }
 }
