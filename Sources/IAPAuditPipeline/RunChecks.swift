@@ -250,17 +250,19 @@ enum RunChecks {
                 guard let count, let first = count.first else { continue }
                 let verb = count.listings == 1 ? "proves" : "prove"
                 // An unverified record that names a logged request still answers it (docs/security.md, "Trust levels").
+                // A failed item of an unsigned page: the page still answers, as it would without the item.
+                let answered =
+                    code == .signatureFailed
+                    ? "the unsigned answer listing \(count.answering == 1 ? "it" : "them") still answered its logged request, as "
+                        + "it would without \(count.answering == 1 ? "it" : "them")"
+                    : "answered \(count.answering == 1 ? "its" : "their") logged request (backing its grant, as docs/security.md says)"
                 let changed: String
                 if count.answering == 0 {
                     changed = "and changed no finding"
                 } else if count.answering == count.listings {
-                    changed =
-                        "for Apple's data but answered \(count.listings == 1 ? "its" : "their") logged request (backing its "
-                        + "grant, as docs/security.md says)"
+                    changed = "for Apple's data but " + answered
                 } else {
-                    changed =
-                        "for Apple's data; \(count.answering) answered their logged request (backing its grant, as "
-                        + "docs/security.md says), the others changed no finding"
+                    changed = "for Apple's data; of \(count.answering), " + answered + "; the others changed no finding"
                 }
                 var message =
                     "\(file.file): \(CountText.counted(count.listings, "Apple listing")) \(what) \(verb) nothing \(changed) "

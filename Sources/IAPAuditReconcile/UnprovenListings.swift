@@ -9,9 +9,9 @@ package struct UnprovenListings: Sendable {
     package struct Count: Sendable, Equatable {
         /// How many listings.
         package var listings: Int64 = 0
-        /// How many of them are of a record that names a request the server log has (`Listing.linked`). An unverified
-        /// one still answers it (docs/security.md, "Trust levels": a posted iOS 6 transaction receipt): it changed the
-        /// request's findings.
+        /// How many of them are of a record that names a request the server log has (`Listing.linked`) and still answers
+        /// it (docs/security.md, "Trust levels"): an unverified one (a posted iOS 6 transaction receipt), or a failed item
+        /// of an unsigned answer (a Server API page, which answers as it would without the item).
         package var answering: Int64 = 0
         /// The first in ledger order: its record's line and why it proves nothing (its signature as stored and its
         /// source, e.g. `invalid:unsupported_alg:none, signed_transaction`).
@@ -46,7 +46,9 @@ package struct UnprovenListings: Sendable {
         for l in c.facts.listings {
             switch Self.level(l, c) {
             case .failed:
-                failed[l.fact.fileId, default: Count()].add(order: l.order, line: l.fact.line, why: Self.why(l, c))
+                // An item of an unsigned answer (a Server API page) to a logged request: the answer still answers it.
+                failed[l.fact.fileId, default: Count()].add(
+                    order: l.order, line: l.fact.line, answering: l.linked && !l.fact.source.isSigned, why: Self.why(l, c))
             case .unverified:
                 unverified[l.fact.fileId, default: Count()].add(
                     order: l.order, line: l.fact.line, answering: l.linked, why: Self.why(l, c))

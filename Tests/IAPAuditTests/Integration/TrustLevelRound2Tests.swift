@@ -282,6 +282,10 @@ final class TrustLevelRound2Tests: XCTestCase {
                 } else {
                     XCTAssertEqual(with.keys, none.keys, shape)
                     XCTAssertEqual(with.warnings, ["signature_failed answer.jsonl:1"], shape)
+                    XCTAssertTrue(
+                        with.messages.first?.contains(
+                            "proves nothing for Apple's data but the unsigned answer listing it still answered its logged request, as it "
+                                + "would without it (the first: ") == true, "\(with.messages)")
                 }
             }
         }
