@@ -235,7 +235,7 @@ enum RunChecks {
         var records = Dictionary(failedRecords.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         func recordsText(_ r: (path: String, records: Int64, line: Int64, signature: String, source: String)) -> String {
             let verb = r.records == 1 ? "proves" : "prove"
-            return "\(CountText.counted(r.records, "Apple record")) whose signature failed and that no listing above counts "
+            return "\(CountText.counted(r.records, "Apple record")) whose signature failed and that no failed listing counts "
                 + "(a notification without a transaction, a forged entry of a page, a renewal info) \(verb) nothing and changed "
                 + "no finding (the first: \(SourceLocation(file: r.path, line: Int(r.line))), \(r.signature), \(r.source))"
         }
