@@ -13,8 +13,15 @@ package enum TrustLevel: UInt8, Comparable, CaseIterable, Sendable {
     /// A record Apple signs, given without its signature (`not_checked`): a decoded JWS payload or notification as
     /// plain JSON, an iOS 6 transaction receipt. Anyone could write it: proves nothing.
     case unverified
+    /// An unsigned Apple answer no logged request links to (`not_checked`): a Notification V1 body (an inbound POST
+    /// anyone can forge), a verifyReceipt answer or Server API body given bare or with a `request_id` the server log
+    /// lacks. Judged only during reconciliation (`ReconcileContext.trust`: the `link` facts). The rules still read it
+    /// (a V1 refund), but its fields never override a stronger listing's and its purchase date moves no purchase out
+    /// of the window (`dating`).
+    case appleAnswerUnlinked
     /// An unsigned Apple answer our server received (`not_checked`): a verifyReceipt answer it logged from its own TLS
-    /// call, an App Store Server API body, a Notification V1 body. As good as the server log that holds it.
+    /// call, an App Store Server API body, linked to a request of the server log. As good as the server log that holds
+    /// it. Made by `init` for every unsigned answer; `ReconcileContext.trust` lowers an unlinked one.
     case appleAnswerLogged
     /// A PKCS#7 app receipt verified to a configured receipt anchor (`verified`).
     case verifiedReceipt
@@ -23,7 +30,11 @@ package enum TrustLevel: UInt8, Comparable, CaseIterable, Sendable {
     case verifiedChain
 
     /// The level every rule needs of an Apple listing (SEMANTICS rules 9, 12, 17–23; docs/security.md).
-    package static let needed: TrustLevel = .appleAnswerLogged
+    package static let needed: TrustLevel = .appleAnswerUnlinked
+
+    /// The level a listing needs for its purchase date to date a purchase for the audit window (SEMANTICS rule 17): an
+    /// answer to a logged request, or a verified signature.
+    package static let dating: TrustLevel = .appleAnswerLogged
 
     /// - Parameters:
     ///   - source: the record's format.
@@ -67,6 +78,7 @@ package enum TrustLevel: UInt8, Comparable, CaseIterable, Sendable {
         switch self {
         case .failed: return "failed"
         case .unverified: return "unverified"
+        case .appleAnswerUnlinked: return "apple_answer_unlinked"
         case .appleAnswerLogged: return "apple_answer_logged"
         case .verifiedReceipt: return "verified_receipt"
         case .verifiedChain: return "verified_chain"

@@ -267,7 +267,8 @@ public enum AuditPipeline {
         // The checks read the store: its connection is the index builder's until it is done (one connection, one
         // thread at a time: it is opened NOMUTEX). Checking while it built crashed a 1M run in SQLite (signal 11).
         try indexing.wait()
-        warnings += try RunChecks.afterReconcile(outcome, options, store)
+        warnings += try RunChecks.afterReconcile(
+            outcome, options, store, unanchored: (signatures.jwsAnchorPaths.isEmpty, signatures.receiptAnchorPaths.isEmpty))
         warnings += try RunChecks.userCoverage(store, newFiles: lifecycle.newFiles, read: read)
         if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
         // What the summary prints of the rejected lines: also those of the files this run brought without reading them.

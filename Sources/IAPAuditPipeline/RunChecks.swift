@@ -85,7 +85,12 @@ enum RunChecks {
     /// Records a file must hold for `userCoverage` to judge it (a handful without a user is no export's pattern).
     static let userCoverageMinimum: Int64 = 20
 
-    static func afterReconcile(_ outcome: Reconciler.Outcome, _ options: AuditOptions, _ store: AuditStore) throws -> [RunWarning] {
+    /// - Parameter unanchored: no JWS / no receipt trust anchor is configured (`SignatureSettings`): their `untrusted_root`
+    ///   records are said by `no_trust_anchor`, not counted again.
+    static func afterReconcile(
+        _ outcome: Reconciler.Outcome, _ options: AuditOptions, _ store: AuditStore,
+        unanchored: (jws: Bool, receipts: Bool) = (false, false)
+    ) throws -> [RunWarning] {
         var warnings: [RunWarning] = []
         // A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about
         // what it held wrong in bulk: a purchase its rejected lines carried shows as never sent.
@@ -202,7 +207,7 @@ enum RunChecks {
         for file in given where file.unknown > 0 {
             warnings.append(RunWarning(.environmentUnknown, "\(file.file): \(file.unknown) \(unknown)", file: file.file))
         }
-        warnings += unproven(outcome)
+        warnings += unproven(outcome, failedRecords: try store.failedRecordsUncounted(unanchored: unanchored))
         for (code, count, what) in [
             (RunWarning.Code.environmentConflict, { (f: (file: String, conflicts: Int64, unknown: Int64)) in f.conflicts }, conflict),
             (.environmentUnknown, { $0.unknown }, unknown),
@@ -220,8 +225,20 @@ enum RunChecks {
 
     /// Apple listings below the trust level the rules need, one warning per file and level (docs/security.md, "Trust
     /// levels"): they changed no finding, so the run says they were there, how many and the first with why.
-    static func unproven(_ outcome: Reconciler.Outcome) -> [RunWarning] {
+    /// `failedRecords`: per file, the records whose signature failed that no failed listing counts
+    /// (`AuditStore.failedRecordsUncounted`: a forged notification without a transaction…), said in the file's
+    /// `signature_failed` warning too.
+    static func unproven(
+        _ outcome: Reconciler.Outcome, failedRecords: [(path: String, records: Int64, line: Int64, signature: String, source: String)] = []
+    ) -> [RunWarning] {
         var warnings: [RunWarning] = []
+        var records = Dictionary(failedRecords.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        func recordsText(_ r: (path: String, records: Int64, line: Int64, signature: String, source: String)) -> String {
+            let verb = r.records == 1 ? "proves" : "prove"
+            return "\(CountText.counted(r.records, "Apple record")) whose signature failed and that no failed listing counts "
+                + "(a notification without a transaction, a forged entry of a page, a renewal info) \(verb) nothing and changed "
+                + "no finding (the first: \(SourceLocation(file: r.path, line: Int(r.line))), \(r.signature), \(r.source))"
+        }
         for file in outcome.unproven {
             for (code, count, what) in [
                 (
@@ -232,13 +249,30 @@ enum RunChecks {
             ] {
                 guard let count, let first = count.first else { continue }
                 let verb = count.listings == 1 ? "proves" : "prove"
-                warnings.append(
-                    RunWarning(
-                        code,
-                        "\(file.file): \(CountText.counted(count.listings, "Apple listing")) \(what) \(verb) nothing and "
-                            + "changed no finding (the first: \(SourceLocation(file: file.file, line: Int(first.line))), \(first.why))",
-                        file: file.file))
+                // An unverified record that names a logged request still answers it (docs/security.md, "Trust levels").
+                // A failed item of an unsigned page: the page still answers, as it would without the item.
+                let answered =
+                    code == .signatureFailed
+                    ? "the unsigned answer listing \(count.answering == 1 ? "it" : "them") still answered its logged request, as "
+                        + "it would without \(count.answering == 1 ? "it" : "them")"
+                    : "answered \(count.answering == 1 ? "its" : "their") logged request (backing its grant, as docs/security.md says)"
+                let changed: String
+                if count.answering == 0 {
+                    changed = "and changed no finding"
+                } else if count.answering == count.listings {
+                    changed = "for Apple's data but " + answered
+                } else {
+                    changed = "for Apple's data; of \(count.answering), " + answered + "; the others changed no finding"
+                }
+                var message =
+                    "\(file.file): \(CountText.counted(count.listings, "Apple listing")) \(what) \(verb) nothing \(changed) "
+                    + "(the first: \(SourceLocation(file: file.file, line: Int(first.line))), \(first.why))"
+                if code == .signatureFailed, let r = records.removeValue(forKey: file.file) { message += "; " + recordsText(r) }
+                warnings.append(RunWarning(code, message, file: file.file))
             }
+        }
+        for r in failedRecords where records[r.path] != nil {
+            warnings.append(RunWarning(.signatureFailed, "\(r.path): " + recordsText(r), file: r.path))
         }
         return warnings
     }

@@ -47,7 +47,7 @@ enum InReceiptNeverCreditedRule {
             let linkedUsers = qualifying.filter(\.linked).map { c.text($0.user) }
             let finding: Finding
             if let outside = c.outsideWindow(
-                t, dateMs: c.purchase(t).compactMap(c.applePurchaseDateMs).min(), appleOnly: true, users: linkedUsers,
+                t, dateMs: c.applePurchaseDateMs(of: c.purchase(t)), appleOnly: true, users: linkedUsers,
                 evidence: qualifying.map(c.location), what: "purchase only Apple lists")
             {
                 finding = outside

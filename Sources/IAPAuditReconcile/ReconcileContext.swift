@@ -67,16 +67,42 @@ final class ReconcileContext {
     func isReported(purchaseOf t: Int32) -> Bool { anyOfPurchase(t) { !facts.clients($0).isEmpty } }
 
     /// Rule 17: the client's earliest `purchased` ts of T's purchase, else Apple's earliest purchase date (of the
-    /// listings the rules read: a forged record dated years earlier moves no purchase out of the window).
+    /// purchase's best listings at `TrustLevel.dating` or above: a forged record dated years earlier, or an unsigned
+    /// answer no request links to, moves no purchase out of the window).
     func purchaseDateMs(_ t: Int32) -> Int64? {
         let ids = purchase(t)
         let reported = ids.flatMap { facts.clients($0) }.filter { $0.fact.state == .purchased }.map(\.fact.tsMs).min()
-        return reported ?? ids.flatMap { listings($0) }.compactMap(\.fact.purchaseDateMs).min()
+        return reported ?? applePurchaseDateMs(of: ids)
     }
 
-    /// How the listing is proven: its record's source and its own signature (`TrustLevel`).
+    /// How the listing is proven: its record's source and its own signature (`TrustLevel`); an unsigned answer no
+    /// logged request links to (no `link` fact: a Notification V1, a bare answer, an unknown `request_id`) is
+    /// `appleAnswerUnlinked`.
     @inline(__always)
-    func trust(_ l: Listing) -> TrustLevel { TrustLevel(source: l.fact.source, signature: l.fact.itemSignature) }
+    func trust(_ l: Listing) -> TrustLevel {
+        let level = TrustLevel(source: l.fact.source, signature: l.fact.itemSignature)
+        return level == .appleAnswerLogged && !l.linked ? .appleAnswerUnlinked : level
+    }
+
+    /// The listings of `ids` whose fields (dates, product, type, original id…) the rules read: those of the highest
+    /// trust level any of them has (a verified listing's date is never overridden by a weaker one; docs/security.md,
+    /// "Trust levels"), with that level; empty below `TrustLevel.needed`.
+    func best(_ ids: [Int32]) -> (level: TrustLevel, listings: [Listing]) {
+        var level = TrustLevel.needed
+        var out: [Listing] = []
+        for t in ids {
+            for l in facts.listings(t) {
+                let trust = trust(l)
+                if trust < level { continue }
+                if trust > level { (level, out) = (trust, []) }
+                out.append(l)
+            }
+        }
+        return (level, out)
+    }
+
+    /// T's best listings (`best`).
+    func best(_ t: Int32) -> [Listing] { best([t]).listings }
 
     /// T's listings the rules read (`TrustLevel.needed` or above), in ledger order: a failed or unverified listing is
     /// evidence for nothing (docs/security.md, "Trust levels").
@@ -112,6 +138,12 @@ final class ReconcileContext {
     /// signatures at `TrustLevel.needed` or above).
     func isRecordTrusted(_ l: Listing) -> Bool { TrustLevel(source: l.fact.source, signature: l.fact.signature).counts }
 
+    /// The notification that lists the listing is one the rules read (its type, such as REFUND_REVERSED): by that
+    /// notification's own signature. An entry of a Server API page (Get Notification History) by its item's, which
+    /// holds its entry's (`SignedEvidence.nestedTransaction`): the page's combined signature is every entry's, and one
+    /// forged entry must not cancel a genuine one. Elsewhere the record's (`isRecordTrusted`).
+    func isNotificationTrusted(_ l: Listing) -> Bool { l.fact.source == .serverAPI ? isTrusted(l) : isRecordTrusted(l) }
+
     /// Rule 22: the Apple record that confirms the payment of T's purchase — one that proves payment and
     /// lists it unrefunded (a refund Apple gave later does not unmake the payment); nil when only the
     /// client claims it, or every such record shows it refunded.
@@ -143,25 +175,32 @@ final class ReconcileContext {
 
     /// Product id of T: Apple's listings first (those the rules read), else the client reports.
     func productId(_ t: Int32) -> String? {
-        text(listings(t).compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.fact.productId).first)
+        text(best(t).lazy.compactMap(\.fact.productId).first ?? facts.clients(t).lazy.compactMap(\.fact.productId).first)
     }
 
     /// T's product type: the config's `products`, else the JWS `type` Apple gives; nil when unknown.
     func productType(_ t: Int32) -> ProductType? {
         if let product = productId(t), let type = config.products[product] { return type }
-        return listings(t).compactMap { $0.fact.type.flatMap { self.text($0) }.flatMap(ProductType.init(jwsType:)) }.first
+        return best(t).lazy.compactMap { $0.fact.type.flatMap { self.text($0) }.flatMap(ProductType.init(jwsType:)) }.first
     }
 
     /// Apple lists T as a subscription period: with a `web_order_line_item_id` or an expiry date.
     func isSubscriptionLike(_ t: Int32) -> Bool {
-        listings(t).contains { $0.fact.webOrderLineItemId != nil || $0.fact.expiresDateMs != nil }
+        best(t).contains { $0.fact.webOrderLineItemId != nil || $0.fact.expiresDateMs != nil }
     }
 
-    /// Apple's earliest purchase date of T (of the listings the rules read), UTC ms.
-    func applePurchaseDateMs(_ t: Int32) -> Int64? { listings(t).compactMap(\.fact.purchaseDateMs).min() }
+    /// Apple's earliest purchase date of T, UTC ms: of T's best listings (`best`), when those are at `TrustLevel.dating`
+    /// or above (rule 17); else nil.
+    func applePurchaseDateMs(_ t: Int32) -> Int64? {
+        let (level, listings) = best([t])
+        return level >= .dating ? listings.compactMap(\.fact.purchaseDateMs).min() : nil
+    }
+
+    /// The earliest of `ids`' Apple purchase dates (`applePurchaseDateMs`), UTC ms.
+    func applePurchaseDateMs(of ids: [Int32]) -> Int64? { ids.compactMap(applePurchaseDateMs).min() }
 
     func originalTransactionId(_ t: Int32) -> String? {
-        if let id = listings(t).compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
+        if let id = best(t).lazy.compactMap(\.fact.originalId).first { return GlobalId(id, in: facts.bytes).text }
         return text(facts.clients(t).lazy.compactMap(\.fact.originalId).first)
     }
 

@@ -25,7 +25,7 @@ enum RefundStillGrantedRule {
             else { continue }
             let grants = c.grants(t)
             guard grants.contains(where: \.isProven) else { continue }
-            let reversals = all.filter { $0.fact.refundReversed && c.isRecordTrusted($0) }
+            let reversals = all.filter { $0.fact.refundReversed && c.isNotificationTrusted($0) }
                 .map { $0.fact.issuedDateMs ?? $0.fact.itemSignedDateMs ?? Int64.max }
             if let reversedMs = reversals.max(), reversedMs > newestRevocationMs { continue }
             let revokes = c.facts.revokes(t)

@@ -14,6 +14,9 @@ struct RequestAnswer {
     let evidenceAnswers: [LinkedResponse]
     /// The final response (rule 2): the latest `received_at`, ties the later record.
     let final: LinkedResponse?
+    /// The final response's items the rules read: an item whose own signature failed (a forged JWS in an unsigned Server
+    /// API page) is absent, for every rule, as if the answer did not list it (an answer listing nothing else is still an
+    /// answer: its request is answered, its grants `not_in_receipt`).
     let finalItems: ArraySlice<LinkedResponseFact.Item>
     /// Ids the request carried, after resolving posted original ids (rule 6).
     let carried: [FactId]
@@ -34,7 +37,7 @@ struct RequestAnswer {
         evidenceAnswers = answers.isEmpty ? all : answers
         bytes = c.bytes
         final = answers.last
-        finalItems = final.map { c.items[$0.fact.items] } ?? []
+        finalItems = final.map { ArraySlice(c.items[$0.fact.items].filter { !$0.signatureFailed }) } ?? []
         let items = finalItems
         let bytes = c.bytes
         func resolve(_ posted: [FactId]) -> [FactId] {

@@ -9,22 +9,28 @@ package struct UnprovenListings: Sendable {
     package struct Count: Sendable, Equatable {
         /// How many listings.
         package var listings: Int64 = 0
+        /// How many of them are of a record that names a request the server log has (`Listing.linked`) and still answers
+        /// it (docs/security.md, "Trust levels"): an unverified one (a posted iOS 6 transaction receipt), or a failed item
+        /// of an unsigned answer (a Server API page, which answers as it would without the item).
+        package var answering: Int64 = 0
         /// The first in ledger order: its record's line and why it proves nothing (its signature as stored and its
         /// source, e.g. `invalid:unsupported_alg:none, signed_transaction`).
         package var first: (order: UInt64, line: UInt32, why: String)? = nil
 
-        mutating func add(order: UInt64, line: UInt32, why: @autoclosure () -> String) {
+        mutating func add(order: UInt64, line: UInt32, answering: Bool = false, why: @autoclosure () -> String) {
             listings += 1
+            if answering { self.answering += 1 }
             if first.map({ order < $0.order }) ?? true { first = (order, line, why()) }
         }
 
         mutating func merge(_ other: Count) {
             listings += other.listings
+            answering += other.answering
             if let o = other.first, first.map({ o.order < $0.order }) ?? true { first = o }
         }
 
         package static func == (a: Count, b: Count) -> Bool {
-            a.listings == b.listings && a.first?.order == b.first?.order && a.first?.why == b.first?.why
+            a.listings == b.listings && a.answering == b.answering && a.first?.order == b.first?.order && a.first?.why == b.first?.why
         }
     }
 
@@ -40,9 +46,12 @@ package struct UnprovenListings: Sendable {
         for l in c.facts.listings {
             switch Self.level(l, c) {
             case .failed:
-                failed[l.fact.fileId, default: Count()].add(order: l.order, line: l.fact.line, why: Self.why(l, c))
+                // An item of an unsigned answer (a Server API page) to a logged request: the answer still answers it.
+                failed[l.fact.fileId, default: Count()].add(
+                    order: l.order, line: l.fact.line, answering: l.linked && !l.fact.source.isSigned, why: Self.why(l, c))
             case .unverified:
-                unverified[l.fact.fileId, default: Count()].add(order: l.order, line: l.fact.line, why: Self.why(l, c))
+                unverified[l.fact.fileId, default: Count()].add(
+                    order: l.order, line: l.fact.line, answering: l.linked, why: Self.why(l, c))
             default: continue
             }
         }

@@ -8,7 +8,7 @@ package enum Schema {
     package static let version = 9
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
-    package static let readerVersion = 10
+    package static let readerVersion = 11
 
     /// Versions 7, 8 and 9 keep what a ledger of version 6, 7 or 8 holds (`migrate`, Schema+Migration.swift): 7 adds
     /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and

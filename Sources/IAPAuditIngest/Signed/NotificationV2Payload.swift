@@ -29,8 +29,14 @@ enum NotificationV2Payload {
     ///
     /// - Parameter nestedIn: the field holding this payload, prefixed to the fields of its nested
     ///   JWS in notes (`notificationHistory[0].signedPayload`); empty at the top level.
+    ///   - envelope: the status of the JWS this payload was nested in (an entry of a Get Notification History page, a Get
+    ///     Test Notification Status answer): its transaction's item carries the worse of it and its own, since the
+    ///     entry's type (REFUND_REVERSED) is only as good as the entry's own signature, and the page itself is unsigned
+    ///     (docs/security.md, "Trust levels"). nil at the top level: the record's signature is the envelope's.
     /// - Throws: `IngestError` when `notificationType` is missing or a field has the wrong type.
-    static func read(_ payload: any RecordObject, nestedIn: String = "", into evidence: inout SignedEvidence) throws -> Reading {
+    static func read(
+        _ payload: any RecordObject, nestedIn: String = "", envelope: SignatureStatus? = nil, into evidence: inout SignedEvidence
+    ) throws -> Reading {
         let p = payload
         guard let type = try p.text("notificationType") else { throw IngestError.missingField("notificationType") }
         if type.isEmpty {
@@ -49,7 +55,7 @@ enum NotificationV2Payload {
             let notePath = fieldName("data", in: nestedIn)
             evidence.nestedTransaction(
                 data.field("signedTransactionInfo"), field: "\(notePath).signedTransactionInfo", section: "notification",
-                notification: info)
+                notification: info, envelope: envelope)
             evidence.nestedRenewalInfo(data.field("signedRenewalInfo"), field: "\(notePath).signedRenewalInfo")
         }
         if let summary = try p.object("summary") {
@@ -77,8 +83,8 @@ enum NotificationV2Payload {
             guard SignedPayloadKind.ofSigned(jws.payload) == .notification else {
                 throw IngestError.missingField("notificationType")
             }
-            _ = evidence.check(jws, atMs: try jws.payload.date("signedDate"))
-            return try read(jws.payload, nestedIn: field, into: &evidence)
+            let envelope = evidence.check(jws, atMs: try jws.payload.date("signedDate"))
+            return try read(jws.payload, nestedIn: field, envelope: envelope, into: &evidence)
         } catch {
             evidence.note(field, error)
             return nil

@@ -75,11 +75,16 @@ struct SignedEvidence {
     /// - Parameter notification: the notification that lists it (its type and subtype go on the item,
     ///   which is then never merged with another listing of the same transaction: each entry of a Get
     ///   Notification History page is a listing of its own, with its own type, dates and signature).
-    mutating func nestedTransaction(_ value: FieldValue?, field: String, section: String, notification: NotificationInfo? = nil) {
+    ///   - envelope: the status of the notification JWS that nests it inside an unsigned page (a history entry): the
+    ///     item's signature is the worse of the two, so its notification's type needs that entry's own signature.
+    mutating func nestedTransaction(
+        _ value: FieldValue?, field: String, section: String, notification: NotificationInfo? = nil, envelope: SignatureStatus? = nil
+    ) {
         guard let jws = nestedJWS(value, field: field) else { return }
         do {
             var item = try TransactionPayload.item(jws.payload, section: section, path: "")
-            item.signature = check(jws, atMs: item.signedDateMs)
+            let own = check(jws, atMs: item.signedDateMs)
+            item.signature = envelope.map { $0.combined(with: own) } ?? own
             if let notification {
                 item.notificationType = notification.notificationType
                 item.notificationSubtype = notification.subtype

@@ -521,7 +521,7 @@ final class TrustLevelTests: XCTestCase {
                 "app_receipt: verified_receipt unverified failed failed",
                 "transaction_receipt: verified_receipt unverified failed failed",
             ])
-        XCTAssertEqual(TrustLevel.allCases.filter(\.counts), [.appleAnswerLogged, .verifiedReceipt, .verifiedChain])
+        XCTAssertEqual(TrustLevel.allCases.filter(\.counts), [.appleAnswerUnlinked, .appleAnswerLogged, .verifiedReceipt, .verifiedChain])
     }
 
     /// The reported attack on the command line: `--fail-on dropped_order` still exits 3 with the forged twin, and
