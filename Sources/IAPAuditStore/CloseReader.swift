@@ -185,7 +185,8 @@ package enum CloseReader {
                    t.product_id, t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
                    t.revocation_percentage, t.price_milliunits, t.currency, t.storefront, t.is_trial_period, t.type,
                    t.notification_type, t.signed_date_ms, t.signature, t.environment, t.in_app_ownership_type, t.bundle_id, t.quantity,
-                   r.receipt_environment
+                   r.receipt_environment,
+                   EXISTS (SELECT 1 FROM server_request s WHERE s.request_id = r.request_id AND s.event = 'verify')
             FROM apple_transaction t JOIN apple_record r ON r.record_id = t.record_id JOIN source_file f ON f.file_id = r.file_id
             ORDER BY t.record_id, t.position
             """)
@@ -223,6 +224,8 @@ package enum CloseReader {
             l.type = q.optionalText(24).map { shared($0) }
             l.notificationType = (q.optionalText(25) ?? q.optionalText(10)).map { shared($0) }
             l.issuedMs = q.optionalInt64(8) ?? q.optionalInt64(26) ?? q.optionalInt64(9)
+            l.linked = q.int64(33) != 0
+            l.isReceipt = [EvidenceSource.appReceipt.rawValue, EvidenceSource.transactionReceipt.rawValue].contains(q.text(6))
             take(judge.add(signals, l))
         }
         take(judge.finish())

@@ -201,7 +201,7 @@ final class TraceQueries {
             let time = q.optionalInt64(3) ?? q.optionalInt64(4) ?? q.optionalInt64(5)
             result.append(TraceEvent(timeMs: time, source: q.text(12), location: location, detail: .apple(a)))
         }
-        return result
+        return try result.map(linked)
     }
 
     /// The status of a Look Up Order ID note (`status 1: invalid order id (Look Up Order ID)`).
@@ -221,7 +221,7 @@ final class TraceQueries {
             let time = q.optionalInt64(3) ?? q.optionalInt64(4) ?? q.optionalInt64(5) ?? q.optionalInt64(6)
             result.append((q.int64(0), TraceEvent(timeMs: time, source: q.text(12), location: location, detail: .apple(a))))
         }
-        return result
+        return try result.map { (recordId, event) in (recordId, try linked(event)) }
     }
 
     /// Every listing of `transactionId`, one event each (a notification history page may list it once per
@@ -273,7 +273,17 @@ final class TraceQueries {
             take(judge.add(signals, (q.int64(0), TraceEvent(timeMs: time, source: q.text(12), location: location, detail: .apple(a)))))
         }
         take(judge.finish())
-        return result
+        return try result.map { (recordId, event) in (recordId, try linked(event)) }
+    }
+
+    /// The event with its record's `linked` set: its `request_id` names a verification request of the server log.
+    func linked(_ event: TraceEvent) throws -> TraceEvent {
+        guard case .apple(var a) = event.detail else { return event }
+        a.linked =
+            try a.requestId.map { try exists("SELECT 1 FROM server_request WHERE request_id = ?1 AND event = 'verify'", [$0]) } ?? false
+        var event = event
+        event.detail = .apple(a)
+        return event
     }
 
     // MARK: Findings

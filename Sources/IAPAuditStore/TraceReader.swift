@@ -305,8 +305,10 @@ package enum TraceReader {
         let listings = try q.listings(of: transactionId)
         var original: String? = nil
         var product: String? = nil
-        // A listing below the trust level the rules need names no original id or product (docs/security.md).
-        for event in listings.map(\.1).filter({ $0.unproven == nil }) + clients {
+        // A listing below the trust level the rules need names no original id or product, and those of the highest level
+        // present name them (docs/security.md, "Trust levels").
+        let top = listings.compactMap(\.1.level).filter(\.counts).max()
+        for event in listings.map(\.1).filter({ $0.unproven == nil && $0.level == top }) + clients {
             switch event.detail {
             case .apple(let a):
                 original = original ?? a.listing?.originalTransactionId

@@ -79,6 +79,18 @@ package struct CloseListing: Sendable {
     /// When Apple issued the record: its `signedDate`, else the transaction's, else `received_at`, UTC ms.
     package var issuedMs: Int64?
     package var evidence: PaymentEvidence
+    /// Its record names a verification request of the server log (`request_id`): false for a Notification V1 body, a
+    /// bare answer, a `request_id` the log lacks.
+    package var linked = true
+    /// Its record is an app or transaction receipt (PKCS#7): verified, it is `verifiedReceipt`, below a verified JWS.
+    package var isReceipt = false
+
+    /// How it is proven (`TrustLevel`): from its record's signature and source, an unsigned answer no logged request
+    /// links to lowered to `appleAnswerUnlinked` (as `ReconcileContext.trust` judges it).
+    package var level: TrustLevel {
+        let level = TrustLevel(isSigned: evidence.isSigned, isReceipt: isReceipt, signature: evidence.itemSignature)
+        return level == .appleAnswerLogged && !linked ? .appleAnswerUnlinked : level
+    }
 
     package init(location: SourceLocation, transactionId: String, evidence: PaymentEvidence) {
         (self.location, self.transactionId, self.evidence) = (location, transactionId, evidence)

@@ -110,11 +110,17 @@ package struct TransactionTrace: Sendable {
     /// When it was bought, by Apple's records (the earliest `purchase_date` a listing of it gives; UTC ms): the
     /// date a customer's "I paid on …" names. Nil when no Apple record lists it. A listing below the trust level the
     /// rules need (`TraceEvent.unproven`) dates nothing.
+    /// Only the listings of the highest trust level present date it (docs/security.md, "Trust levels"): a Notification
+    /// V1 body no request asked for never dates a purchase a verified or logged listing dates.
     package var purchaseMs: Int64? {
-        events.compactMap { event -> Int64? in
-            guard case .apple(let a) = event.detail, event.unproven == nil else { return nil }
-            return a.listing?.purchaseMs
-        }.min()
+        let dated = events.compactMap { event -> (TrustLevel, Int64)? in
+            guard case .apple(let a) = event.detail, let level = event.level, level.counts, let ms = a.listing?.purchaseMs else {
+                return nil
+            }
+            return (level, ms)
+        }
+        guard let top = dated.map(\.0).max() else { return nil }
+        return dated.filter { $0.0 == top }.map(\.1).min()
     }
 
     /// The lifecycle state of `finding`, one of `findings`.
@@ -159,6 +165,14 @@ package struct TraceEvent: Sendable {
         guard case .apple(let a) = detail else { return nil }
         let signature = a.listing?.signature ?? a.signature
         return TrustLevel.of(source: source, signature: signature).counts ? nil : "\(signature), \(source)"
+    }
+
+    /// An Apple record's trust level (`TrustLevel`): its listing's own signature as stored (else the record's) and its
+    /// source; an unsigned answer no logged request links to is `appleAnswerUnlinked`. Nil for a log's record.
+    package var level: TrustLevel? {
+        guard case .apple(let a) = detail else { return nil }
+        let level = TrustLevel.of(source: source, signature: a.listing?.signature ?? a.signature)
+        return level == .appleAnswerLogged && !a.linked ? .appleAnswerUnlinked : level
     }
 
     private var rank: Int {
@@ -242,6 +256,9 @@ package struct TraceAppleRecord: Sendable {
     package var orderStatus: Int?
     /// How it lists the transaction; nil: it does not (an answer to a request that carried it).
     package var listing: TraceListing?
+    /// It names a verification request of the server log (`request_id`): false for a Notification V1 body, a bare
+    /// answer, a `request_id` the log lacks.
+    package var linked = true
 
     package init() {}
 }

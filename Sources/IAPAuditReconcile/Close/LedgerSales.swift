@@ -131,8 +131,11 @@ package enum LedgerSales {
         } else {
             saleClass = .unproven
         }
-        let main = paying.first ?? listings[0]
-        let read = trusted.isEmpty ? listings : trusted
+        // A purchase's dates, product, units, storefront and trial are those of its listings of the highest trust level
+        // present (docs/security.md, "Trust levels"): a Notification V1 body no request asked for yields to a verified
+        // or logged listing.
+        let read = best(trusted.isEmpty ? listings : trusted)
+        let main = paying.first { $0.level == read[0].level } ?? paying.first ?? read[0]
         // A restore is dated by the original purchase; a subscription period and a consumable by their own.
         let purchaseMs = read.compactMap { byOriginal ? $0.originalPurchaseDateMs ?? $0.purchaseDateMs : $0.purchaseDateMs }.min()
         let units = read.map(\.quantity).max() ?? 1
@@ -158,6 +161,12 @@ package enum LedgerSales {
             purchaseMs: purchaseMs, countryCode: country, amount: isTrial ? amount.map { Money.zero($0.currency) } : amount,
             pricing: pricing, saleClass: saleClass, exclusion: exclusion, isTrial: isTrial, units: units,
             refunds: refunds(listings, amount), evidence: Array(Set(listings.map(\.location))).sorted())
+    }
+
+    /// The listings of the highest trust level among `listings` (not empty).
+    private static func best(_ listings: [CloseListing]) -> [CloseListing] {
+        let top = listings.lazy.map(\.level).max()!
+        return listings.filter { $0.level == top }
     }
 
     /// Why a listing is never a sale in Apple's reports, or nil.

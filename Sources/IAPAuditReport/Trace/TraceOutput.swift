@@ -232,7 +232,7 @@ package enum TraceOutput {
         let null = NSNull() as Any
         var object: [String: Any] = [
             "time": e.timeMs.map(Timestamp.iso) ?? null, "source": e.source, "location": e.location.description,
-            "says": TraceWording.says(e), "unproven": e.unproven ?? null,
+            "says": TraceWording.says(e), "unproven": e.unproven ?? null, "trust_level": e.level?.text ?? null,
         ]
         switch e.detail {
         case .client(let c):

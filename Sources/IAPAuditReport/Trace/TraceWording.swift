@@ -74,7 +74,11 @@ package enum TraceWording {
         if !TrustLevel.of(source: source, signature: l.signature).counts {
             return head + "; unproven (\(l.signature), \(source)): proves nothing, the verdict ignores it"
         }
-        return head + (l.evidence.provesPayment() ? "; proves the payment" : "; proves no payment: \(l.whyNoProof)")
+        // An unsigned answer no logged request asked for: read, but its fields yield to a stronger listing's.
+        let unlinked =
+            !a.linked && TrustLevel.of(source: source, signature: l.signature) == .appleAnswerLogged
+            ? "; apple_answer_unlinked: no logged request asked for it, a stronger listing's date wins" : ""
+        return head + unlinked + (l.evidence.provesPayment() ? "; proves the payment" : "; proves no payment: \(l.whyNoProof)")
     }
 
     /// Where a finding stands across runs, in words: `open since run 1`, `acknowledged on <time>: <note>

@@ -170,6 +170,83 @@ final class TrustLevelRound2Tests: XCTestCase {
             ["dropped_order/in_receipt_never_credited/T9/confirmed", "dropped_order/never_sent/T5/claimed"])
     }
 
+    /// `trace` and the close follow the levels: a forged Notification V1 body (unsigned, no request asked for it) dating
+    /// T9 in 2020 gives neither T9's date. Trace's verdict, purchase date, product, original id and next action are
+    /// those without it, its event is marked `apple_answer_unlinked`; the close's `close_sale` rows are those without it.
+    func testTraceAndCloseReadTheHighestLevelPresent() throws {
+        let kit = try makeKit()
+        let base = try windowBase()
+        let config = kit.folder + "/config.json"
+        try Self.json(["bundle_ids": [Self.bundle], "jws_trust_anchors": [kit.anchor], "receipt_trust_anchors": [kit.anchor]])
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let v1: [String: Any] = [
+            "notification_type": "INTERACTIVE_RENEWAL", "environment": "PROD",
+            "unified_receipt": [
+                "status": 0, "environment": "Production", "latest_receipt_info": [Self.item("T9", purchaseMs: 1_577_880_000_000)],
+            ],
+        ]
+        var attacked = base
+        attacked["v1.json"] = try Self.json(v1) + "\n"
+        func traced(_ files: [String: String], _ tag: String) throws -> [String: Any] {
+            _ = try run(files, kit: kit, tag: tag)
+            let run = TraceTests.trace(["T9", "--out", kit.folder + "/out-\(tag)", "--format", "json"])
+            XCTAssertEqual(run.status, 0, run.err)
+            let text = run.out.replacingOccurrences(of: "/input-\(tag)/", with: "/input/")
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try XCTUnwrap((json["transactions"] as? [[String: Any]])?.first)
+        }
+        func judged(_ t: [String: Any]) -> NSDictionary {
+            NSDictionary(dictionary: [
+                "verdict": t["verdict"] ?? NSNull(), "purchase_date": t["purchase_date"] ?? NSNull(),
+                "product_id": t["product_id"] ?? NSNull(), "original_transaction_id": t["original_transaction_id"] ?? NSNull(),
+            ])
+        }
+        let without = try traced(base, "trace-base")
+        XCTAssertEqual(without["purchase_date"] as? String, "2026-10-01T10:01:00.000Z")
+        let action = ((without["verdict"] as? [String: Any])?["next_action"] as? [String: Any])?["code"] as? String
+        XCTAssertEqual(action, "credit_manually")
+        let with = try traced(attacked, "trace-v1")
+        XCTAssertEqual(judged(with), judged(without))
+        let events = try XCTUnwrap(with["timeline"] as? [[String: Any]])
+        let v1Event = try XCTUnwrap(events.first { ($0["location"] as? String)?.hasSuffix("/v1.json:1") == true })
+        XCTAssertEqual(v1Event["trust_level"] as? String, "apple_answer_unlinked")
+        XCTAssertTrue(v1Event["unproven"] is NSNull, "\(v1Event)")
+        XCTAssertTrue(
+            (v1Event["says"] as? String)?.contains(
+                "; apple_answer_unlinked: no logged request asked for it, a stronger listing's date wins")
+                == true, "\(v1Event)")
+        let logged = try XCTUnwrap(events.first { ($0["location"] as? String)?.hasSuffix("/apple.jsonl:1") == true })
+        XCTAssertEqual(logged["trust_level"] as? String, "apple_answer_logged")
+
+        func sales(_ files: [String: String], _ tag: String) throws -> [String] {
+            let input = kit.folder + "/input-\(tag)"
+            try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+            for (name, text) in files { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+            let out = kit.folder + "/out-\(tag)"
+            let close = CLIRun(["close", "--period", "2026-10", "--out", out, "--config", config, input])
+            XCTAssertEqual(close.status, 0, "\(tag): \(close.err)")
+            let rows = try XCTUnwrap(
+                try PythonReader.run(
+                    """
+                    import json, sqlite3, sys
+                    db = sqlite3.connect(sys.argv[1])
+                    print(json.dumps([" ".join(str(v) for v in r) for r in db.execute(
+                        "SELECT purchase_key, transaction_ids, product_id, purchase_ms, sale_class, exclusion, units "
+                        "FROM close_sale ORDER BY purchase_key")]))
+                    """, args: [out + "/audit.sqlite"]) as? [String])
+            return rows
+        }
+        let booked = try sales(base, "close-base")
+        XCTAssertEqual(
+            booked,
+            [
+                #"T0 ["T0"] com.example.gems60 1790848860000 paid None 1"#,
+                #"T5 ["T5"] com.example.gems60 1790852400000 claimed None 1"#,
+                #"T9 ["T9"] com.example.gems60 1790848860000 paid None 1"#,
+            ])
+        XCTAssertEqual(try sales(attacked, "close-v1"), booked)
+    }
+
     /// The level of an unsigned answer depends on its link to a logged request (`ReconcileContext.trust`); the rules still
     /// read an unlinked one (a V1 refund), but its date dates nothing (`TrustLevel.dating`).
     func testUnlinkedLevelSitsBetweenUnverifiedAndLogged() {
