@@ -90,6 +90,7 @@ final class RealDataTests: XCTestCase {
     }
 
     func testExactReceiptTransactionsPerFile() throws {
+        try TestPaths.requireRealData()
         let expected: [String: [String]] = [
             "RevenueCat__purchases-ios/verifyReceiptSample1.txt": [
                 "1000000692878476", "1000000692879214", "1000000692901513", "1000000692902182", "1000000692902990",

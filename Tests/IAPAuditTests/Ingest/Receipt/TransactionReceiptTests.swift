@@ -61,6 +61,7 @@ final class TransactionReceiptTests: XCTestCase {
     }
 
     func testUnityTransactionIDNotInTheReceiptIsNoted() throws {
+        try TestPaths.requireRealData()
         var wrapper = try ReceiptFixtures.json("voltrue2__in-app-purchase/unity_apple")
         wrapper["TransactionID"] = "1000000046178818"
         let receipt = try AppReceiptReader.readWrapped(

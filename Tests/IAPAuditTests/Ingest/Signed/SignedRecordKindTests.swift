@@ -17,6 +17,7 @@ final class SignedRecordKindTests: XCTestCase {
     private func kind(_ o: JSONRef) -> SourceKind? { SignedRecordReader.kind(of: o) }
 
     func testRealFilesByKind() throws {
+        try TestPaths.requireRealData()
         let apple = "apple__app-store-server-library-swift/"
         let expected: [(String, SourceKind)] = [
             (apple + "signedTransaction.json", .signedTransaction),
@@ -57,6 +58,7 @@ final class SignedRecordKindTests: XCTestCase {
     }
 
     func testVerifyReceiptBodiesAreNotSigned() throws {
+        try TestPaths.requireRealData()
         for file in [
             "aporat__store-receipt-validator/inAppPurchaseResponse.json",
             "aporat__store-receipt-validator/inAppPurchaseInvalidReceiptResponse.json", "gabrielgarza__monza/response.json",
