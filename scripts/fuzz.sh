@@ -22,7 +22,7 @@ while :; do
   left=$(( end - $(date +%s) ))
   [ "$left" -gt 0 ] || break
   rm -f "$out/current" "$out/current.txt" "$out/failure"
-  timeout -s KILL $(( left + 60 )) "$bin" "$corpus" --out "$out" --seed "$seed" --seconds "$left"
+  timeout -s KILL $(( left + 60 )) "$bin" "$corpus" --out "$out" --seed "$seed" --seconds "$left" --mutate-facts
   status=$?
   [ "$status" -eq 0 ] && break
   if [ "$status" -eq 1 ] && [ -f "$out/failure" ]; then

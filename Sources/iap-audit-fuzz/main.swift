@@ -167,8 +167,8 @@ struct Invariants {
         )
     }
 
-    /// `--mutate-facts`: each fact buffer is also decoded with one of its bytes changed or its end cut (off by default:
-    /// `FactReader` trusts its bytes, so this finds how it fails on a damaged chunk, not a bug of a reader of inputs).
+    /// `--mutate-facts` (which `scripts/fuzz.sh` passes): each fact buffer is also decoded with one of its bytes changed
+    /// or its end cut; the bounds-checked decoders must throw, never trap (a damaged ledger).
     nonisolated(unsafe) static var factMutations: Random? = nil
 
     /// Decodes every fact a batch encoded: each buffer is read to its end exactly, each fact of its stream's kinds.
