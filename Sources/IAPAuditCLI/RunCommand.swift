@@ -176,7 +176,7 @@ enum RunCommand {
 
     private struct StopPrinting: Error {}
 
-    /// `--from` / `--to` (SEMANTICS rule 17): an instant (ISO 8601 or epoch milliseconds), or a date
+    /// `--from` / `--to` (semantics.md rule 17): an instant (ISO 8601 or epoch milliseconds), or a date
     /// (`2026-10-31`), which means its whole UTC day — its first millisecond for `--from`, its last for
     /// `--to` (both bounds inclusive).
     static func bound(_ text: String, _ option: String, endOfDay: Bool) throws -> Int64 {

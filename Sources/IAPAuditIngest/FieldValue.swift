@@ -172,7 +172,7 @@ enum FieldValue {
         }
     }
 
-    /// A boolean from `true`/`false` or the strings `"true"`, `"false"`, `"1"`, `"0"` (SEMANTICS
+    /// A boolean from `true`/`false` or the strings `"true"`, `"false"`, `"1"`, `"0"` (docs/semantics.md
     /// rule 5); `""` is nil.
     /// - Throws: `IngestError.badField` for any other value (a number included).
     func bool(named name: @autoclosure () -> String) throws -> Bool? {

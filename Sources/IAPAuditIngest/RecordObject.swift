@@ -55,7 +55,7 @@ extension RecordObject {
         try field(key)?.text(named: fieldName(key, in: path))
     }
 
-    /// An id: exact text, or a whole number with every digit (SEMANTICS rule 1); nil when absent, null
+    /// An id: exact text, or a whole number with every digit (semantics.md rule 1); nil when absent, null
     /// or empty.
     /// - Throws: what `text` throws, and `IngestError.badField` for an id a spreadsheet rewrote in
     ///   scientific notation or with white space at its start or end (`FieldValue.id`).
@@ -93,7 +93,7 @@ extension RecordObject {
         return value
     }
 
-    /// A boolean: `true`/`false`, or the strings `"true"`, `"false"`, `"1"`, `"0"` (SEMANTICS rule 5);
+    /// A boolean: `true`/`false`, or the strings `"true"`, `"false"`, `"1"`, `"0"` (semantics.md rule 5);
     /// nil when absent, null or `""`.
     /// - Throws: `IngestError.badField` for any other value, a number included (`FieldValue.bool`).
     func bool(_ key: String, path: String = "") throws -> Bool? {

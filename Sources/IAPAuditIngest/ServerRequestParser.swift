@@ -32,7 +32,7 @@ enum ServerRequestParser {
             latencyMs: try o.nonNegative("latency_ms"))
     }
 
-    /// `credited_quantity` (SEMANTICS rule 20): a whole number applies to every id the record credits
+    /// `credited_quantity` (semantics.md rule 20): a whole number applies to every id the record credits
     /// (`credited`); an object `{"T": n}` gives each id its own, and may name only those ids. nil when
     /// absent or null. A CSV cell holds the number form only.
     private static func quantities(_ o: any RecordObject, credited: [String]) throws -> [String: Int]? {

@@ -1,5 +1,5 @@
 extension AppleRecord {
-    /// Apple's word on the environment (SEMANTICS rule 2): `environment`, else the receipt's
+    /// Apple's word on the environment (semantics.md rule 2): `environment`, else the receipt's
     /// `receipt_type` (`ProductionSandbox`, `Sandbox`, `ProductionVPPSandbox` mean Sandbox); a 21007
     /// counts as Sandbox.
     /// Returns `Sandbox`, `Production`, another raw value, or nil when Apple said nothing.

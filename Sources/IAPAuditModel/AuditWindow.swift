@@ -1,4 +1,4 @@
-/// SEMANTICS rule 17: which purchases the logs of a run can judge.
+/// semantics.md rule 17: which purchases the logs of a run can judge.
 ///
 /// Bounds are UTC milliseconds since 1970, both inclusive. `--from`/`--to` window every purchase
 /// (client-reported or Apple-listed, dated by the client's earliest `purchased` ts, else Apple's
@@ -48,7 +48,7 @@ public struct AuditWindow: Sendable, Equatable {
     public var startMs: Int64? { [fromMs, logStartMs].compactMap { $0 }.max() }
 
     /// The window's end for Apple-only purchases when `--to` is given: the earlier of `--to` and the logs'
-    /// end; nil (no end) without `--to` (SEMANTICS rule 17).
+    /// end; nil (no end) without `--to` (semantics.md rule 17).
     public var appleOnlyEndMs: Int64? { toMs.map { to in min(to, logEndMs ?? to) } }
 
     /// How the window reads, e.g. `2026-10-01T00:00:00.000Z to 2026-10-31T23:59:59.999Z` or

@@ -15,9 +15,9 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     /// Apple re-issued one purchase under new transaction ids (same `originalTransactionId` and
     /// `webOrderLineItemId`): one billing event, never a duplicate or a second dropped order.
     case idReissued = "id_reissued"
-    /// SEMANTICS rule 17: a purchase dated outside the audit window: these logs cannot judge it.
+    /// semantics.md rule 17: a purchase dated outside the audit window: these logs cannot judge it.
     case outsideWindow = "outside_window"
-    /// SEMANTICS rule 23: a refunded purchase whose user holds a later, unrefunded purchase of the product.
+    /// semantics.md rule 23: a refunded purchase whose user holds a later, unrefunded purchase of the product.
     case refundSuperseded = "refund_superseded"
 
     public static let problems: [FindingKind] = [
@@ -34,7 +34,7 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     public var isLoss: Bool { !isInfo && self != .verificationBacklog }
 
     /// `error` for money lost or given away, `warning` for credits without proof and
-    /// the backlog, `info` for observations (SEMANTICS rule 16).
+    /// the backlog, `info` for observations (semantics.md rule 16).
     public var severity: Severity {
         switch self {
         case .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted: return .error
@@ -52,7 +52,7 @@ public enum Severity: String, Sendable {
     case error, warning, info
 }
 
-/// SEMANTICS rule 22: whether Apple confirms the payment of a dropped order.
+/// semantics.md rule 22: whether Apple confirms the payment of a dropped order.
 public enum AppleConfirmation: String, Sendable, Hashable, CaseIterable {
     /// A production Apple record that proves payment (status 0, or 21006 listing it; a verified JWS,
     /// notification or receipt) lists the transaction unrefunded; that record is in the evidence.
@@ -112,7 +112,7 @@ public struct Finding: Hashable, Sendable {
     }
 }
 
-/// Text compared as its exact bytes (SEMANTICS rule 1: ids are exact text). Swift's `String ==` treats
+/// Text compared as its exact bytes (semantics.md rule 1: ids are exact text). Swift's `String ==` treats
 /// canonically equivalent strings as equal (`é` and `e` + U+0301), which would merge two users.
 public struct ExactText: Hashable, Sendable {
     public let text: String

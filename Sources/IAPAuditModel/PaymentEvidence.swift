@@ -1,4 +1,4 @@
-/// What one Apple listing says about a payment (SEMANTICS rules 9, 22 and 24): one definition, read by
+/// What one Apple listing says about a payment (semantics.md rules 9, 22 and 24): one definition, read by
 /// the reconciliation (from facts) and by the close (from the ledger's rows).
 package struct PaymentEvidence {
     /// The record's status (verifyReceipt `status`; 0 for signed records).
@@ -41,7 +41,7 @@ package struct PaymentEvidence {
         return !familyShared && !foreignBundle
     }
 
-    /// SEMANTICS rule 24: Apple's signals on a record's environment disagree — `environment` Production with
+    /// semantics.md rule 24: Apple's signals on a record's environment disagree — `environment` Production with
     /// a `receipt_type` ending in Sandbox, a Notification V1 body's `environment` and its
     /// `unified_receipt.environment` one Production and the other not, or a subscription period at sandbox
     /// speed (expires − purchase at most an hour; no production subscription is shorter than a week) on a

@@ -91,7 +91,7 @@ public struct RunWarning: Sendable, Hashable {
         public static let closeRestated = Code(rawValue: "close_restated")
         /// Purchases of the closed period have no price (no verified JWS price, no price-list entry).
         public static let unpricedPurchases = Code(rawValue: "unpriced_purchases")
-        /// Apple records whose environment signals disagree (SEMANTICS rule 24): read as sandbox.
+        /// Apple records whose environment signals disagree (semantics.md rule 24): read as sandbox.
         public static let environmentConflict = Code(rawValue: "environment_conflict")
         /// Apple answers naming no environment anywhere (rule 24): read as production.
         public static let environmentUnknown = Code(rawValue: "environment_unknown")

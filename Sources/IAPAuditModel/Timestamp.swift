@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Accepted: epoch milliseconds (number or digits); ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`
 /// (no zone = UTC, `T` or a space); Apple's text dates `YYYY-MM-DD HH:MM:SS Etc/GMT` (also `GMT`,
-/// `UTC`) and `YYYY-MM-DD HH:MM:SS America/Los_Angeles` (US daylight-saving rules, SEMANTICS rule 15).
+/// `UTC`) and `YYYY-MM-DD HH:MM:SS America/Los_Angeles` (US daylight-saving rules, semantics.md rule 15).
 public enum Timestamp {
     /// The instants accepted: 1900-01-01 to 2200-01-01 UTC. Anything outside is a corrupt value,
     /// not a purchase (and would overflow date arithmetic).

@@ -29,10 +29,10 @@ package enum TrustLevel: UInt8, Comparable, CaseIterable, Sendable {
     /// ES256 by the leaf of its `x5c`, the chain and Apple's marker OIDs (`verified`).
     case verifiedChain
 
-    /// The level every rule needs of an Apple listing (SEMANTICS rules 9, 12, 17–23; docs/security.md).
+    /// The level every rule needs of an Apple listing (semantics.md rules 9, 12, 17–23; docs/security.md).
     package static let needed: TrustLevel = .appleAnswerUnlinked
 
-    /// The level a listing needs for its purchase date to date a purchase for the audit window (SEMANTICS rule 17): an
+    /// The level a listing needs for its purchase date to date a purchase for the audit window (semantics.md rule 17): an
     /// answer to a logged request, or a verified signature.
     package static let dating: TrustLevel = .appleAnswerLogged
 

@@ -32,7 +32,7 @@ public enum VerifyStatus {
         return "unknown status"
     }
 
-    /// SEMANTICS rule 14: 21002, 21005, 21009, and 21100–21199 unless Apple's
+    /// semantics.md rule 14: 21002, 21005, 21009, and 21100–21199 unless Apple's
     /// `is-retryable` is explicitly false; for Server API error bodies, 4290000 (rate limit) and
     /// 5000000/5000001 (Apple's internal errors).
     public static func isRetryable(_ code: Int, isRetryable: Bool?) -> Bool {

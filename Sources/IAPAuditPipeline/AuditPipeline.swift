@@ -23,7 +23,7 @@ public struct AuditOptions: Sendable {
     public var asOfMs: Int64?
     /// Grace before an unanswered request is a backlog, milliseconds (default 24 h).
     public var graceMs: Int64
-    /// `--from` / `--to`: the audit window's bounds, UTC ms, inclusive (SEMANTICS rule 17); nil = not given.
+    /// `--from` / `--to`: the audit window's bounds, UTC ms, inclusive (semantics.md rule 17); nil = not given.
     public var fromMs: Int64?
     public var toMs: Int64?
     /// The config file used, as given or found (its entry among the inputs is listed as used, not as a

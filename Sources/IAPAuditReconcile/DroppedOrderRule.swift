@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 8: the customer reported a purchase and nobody was granted it (nor another id of its
+/// semantics.md rule 8: the customer reported a purchase and nobody was granted it (nor another id of its
 /// purchase, rule 18).
 ///
 /// Reasons, first that applies: info `outside_window` when dated outside `--from`/`--to` (rule 17);

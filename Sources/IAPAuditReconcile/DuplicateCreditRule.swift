@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rules 10 and 18: a purchase granted more than once (grants with or without proof, of any
+/// semantics.md rules 10 and 18: a purchase granted more than once (grants with or without proof, of any
 /// of its ids). One row per purchase, keyed by its earliest granted id, listing every id and user.
 ///
 /// Two or more users → `cross_account` (a receipt or account-sharing replay). One user granted two

@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 9: a production purchase in Apple's data that nobody reported or was granted —
+/// semantics.md rule 9: a production purchase in Apple's data that nobody reported or was granted —
 /// Apple took money that nobody credited (`dropped_order` / `in_receipt_never_credited`).
 ///
 /// Apple's data: a status-0 verifyReceipt response, Notification V1 or Server API page, or a JWS

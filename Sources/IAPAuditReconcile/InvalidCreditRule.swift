@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 13: a grant without proof (the customer got the goods; Apple never confirmed).
+/// semantics.md rule 13: a grant without proof (the customer got the goods; Apple never confirmed).
 /// One row per transaction; reason by precedence `signature_invalid` > `bundle_mismatch` >
 /// `nonzero_status` > `not_in_receipt` > `no_verify_response`.
 enum InvalidCreditRule {

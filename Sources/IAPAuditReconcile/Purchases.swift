@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 18, one purchase and its many ids: an auto-renewable period is its
+/// semantics.md rule 18, one purchase and its many ids: an auto-renewable period is its
 /// `original_transaction_id` + `web_order_line_item_id`; a non-consumable or non-renewing purchase is its
 /// `original_transaction_id` (a restore brings a new `transaction_id` with the same original id); a
 /// consumable is its transaction id. When the product type is unknown, ids with a line item group by

@@ -1,7 +1,7 @@
 import Foundation
 import IAPAuditModel
 
-/// What every rule reads about the transactions of one partition (SEMANTICS rules 8–24), over the
+/// What every rule reads about the transactions of one partition (semantics.md rules 8–24), over the
 /// partition's facts (`TransactionFacts`). Transactions are local indexes of `facts`.
 final class ReconcileContext {
     typealias Carrier = TransactionFacts.Carrier
@@ -309,7 +309,7 @@ final class ReconcileContext {
     static func same(_ a: Carrier, _ b: Carrier) -> Bool { a.order == b.order }
 }
 
-/// SEMANTICS rule 14 for one transaction: which requests carrying it are unresolved (no answer, or
+/// semantics.md rule 14 for one transaction: which requests carrying it are unresolved (no answer, or
 /// a retryable status) and not cleared by a later status-0 request.
 struct VerificationState {
     /// Uncleared unresolved requests, oldest first.

@@ -7,7 +7,7 @@ import IAPAuditModel
 /// 1. re-delivered notifications and the purchases of several ids (rule 18), each from its own stream;
 /// 2. the request stage (`RequestStage`): per `request_id`, Apple's final answer and what each
 ///    request carried and granted, handed on by transaction;
-/// 3. per transaction partition, the rules (SEMANTICS rules 8–24); the ids of one purchase are
+/// 3. per transaction partition, the rules (semantics.md rules 8–24); the ids of one purchase are
 ///    reconciled together in one extra partition;
 /// 4. the findings that need another partition's facts (`CrossPartition`: rules 9 and 23).
 public enum Reconciler {
@@ -142,7 +142,7 @@ public enum Reconciler {
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
     }
 
-    /// The files' summaries: record counts and the newest record (SEMANTICS rule 15: the newest client
+    /// The files' summaries: record counts and the newest record (semantics.md rule 15: the newest client
     /// `ts`, server `ts` or Apple `received_at`, never dates inside receipts; ties: a client report
     /// before a server record before an Apple record, then ledger order).
     struct Summary {

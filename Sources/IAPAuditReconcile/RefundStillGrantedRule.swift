@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 12: Apple shows a cancellation date for a credited transaction and some user
+/// semantics.md rule 12: Apple shows a cancellation date for a credited transaction and some user
 /// granted it kept it: no revoke of it (for that user, or without a user) at or after that user's
 /// last grant. Reason `cancelled_not_revoked`; the row lists who still holds it.
 ///

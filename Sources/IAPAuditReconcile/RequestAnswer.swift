@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// One verification request with Apple's answers to it (SEMANTICS rules 2–7): what it carried,
+/// One verification request with Apple's answers to it (semantics.md rules 2–7): what it carried,
 /// what it granted and with what proof, and how Apple answered.
 struct RequestAnswer {
     let request: MergedRequest
@@ -151,7 +151,7 @@ struct RequestAnswer {
     }
 }
 
-/// Why a grant has no proof: the `invalid_credit` reasons (SEMANTICS rule 13), strongest first
+/// Why a grant has no proof: the `invalid_credit` reasons (semantics.md rule 13), strongest first
 /// (precedence is raw-value order; a carrier fact stores the raw value).
 enum Grant: UInt8, CaseIterable {
     case proven = 0, signatureInvalid, bundleMismatch, nonzeroStatus, notInReceipt, noVerifyResponse

@@ -2,7 +2,7 @@ import Foundation
 import IAPAuditModel
 
 /// Stage 1 of reconciliation, one `request_id` partition at a time: each verification request with
-/// Apple's answers to it (SEMANTICS rules 2–7), turned into one carrier fact per transaction it
+/// Apple's answers to it (semantics.md rules 2–7), turned into one carrier fact per transaction it
 /// carried or granted, and each Apple record's listings handed on with the user of its request.
 /// Both go to the transaction stage through `spill`.
 package struct RequestStage {

@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 19: `dropped_order/revoked_while_paid` — the server took back a purchase the customer
+/// semantics.md rule 19: `dropped_order/revoked_while_paid` — the server took back a purchase the customer
 /// paid for and Apple never refunded: a revoke of T after its last grant leaves nobody holding T's
 /// purchase, no trusted Apple record shows it refunded or revoked at or before the revoke, and its
 /// expiry (if any, from the Apple record signed last) is after the revoke.

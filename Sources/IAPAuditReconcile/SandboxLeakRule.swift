@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 11: a credited grant (with proof) on a sandbox answer. To a user in the config's
+/// semantics.md rule 11: a credited grant (with proof) on a sandbox answer. To a user in the config's
 /// `sandbox_allowlist` (App Review, testers) it is info `sandbox_allowlisted` instead. On an answer
 /// whose environment signals disagree (rule 24) the reason is `environment_conflict`.
 enum SandboxLeakRule {

@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// SEMANTICS rule 20: `dropped_order/under_credited` — Apple's quantity for T (receipt item `quantity`,
+/// semantics.md rule 20: `dropped_order/under_credited` — Apple's quantity for T (receipt item `quantity`,
 /// JWS `quantity`, from a record that proves payment) is above the credited quantity: the server log's
 /// `credited_quantity` (the largest single grant), else the client's reported `quantity`, else not
 /// compared. With `--from`/`--to`, a purchase dated outside them is info `outside_window`.

@@ -1,7 +1,7 @@
 import Foundation
 import IAPAuditModel
 
-/// SEMANTICS rule 14: requests with no final answer or a retryable status, not cleared by a later
+/// semantics.md rule 14: requests with no final answer or a retryable status, not cleared by a later
 /// status-0 request. Older than the grace → `verification_backlog`; all younger → info
 /// `pending_verification`. Reasons `no_verify_response` | `retryable_status`.
 enum VerificationBacklogRule {

@@ -8,7 +8,7 @@ struct AnswerKey {
         var kind: String
         var reason: String
         var transactionId: String
-        /// `dropped_order` only: `confirmed` or `claimed` (SEMANTICS rule 22).
+        /// `dropped_order` only: `confirmed` or `claimed` (semantics.md rule 22).
         var appleConfirmation: String?
 
         static func < (a: Entry, b: Entry) -> Bool {
@@ -19,7 +19,7 @@ struct AnswerKey {
         var label: String { "\(kind)/\(reason)" }
     }
 
-    /// Reasons of the info kinds (SEMANTICS names only the pending ones).
+    /// Reasons of the info kinds (docs/semantics.md names only the pending ones).
     enum InfoReason {
         /// `sandbox_allowlisted`: the credited user is on `sandbox_allowlist`.
         static let allowlisted = "allowlisted_user"

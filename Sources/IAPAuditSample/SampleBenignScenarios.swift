@@ -25,7 +25,7 @@ extension SampleBuilder {
         }
     }
 
-    /// The seed flow (SEMANTICS rule 6): the app posts the ORIGINAL transaction id of a renewal; the
+    /// The seed flow (semantics.md rule 6): the app posts the ORIGINAL transaction id of a renewal; the
     /// answer lists only the renewals, so the posted id stands for the newest renewal, which the
     /// server credits (odd variants log `credited_transaction_ids` with the renewal's id).
     func plantSeedFlow(_ rep: Int) {

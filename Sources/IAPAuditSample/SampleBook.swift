@@ -5,7 +5,7 @@ import IAPAuditModel
 /// purchase the client reported, and what Apple's reports leave out or add. `sales()` makes the ledger's
 /// purchases of docs/close.md from it.
 struct SampleBook {
-    /// How an Apple record stands behind a transaction it lists (docs/close.md's classes; SEMANTICS rules
+    /// How an Apple record stands behind a transaction it lists (docs/close.md's classes; semantics.md rules
     /// 22 and 24).
     enum Proof {
         /// A production record of our app, status 0 or 21006 (or a verified JWS), not a family member's.
@@ -77,7 +77,7 @@ struct SampleBook {
     /// The product types `config.json` lists (the legacy coins are not there: unknown).
     static let productTypes = Dictionary(uniqueKeysWithValues: SampleCatalog.productTypes)
 
-    /// The purchase a listing belongs to (SEMANTICS rule 18): a consumable's id, a non-consumable's or
+    /// The purchase a listing belongs to (semantics.md rule 18): a consumable's id, a non-consumable's or
     /// non-renewing purchase's original id, a subscription period's original id and web order line item.
     static func key(_ l: Listing) -> String {
         switch productTypes[l.tx.productId] {

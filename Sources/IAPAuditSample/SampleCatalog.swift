@@ -14,7 +14,7 @@ enum SampleCatalog {
         ("com.example.gems1980", 8), ("com.example.gems3280", 5), ("com.example.gems6480", 3),
         ("com.example.coins.small", 10), ("com.example.energy.refill", 4),
     ]
-    /// Bought three at a time in the quantity cases (SEMANTICS rule 20).
+    /// Bought three at a time in the quantity cases (semantics.md rule 20).
     static let energyRefill = "com.example.energy.refill"
     static let nonConsumables = ["com.example.premium", "com.example.removeads", "com.example.pack.halloween"]
     static let monthly = "com.example.pro.monthly"

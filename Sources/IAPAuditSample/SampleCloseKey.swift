@@ -125,7 +125,7 @@ struct SampleCloseKey {
 
     /// Per currency: Apple's reported sales and proceeds, the ledger's gross, refunds and net, and the
     /// valued problem findings of the close (its window is the period: a dropped order dated outside it is
-    /// `outside_window`, SEMANTICS rule 17).
+    /// `outside_window`, semantics.md rule 17).
     private static func totals(_ sales: [SampleSale], book: SampleBook, reports: SampleAppleReports, findings: [AnswerKey.Entry])
         -> [String: [String: Int64]]
     {

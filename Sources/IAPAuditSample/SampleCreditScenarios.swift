@@ -1,7 +1,7 @@
 import IAPAuditModel
 
 /// Planted cases of `sandbox_leak`, `refund_still_granted`, `invalid_credit`,
-/// `verification_backlog` and the info kinds (SEMANTICS rules 8, 10–14).
+/// `verification_backlog` and the info kinds (semantics.md rules 8, 10–14).
 extension SampleBuilder {
     /// `sandbox_leak/sandbox_credited`, or info `sandbox_allowlisted/allowlisted_user` for an App
     /// Review account: a sandbox receipt credited. Variants: 21007 then the sandbox retry; the

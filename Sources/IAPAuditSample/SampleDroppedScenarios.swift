@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// Planted cases of `dropped_order` and `duplicate_credit` (SEMANTICS rules 8–10).
+/// Planted cases of `dropped_order` and `duplicate_credit` (semantics.md rules 8–10).
 ///
 /// Every case uses fresh users and fresh transaction ids, so its findings are exactly the ones
 /// it records; `rep` picks a variant.

@@ -1,6 +1,6 @@
 import IAPAuditModel
 
-/// Planted cases of SEMANTICS rules 17–24 (real-world data): the audit window, one purchase under many
+/// Planted cases of semantics.md rules 17–24 (real-world data): the audit window, one purchase under many
 /// ids, revoked while paid, quantities, stale receipts, refunds superseded by a later purchase, and
 /// environment conflicts; with benign look-alikes.
 extension SampleBuilder {

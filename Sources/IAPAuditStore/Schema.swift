@@ -233,7 +233,7 @@ package enum Schema {
     /// A server request line as `transaction_evidence` shows it (`s`: the `server_request` row): its
     /// event and request id, whether it granted, restore, the logged status and environment. A granted
     /// request whose `credited_transaction_ids` holds none of `credited` (SQL expressions: the ids of the
-    /// row's transaction) says so and lists what it credited (SEMANTICS rule 5: its grant set).
+    /// row's transaction) says so and lists what it credited (semantics.md rule 5: its grant set).
     private static func requestDetail(credited ids: String, otherwise: String) -> String {
         """
         s.event || ' ' || s.request_id || CASE WHEN s.granted IS NOT 1 THEN ', not granted'

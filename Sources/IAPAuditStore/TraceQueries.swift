@@ -133,7 +133,7 @@ final class TraceQueries {
             """, [value])
     }
 
-    /// SEMANTICS rule 6: an id a request posted stands for itself when the request's final answer (the
+    /// semantics.md rule 6: an id a request posted stands for itself when the request's final answer (the
     /// latest `received_at` whose own signature did not fail: rule 2) lists it, else for that answer's newest transaction (by purchase date) with
     /// it as original id, else for itself.
     func standsFor(_ id: String, postedBy requestId: String) throws -> String {
@@ -288,7 +288,7 @@ final class TraceQueries {
 
     // MARK: Findings
 
-    /// The findings on `transactionId`, then those of its purchase (SEMANTICS rule 18) kept under another of
+    /// The findings on `transactionId`, then those of its purchase (semantics.md rule 18) kept under another of
     /// its ids: same original id, naming it in their detail (a re-issued id credited twice is one finding,
     /// under the purchase's first id); each with its lifecycle state (`finding_state`, by its `finding_id`).
     func findings(of transactionId: String, original: String?) throws -> [(Finding, FindingState?)] {

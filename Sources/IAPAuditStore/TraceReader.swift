@@ -283,7 +283,7 @@ package enum TraceReader {
         return r.requestId
     }
 
-    /// Why a request is on the timeline (`TraceRequest.Relation`), what its ids stand for (SEMANTICS rule
+    /// Why a request is on the timeline (`TraceRequest.Relation`), what its ids stand for (semantics.md rule
     /// 6) and whether it credited the transaction (`posted`: the transaction id, then its original id);
     /// false when it is not about the transaction.
     private static func relate(_ r: inout TraceRequest, posted: [String], answered: Set<ExactText>, _ q: TraceQueries) throws -> Bool {

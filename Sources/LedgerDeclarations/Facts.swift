@@ -42,7 +42,7 @@ let linkedResponseFact = FactDeclaration(
     fields: [
         FactField("requestId", .requiredText), FactField("fileId", .file), FactField("line", .u32),
         FactField("receivedAtMs", .optionalInt), FactField("status", .zigzag),
-        FactField("environment", .environment, "effective (SEMANTICS rule 2)"),
+        FactField("environment", .environment, "effective (semantics.md rule 2)"),
         FactField("isRetryable", .optionalBool), FactField("bundleId", .text),
         FactField(
             "flags", .flags(["signatureFailed", "environmentConflict"]),
@@ -83,7 +83,7 @@ let listingFact = FactDeclaration(
     doc: ["One transaction as one Apple record lists it, with the record's fields the rules read."],
     fields: [
         FactField("id", .requiredId), FactField("fileId", .file), FactField("line", .u32), FactField("receivedAtMs", .optionalInt),
-        FactField("status", .zigzag), FactField("environment", .environment, "the record's, effective (SEMANTICS rule 2)"),
+        FactField("status", .zigzag), FactField("environment", .environment, "the record's, effective (semantics.md rule 2)"),
         FactField("bundleId", .text, "the record's"), FactField("source", .caseIndex("EvidenceSource")),
         FactField("signature", .signature, "the record's"),
         FactField(
@@ -138,7 +138,7 @@ let purchaseFact = FactDeclaration(
     kind: "purchase", code: 8, type: "PurchaseFact", stream: "purchases",
     doc: [
         "A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase",
-        "(SEMANTICS rule 18: a subscription period by its web order line item, a non-consumable by its original id).",
+        "(semantics.md rule 18: a subscription period by its web order line item, a non-consumable by its original id).",
     ],
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("originalId", .id), FactField("lineItem", .text),
@@ -147,7 +147,7 @@ let purchaseFact = FactDeclaration(
 
 let summaryFact = FactDeclaration(
     kind: "summary", code: 9, type: "FileFacts", stream: "summary",
-    doc: ["What one file holds, for the audit's as-of (SEMANTICS rule 15) and the run's warnings."],
+    doc: ["What one file holds, for the audit's as-of (semantics.md rule 15) and the run's warnings."],
     fields: [
         FactField("clientReports", .i64), FactField("serverRecords", .i64), FactField("appleRecords", .i64),
         FactField("signedAppleRecords", .i64), FactField("appleItems", .i64, "transactions listed by the Apple records"),

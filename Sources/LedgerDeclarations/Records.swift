@@ -58,13 +58,13 @@ let serverRequest = RecordDeclaration(
             "credited_quantity", "creditedQuantities", .quantities,
             doc: [
                 "`credited_quantity`: how many units the server credited, by id: a number in the log applies to every",
-                "id the record credits, an object `{\"T\": n}` gives each id its own (SEMANTICS rule 20); nil when not logged.",
+                "id the record credits, an object `{\"T\": n}` gives each id its own (semantics.md rule 20); nil when not logged.",
             ]),
         FieldDeclaration("restore", "restore", .bool(required: true)),
         FieldDeclaration("receipt_sha256", "receiptSha256", .text(required: false)),
         FieldDeclaration(
             "verify_status", "verifyStatus", .integer(swift: "Int", required: false),
-            doc: ["The status the server logged; never proof (SEMANTICS rule 3)."]),
+            doc: ["The status the server logged; never proof (semantics.md rule 3)."]),
         FieldDeclaration(
             "environment", "environment", .text(required: false), doc: ["The environment the server logged as having answered."]),
         FieldDeclaration("granted", "granted", .bool(required: true)),
@@ -118,7 +118,7 @@ let appleRecord = RecordDeclaration(
             "unified_receipt.environment", "receiptEnvironment", .text(required: false), column: "receipt_environment",
             doc: [
                 "`unified_receipt.environment` of a Notification V1 body (`Production`, `Sandbox`), whose top-level",
-                "`environment` is `environment`: when the two disagree, the record's signals disagree (SEMANTICS rule 24).",
+                "`environment` is `environment`: when the two disagree, the record's signals disagree (semantics.md rule 24).",
                 "Nil for every other record.",
             ]),
         FieldDeclaration(

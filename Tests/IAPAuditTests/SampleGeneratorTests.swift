@@ -12,7 +12,7 @@ import XCTest
 @testable import IAPAuditStore
 
 final class SampleGeneratorTests: XCTestCase {
-    /// Every kind/reason the generator must plant at least once (SEMANTICS rules 8–14).
+    /// Every kind/reason the generator must plant at least once (semantics.md rules 8–14).
     static let required = [
         "dropped_order/never_sent", "dropped_order/no_verify_response", "dropped_order/verify_failed",
         "dropped_order/not_in_receipt", "dropped_order/not_credited", "dropped_order/in_receipt_never_credited",
@@ -23,7 +23,7 @@ final class SampleGeneratorTests: XCTestCase {
         "verification_backlog/no_verify_response", "verification_backlog/retryable_status",
         "pending_verification/no_verify_response", "pending_verification/retryable_status",
     ]
-    /// Info kinds whose reason SEMANTICS leaves open: only the kind is required.
+    /// Info kinds whose reason docs/semantics.md leaves open: only the kind is required.
     static let requiredKinds = ["sandbox_allowlisted", "sandbox_refused", "regranted"]
 
     private var directories: [String] = []

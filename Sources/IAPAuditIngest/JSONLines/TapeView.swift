@@ -75,7 +75,7 @@ struct TapeView {
         }
     }
 
-    /// An id: exact text, or a whole number with every digit (SEMANTICS rule 1); nil when absent, null
+    /// An id: exact text, or a whole number with every digit (semantics.md rule 1); nil when absent, null
     /// or empty — what the strict `RecordObject.id` returns, or `Unsure` (what `text` is unsure of,
     /// white space at an end, or what might be an id in floating-point form: `2000000400594084.0`,
     /// `2.00000041234568E+15`, which the strict reader rejects).
@@ -116,7 +116,7 @@ struct TapeView {
         }
     }
 
-    /// A boolean: `true`/`false`, or the strings `"true"`, `"false"`, `"1"`, `"0"` (SEMANTICS rule 5);
+    /// A boolean: `true`/`false`, or the strings `"true"`, `"false"`, `"1"`, `"0"` (semantics.md rule 5);
     /// nil when absent, null or `""` — what the strict `RecordObject.bool` returns, or `Unsure` (any
     /// other value, which the strict reader refuses).
     @inline(__always)

@@ -40,7 +40,7 @@ enum NotificationV1Reader {
             try response.bundleId ?? o.text("bid") ?? unified.flatMap { try itemBundleId($0) } ?? itemBundleId(o)
         let environment = try o.text("environment").flatMap { $0.isEmpty ? nil : $0 }
         // The receipt's own word is kept beside the body's: `PROD` over a Sandbox receipt proves no
-        // production payment (SEMANTICS rule 24), whichever of the two is taken as the environment.
+        // production payment (semantics.md rule 24), whichever of the two is taken as the environment.
         response.receiptEnvironment = unified == nil ? nil : response.environment.map(Environment.normalized)
         response.environment = (environment ?? response.environment).map(Environment.normalized)
         try applyCancellation(o, to: &response)

@@ -20,7 +20,7 @@ package enum EnvironmentCode: UInt8 {
         return .other
     }
 
-    /// Apple's word on an answer's environment (SEMANTICS rule 2, `AppleRecord.effectiveEnvironment`):
+    /// Apple's word on an answer's environment (semantics.md rule 2, `AppleRecord.effectiveEnvironment`):
     /// a 21007 is a sandbox answer; else `environment`; else `receipt_type` (`…Sandbox` is Sandbox,
     /// `Production…` Production). Returns the code and, for `.other`, the raw value it came from.
     package static func effective(status: Int64, environment: UnsafeBufferPointer<UInt8>?, receiptType: UnsafeBufferPointer<UInt8>?)

@@ -154,7 +154,7 @@ package enum FactEncoder {
             set.append(.requests, FactKey.partition(text: requestId), w)
         }
 
-        /// SEMANTICS rule 24 for the record (`PaymentEvidence.environmentConflict`).
+        /// semantics.md rule 24 for the record (`PaymentEvidence.environmentConflict`).
         func environmentConflict(_ r: AppleRecordRow, _ batch: RecordBatch, environment: EnvironmentCode) -> Bool {
             PaymentEvidence.environmentConflict(
                 environment: bytes(r.environment).map(EnvironmentCode.normalizing) ?? .none,

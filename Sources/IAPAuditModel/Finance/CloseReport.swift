@@ -1,4 +1,4 @@
-/// A sale as the ledger knows it (docs/close.md, "Sales in the ledger"): one purchase (SEMANTICS rule
+/// A sale as the ledger knows it (docs/close.md, "Sales in the ledger"): one purchase (semantics.md rule
 /// 18) with its product, date, country, amount and class.
 package struct LedgerSale: Sendable {
     /// The currency column of purchases without a price: totalled under it in units only, never added to

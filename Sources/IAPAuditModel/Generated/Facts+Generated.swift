@@ -43,10 +43,10 @@ package enum FactKind: UInt8, CaseIterable {
     /// `NotificationFact`.
     case notification = 7
     /// A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase
-    /// (SEMANTICS rule 18: a subscription period by its web order line item, a non-consumable by its original id).
+    /// (semantics.md rule 18: a subscription period by its web order line item, a non-consumable by its original id).
     /// `PurchaseFact`.
     case purchase = 8
-    /// What one file holds, for the audit's as-of (SEMANTICS rule 15) and the run's warnings.
+    /// What one file holds, for the audit's as-of (semantics.md rule 15) and the run's warnings.
     /// `FileFacts`.
     case summary = 9
     /// (Made during reconciliation.) The Apple record at (file, line) listing `id` names a verification request of `userId`.
@@ -261,7 +261,7 @@ package struct LinkedResponseFact {
     package var line: UInt32
     package var receivedAtMs: Int64?
     package var status: Int64
-    /// Effective (SEMANTICS rule 2).
+    /// Effective (semantics.md rule 2).
     package var environment: EnvironmentCode
     package var environmentRaw: FactText?
     package var isRetryable: Bool?
@@ -572,7 +572,7 @@ package struct ListingFact {
     package var line: UInt32
     package var receivedAtMs: Int64?
     package var status: Int64
-    /// The record's, effective (SEMANTICS rule 2).
+    /// The record's, effective (semantics.md rule 2).
     package var environment: EnvironmentCode
     package var environmentRaw: FactText?
     /// The record's.
@@ -1083,7 +1083,7 @@ package struct NotificationFact {
 }
 
 /// A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase
-/// (SEMANTICS rule 18: a subscription period by its web order line item, a non-consumable by its original id).
+/// (semantics.md rule 18: a subscription period by its web order line item, a non-consumable by its original id).
 ///
 /// Stream `purchases`; kind byte 8.
 package struct PurchaseFact {
@@ -1158,7 +1158,7 @@ package struct PurchaseFact {
     }
 }
 
-/// What one file holds, for the audit's as-of (SEMANTICS rule 15) and the run's warnings.
+/// What one file holds, for the audit's as-of (semantics.md rule 15) and the run's warnings.
 ///
 /// Stream `summary`; kind byte 9.
 package struct FileFacts {

@@ -102,11 +102,11 @@ public struct ServerRequest: Hashable, Sendable {
     /// What the server actually credited, when it logs it.
     public var creditedTransactionIds: [String]?
     /// `credited_quantity`: how many units the server credited, by id: a number in the log applies to every
-    /// id the record credits, an object `{"T": n}` gives each id its own (SEMANTICS rule 20); nil when not logged.
+    /// id the record credits, an object `{"T": n}` gives each id its own (semantics.md rule 20); nil when not logged.
     public var creditedQuantities: [String: Int]?
     public var restore: Bool
     public var receiptSha256: String?
-    /// The status the server logged; never proof (SEMANTICS rule 3).
+    /// The status the server logged; never proof (semantics.md rule 3).
     public var verifyStatus: Int?
     /// The environment the server logged as having answered.
     public var environment: String?
@@ -240,7 +240,7 @@ public struct AppleRecord: Hashable, Sendable {
     /// `receipt.receipt_type`: `Production`, `ProductionSandbox`, `Sandbox`, `ProductionVPP`…
     public var receiptType: String?
     /// `unified_receipt.environment` of a Notification V1 body (`Production`, `Sandbox`), whose top-level
-    /// `environment` is `environment`: when the two disagree, the record's signals disagree (SEMANTICS rule 24).
+    /// `environment` is `environment`: when the two disagree, the record's signals disagree (semantics.md rule 24).
     /// Nil for every other record.
     public var receiptEnvironment: String?
     /// `receipt.receipt_creation_date(_ms)`: when the App Store made the receipt, ms since 1970 UTC.

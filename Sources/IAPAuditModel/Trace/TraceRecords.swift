@@ -215,7 +215,7 @@ package struct TraceRequest: Sendable {
     package var latencyMs: Int64?
     /// Why it is on this transaction's timeline.
     package var relation: Relation = .posted
-    /// What the posted id stands for when it is not this transaction (SEMANTICS rule 6: an id the final
+    /// What the posted id stands for when it is not this transaction (semantics.md rule 6: an id the final
     /// answer does not list stands for the answer's newest transaction with that original id).
     package var standsFor: String?
     /// It credited this transaction: a granted verify whose credited ids (else posted ids), resolved by

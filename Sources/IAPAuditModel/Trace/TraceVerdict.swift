@@ -20,7 +20,7 @@ package struct TraceVerdict: Sendable {
         (self.apple, self.action, self.nextAction) = (apple, action, nextAction)
     }
 
-    /// Whether Apple confirms the payment (SEMANTICS rule 22, from the listings' `PaymentEvidence`).
+    /// Whether Apple confirms the payment (semantics.md rule 22, from the listings' `PaymentEvidence`).
     package enum AppleWord: Sendable, Equatable {
         /// A production record that proves payment lists it unrefunded: the first such record.
         case confirmed(SourceLocation)

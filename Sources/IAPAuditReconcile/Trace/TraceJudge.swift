@@ -1,7 +1,7 @@
 import IAPAuditModel
 
 /// The verdict on a traced transaction (README "Investigating one transaction"): whether Apple confirms
-/// the payment (SEMANTICS rule 22, from each listing's `PaymentEvidence`, as the rules judge it), who
+/// the payment (semantics.md rule 22, from each listing's `PaymentEvidence`, as the rules judge it), who
 /// was credited and whether it still holds, Apple's refund, and the next action in words. The findings
 /// decide the action (`TraceActions`); without a problem finding the records do.
 package enum TraceJudge {

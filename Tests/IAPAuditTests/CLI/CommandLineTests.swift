@@ -74,7 +74,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try RunCommand.asOf("2026-10-31T00:00:00Z"), 1_793_404_800_000)
     }
 
-    /// `--from` / `--to` (SEMANTICS rule 17): a date is its whole UTC day, both bounds inclusive; the
+    /// `--from` / `--to` (semantics.md rule 17): a date is its whole UTC day, both bounds inclusive; the
     /// window is in the text summary, the JSON and run_parameter; purchases outside it are info.
     func testAuditWindowFromTo() throws {
         XCTAssertEqual(try RunCommand.bound("2026-10-31", "--to", endOfDay: true), 1_793_491_199_999)

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// A close values the period's findings (its window is the period: SEMANTICS rule 17) but leaves the ledger's own
+/// A close values the period's findings (its window is the period: semantics.md rule 17) but leaves the ledger's own
 /// findings — table `finding`, `audit.xlsx`, what `trace` judges by — as the run left them (docs/close.md). Found by a
 /// support user test: after the README's `run` then `close --period 2026-10`, the sample's purchase of
 /// 2026-11-01 02:30, a dropped order, was "outside the window" in `finding`, audit.xlsx and its trace.

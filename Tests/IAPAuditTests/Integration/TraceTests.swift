@@ -64,7 +64,7 @@ final class TraceTests: XCTestCase {
     }
 
     /// An original transaction id: a subscription's first id and its renewals, each credited through the
-    /// original id (SEMANTICS rule 6: "its original id, standing for it"); each period traced on its own.
+    /// original id (semantics.md rule 6: "its original id, standing for it"); each period traced on its own.
     func testOriginalTransactionId() throws { try assertGolden("sample-original-transaction-id", "2000000400594378") }
 
     /// A user id: the user's three purchases (one request posting two of them), and a purchase still

@@ -4,7 +4,7 @@ import XCTest
 @testable import IAPAuditModel
 @testable import IAPAuditPipeline
 
-/// SEMANTICS rule 17 on a one-day slice of the sample month: the day's logs and Apple's answers of that
+/// semantics.md rule 17 on a one-day slice of the sample month: the day's logs and Apple's answers of that
 /// day, whose receipts list purchases of earlier days (renewal chains, earlier purchases, a customer's
 /// history from before the month). Audited alone, the slice must not turn that history into problems,
 /// and every problem it reports must be one the whole month's run reports too, or one whose story

@@ -3,7 +3,7 @@ import XCTest
 
 @testable import IAPAuditModel
 
-/// Ids compare as exact bytes (SEMANTICS rule 1): text Swift calls equal (canonically equivalent) is two ids when
+/// Ids compare as exact bytes (semantics.md rule 1): text Swift calls equal (canonically equivalent) is two ids when
 /// its bytes differ; equal bytes hash alike however the string is stored.
 final class ExactTextTests: XCTestCase {
     func testEqualityAndHashAreByBytes() {

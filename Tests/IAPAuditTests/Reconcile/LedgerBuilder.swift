@@ -18,7 +18,7 @@ struct Ledger {
     var appleRecords: [AppleRecord] = []
 }
 
-/// Builds small reconciliation scenarios in code (SEMANTICS.md rules 1–16), reconciled through the
+/// Builds small reconciliation scenarios in code (semantics.md rules 1–16), reconciled through the
 /// production path: the records are stored as rows by the store (`RecordWriter`, the facts of
 /// `FactEncoder`) in a scratch ledger and reconciled from its facts (`Reconciler`, `StoreFactSource`).
 ///

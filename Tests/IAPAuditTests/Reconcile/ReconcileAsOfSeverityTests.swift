@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rules 15 (the default as-of) and 16 (severity; every kind at once with its severity is
+/// semantics.md rules 15 (the default as-of) and 16 (severity; every kind at once with its severity is
 /// `Fixtures/cases/every-kind-at-once`).
 final class ReconcileAsOfSeverityTests: XCTestCase {
     // MARK: Rule 15 — as-of

@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 8: dropped_order reasons, in order of precedence, and what suppresses them. Each
+/// semantics.md rule 8: dropped_order reasons, in order of precedence, and what suppresses them. Each
 /// reason's own scenario is data: `Fixtures/cases/dropped-*`, `sandbox-refused*`, `client-states-that-are-no-payment`.
 final class ReconcileDroppedOrderTests: XCTestCase {
     /// A dropped order is a loss of its purchase's date as the audit window dates it (rule 17: the client's report), not of

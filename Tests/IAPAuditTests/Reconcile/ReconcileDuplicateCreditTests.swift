@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 10: duplicate_credit (cross_account, same_user, restore_credited_as_purchase)
+/// semantics.md rule 10: duplicate_credit (cross_account, same_user, restore_credited_as_purchase)
 /// and info regranted. Each reason's own scenario is data: `Fixtures/cases/duplicate-*`, `regranted-*`.
 final class ReconcileDuplicateCreditTests: XCTestCase {
     private static func config(_ type: ProductType?) -> AuditConfig {

@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rules 5–7: the grant set, posted original ids, and what counts as proof.
+/// semantics.md rules 5–7: the grant set, posted original ids, and what counts as proof.
 final class ReconcileGrantProofTests: XCTestCase {
     // MARK: Rule 5 — credited_transaction_ids override transaction_ids
 

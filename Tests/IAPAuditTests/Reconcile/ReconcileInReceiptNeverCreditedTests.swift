@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 9: dropped_order / in_receipt_never_credited — Apple took money nobody granted. The
+/// semantics.md rule 9: dropped_order / in_receipt_never_credited — Apple took money nobody granted. The
 /// finding, its details and what is excluded, as data: `Fixtures/cases/in-receipt-never-credited*`.
 final class ReconcileInReceiptNeverCreditedTests: XCTestCase {
     private static let ours = AuditConfig(bundleIds: ["com.ours"])

@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rules 1–4: ids, the final response, logged statuses, revokes and repeated request ids.
+/// semantics.md rules 1–4: ids, the final response, logged statuses, revokes and repeated request ids.
 /// More as data: `Fixtures/cases/ids-above-2-to-53-keep-every-digit`, `sandbox-*-21007*`, `request-logged-twice-merges`.
 final class ReconcileInputRulesTests: XCTestCase {
     // MARK: Rule 1 — ids are exact text

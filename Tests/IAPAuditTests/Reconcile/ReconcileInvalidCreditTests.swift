@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 13: invalid_credit, one row per transaction, reason by precedence
+/// semantics.md rule 13: invalid_credit, one row per transaction, reason by precedence
 /// bundle_mismatch > nonzero_status > not_in_receipt > no_verify_response. Each reason's own scenario
 /// is data: `Fixtures/cases/invalid-credit-*`.
 final class ReconcileInvalidCreditTests: XCTestCase {

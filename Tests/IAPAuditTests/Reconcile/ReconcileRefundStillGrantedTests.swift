@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 12: refund_still_granted / cancelled_not_revoked. The finding and the revokes that
+/// semantics.md rule 12: refund_still_granted / cancelled_not_revoked. The finding and the revokes that
 /// clear it or not, as data: `Fixtures/cases/refund-*`.
 final class ReconcileRefundStillGrantedTests: XCTestCase {
     private static let cancelled = "2026-10-01T15:00:00Z"

@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 11: sandbox_leak, info sandbox_allowlisted, and unproven sandbox grants. The leak and
+/// semantics.md rule 11: sandbox_leak, info sandbox_allowlisted, and unproven sandbox grants. The leak and
 /// the allowlist as data: `Fixtures/cases/sandbox-*`.
 final class ReconcileSandboxLeakTests: XCTestCase {
     func testProductionGrantDoesNotLeak() {

@@ -10,7 +10,7 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// SEMANTICS rule 14: verification_backlog vs info pending_verification, per transaction
+/// semantics.md rule 14: verification_backlog vs info pending_verification, per transaction
 /// (reasons `no_verify_response` | `retryable_status`). More as data: `Fixtures/cases/backlog-*`, `pending-*`.
 final class ReconcileVerificationBacklogTests: XCTestCase {
     func testYoungerThanTheGraceIsPending() {

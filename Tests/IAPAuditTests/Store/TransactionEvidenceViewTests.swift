@@ -123,7 +123,7 @@ final class TransactionEvidenceViewTests: XCTestCase {
         XCTAssertFalse(originalRows.joined().contains("carried its original id"))
     }
 
-    /// A granted request's grant set is its `credited_transaction_ids` when logged (SEMANTICS rule 5): a
+    /// A granted request's grant set is its `credited_transaction_ids` when logged (semantics.md rule 5): a
     /// carried id it leaves out is "granted but did not credit this id", with what it did credit; the
     /// request that posted a renewal's original id says so when it credited neither.
     func testAGrantedRequestThatDidNotCreditTheIdSaysSo() throws {

@@ -49,7 +49,7 @@ final class NotificationV1ReaderTests: XCTestCase {
     }
 
     /// A body whose `environment` and `unified_receipt.environment` disagree (one Production, the other
-    /// not) is a record whose environment signals disagree (SEMANTICS rule 24): both are stored, and the
+    /// not) is a record whose environment signals disagree (semantics.md rule 24): both are stored, and the
     /// run's environment_conflict warning counts it (the findings: the scenario case
     /// `environment-conflict-notification-v1-body-and-receipt-disagree`).
     func testBodyAndReceiptEnvironmentsThatDisagreeAreAConflict() throws {
