@@ -1,51 +1,21 @@
 import Foundation
-/// The six problem kinds and the info kinds of table `finding`.
-public enum FindingKind: String, Sendable, CaseIterable, Comparable {
-    case droppedOrder = "dropped_order"
-    case duplicateCredit = "duplicate_credit"
-    case sandboxLeak = "sandbox_leak"
-    case refundStillGranted = "refund_still_granted"
-    case invalidCredit = "invalid_credit"
-    case verificationBacklog = "verification_backlog"
-    // Info observations: never counted among the problems.
-    case sandboxAllowlisted = "sandbox_allowlisted"
-    case sandboxRefused = "sandbox_refused"
-    case pendingVerification = "pending_verification"
-    case regranted = "regranted"
-    /// Apple re-issued one purchase under new transaction ids (same `originalTransactionId` and
-    /// `webOrderLineItemId`): one billing event, never a duplicate or a second dropped order.
-    case idReissued = "id_reissued"
-    /// semantics.md rule 17: a purchase dated outside the audit window: these logs cannot judge it.
-    case outsideWindow = "outside_window"
-    /// semantics.md rule 23: a refunded purchase whose user holds a later, unrefunded purchase of the product.
-    case refundSuperseded = "refund_superseded"
+/// The kinds' order and groups (the enum itself is generated from `findingKindDeclarations`).
+extension FindingKind: Comparable {
+    /// The problem kinds, in table order: every kind whose severity is not `info`.
+    public static let problems: [FindingKind] = allCases.filter { $0.severity != .info }
+    /// Info observations: never counted among the problems.
+    public static let infos: [FindingKind] = allCases.filter { $0.severity == .info }
 
-    public static let problems: [FindingKind] = [
-        .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted, .invalidCredit,
-        .verificationBacklog,
-    ]
-    public static let infos: [FindingKind] = [
-        .sandboxAllowlisted, .sandboxRefused, .pendingVerification, .regranted, .idReissued, .outsideWindow, .refundSuperseded,
-    ]
-
-    public var isInfo: Bool { FindingKind.infos.contains(self) }
-
-    /// Money lost or given away, which a close values: every problem but the verification backlog (a wait).
-    public var isLoss: Bool { !isInfo && self != .verificationBacklog }
-
-    /// `error` for money lost or given away, `warning` for credits without proof and
-    /// the backlog, `info` for observations (semantics.md rule 16).
-    public var severity: Severity {
-        switch self {
-        case .droppedOrder, .duplicateCredit, .sandboxLeak, .refundStillGranted: return .error
-        case .invalidCredit, .verificationBacklog: return .warning
-        default: return .info
-        }
-    }
+    public var isInfo: Bool { severity == .info }
 
     public static func < (a: FindingKind, b: FindingKind) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
+}
+
+/// The shape of a finding fact's value (`FindingField.shape`).
+public enum FindingFieldShape: String, Sendable {
+    case text, texts, optionalTexts, integer, objects
 }
 
 public enum Severity: String, Sendable {
@@ -85,17 +55,22 @@ public struct Finding: Hashable, Sendable {
     public var lossAtMs: Int64?
     /// file:line of every record involved, sorted.
     public var evidence: [SourceLocation]
+    /// The finding in one sentence, made from its facts (`FindingSentence`): for people; programs read `facts`.
     public var detail: String
+    /// What the rule found, as data (`FindingField`s): requests, grants, statuses, dates, quantities.
+    public var facts: FindingFacts
     /// `dropped_order` only (rule 22): confirmed by Apple, or claimed by the client alone; nil otherwise.
     public var appleConfirmation: AppleConfirmation?
 
     public var severity: Severity { kind.severity }
+    /// The kind and reason as the declared value; nil for a reason this version does not declare (a ledger of a newer one).
+    public var cause: FindingReason? { FindingReason(kind: kind, name: reason) }
 
     public init(
         kind: FindingKind, reason: String, transactionId: String, originalTransactionId: String? = nil,
         productId: String? = nil, userIds: [String] = [], environment: String? = nil,
         firstSeenMs: Int64? = nil, lossAtMs: Int64? = nil, evidence: [SourceLocation] = [], detail: String = "",
-        appleConfirmation: AppleConfirmation? = nil
+        facts: FindingFacts = FindingFacts(), appleConfirmation: AppleConfirmation? = nil
     ) {
         self.kind = kind
         self.reason = reason
@@ -108,6 +83,7 @@ public struct Finding: Hashable, Sendable {
         self.lossAtMs = kind.isLoss ? lossAtMs ?? firstSeenMs : nil
         self.evidence = Array(Set(evidence)).sorted()
         self.detail = detail
+        self.facts = facts
         self.appleConfirmation = appleConfirmation
     }
 }

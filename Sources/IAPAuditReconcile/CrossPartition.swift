@@ -17,8 +17,7 @@ final class CrossPartition: Sendable {
         case owners(Finding, original: GlobalId)
         /// A refund still granted to `holders` (nil: a grant without a user): each holder holding a later
         /// purchase of `productId` than `purchaseMs` (not one of `ids`, T's own purchase) is superseded.
-        /// `detail` is the finding's detail up to its list of holders.
-        case laterPurchase(Finding, holders: [String?], productId: String, purchaseMs: Int64, ids: [GlobalId], detail: String)
+        case laterPurchase(Finding, holders: [String?], productId: String, purchaseMs: Int64, ids: [GlobalId])
     }
 
     private let owners: PartitionSpill
@@ -116,7 +115,7 @@ final class CrossPartition: Sendable {
         for w in waiting {
             switch w {
             case .owners(_, let original): wantedOwners[original.partition, default: []].insert(original)
-            case .laterPurchase(_, let holders, let product, _, _, _):
+            case .laterPurchase(_, let holders, let product, _, _):
                 for case let user? in holders {
                     wantedHoldings[Self.holdingPartition(user, product), default: []].insert(
                         Holder(user: ExactText(user), product: ExactText(product)))
@@ -145,10 +144,12 @@ final class CrossPartition: Sendable {
                 let users = ExactText.distinctSorted(ownersOf[original] ?? [])
                 if !users.isEmpty {
                     finding.userIds = users
-                    finding.detail += "; attributed to \(users.joined(separator: ", ")) (granted subscription \(original.text))"
+                    finding.facts.set(.attributedTo, texts: users)
+                    finding.facts.set(.attributedSubscription, original.text)
+                    finding.detail = FindingSentence.text(finding)
                 }
                 settled.append(finding)
-            case .laterPurchase(var finding, let holders, let product, let purchaseMs, let ids, let detail):
+            case .laterPurchase(var finding, let holders, let product, let purchaseMs, let ids):
                 var still: [String?] = []
                 var superseded: [(user: String, id: GlobalId, purchaseMs: Int64)] = []
                 for holder in holders {
@@ -159,19 +160,21 @@ final class CrossPartition: Sendable {
                     }
                     if let later, let holder { superseded.append((holder, later.id, later.purchaseMs)) } else { still.append(holder) }
                 }
-                let laterText = superseded.sorted { $0.user.utf8.lexicographicallyPrecedes($1.user.utf8) }.map {
-                    "\($0.user)\(IdRedactor.laterPurchasePhrase)\($0.id.text) of \(product) (purchased \(Timestamp.iso($0.purchaseMs)))"
-                }.joined(separator: "; ")
+                finding.facts.set(
+                    .laterPurchases,
+                    objects: superseded.sorted { $0.user.utf8.lexicographicallyPrecedes($1.user.utf8) }.map {
+                        [$0.user, $0.id.text, product, $0.purchaseMs]
+                    })
                 if still.isEmpty {
                     finding.kind = .refundSuperseded
                     finding.reason = "later_purchase"
-                    finding.detail = detail + IdRedactor.supersededMarker + laterText
+                    finding.facts[.holders] = nil
                 } else {
                     finding.userIds = ExactText.distinctSorted(still.compactMap { $0 })
-                    let names = still.map { $0 ?? "(no user)" }.sorted().joined(separator: ", ")
-                    finding.detail =
-                        detail + "; still granted to \(names)" + (superseded.isEmpty ? "" : IdRedactor.supersededMarker + laterText)
+                    finding.facts.set(.holders, texts: RefundStillGrantedRule.sorted(still))
                 }
+                if superseded.isEmpty { finding.facts[.laterPurchases] = nil }
+                finding.detail = FindingSentence.text(finding)
                 settled.append(finding)
             }
         }

@@ -16,20 +16,20 @@ enum DroppedOrderRule {
             let carriers = c.carriedBy(t)
             let trail = c.trail(t, carriers)
             let users = c.facts.clients(t).map { c.text($0.fact.userId) } + c.users(carriers)
-            func make(_ kind: FindingKind, _ reason: String, _ detail: String) -> Finding {
+            func make(_ kind: FindingKind, _ reason: String, _ facts: FindingFacts = FindingFacts()) -> Finding {
                 c.finding(
                     kind, reason, t, users: users, environment: c.environments(carriers), firstSeenMs: trail.firstSeenMs,
-                    evidence: trail.evidence, detail: detail)
+                    evidence: trail.evidence, facts: facts)
             }
             let reportedMs = c.facts.clients(t).filter { $0.fact.state == .purchased }.map(\.fact.tsMs).min()!
             if let outside = c.outsideWindow(
-                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: trail.evidence, what: "purchase reported")
+                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: trail.evidence, judged: "purchase_reported")
             {
                 findings.append(outside)
                 continue
             }
             if carriers.isEmpty {
-                findings.append(make(.droppedOrder, "never_sent", "client reported purchased; no server request carried it"))
+                findings.append(make(.droppedOrder, "never_sent"))
                 continue
             }
             let answered = carriers.filter(\.fact.isAnswered)
@@ -38,38 +38,31 @@ enum DroppedOrderRule {
                 continue
             }
             if c.isPending(t) { continue }
-            let requests = "requests " + carriers.map(c.requestId).joined(separator: ", ")
+            var facts = FindingFacts()
+            facts.set(.requestIds, texts: carriers.map(c.requestId))
             let productionAnswers = carriers.filter(\.fact.isProductionSuccess)
             if let shown = productionAnswers.first(where: \.fact.finalContains) {
-                findings.append(
-                    make(
-                        .droppedOrder, "not_credited",
-                        "verified by Apple and present in the receipt of \(c.requestId(shown)), never granted (\(requests))"))
+                facts.set(.proofRequestId, c.requestId(shown))
+                findings.append(make(.droppedOrder, "not_credited", facts))
             } else if let answered = productionAnswers.first {
+                facts.set(.proofRequestId, c.requestId(answered))
                 // Rule 21: a receipt made before the purchase cannot list it (every such answer's receipt).
                 let created = productionAnswers.map(\.fact.finalReceiptCreatedMs)
                 if created.allSatisfy({ $0.map { $0 < reportedMs } ?? false }) {
-                    findings.append(
-                        make(
-                            .droppedOrder, "stale_receipt",
-                            "the receipt Apple verified in \(c.requestId(answered)) was created at \(Timestamp.iso(created.compactMap { $0 }.max()!)), "
-                                + "before the purchase reported at \(Timestamp.iso(reportedMs)): it cannot show it; "
-                                + "re-query Apple by transaction id (\(requests))"))
+                    facts.set(.receiptCreatedMs, created.compactMap { $0 }.max()!)
+                    facts.set(.reportedMs, reportedMs)
+                    findings.append(make(.droppedOrder, "stale_receipt", facts))
                 } else {
-                    findings.append(
-                        make(
-                            .droppedOrder, "not_in_receipt",
-                            "verified by Apple (status 0) in \(c.requestId(answered)) but absent from the receipt (\(requests))"))
+                    findings.append(make(.droppedOrder, "not_in_receipt", facts))
                 }
             } else if let failed = carriers.filter({ ($0.fact.status ?? 0) != 0 }).max(by: { $0.fact.latestMs < $1.fact.latestMs }),
                 let status = failed.fact.status
             {
-                findings.append(
-                    make(
-                        .droppedOrder, "verify_failed",
-                        "last status \(status): \(VerifyStatus.meaning(Int(status))) (\(c.requestId(failed)); \(requests))"))
+                facts.set(.proofRequestId, c.requestId(failed))
+                facts.set(.status, Int64(status))
+                findings.append(make(.droppedOrder, "verify_failed", facts))
             } else {
-                findings.append(make(.droppedOrder, "no_verify_response", "Apple never answered a request that carried it (\(requests))"))
+                findings.append(make(.droppedOrder, "no_verify_response", facts))
             }
         }
         return findings
@@ -79,21 +72,12 @@ enum DroppedOrderRule {
     /// environment signals disagree (rule 24); a 21007 (a sandbox receipt sent to production) the server
     /// never retried against the sandbox says so.
     private static func sandboxRefused(
-        _ answered: [ReconcileContext.Carrier], _ c: ReconcileContext, _ make: (FindingKind, String, String) -> Finding
+        _ answered: [ReconcileContext.Carrier], _ c: ReconcileContext, _ make: (FindingKind, String, FindingFacts) -> Finding
     ) -> Finding {
-        let requests = answered.map(c.requestId).joined(separator: ", ")
-        if answered.contains(where: \.fact.environmentConflict) {
-            return make(
-                .sandboxRefused, "environment_conflict",
-                "Apple's answer (\(requests)) is labelled Production or names no environment, but its receipt_type or "
-                    + "subscription periods (an hour or less) are the sandbox's: no production payment is proven; nothing was granted")
-        }
-        if answered.contains(where: { $0.fact.status == 21007 }) {
-            return make(
-                .sandboxRefused, "sandbox_receipt",
-                "Apple answered 21007 (a sandbox receipt sent to production) in \(requests) and the server never retried it "
-                    + "against the sandbox; nothing was granted: no money was paid")
-        }
-        return make(.sandboxRefused, "sandbox_receipt", "every answer was from the sandbox and nothing was granted: no money was paid")
+        var facts = FindingFacts()
+        facts.set(.requestIds, texts: answered.map(c.requestId))
+        if answered.contains(where: \.fact.environmentConflict) { return make(.sandboxRefused, "environment_conflict", facts) }
+        if answered.contains(where: { $0.fact.status == 21007 }) { facts.set(.status, 21007) }
+        return make(.sandboxRefused, "sandbox_receipt", facts)
     }
 }

@@ -28,11 +28,11 @@ enum DuplicateCreditRule {
             let grantedIds = zip(ids, grantsById).filter { !$0.1.isEmpty }.map(\.0)
             let trail = c.trail(ids, Array(grants))
             let several = grantedIds.count > 1
-            let requestList = grants.map { grant in
-                "\(c.requestId(grant)) (\(c.text(grant.fact.userId) ?? "no user")\(several ? ", " + c.id(grant.t) : ""))"
-            }.joined(separator: ", ")
-            var detail = "granted \(grants.count) times: \(requestList)"
-            if several { detail += "; one purchase under ids \(grantedIds.map(c.id).joined(separator: ", "))" }
+            var facts = FindingFacts()
+            facts.set(.grants, objects: grants.map { [c.requestId($0), c.text($0.fact.userId), c.id($0.t)] })
+            facts.set(.transactionIds, texts: ids.map(c.id))
+            facts.set(.grantedTransactionIds, texts: grantedIds.map(c.id))
+            facts.set(.reportedBy, texts: ExactText.distinctSorted(ids.flatMap { c.facts.clients($0) }.filter { $0.fact.state == .purchased }.compactMap { c.text($0.fact.userId) }))
             let kind: FindingKind
             let reason: String
             let type = c.productId(t).flatMap { c.config.products[$0] }
@@ -55,7 +55,7 @@ enum DuplicateCreditRule {
                 c.finding(
                     kind, reason, t, users: users, environment: c.environments(Array(grants)), firstSeenMs: trail.firstSeenMs,
                     // Given away at the second credit.
-                    lossAtMs: grants.map(\.fact.tsMs).sorted()[1], evidence: trail.evidence, detail: detail))
+                    lossAtMs: grants.map(\.fact.tsMs).sorted()[1], evidence: trail.evidence, facts: facts))
         }
         return findings
     }

@@ -264,6 +264,8 @@ package final class FindingSpill: Sendable {
             w.varint(e.line)
         }
         w.text(f.detail)
+        // The facts as their JSON (`FindingFacts.json`): a finding's facts are few, and the ledger stores that text.
+        w.text(f.facts.isEmpty ? "" : f.facts.json)
         w.u8(code(f.appleConfirmation))
     }
 
@@ -286,12 +288,15 @@ package final class FindingSpill: Sendable {
         let lossAt = r.optionalInt()
         let evidence = (0..<r.count()).map { _ in SourceLocation(file: required(), line: r.varint()) }
         let detail = required()
+        let factsJSON = required()
         let confirmationCode = r.u8()
-        guard !r.damaged, Int(confirmationCode) <= AppleConfirmation.allCases.count else { throw damaged }
+        guard !r.damaged, Int(confirmationCode) <= AppleConfirmation.allCases.count,
+            let facts = factsJSON.isEmpty ? FindingFacts() : FindingFacts(json: factsJSON)
+        else { throw damaged }
         return Finding(
             kind: kind, reason: reason, transactionId: id, originalTransactionId: original, productId: product, userIds: users,
             environment: environment, firstSeenMs: firstSeen, lossAtMs: lossAt, evidence: evidence, detail: detail,
-            appleConfirmation: confirmation(confirmationCode))
+            facts: facts, appleConfirmation: confirmation(confirmationCode))
     }
 }
 

@@ -18,13 +18,14 @@ enum IdReissuedRule {
             let users = locals.flatMap { c.users(c.grants($0)) }
             let granted = ids.filter { c.facts.local(of: $0).map { !c.grants($0).isEmpty } ?? false }.map(\.text)
             let firstPurchase = listings.compactMap(\.fact.purchaseDateMs).min()
+            var facts = FindingFacts()
+            facts.set(.transactionIds, texts: ids.map(\.text))
+            facts.set(.grantedTransactionIds, texts: granted)
             findings.append(
                 c.finding(
                     .idReissued, "same_billing_event", first, users: users,
                     environment: responses.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
-                    firstSeenMs: firstPurchase, evidence: responses.map(c.location),
-                    detail: "one purchase under \(ids.count) transaction ids: \(ids.map(\.text).joined(separator: ", "))"
-                        + (granted.isEmpty ? "; none granted" : "; granted as \(granted.joined(separator: ", "))")))
+                    firstSeenMs: firstPurchase, evidence: responses.map(c.location), facts: facts))
         }
         return findings
     }

@@ -30,16 +30,14 @@ enum InReceiptNeverCreditedRule {
         for (t, conflicting) in conflictingById {
             let ids = c.purchase(t)
             if ids.contains(where: { qualifyingById[$0] != nil }) || ids.first(where: { conflictingById[$0] != nil }) != t { continue }
+            var facts = FindingFacts()
+            facts.set(.appleRecordCount, conflicting.count)
             findings.append(
                 c.finding(
                     .sandboxRefused, "environment_conflict", t, users: conflicting.filter(\.linked).map { c.text($0.user) },
                     environment: conflicting.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: (conflicting.compactMap(\.fact.receivedAtMs) + conflicting.compactMap(\.fact.purchaseDateMs)).min(),
-                    evidence: conflicting.map(c.location),
-                    detail: "listed only by \(conflicting.count) Apple record(s) whose environment signals disagree (Production "
-                        + "with a sandbox receipt_type or a notification's Sandbox unified_receipt, or subscription periods of an hour "
-                        + "or less labelled Production or unlabelled): no production payment is proven; never reported by the client, "
-                        + "never granted"))
+                    evidence: conflicting.map(c.location), facts: facts))
         }
         for (t, qualifying) in qualifyingById {
             // One purchase is one dropped order, under its first qualifying id.
@@ -48,7 +46,7 @@ enum InReceiptNeverCreditedRule {
             let finding: Finding
             if let outside = c.outsideWindow(
                 t, dateMs: c.applePurchaseDateMs(of: c.purchase(t)), appleOnly: true, users: linkedUsers,
-                evidence: qualifying.map(c.location), what: "purchase only Apple lists")
+                evidence: qualifying.map(c.location), judged: "purchase_only_apple_lists")
             {
                 finding = outside
             } else {
@@ -68,23 +66,18 @@ enum InReceiptNeverCreditedRule {
         -> Finding
     {
         let firstSeen = (qualifying.compactMap(\.fact.receivedAtMs) + qualifying.compactMap(\.fact.purchaseDateMs)).min()
+        var facts = FindingFacts()
+        facts.set(.appleRecordCount, qualifying.count)
+        facts.set(.appleSources, texts: Self.sources(qualifying, c))
         // A record without `environment` (old verifyReceipt answers) is not Sandbox, but not labelled
         // Production either: say which.
-        let unlabelled = qualifying.contains { $0.fact.environmentName(c.facts.bytes) == nil }
-        let records = unlabelled ? "record(s) not marked Sandbox (no environment given)" : "production record(s)"
+        if qualifying.contains(where: { $0.fact.environmentName(c.facts.bytes) == nil }) { facts.set(.environmentUnlabelled, 1) }
         // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
-        let cancelled = qualifying.compactMap(\.fact.cancellationDateMs).min().map {
-            "; Apple shows it cancelled (refunded) at \(Timestamp.iso($0))"
-        }
-        return
-            c.finding(
-                .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
-                environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
-                firstSeenMs: firstSeen, evidence: qualifying.map(c.location),
-                detail:
-                    "in \(qualifying.count) \(records) from Apple (\(Self.sources(qualifying, c))); never reported by the client, never granted"
-                    + (cancelled ?? "")
-            )
+        facts.set(.cancelledMs, qualifying.compactMap(\.fact.cancellationDateMs).min())
+        return c.finding(
+            .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
+            environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
+            firstSeenMs: firstSeen, evidence: qualifying.map(c.location), facts: facts)
     }
 
     /// A production, status-0 listing of ours that Apple stands behind: an unsigned Apple answer
@@ -93,14 +86,14 @@ enum InReceiptNeverCreditedRule {
     /// Environment signals that disagree prove no production payment (rule 24).
     static func qualifies(_ l: ReconcileContext.Listing, _ c: ReconcileContext) -> Bool { l.fact.status == 0 && c.provesPayment(l) }
 
-    /// The distinct sources with their signature state, e.g. `verify_receipt, signed_transaction verified`.
-    static func sources(_ listings: [ReconcileContext.Listing], _ c: ReconcileContext) -> String {
+    /// The distinct sources with their signature state, e.g. `verify_receipt`, `signed_transaction verified`.
+    static func sources(_ listings: [ReconcileContext.Listing], _ c: ReconcileContext) -> [String] {
         var seen: [String] = []
         for l in listings {
             let source = l.fact.source
             let text = source.isSigned ? "\(source.rawValue) \(l.fact.signatureText(c.facts.bytes))" : source.rawValue
             if !seen.contains(text) { seen.append(text) }
         }
-        return seen.joined(separator: ", ")
+        return seen
     }
 }

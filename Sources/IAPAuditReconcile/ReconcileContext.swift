@@ -213,7 +213,7 @@ final class ReconcileContext {
     /// says whether Apple confirms the payment (rule 22), the confirming record among its evidence.
     func finding(
         _ kind: FindingKind, _ reason: String, _ t: Int32, users: [String?] = [], environment: String? = nil,
-        firstSeenMs: Int64?, lossAtMs: Int64? = nil, evidence: [SourceLocation], detail: String
+        firstSeenMs: Int64?, lossAtMs: Int64? = nil, evidence: [SourceLocation], facts: FindingFacts = FindingFacts()
     ) -> Finding {
         var evidence = evidence
         var confirmation: AppleConfirmation? = nil
@@ -226,41 +226,38 @@ final class ReconcileContext {
         // else Apple's purchase date): the date a close's window judges it by, so that each close books it once (its
         // first record, a request logged before the client's report, may be of the period before).
         let lossAtMs = lossAtMs ?? (kind == .droppedOrder ? purchaseDateMs(t) : nil)
-        return Finding(
+        var finding = Finding(
             kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),
             productId: productId(t), userIds: users.compactMap { $0 }, environment: environment, firstSeenMs: firstSeenMs,
-            lossAtMs: lossAtMs, evidence: evidence, detail: detail, appleConfirmation: confirmation)
+            lossAtMs: lossAtMs, evidence: evidence, facts: facts, appleConfirmation: confirmation)
+        finding.detail = FindingSentence.text(finding)
+        return finding
     }
 
     /// Rule 17 for a payment judgment about T dated `ms`: an info `outside_window` finding when the date
     /// falls outside the window (`appleOnly`: a purchase only Apple lists, also judged from the logs' start).
+    /// `judged`: what would have been judged (the `judged` fact, e.g. `purchase_reported`).
     func outsideWindow(
         _ t: Int32, dateMs: @autoclosure () -> Int64?, appleOnly: Bool, users: @autoclosure () -> [String?],
-        evidence: @autoclosure () -> [SourceLocation], what: String
+        evidence: @autoclosure () -> [SourceLocation], judged: String
     ) -> Finding? {
         // Without --from/--to only purchases Apple alone lists are windowed (and only from the logs' start).
         if window.fromMs == nil && window.toMs == nil && (!appleOnly || window.logStartMs == nil) { return nil }
         let dateMs = dateMs()
         guard let side = appleOnly ? window.outsideForAppleOnly(dateMs) : window.outside(dateMs), let dateMs else { return nil }
-        let evidence = evidence()
-        let users = users()
-        let bound: String
+        var facts = FindingFacts()
+        facts.set(.judged, judged)
+        facts.set(.datedMs, dateMs)
         if side == .afterWindow {
             let end = appleOnly ? window.appleOnlyEndMs! : window.toMs!
-            bound =
-                end == window.toMs
-                ? "after --to \(Timestamp.iso(end))"
-                : "after the newest log ts \(Timestamp.iso(end)): these logs cannot show whether it was credited"
+            facts.set(.windowBound, end == window.toMs ? "to" : "logs_end")
+            facts.set(.windowBoundMs, end)
         } else {
             let start = appleOnly ? window.startMs! : window.fromMs!
-            bound =
-                start == window.fromMs
-                ? "before --from \(Timestamp.iso(start))"
-                : "before the earliest log ts \(Timestamp.iso(start)): these logs cannot show whether it was credited"
+            facts.set(.windowBound, start == window.fromMs ? "from" : "logs_start")
+            facts.set(.windowBoundMs, start)
         }
-        return finding(
-            .outsideWindow, side.rawValue, t, users: users, firstSeenMs: dateMs, evidence: evidence,
-            detail: "\(what) dated \(Timestamp.iso(dateMs)), \(bound)")
+        return finding(.outsideWindow, side.rawValue, t, users: users(), firstSeenMs: dateMs, evidence: evidence(), facts: facts)
     }
 
     /// Evidence and first-seen time of T's client reports and the given requests.

@@ -32,12 +32,11 @@ enum RefundStillGrantedRule {
             let holders = c.holders(grants, revokes)
             if holders.isEmpty { continue }
             let trail = c.trail(t, grants)
-            var reason = listings.compactMap(\.fact.cancellationReason).first.map { ", cancellation_reason \(c.text($0)!)" } ?? ""
-            if let type = listings.compactMap(\.fact.revocationType).first { reason += ", revocationType \(c.text(type)!)" }
-            if let share = listings.compactMap(\.fact.revocationPercentage).first {
-                reason += ", revocationPercentage \(share) (\(Self.percent(Int(share))) refunded)"
-            }
-            let head = "cancelled at \(Timestamp.iso(cancelledMs))\(reason)"
+            var facts = FindingFacts()
+            facts.set(.cancelledMs, cancelledMs)
+            facts.set(.cancellationReason, c.text(listings.compactMap(\.fact.cancellationReason).first))
+            facts.set(.revocationType, c.text(listings.compactMap(\.fact.revocationType).first))
+            facts.set(.revocationPercentage, listings.compactMap(\.fact.revocationPercentage).first.map { Int64($0) })
             // The loss happens at the refund (money back, goods kept), or when a holder's holding began if that was later:
             // their first grant since their last revoke.
             let held = holders.map { holder in
@@ -48,17 +47,18 @@ enum RefundStillGrantedRule {
                 let since = grants.filter { c.text($0.fact.userId).map(ExactText.init) == user && $0.fact.tsMs > revokedMs }
                 return max(cancelledMs, since.map(\.fact.tsMs).min() ?? cancelledMs)
             }
+            facts.set(.holders, texts: Self.sorted(holders))
             let finding = c.finding(
                 .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
                 firstSeenMs: trail.firstSeenMs, lossAtMs: held.min(),
                 evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fact.fileId, $0.fact.line) },
-                detail: "\(head); still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))")
+                facts: facts)
             if let type = c.productType(t), type != .consumable, let product = c.productId(t), holders.contains(where: { $0 != nil }) {
                 c.wait(
                     .laterPurchase(
                         finding, holders: holders, productId: product,
                         purchaseMs: c.applePurchaseDateMs(t) ?? grants.map(\.fact.tsMs).min()!,
-                        ids: c.purchase(t).map { c.facts.ids[Int($0)] }, detail: head))
+                        ids: c.purchase(t).map { c.facts.ids[Int($0)] }))
             } else {
                 findings.append(finding)
             }
@@ -66,14 +66,12 @@ enum RefundStillGrantedRule {
         return findings
     }
 
-    /// Thousandths of a percent as text: 50000 → `50%`, 33333 → `33.333%`.
-    static func percent(_ milliPercent: Int) -> String {
-        let whole = milliPercent / 1000
-        let fraction = milliPercent % 1000
-        if fraction == 0 { return "\(whole)%" }
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return "\(whole).\(digits)%"
+    /// Holders in byte order, a grant without a user (nil) last.
+    static func sorted(_ holders: [String?]) -> [String?] {
+        holders.sorted { a, b in
+            guard let a else { return false }
+            guard let b else { return true }
+            return a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
     }
 }

@@ -37,21 +37,21 @@ enum RevokedWhilePaidRule {
                 trail.evidence + revokes.map { c.location($0.fact.fileId, $0.fact.line) } + (latest.map { [c.location($0)] } ?? [])
                 + refunds.map(c.location)
             if let outside = c.outsideWindow(
-                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, what: "purchase revoked while paid")
+                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, judged: "purchase_revoked_while_paid")
             {
                 findings.append(outside)
                 continue
             }
-            let expiry = latest?.fact.expiresDateMs.map { "; the paid period runs to \(Timestamp.iso($0))" } ?? ""
-            let refund = refunds.compactMap(\.fact.cancellationDateMs).min().map {
-                "; Apple refunded it only after the revoke, at \(Timestamp.iso($0))"
-            }
+            var facts = FindingFacts()
+            facts.set(.revokedMs, revokeMs)
+            facts.set(.lastGrantedMs, lastGrantMs)
+            facts.set(.expiresMs, latest?.fact.expiresDateMs)
+            // Apple refunded it only after the revoke.
+            facts.set(.cancelledMs, refunds.compactMap(\.fact.cancellationDateMs).min())
             findings.append(
                 c.finding(
                     .droppedOrder, "revoked_while_paid", t, users: users, environment: c.environments(grants),
-                    firstSeenMs: trail.firstSeenMs, evidence: evidence,
-                    detail: "revoked at \(Timestamp.iso(revokeMs)) after its last grant at \(Timestamp.iso(lastGrantMs)): nobody holds it, "
-                        + "and Apple shows it paid and not refunded at the revoke\(expiry)\(refund ?? "")"))
+                    firstSeenMs: trail.firstSeenMs, evidence: evidence, facts: facts))
         }
         return findings
     }

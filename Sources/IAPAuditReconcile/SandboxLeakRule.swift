@@ -20,24 +20,15 @@ enum SandboxLeakRule {
                 (allowed, .sandboxAllowlisted, "allowlisted_user"),
             ] where !group.isEmpty {
                 let trail = c.trail(t, group)
-                let requests = group.map(c.requestId).joined(separator: ", ")
-                let environment: String?
-                let detail: String
-                if reason == "environment_conflict" {
-                    // Whatever the answer was labelled (Production, or nothing): its signals are the sandbox's.
-                    environment = c.environments(group)
-                    detail =
-                        "credited on an answer \(environment.map { "labelled \($0)" } ?? "naming no environment") whose receipt_type or "
-                        + "subscription periods (an hour or less) are the sandbox's: no production payment is proven; request(s) \(requests)"
-                } else {
-                    environment = c.environments(group) ?? "Sandbox"
-                    detail = "credited on a \(environment!) answer, where no money is paid, by request(s) \(requests)"
-                }
+                var facts = FindingFacts()
+                facts.set(.requestIds, texts: group.map(c.requestId))
+                // Whatever a conflicting answer was labelled (Production, or nothing): its signals are the sandbox's.
+                let environment = reason == "environment_conflict" ? c.environments(group) : c.environments(group) ?? "Sandbox"
                 findings.append(
                     c.finding(
                         kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,
                         // Given away at the first such credit.
-                        lossAtMs: group.map(\.fact.tsMs).min(), evidence: trail.evidence, detail: detail))
+                        lossAtMs: group.map(\.fact.tsMs).min(), evidence: trail.evidence, facts: facts))
             }
         }
         return findings

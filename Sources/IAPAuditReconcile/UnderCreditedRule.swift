@@ -27,16 +27,19 @@ enum UnderCreditedRule {
             let trail = c.trail(t, grants)
             let evidence = trail.evidence + proving.map(c.location)
             if let outside = c.outsideWindow(
-                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, what: "purchase under-credited")
+                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, judged: "purchase_under_credited")
             {
                 findings.append(outside)
                 continue
             }
-            let source = logged != nil ? "the server log's credited_quantity" : "the quantity the client reported"
+            var facts = FindingFacts()
+            facts.set(.quantityPaid, paid)
+            facts.set(.quantityCredited, credited)
+            facts.set(.quantitySource, logged != nil ? "credited_quantity" : "quantity")
             findings.append(
                 c.finding(
                     .droppedOrder, "under_credited", t, users: users, environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
-                    evidence: evidence, detail: "paid \(paid), credited \(credited) (\(source)): \(paid - credited) unit(s) not delivered"))
+                    evidence: evidence, facts: facts))
         }
         return findings
     }

@@ -1,4 +1,3 @@
-import Foundation
 import IAPAuditModel
 
 /// semantics.md rule 14: requests with no final answer or a retryable status, not cleared by a later
@@ -12,15 +11,16 @@ enum VerificationBacklogRule {
             let views = state.uncleared
             let trail = c.trail(t, views)
             let oldest = views[0]
-            let ageHours = Double(c.asOfMs - oldest.fact.tsMs) / 3_600_000
-            let detail =
-                "\(views.count) unresolved request(s); oldest \(c.requestId(oldest)) is "
-                + "\(String(format: "%.1f", ageHours)) h old at as-of"
-                + (oldest.fact.status.map { ", status \($0): \(VerifyStatus.meaning(Int($0)))" } ?? ", no answer from Apple")
+            var facts = FindingFacts()
+            facts.set(.unresolvedCount, views.count)
+            facts.set(.oldestRequestId, c.requestId(oldest))
+            facts.set(.oldestRequestMs, oldest.fact.tsMs)
+            facts.set(.asOfMs, c.asOfMs)
+            facts.set(.status, oldest.fact.status.map { Int64($0) })
             findings.append(
                 c.finding(
                     state.isOverdue ? .verificationBacklog : .pendingVerification, state.reason, t, users: c.users(views),
-                    environment: c.environments(views), firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, detail: detail))
+                    environment: c.environments(views), firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, facts: facts))
         }
         return findings
     }

@@ -7,6 +7,10 @@ public enum LedgerCode {
         [
             ("Sources/IAPAuditModel/Generated/Records+Generated.swift", RecordEmitter(records: recordDeclarations).emit()),
             ("Sources/IAPAuditModel/Generated/Facts+Generated.swift", FactEmitter(facts: factDeclarations, streams: factStreams).emit()),
+            (
+                "Sources/IAPAuditModel/Generated/Findings+Generated.swift",
+                FindingEmitter(kinds: findingKindDeclarations, fields: findingFieldDeclarations, actions: findingActionCodes).emit()
+            ),
             ("Sources/IAPAuditStore/Generated/RecordTables+Generated.swift", TableEmitter(records: recordDeclarations).emit()),
             (
                 "Tests/IAPAuditTests/Generated/LedgerValues+Generated.swift",

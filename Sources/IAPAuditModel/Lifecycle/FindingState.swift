@@ -50,15 +50,17 @@ public struct FindingState: Sendable, Equatable {
     /// When `iap-audit ack` marked it known (machine clock, ms since 1970 UTC), and the note given.
     public var acknowledgedAtMs: Int64?
     public var note: String?
+    /// Who acknowledged it (`iap-audit ack --by`, else the login name); nil when not said.
+    public var acknowledgedBy: String?
 
     public init(
         id: String, kind: String, transactionId: String, reason: String, status: FindingStatus, firstSeenRun: Int, lastSeenRun: Int,
         resolvedRun: Int? = nil, resolvedAtMs: Int64? = nil, resolvedEvidence: [String] = [], acknowledgedAtMs: Int64? = nil,
-        note: String? = nil
+        note: String? = nil, acknowledgedBy: String? = nil
     ) {
         (self.id, self.kind, self.transactionId, self.reason, self.status) = (id, kind, transactionId, reason, status)
         (self.firstSeenRun, self.lastSeenRun, self.resolvedRun, self.resolvedAtMs) = (firstSeenRun, lastSeenRun, resolvedRun, resolvedAtMs)
-        (self.resolvedEvidence, self.acknowledgedAtMs, self.note) = (resolvedEvidence, acknowledgedAtMs, note)
+        (self.resolvedEvidence, self.acknowledgedAtMs, self.note, self.acknowledgedBy) = (resolvedEvidence, acknowledgedAtMs, note, acknowledgedBy)
     }
 
     /// A problem kind (not info): the only findings that alert.

@@ -60,25 +60,20 @@ public struct IdRedactor: Sendable {
 
     // MARK: What the outputs show
 
-    /// A finding as a redacted output shows it: its users as tokens, and in its detail every user it names
-    /// (its `userIds`, and the holders of a later purchase a superseded refund names).
+    /// A finding as a redacted output shows it: its users as tokens, in its facts too, and its sentence made
+    /// again from them. A finding without facts (a reason this version does not declare) has its `userIds` replaced in
+    /// its text.
     public func finding(_ f: Finding) -> Finding {
         var f = f
-        var names = f.userIds
-        // "…; superseded: u7 holds the later purchase 2000… of P (purchased …); u8 holds …" (CrossPartition).
-        if let range = f.detail.range(of: Self.supersededMarker) {
-            for part in f.detail[range.upperBound...].components(separatedBy: "; ") {
-                if let holds = part.range(of: Self.laterPurchasePhrase) { names.append(String(part[..<holds.lowerBound])) }
-            }
+        if f.cause == nil || f.facts.isEmpty {
+            f.detail = Self.replacingWords(in: f.detail, f.userIds.filter { !$0.isEmpty }.map { ($0, user($0)) })
+        } else {
+            f.facts.mapUsers(user)
+            f.detail = FindingSentence.text(f)
         }
-        f.detail = Self.replacingWords(in: f.detail, names.filter { !$0.isEmpty }.map { ($0, user($0)) })
         f.userIds = f.userIds.map(user)
         return f
     }
-
-    /// What CrossPartition writes before the holders of a later purchase, and after each holder.
-    public static let supersededMarker = "; superseded: "
-    public static let laterPurchasePhrase = " holds the later purchase "
 
     /// A config as a redacted output (or ledger) holds it: the sandbox allowlist's users as tokens.
     public func config(_ config: AuditConfig) -> AuditConfig {

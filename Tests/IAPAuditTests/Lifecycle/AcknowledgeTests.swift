@@ -97,7 +97,8 @@ final class AcknowledgeTests: XCTestCase {
         XCTAssertEqual(
             nonsense.err, "iap-audit: \(out)/audit.sqlite: error: no finding 'zzz' in this ledger; ids are kind:transaction_id\n")
         try FileManager.default.moveItem(atPath: root + "/later", toPath: feed + "/day2")
-        XCTAssertEqual(try BuiltBinary.run(["run", feed, "--out", out]).status, 0)
+        let day2 = try BuiltBinary.run(["run", feed, "--out", out])
+        XCTAssertEqual(day2.status, 0, day2.err)
         let resolved = try BuiltBinary.run(["ack", id, "--note", "x", "--out", out])
         XCTAssertEqual(resolved.status, 1)
         XCTAssertEqual(

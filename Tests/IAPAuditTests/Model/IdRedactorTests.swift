@@ -32,22 +32,36 @@ final class IdRedactorTests: XCTestCase {
         XCTAssertNotEqual(redactor.fingerprint, HMACSHA256.redactor(key: Array("another key of 16+ bytes".utf8)).fingerprint)
     }
 
-    func testAFindingShowsTokensForItsUsersAndTheUsersItsDetailNames() {
+    func testAFindingShowsTokensForItsUsersAndTheUsersItsFactsName() {
         var f = Finding(
             kind: .refundStillGranted, reason: "cancelled_not_revoked", transactionId: "2000000400594083",
             productId: "com.example.premium", userIds: ["u4", "u42"], environment: "Production")
-        f.detail =
-            "cancelled at 2026-10-07T14:18:14.000Z; still granted to u4, u42 (no user); superseded: u7 holds the later purchase "
-            + "2000000400594841 of com.example.premium (purchased 2026-10-06T12:38:15.000Z); u8 holds the later purchase 2000000400594842 "
-            + "of P (purchased …); request r-u4 (u42, 2000000400594083)"
+        f.facts.set(.cancelledMs, Timestamp.parseMs("2026-10-07T14:18:14Z")!)
+        f.facts.set(.holders, texts: ["u4", "u42", nil])
+        f.facts.set(
+            .laterPurchases,
+            objects: [
+                ["u7", "2000000400594841", "com.example.premium", Timestamp.parseMs("2026-10-06T12:38:15Z")!],
+                ["u8", "2000000400594842", "P", Timestamp.parseMs("2026-10-06T12:38:16Z")!],
+            ])
+        f.detail = FindingSentence.text(f)
+        XCTAssertEqual(
+            f.detail,
+            "cancelled at 2026-10-07T14:18:14.000Z; still granted to (no user), u4, u42; superseded: u7 holds the later purchase "
+                + "2000000400594841 of com.example.premium (purchased 2026-10-06T12:38:15.000Z); u8 holds the later purchase "
+                + "2000000400594842 of P (purchased 2026-10-06T12:38:16.000Z)")
         let shown = redactor.finding(f)
         let (u4, u42, u7, u8) = (redactor.user("u4"), redactor.user("u42"), redactor.user("u7"), redactor.user("u8"))
         XCTAssertEqual(shown.userIds, [u4, u42])
+        XCTAssertEqual(shown.facts.optionalTexts(.holders), [u4, u42, nil])
+        XCTAssertEqual(shown.facts.objects(.laterPurchases).compactMap { $0["user_id"]?.text }, [u7, u8])
         XCTAssertEqual(
             shown.detail,
-            "cancelled at 2026-10-07T14:18:14.000Z; still granted to \(u4), \(u42) (no user); superseded: \(u7) holds the later purchase "
-                + "2000000400594841 of com.example.premium (purchased 2026-10-06T12:38:15.000Z); \(u8) holds the later purchase "
-                + "2000000400594842 of P (purchased …); request r-u4 (\(u42), 2000000400594083)")
+            "cancelled at 2026-10-07T14:18:14.000Z; still granted to " + ["(no user)", u4, u42].sorted().joined(separator: ", ")
+                + "; superseded: \(u7) holds the later purchase 2000000400594841 of com.example.premium (purchased 2026-10-06T12:38:15.000Z); "
+                + "\(u8) holds the later purchase 2000000400594842 of P (purchased 2026-10-06T12:38:16.000Z)")
+        // Nothing of the users is left in the text.
+        for name in ["u4", "u42", "u7", "u8"] { XCTAssertFalse(shown.detail.contains(" \(name) ") || shown.detail.contains(" \(name),"), name) }
         XCTAssertEqual(shown.transactionId, f.transactionId)
     }
 

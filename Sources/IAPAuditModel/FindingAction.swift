@@ -1,0 +1,142 @@
+/// What a person does about a finding, as data: the same in table `finding_action`, `run --json`,
+/// `trace --format json` and the workbook's finding sheets. Made from the finding's kind, reason, facts and
+/// Apple's confirmation (`FindingAction.of`), then joined with its lifecycle (`joined(with:)`): an acknowledged
+/// or resolved finding's action is `none` and says who closed it, when and why.
+public struct FindingAction: Hashable, Sendable {
+    public var code: FindingActionCode
+    /// The account to act on; nil when the records do not single one out (`because` says why).
+    public var userId: String?
+    public var productId: String?
+    /// How many units to credit or credits to take back; nil when not known.
+    public var quantity: Int64?
+    /// Apple's price of the transaction (a verified signed transaction's `price`), milliunits of `currency`; nil
+    /// when no verified record gives it. Filled by the store from the ledger's records.
+    public var amountMilliunits: Int64?
+    public var currency: String?
+    public var transactionId: String
+    /// Why, in one sentence (for people).
+    public var because: String
+    /// `open`, `acknowledged` (`iap-audit ack`) or `resolved`.
+    public var status: String = "open"
+    /// The code the finding called for before it was acknowledged or resolved.
+    public var openCode: FindingActionCode? = nil
+    /// The note of the acknowledgement, who made it and when (ms since 1970 UTC).
+    public var note: String? = nil
+    public var by: String? = nil
+    public var atMs: Int64? = nil
+
+    public init(
+        code: FindingActionCode, userId: String? = nil, productId: String? = nil, quantity: Int64? = nil, transactionId: String,
+        because: String
+    ) {
+        (self.code, self.userId, self.productId, self.quantity, self.transactionId, self.because) =
+            (code, userId, productId, quantity, transactionId, because)
+    }
+
+    /// The action a finding calls for (docs/semantics.md; its reason's declared `action` unless Apple's
+    /// confirmation, rule 22, or the facts decide otherwise).
+    public static func of(_ f: Finding) -> FindingAction {
+        let x = f.facts
+        let one = f.userIds.count == 1 ? f.userIds[0] : nil
+        func make(_ code: FindingActionCode, user: String? = one, quantity: Int64? = nil, _ because: String) -> FindingAction {
+            FindingAction(code: code, userId: user, productId: f.productId, quantity: quantity, transactionId: f.transactionId, because: because)
+        }
+        switch f.kind {
+        case .droppedOrder: return dropped(f) { make($0, user: $1, quantity: $2, $3) }
+        case .duplicateCredit:
+            let grants = x.objects(.grants)
+            let reporters = Set(x.texts(.reportedBy))
+            let others = ExactText.distinctSorted(grants.compactMap { $0["user_id"]?.text }.filter { !reporters.contains($0) })
+            let user = f.reason == "cross_account" ? (reporters.count == 1 && others.count == 1 ? others[0] : nil) : one
+            let whom = f.reason == "cross_account" && user == nil ? "; keep the credit of the account that paid (the ticket's customer)" : ""
+            return make(
+                .revoke, user: user, quantity: Int64(max(grants.count - 1, 0)),
+                "credited \(grants.count) times for one payment: take back all but one credit\(whom)")
+        case .sandboxLeak:
+            return make(.revoke, quantity: Int64(x.texts(.requestIds).count), "credited on a sandbox answer, where no money is paid")
+        case .refundStillGranted:
+            let holders = x.optionalTexts(.holders)
+            let user = holders.count == 1 ? holders[0] : nil
+            return make(
+                .revoke, user: user, quantity: Int64(holders.count),
+                "Apple refunded it at \(x.integer(.cancelledMs).map(Timestamp.iso) ?? "?") and the credit is still held")
+        case .invalidCredit:
+            if let record = x.text(.appleConfirmsAt) {
+                return make(
+                    .noAction,
+                    "Apple confirms the payment (\(record)), so the credit stands; it was granted without proof: check the server's "
+                        + "verification, then ack the finding")
+            }
+            return make(.askApple, "granted without proof (\(f.reason)): ask Apple (Get Transaction Info); take the credit back if Apple does not list it")
+        case .verificationBacklog:
+            return make(
+                .askApple, user: nil,
+                "retry the verification: request \(x.text(.oldestRequestId) ?? "?") has waited since "
+                    + "\(x.integer(.oldestRequestMs).map(Timestamp.iso) ?? "?"), past the grace")
+        case .pendingVerification: return make(.noAction, user: nil, "wait: Apple has not settled it yet, inside the grace")
+        case .sandboxRefused: return make(.noAction, user: nil, "a sandbox purchase, correctly not credited: no money was paid")
+        case .sandboxAllowlisted: return make(.noAction, user: nil, "credited to an allowlisted tester on a sandbox answer")
+        case .regranted: return make(.noAction, user: nil, "credited again where that is right (a restore)")
+        case .idReissued: return make(.noAction, user: nil, "one purchase under several ids: one billing event")
+        case .outsideWindow: return make(.noAction, user: nil, "not judged by these logs: \(f.detail)")
+        case .refundSuperseded: return make(.noAction, user: nil, "the refund is superseded by the holder's later purchase")
+        }
+    }
+
+    /// Rule 22 decides a dropped order's action: credit what Apple confirms, nothing for a refund, ask Apple for a claim.
+    private static func dropped(
+        _ f: Finding, _ make: (FindingActionCode, String?, Int64?, String) -> FindingAction
+    ) -> FindingAction {
+        let x = f.facts
+        let one = f.userIds.count == 1 ? f.userIds[0] : nil
+        switch f.reason {
+        case "under_credited":
+            let (paid, credited) = (x.integer(.quantityPaid) ?? 0, x.integer(.quantityCredited) ?? 0)
+            return make(.credit, one, paid - credited, "paid \(paid), credited \(credited): credit the rest")
+        case "revoked_while_paid":
+            return make(.credit, one, 1, "the credit was revoked while Apple shows it paid and not refunded: credit it again")
+        default: break
+        }
+        switch f.appleConfirmation {
+        case .confirmed?:
+            if f.userIds.isEmpty { return make(.askCustomer, nil, 1, "Apple confirms the payment, and no log names its account: ask the customer") }
+            let once = f.userIds.count > 1 ? " once, to the account of the ticket's customer (one payment listed by several accounts)" : ""
+            return make(.credit, one, 1, "Apple confirms the payment and nobody was credited: credit it\(once)")
+        case .refunded?: return make(.noAction, one, nil, "Apple refunded it; it was never credited")
+        default:
+            let why: String
+            switch f.reason {
+            case "never_sent": why = "only the client reports the purchase; it never reached the server"
+            case "stale_receipt": why = "the receipt Apple verified was created before the purchase"
+            case "not_in_receipt": why = "the receipt Apple verified does not list it"
+            case "verify_failed": why = "the verification failed (status \(x.integer(.status) ?? 0))"
+            default: why = "no Apple record proves the payment"
+            }
+            return make(.askApple, one, nil, "\(why): ask Apple (Get Transaction Info) before crediting")
+        }
+    }
+
+    /// The action once the finding's lifecycle is known: acknowledged or resolved, it is `none`, with the note, who
+    /// and when (`openCode` keeps what it called for).
+    public func joined(with state: FindingState?) -> FindingAction {
+        guard let state, state.status != .open else { return self }
+        var a = self
+        a.status = state.status.rawValue
+        a.openCode = code
+        a.code = .noAction
+        a.note = state.note
+        a.by = state.acknowledgedBy
+        a.atMs = state.status == .resolved ? state.resolvedAtMs : state.acknowledgedAtMs
+        a.because = state.status == .resolved ? "resolved: \(because)" : "acknowledged\(a.note.map { ": \($0)" } ?? ""); was: \(because)"
+        return a
+    }
+
+    /// The action as JSON values (`run --json`, `trace --format json`): every key present, null when unknown.
+    public var jsonObject: [String: Any?] {
+        [
+            "code": code.rawValue, "user_id": userId, "product_id": productId, "quantity": quantity, "amount_milliunits": amountMilliunits,
+            "currency": currency, "transaction_id": transactionId, "because": because, "status": status, "open_code": openCode?.rawValue,
+            "note": note, "by": by, "at": atMs.map(Timestamp.iso),
+        ]
+    }
+}
