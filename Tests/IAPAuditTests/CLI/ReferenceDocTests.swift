@@ -94,6 +94,9 @@ final class ReferenceDocTests: XCTestCase {
         let known = RunWarning.Code.all.map(\.rawValue)
         XCTAssertEqual(Set(known).subtracting(documented).sorted(), [], "codes the page does not list")
         XCTAssertEqual(Set(documented).subtracting(known).sorted(), [], "codes the page lists that the code does not give")
+        // The rows marked (`close`) are the codes only a close gives.
+        let closeRows = lines.compactMap { $0.firstMatch(of: /^\| `([a-z_]+)` \| \(`close`\)/).map { String($0.output.1) } }
+        XCTAssertEqual(Set(closeRows), Set(RunWarning.Code.closeOnly.map(\.rawValue)))
     }
 
     func testTheExitStatusesAreTheHelpTexts() throws {
