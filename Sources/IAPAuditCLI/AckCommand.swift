@@ -6,10 +6,14 @@ import IAPAuditSample
 /// `iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]`: marks a finding known (docs/operations.md).
 enum AckCommand {
     static let usage = "iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]"
+    /// The options `ack` takes a value for, and its flags.
+    static let valuedOptions: Set<String> = ["--note", "--out", "--ledger"]
+    static let flags: Set<String> = ["--json", "-h", "--help"]
+    /// Every option `ack` accepts (docs/reference.md lists each, `ReferenceDocTests`).
+    static var options: Set<String> { valuedOptions.union(flags) }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(
-            arguments, valued: ["--note", "--out", "--ledger"], flags: ["--json", "-h", "--help"], command: "ack", usage: usage)
+        let args = try ArgumentReader(arguments, valued: valuedOptions, flags: flags, command: "ack", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.ack)
             return 0

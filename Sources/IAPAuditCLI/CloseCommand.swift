@@ -7,16 +7,18 @@ enum CloseCommand {
     static let usage =
         "iap-audit close --period PERIOD [--calendar gregorian|apple-fiscal] [--tz ZONE] [--prices FILE] [--out DIR] [--json] "
         + "[PATH ...] (and run's options)"
+    /// The options `close` takes a value for, and its flags (`--forget-missing` is read to be refused: exit 64).
+    static let valuedOptions: Set<String> = [
+        "--period", "--calendar", "--tz", "--prices", "--out", "--ledger", "--as-of", "--grace", "--config", "--jws-root",
+        "--receipt-root", "--signatures-at", "--redact-key", "--limit",
+    ]
+    static let flags: Set<String> = ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"]
+    /// Every option `close` accepts (docs/reference.md lists each, `ReferenceDocTests`).
+    static var options: Set<String> { valuedOptions.union(flags) }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let args = try ArgumentReader(
-            arguments,
-            valued: [
-                "--period", "--calendar", "--tz", "--prices", "--out", "--ledger", "--as-of", "--grace", "--config", "--jws-root",
-                "--receipt-root", "--signatures-at", "--redact-key", "--limit",
-            ],
-            flags: ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"], repeatable: RunCommand.repeatable,
-            command: "close", usage: usage)
+            arguments, valued: valuedOptions, flags: flags, repeatable: RunCommand.repeatable, command: "close", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.close)
             return 0

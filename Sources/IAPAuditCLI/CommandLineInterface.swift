@@ -8,6 +8,17 @@ import IAPAuditSample
 public enum CommandLineInterface {
     public static let version = ToolVersion.current
 
+    /// The options of `iap-audit` itself, before any command (`help` is `--help` as a word).
+    static let mainOptions: Set<String> = ["-h", "--help", "--version"]
+
+    /// Each command `main` runs: its name, every option it accepts and its `--help` text (docs/reference.md
+    /// documents each under its heading, `ReferenceDocTests`).
+    static let commands: [(name: String, options: Set<String>, help: String)] = [
+        ("run", RunCommand.options, HelpText.run), ("close", CloseCommand.options, HelpText.close),
+        ("trace", TraceCommand.options, HelpText.trace), ("ack", AckCommand.options, HelpText.ack),
+        ("sample", SampleCommand.options, HelpText.sample),
+    ]
+
     /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails
     /// says why on stderr; asked for `--json` (or `--format json`), it also prints `{"error": "<why>", "exit": 1}` (64 for a usage
     /// error) on stdout, so a scheduler reading stdout sees the failure.

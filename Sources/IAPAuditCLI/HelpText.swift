@@ -26,7 +26,7 @@ enum HelpText {
         Exit status: 0 the run completed (even with findings and rejected lines),
         1 it could not complete, 2 trace found no record of the id, 3 it completed and alerts
         (run --fail-on, --fail-on-stale, --fail-on-rejected), 64 usage error. Scheduling it nightly:
-        docs/operations.md.
+        docs/operations.md. Every command, option and warning code: docs/reference.md.
         """
 
     static let run = """
@@ -106,7 +106,7 @@ enum HelpText {
           --redact              Show user ids (and app account tokens) as u_<16 hex>, device ids as
                                 d_<16 hex> (HMAC-SHA256 under a key: the same id, the same token) in
                                 audit.xlsx, the close workbook, --json and stderr; rejected lines'
-                                text is not shown. The ledger keeps the ids (README, Redaction).
+                                text is not shown. The ledger keeps the ids (docs/operations.md, Redaction).
           --redact-key FILE     The key (at least 16 bytes; a file other users cannot read);
                                 default: the environment variable IAP_AUDIT_REDACT_KEY.
           --redact-ledger       Store the tokens in the ledger too (implies --redact); such a ledger
@@ -154,8 +154,13 @@ enum HelpText {
           --prices FILE         CSV: product_id,storefront_or_currency,price,valid_from.
           --json                Print the period, totals per currency and bridges as one JSON object
                                 (amounts in milliunits).
-        The run's options (--out, --ledger, --forget-missing, --as-of, --grace, --config, --jws-root,
-        --receipt-root, --signatures-at, --redact, --redact-key, --redact-ledger, --limit) work as for `run`.
+          -h, --help            Show this help.
+        The run's options (--out, --ledger, --as-of, --grace, --config, --jws-root, --receipt-root,
+        --signatures-at, --redact, --redact-key, --redact-ledger, --limit) work as for `run`;
+        --forget-missing is refused (dropping files from the ledger is the nightly run's decision).
+
+        Exit status: 0 closed (a provisional close too), 1 could not complete (unreadable path, bad
+        config or price list, unwritable output), 64 usage error.
         """
 
     static let trace = """
@@ -182,6 +187,7 @@ enum HelpText {
                                 id or a token. Transaction, order and request ids stay.
           --redact-key FILE     The key (a file other users cannot read); else the environment variable
                                 IAP_AUDIT_REDACT_KEY.
+          --redact-ledger       Refused (a usage error): run's; trace never changes the ledger.
           -h, --help            Show this help.
         A ledger made with run --redact-ledger holds tokens: trace a user or device by its token, or by
         its original id with --redact and the same key (another key is refused).
@@ -232,5 +238,7 @@ enum HelpText {
           --out DIR             Output folder (required; the committed sample is made with
                                 --transactions 2000 --seed 1 --out sample-data).
           -h, --help            Show this help.
+
+        Exit status: 0 written, 1 the folder could not be written, 64 usage error.
         """
 }

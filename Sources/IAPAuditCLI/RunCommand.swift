@@ -21,6 +21,8 @@ enum RunCommand {
     static let flags: Set<String> = [
         "--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger", "--fail-on-rejected",
     ]
+    /// Every option `run` accepts (docs/reference.md lists each, `ReferenceDocTests`).
+    static var options: Set<String> { valuedOptions.union(flags) }
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.

@@ -6,11 +6,14 @@ import IAPAuditSample
 /// `iap-audit sample`.
 enum SampleCommand {
     static let usage = "iap-audit sample --out DIR [--transactions N] [--seed S]"
+    /// The options `sample` takes a value for, and its flags.
+    static let valuedOptions: Set<String> = ["--transactions", "--seed", "--out"]
+    static let flags: Set<String> = ["-h", "--help"]
+    /// Every option `sample` accepts (docs/reference.md lists each, `ReferenceDocTests`).
+    static var options: Set<String> { valuedOptions.union(flags) }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(
-            arguments, valued: ["--transactions", "--seed", "--out"], flags: ["-h", "--help"],
-            command: "sample", usage: usage)
+        let args = try ArgumentReader(arguments, valued: valuedOptions, flags: flags, command: "sample", usage: usage)
         if args.has("-h") || args.has("--help") {
             out(HelpText.sample)
             return 0

@@ -4,7 +4,7 @@ import XCTest
 @testable import IAPAuditCLI
 @testable import IAPAuditModel
 
-/// What the README and docs/inputs.md say of the command line is what it does (found by a user: a
+/// What docs/reference.md and docs/inputs.md say of the command line is what it does (found by a user: a
 /// usage line without `--from`/`--to`, warning codes missing, `--prices`/`--tz` documented as if `run`
 /// took them).
 final class DocumentationTests: XCTestCase {
@@ -13,17 +13,15 @@ final class DocumentationTests: XCTestCase {
     /// Words separated by single spaces (a wrapped line read as one).
     func words(_ text: some StringProtocol) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
 
-    func testTheReadmeUsageOfRunIsTheCommandsUsage() throws {
-        let readme = try text("README.md")
-        let start = try XCTUnwrap(readme.range(of: "iap-audit run ["))
-        let end = try XCTUnwrap(readme.range(of: "\niap-audit ", range: start.upperBound..<readme.endIndex))
-        XCTAssertEqual(words(readme[start.lowerBound..<end.lowerBound]), words(RunCommand.usage))
-    }
-
-    func testTheReadmeNamesEveryWarningCode() throws {
-        let readme = try text("README.md")
-        let paragraph = try XCTUnwrap(readme.components(separatedBy: "\n- ").first { $0.contains("Codes:") })
-        XCTAssertEqual(RunWarning.Code.all.map(\.rawValue).filter { !paragraph.contains("`\($0)`") }, [])
+    /// The usage lines at the top of docs/reference.md (the README's moved there) and under its `run` heading.
+    func testTheReferenceUsageOfRunIsTheCommandsUsage() throws {
+        let reference = try text("docs/reference.md")
+        let start = try XCTUnwrap(reference.range(of: "iap-audit run ["))
+        let end = try XCTUnwrap(reference.range(of: "\niap-audit ", range: start.upperBound..<reference.endIndex))
+        XCTAssertEqual(words(reference[start.lowerBound..<end.lowerBound]), words(RunCommand.usage))
+        let section = try XCTUnwrap(reference.range(of: "## `iap-audit run`\n\n```\n"))
+        let block = try XCTUnwrap(reference.range(of: "\n```", range: section.upperBound..<reference.endIndex))
+        XCTAssertEqual(words(reference[section.upperBound..<block.lowerBound]), words(RunCommand.usage))
     }
 
     /// An option docs/inputs.md names that `run` does not take is said to belong to `close`, which
