@@ -3,11 +3,11 @@ import IAPAuditModel
 import IAPAuditPipeline
 import IAPAuditSample
 
-/// `iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]`: marks a finding known (docs/operations.md).
+/// `iap-audit ack ID --note TEXT [--by NAME] [--out DIR] [--ledger FILE] [--json]`: marks a finding known (docs/operations.md).
 enum AckCommand {
-    static let usage = "iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]"
+    static let usage = "iap-audit ack ID --note TEXT [--by NAME] [--out DIR] [--ledger FILE] [--json]"
     /// The options `ack` takes a value for, and its flags.
-    static let valuedOptions: Set<String> = ["--note", "--out", "--ledger"]
+    static let valuedOptions: Set<String> = ["--note", "--by", "--out", "--ledger"]
     static let flags: Set<String> = ["--json", "-h", "--help"]
     /// Every option `ack` accepts (docs/reference.md lists each, `ReferenceDocTests`).
     static var options: Set<String> { valuedOptions.union(flags) }
@@ -29,12 +29,16 @@ enum AckCommand {
         if folder.isEmpty || args.value("--ledger") == "" {
             throw UsageError(message: "an empty path (\"\") names no folder", usage: usage, command: "ack")
         }
+        // Who: --by, else the login name (USER, LOGNAME); nil when neither says.
+        let environment = ProcessInfo.processInfo.environment
+        let by = [args.value("--by"), environment["USER"], environment["LOGNAME"]].lazy.compactMap { $0 }
+            .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         let outcome = try FindingAcknowledgement.acknowledge(
-            id, note: note, outputDirectory: folder, ledger: args.value("--ledger"), nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            id, note: note, by: by, outputDirectory: folder, ledger: args.value("--ledger"), nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         if args.has("--json") {
             out(
                 RunSummary.encoded([
-                    "finding_id": outcome.id, "status": "acknowledged", "note": outcome.note,
+                    "finding_id": outcome.id, "status": "acknowledged", "note": outcome.note, "by": by.map { $0 as Any } ?? NSNull(),
                     "acknowledged_at": Timestamp.iso(outcome.acknowledgedAtMs), "run": outcome.run, "first_seen_run": outcome.firstSeenRun,
                     "ledger": outcome.databasePath, "previous_note": outcome.previousNote.map { $0 as Any } ?? NSNull(),
                     "previous_acknowledged_at": outcome.previousAcknowledgedAtMs.map { Timestamp.iso($0) as Any } ?? NSNull(),

@@ -199,7 +199,7 @@ enum HelpText {
         """
 
     static let ack = """
-        USAGE: iap-audit ack ID --note TEXT [--out DIR] [--ledger FILE] [--json]
+        USAGE: iap-audit ack ID --note TEXT [--by NAME] [--out DIR] [--ledger FILE] [--json]
 
         Marks finding ID of the ledger DIR/audit.sqlite known: its status becomes acknowledged, the note
         and the time are kept (table finding_state) and a row is added to finding_history. It stays in
@@ -211,6 +211,7 @@ enum HelpText {
                                 (finding_id) and table finding show it: dropped_order:2000000400594083.
         OPTIONS:
           --note TEXT           Why it is known (required).
+          --by NAME             Who acknowledges it (default: the login name, USER or LOGNAME).
           --out DIR             The ledger's folder (default: reports/).
           --ledger FILE         The ledger, when run was given --ledger FILE.
           --json                Print what was acknowledged as one JSON object.

@@ -96,6 +96,8 @@ public struct AuditSnapshot: Sendable {
     public var warnings: [RunWarning] = []
     /// What the run changed in the findings' lifecycle (the Changes sheet); nil when it records none (a close).
     public var changes: RunChanges? = nil
+    /// Apple's price by transaction id, from verified signed transactions: what a finding's action is worth.
+    public var prices: [String: Money] = [:]
 
     public init(
         files: [FileSummary], rejections: RecordStream<Rejection>, findings: FindingStream, statuses: [StatusCount],

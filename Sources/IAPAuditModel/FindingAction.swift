@@ -1,7 +1,9 @@
+import Foundation
+
 /// What a person does about a finding, as data: the same in table `finding_action`, `run --json`,
 /// `trace --format json` and the workbook's finding sheets. Made from the finding's kind, reason, facts and
 /// Apple's confirmation (`FindingAction.of`), then joined with its lifecycle (`joined(with:)`): an acknowledged
-/// or resolved finding's action is `none` and says who closed it, when and why.
+/// or resolved finding's action is `none` and says who closed it, when and with what note.
 public struct FindingAction: Hashable, Sendable {
     public var code: FindingActionCode
     /// The account to act on; nil when the records do not single one out (`because` says why).
@@ -117,26 +119,26 @@ public struct FindingAction: Hashable, Sendable {
     }
 
     /// The action once the finding's lifecycle is known: acknowledged or resolved, it is `none`, with the note, who
-    /// and when (`openCode` keeps what it called for).
+    /// and when; `openCode` keeps what it called for and `because` why. Joining again (a second `ack`) replaces them.
     public func joined(with state: FindingState?) -> FindingAction {
         guard let state, state.status != .open else { return self }
         var a = self
         a.status = state.status.rawValue
-        a.openCode = code
+        a.openCode = openCode ?? code
         a.code = .noAction
         a.note = state.note
         a.by = state.acknowledgedBy
         a.atMs = state.status == .resolved ? state.resolvedAtMs : state.acknowledgedAtMs
-        a.because = state.status == .resolved ? "resolved: \(because)" : "acknowledged\(a.note.map { ": \($0)" } ?? ""); was: \(because)"
         return a
     }
 
-    /// The action as JSON values (`run --json`, `trace --format json`): every key present, null when unknown.
-    public var jsonObject: [String: Any?] {
-        [
+    /// The action as JSON values (`run --json`, `trace --format json`): every key present, `NSNull` when unknown.
+    public var jsonObject: [String: Any] {
+        let values: [String: Any?] = [
             "code": code.rawValue, "user_id": userId, "product_id": productId, "quantity": quantity, "amount_milliunits": amountMilliunits,
             "currency": currency, "transaction_id": transactionId, "because": because, "status": status, "open_code": openCode?.rawValue,
             "note": note, "by": by, "at": atMs.map(Timestamp.iso),
         ]
+        return values.mapValues { $0 ?? NSNull() }
     }
 }

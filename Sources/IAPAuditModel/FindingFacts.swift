@@ -92,6 +92,20 @@ public struct FindingFacts: Hashable, Sendable {
 
     // MARK: JSON
 
+    /// The facts as JSON values (`JSONText`, `JSONSerialization`): texts, `Int64`s, `NSNull`, arrays, dictionaries.
+    public var jsonObject: [String: Any] {
+        func any(_ v: FindingValue) -> Any {
+            switch v {
+            case .text(let t): return t
+            case .integer(let i): return i
+            case .null: return NSNull()
+            case .list(let items): return items.map(any)
+            case .object(let entries): return Dictionary(entries.map { ($0.key, any($0.value)) }, uniquingKeysWith: { a, _ in a })
+            }
+        }
+        return Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, any($0.value)) })
+    }
+
     /// The facts as one JSON object, keys in declaration order (`{}` when none).
     public var json: String {
         var out = "{"

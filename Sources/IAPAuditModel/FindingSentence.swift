@@ -119,16 +119,19 @@ public enum FindingSentence {
         if let share = x.integer(.revocationPercentage) { text += ", revocationPercentage \(share) (\(percent(Int(share))) refunded)" }
         let holders = x.optionalTexts(.holders)
         if !holders.isEmpty { text += "; still granted to \(holders.map { $0 ?? "(no user)" }.sorted().joined(separator: ", "))" }
-        let later = x.objects(.laterPurchases)
-        if !later.isEmpty {
-            text +=
-                supersededMarker
-                + later.map {
-                    "\($0["user_id"]?.text ?? "?")\(laterPurchasePhrase)\($0["transaction_id"]?.text ?? "?") of "
-                        + "\($0["product_id"]?.text ?? productId ?? "?") (purchased \($0["purchase_ms"]?.integer.map(Timestamp.iso) ?? "?"))"
-                }.joined(separator: "; ")
-        }
+        if let later = laterPurchases(x, productId: productId) { text += supersededMarker + later }
         return text
+    }
+
+    /// Rule 23's later purchases that supersede a refund, in words (`u7 holds the later purchase T of P (purchased …); …`);
+    /// nil when there are none.
+    public static func laterPurchases(_ x: FindingFacts, productId: String?) -> String? {
+        let later = x.objects(.laterPurchases)
+        guard !later.isEmpty else { return nil }
+        return later.map {
+            "\($0["user_id"]?.text ?? "?")\(laterPurchasePhrase)\($0["transaction_id"]?.text ?? "?") of "
+                + "\($0["product_id"]?.text ?? productId ?? "?") (purchased \($0["purchase_ms"]?.integer.map(Timestamp.iso) ?? "?"))"
+        }.joined(separator: "; ")
     }
 
     /// Before the list of later purchases that supersede a refund (rule 23).

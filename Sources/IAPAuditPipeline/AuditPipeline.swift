@@ -297,11 +297,11 @@ public enum AuditPipeline {
             path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
         report.changes = recorded?.changes
         if shown != nil { report.files = report.files.map(\.keysRedacted) }
-        let storing = Background { [warnings, parameters] in
+        let storing = Background { [warnings, parameters, prices = report.prices] in
             try indexing.wait()
             try store.replaceFindings(
                 outcome.findings.forEach, parameters: parameters, warnings: warnings, lifecycle: recorded?.record,
-                runInputs: recorded?.runInputs)
+                runInputs: recorded?.runInputs, prices: prices)
         }
         do {
             try output.writeWorkbook(ReportBuilder.workbook(report, redactor: shown))

@@ -26,15 +26,16 @@ public enum FindingAcknowledgement {
     /// holding the folder's lock.
     /// Throws `AuditError.ledger` for no ledger, an unknown id (naming the nearest ones) or a resolved
     /// finding; `AuditError.output` while a run writes the folder.
-    public static func acknowledge(_ id: String, note: String, outputDirectory: String, ledger: String? = nil, nowMs: Int64) throws
-        -> Outcome
-    {
+    /// `by`: who acknowledges it (stored with the note; the finding's action names them).
+    public static func acknowledge(
+        _ id: String, note: String, by: String? = nil, outputDirectory: String, ledger: String? = nil, nowMs: Int64
+    ) throws -> Outcome {
         let databasePath = ledger ?? OutputFolder.normalized(outputDirectory) + "/audit.sqlite"
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw AuditError.ledger(databasePath, "no ledger here: run `iap-audit run … --out \(outputDirectory)` first")
         }
         let output = try OutputFolder(path: outputDirectory, ledger: ledger)
-        switch try output.openStore().acknowledge(id, note: note, atMs: nowMs) {
+        switch try output.openStore().acknowledge(id, note: note, by: by, atMs: nowMs) {
         case .acknowledged(let state, let run, let before):
             let again = before.status == .acknowledged
             return Outcome(

@@ -6,7 +6,7 @@ public enum ReportBuilder {
     public static let findingHeader = [
         "kind", "reason", "severity", "apple_confirmation", "transaction_id", "original_transaction_id", "product_id", "user_ids",
         "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status", "first_seen_run",
-        "acknowledged_note",
+        "acknowledged_note", "action", "action_user_id", "action_quantity", "action_amount", "action_currency", "action_because",
     ]
 
     /// - Parameter redactor: `--redact`: users as tokens in the findings (`IdRedactor.finding`), rejected lines'
@@ -16,9 +16,9 @@ public enum ReportBuilder {
         if let changes = snapshot.changes { sheets.append(ChangesSheet.build(changes)) }
         let statuses = snapshot.changes?.listingById ?? [:]
         for kind in FindingKind.problems {
-            sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses, redactor))
+            sheets.append(findingSheet(kind.rawValue, snapshot.findings, [kind], statuses, redactor, snapshot.prices))
         }
-        sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos), statuses, redactor))
+        sheets.append(findingSheet("info", snapshot.findings, Set(FindingKind.infos), statuses, redactor, snapshot.prices))
         sheets.append(verifyStatusSheet(snapshot))
         sheets.append(appleRecordsSheet(snapshot, redacted: redactor != nil))
         sheets.append(rejectedSheet(snapshot, redacted: redactor != nil))
@@ -36,7 +36,7 @@ public enum ReportBuilder {
     /// acknowledged one shows the note `iap-audit ack` was given.
     static func findingSheet(
         _ name: String, _ findings: FindingStream, _ kinds: Set<FindingKind>, _ statuses: [String: RunChanges.Listing] = [:],
-        _ redactor: IdRedactor? = nil
+        _ redactor: IdRedactor? = nil, _ prices: [String: Money] = [:]
     ) -> ReportSheet {
         let total = findings.count(kinds)
         let rows = ReportRows(count: min(total, findingRowLimit)) { limit, body in
@@ -44,11 +44,12 @@ public enum ReportBuilder {
             try findings.forEach(kinds, limit: min(limit, findingRowLimit)) {
                 let id = ids.id(for: $0)
                 let state = statuses[id]
+                let shown = redactor?.finding($0) ?? $0
                 try body(
-                    findingRow(redactor?.finding($0) ?? $0) + [
+                    findingRow(shown) + [
                         .text(id), optional(state?.status.rawValue), state.map { .integer(Int64($0.firstSeenRun)) } ?? .empty,
                         optional(state?.note),
-                    ])
+                    ] + actionCells(shown, state, prices))
             }
         }
         var tables = [ReportTable(header: findingHeader, rows: rows, isPrimary: true)]
@@ -68,6 +69,18 @@ public enum ReportBuilder {
             optional(f.originalTransactionId), optional(f.productId), .text(f.userIds.joined(separator: ", ")),
             optional(f.environment), f.firstSeenMs.map(ReportCell.dateTime) ?? .empty,
             .text(f.evidence.map(\.description).joined(separator: "; ")), .text(f.detail),
+        ]
+    }
+
+    /// The finding's action (`FindingAction`) as table `finding_action` holds it: `none` once acknowledged; the amount
+    /// in the currency's unit.
+    static func actionCells(_ f: Finding, _ state: RunChanges.Listing?, _ prices: [String: Money]) -> [ReportCell] {
+        var a = FindingAction.of(f)
+        if let state, state.status != .open { a.code = .noAction }
+        let price = prices[f.transactionId]
+        return [
+            .text(a.code.rawValue), optional(a.userId), a.quantity.map(ReportCell.integer) ?? .empty,
+            price.map { .money($0.milliunits, currency: $0.currency) } ?? .empty, optional(price?.currency), .text(a.because),
         ]
     }
 

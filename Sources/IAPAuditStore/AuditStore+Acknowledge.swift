@@ -15,7 +15,8 @@ extension AuditStore {
     /// Marks finding `id` known (status `acknowledged`, `note`, at `atMs`, machine clock) and appends an
     /// `acknowledged` row to `finding_history` under the last recorded run, in one transaction. An open or
     /// acknowledged finding can be acknowledged (again: the note is replaced); a resolved or unknown one not.
-    package func acknowledge(_ id: String, note: String, atMs: Int64) throws -> Acknowledgement {
+    /// `by`: who (`ack --by`, else the login name); the finding's action (`finding_action`) says so too.
+    package func acknowledge(_ id: String, note: String, by: String? = nil, atMs: Int64) throws -> Acknowledgement {
         try database.transaction {
             let q = try database.prepare("SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE finding_id = ?1")
             q.bind([id])
@@ -27,8 +28,9 @@ extension AuditStore {
             guard state.status != .resolved else { return .resolved(state) }
             let run = try lastRun()?.run ?? state.lastSeenRun
             let before = state
-            (state.status, state.acknowledgedAtMs, state.note) = (.acknowledged, atMs, note)
+            (state.status, state.acknowledgedAtMs, state.note, state.acknowledgedBy) = (.acknowledged, atMs, note, by)
             try database.prepare(Self.stateInsert).run(Self.values(state))
+            try joinActionsWithLifecycle(id)
             try database.prepare(Self.historyInsert).run(
                 Self.values(run: run, FindingChange(event: .acknowledged, state: state, detail: note), atMs: atMs))
             return .acknowledged(state, run: run, before: before)

@@ -106,15 +106,15 @@ extension AuditStore {
 
     static let stateInsert = """
         INSERT OR REPLACE INTO finding_state (finding_id, kind, transaction_id, reason, status, first_seen_run, last_seen_run,
-            resolved_run, resolved_at, resolved_at_ms, resolved_evidence, acknowledged_at, acknowledged_at_ms, note)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            resolved_run, resolved_at, resolved_at_ms, resolved_evidence, acknowledged_at, acknowledged_at_ms, note, acknowledged_by)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
         """
 
     static func values(_ s: FindingState) -> [any SQLBindable] {
         [
             s.id, s.kind, s.transactionId, s.reason, s.status.rawValue, s.firstSeenRun, s.lastSeenRun, s.resolvedRun,
             s.resolvedAtMs.map(Timestamp.iso), s.resolvedAtMs, IdList.encode(s.resolvedEvidence), s.acknowledgedAtMs.map(Timestamp.iso),
-            s.acknowledgedAtMs, s.note,
+            s.acknowledgedAtMs, s.note, s.acknowledgedBy,
         ]
     }
 

@@ -302,26 +302,30 @@ public final class AuditStore {
     /// Replaces the findings (given one by one, in table order; each stored with its stable id, `FindingIds`),
     /// the run parameters and the run's warnings (table `run_warning`, in the order given), and records the
     /// run's lifecycle when given (else, when given, the files of a re-run: `runInputs`), in one transaction.
+    /// Each finding's action (`FindingAction.of`, priced from `prices`: Apple's price by transaction id) goes in
+    /// `finding_action`, joined with the lifecycle once it is recorded (`joinActionsWithLifecycle`).
     package func replaceFindings(
         _ findings: ((Finding) throws -> Void) throws -> Void, parameters: [String: String], warnings: [RunWarning] = [],
-        lifecycle: LifecycleRecord? = nil, runInputs: [(path: String, sha256: String)]? = nil
+        lifecycle: LifecycleRecord? = nil, runInputs: [(path: String, sha256: String)]? = nil, prices: [String: Money] = [:]
     ) throws {
         try database.transaction {
             // A completed run said the ledger's upgrade: not again.
             try database.execute(
-                "DELETE FROM finding; DELETE FROM run_parameter; DELETE FROM run_warning; DELETE FROM ledger_schema WHERE name IN ('schema_change', 'reclose');"
+                "DELETE FROM finding; DELETE FROM finding_action; DELETE FROM run_parameter; DELETE FROM run_warning; DELETE FROM ledger_schema WHERE name IN ('schema_change', 'reclose');"
             )
             let insert = try database.prepare(
                 """
                 INSERT INTO finding (kind, reason, severity, transaction_id, original_transaction_id, product_id, user_ids,
-                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation, finding_id, loss_at, loss_at_ms)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                    environment, first_seen, first_seen_ms, evidence, detail, apple_confirmation, finding_id, loss_at, loss_at_ms, facts)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
                 """)
+            let action = try database.prepare(Self.actionInsert)
             var ids = FindingIds()
             try findings { f in
                 insert.resetForRow()
                 typealias C = FindingColumn
-                insert.bind(C.findingId, constant: ids.id(for: f))
+                let id = ids.id(for: f)
+                insert.bind(C.findingId, constant: id)
                 insert.bind(C.kind, constant: f.kind.rawValue)
                 insert.bind(C.reason, constant: f.reason)
                 insert.bind(C.severity, constant: f.severity.rawValue)
@@ -341,7 +345,11 @@ public final class AuditStore {
                 insert.bind(C.evidence, constant: IdList.encode(f.evidence.map(\.description)))
                 insert.bind(C.detail, constant: f.detail)
                 if let v = f.appleConfirmation { insert.bind(C.appleConfirmation, constant: v.rawValue) }
+                insert.bind(C.facts, constant: f.facts.json)
                 try insert.insertRow()
+                var a = FindingAction.of(f)
+                (a.amountMilliunits, a.currency) = (prices[f.transactionId]?.milliunits, prices[f.transactionId]?.currency)
+                try action.run(Self.actionValues(id, a))
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }
@@ -352,6 +360,7 @@ public final class AuditStore {
             } else if let runInputs {
                 try replaceRunInputs(runInputs)
             }
+            try joinActionsWithLifecycle()
         }
     }
 }
@@ -374,5 +383,5 @@ public struct FileStamp: Hashable, Sendable {
 /// The parameters of `finding`'s INSERT, by column.
 private enum FindingColumn: Int32 {
     case kind = 1, reason, severity, transactionId, originalTransactionId, productId, userIds, environment, firstSeen, firstSeenMs,
-        evidence, detail, appleConfirmation, findingId, lossAt, lossAtMs
+        evidence, detail, appleConfirmation, findingId, lossAt, lossAtMs, facts
 }

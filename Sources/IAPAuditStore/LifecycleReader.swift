@@ -14,7 +14,7 @@ package final class LifecycleReader {
     /// The columns `state(_:from:)` reads, in order.
     static let stateColumnNames = [
         "finding_id", "kind", "transaction_id", "reason", "status", "first_seen_run", "last_seen_run", "resolved_run", "resolved_at_ms",
-        "resolved_evidence", "acknowledged_at_ms", "note",
+        "resolved_evidence", "acknowledged_at_ms", "note", "acknowledged_by",
     ]
     static let stateColumns = stateColumnNames.joined(separator: ", ")
 
@@ -25,7 +25,7 @@ package final class LifecycleReader {
             status: FindingStatus(rawValue: q.text(first + 4)) ?? .open, firstSeenRun: Int(q.int64(first + 5)),
             lastSeenRun: Int(q.int64(first + 6)), resolvedRun: q.optionalInt64(first + 7).map(Int.init),
             resolvedAtMs: q.optionalInt64(first + 8), resolvedEvidence: IdList.decode(q.text(first + 9)),
-            acknowledgedAtMs: q.optionalInt64(first + 10), note: q.optionalText(first + 11))
+            acknowledgedAtMs: q.optionalInt64(first + 10), note: q.optionalText(first + 11), acknowledgedBy: q.optionalText(first + 12))
     }
 
     /// The state of finding `id`, or nil when the ledger never saw it.

@@ -7,7 +7,12 @@
 enum LifecycleTables {
     static let names = ["audit_run", "run_input", "finding_state", "finding_history"]
 
-    static let create = """
+    /// The tables as this version declares them (`finding_state` with `Schema.findingStateAddedColumns`).
+    static let create = create(stateColumns: Schema.findingStateAddedColumns)
+
+    /// The tables with `stateColumns` added to `finding_state` (none: as versions 5 to 9 declared them).
+    static func create(stateColumns: [String]) -> String {
+        """
         CREATE TABLE IF NOT EXISTS audit_run (
             run INTEGER PRIMARY KEY,
             fingerprint TEXT NOT NULL,
@@ -38,7 +43,7 @@ enum LifecycleTables {
             resolved_evidence TEXT NOT NULL,
             acknowledged_at TEXT,
             acknowledged_at_ms INTEGER,
-            note TEXT
+            note TEXT\(stateColumns.map { ",\n    " + $0 }.joined())
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS finding_state_status ON finding_state (status);
         CREATE INDEX IF NOT EXISTS finding_state_transaction ON finding_state (transaction_id);
@@ -58,4 +63,5 @@ enum LifecycleTables {
             BEGIN SELECT RAISE(ABORT, 'finding_history only grows'); END;
 
         """
+    }
 }

@@ -28,20 +28,34 @@ extension Schema {
     /// is read: a chunk that fails it stops the run (docs/security.md, A damaged ledger).
     static let factChunkColumns = ["checksum INTEGER NOT NULL DEFAULT 0"]
 
+    /// `finding`'s column added by version 10: `facts`, the finding's facts as JSON (`FindingFacts.json`, keys in
+    /// `FindingField` order; `{}` in the rows of a migrated ledger until its next run stores them again).
+    static let findingFactsColumns = ["facts TEXT NOT NULL DEFAULT '{}'"]
+
+    /// `finding_state`'s column added by version 10: who acknowledged the finding (`iap-audit ack --by`, else the login
+    /// name); NULL when not said.
+    static let findingStateAddedColumns = ["acknowledged_by TEXT"]
+
+    /// The fingerprint of version 9's tables (before version 10's columns and `finding_action`): a ledger that has it is
+    /// migrated.
+    static let version9Fingerprint = fingerprint(
+        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns)
+            + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
+
     /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
-    static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
+    static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
 
     /// The fingerprint of version 7's tables (before `findingAddedColumns` and `closeLossColumns`): a ledger that has
     /// it is migrated.
     static let version7Fingerprint = fingerprint(
-        ownTables(sourceFileColumns) + LifecycleTables.create + RecordTables.create + indexes + traceIndexes)
+        ownTables(sourceFileColumns) + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
 
     /// The fingerprint of version 8's tables (before `factChunkColumns`): a ledger that has it is migrated.
     static let version8Fingerprint = fingerprint(
-        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns) + LifecycleTables.create
+        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns) + LifecycleTables.create(stateColumns: [])
             + RecordTables.create + indexes + traceIndexes)
 
-    /// Migrates a ledger of version 6, 7 or 8 as that version declared its tables (inside the open's transaction):
+    /// Migrates a ledger of version 6, 7, 8 or 9 as that version declared its tables (inside the open's transaction):
     /// adds the columns of the versions since; nothing is dropped. Returns false (nothing done) for any other.
     static func migrate(_ database: SQLiteDatabase, version: Int64, fingerprint stored: String?) throws -> Bool {
         switch (version, stored) {
@@ -49,11 +63,16 @@ extension Schema {
             for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
             try addVersion8Columns(database)
             try addVersion9Columns(database)
+            try addVersion10Columns(database)
         case (7, version7Fingerprint?):
             try addVersion8Columns(database)
             try addVersion9Columns(database)
+            try addVersion10Columns(database)
         case (8, version8Fingerprint?):
             try addVersion9Columns(database)
+            try addVersion10Columns(database)
+        case (9, version9Fingerprint?):
+            try addVersion10Columns(database)
         default:
             return false
         }
@@ -75,6 +94,13 @@ extension Schema {
         }
         let update = try database.prepare("UPDATE fact_chunk SET checksum = ?2 WHERE chunk_id = ?1")
         for sum in sums { try update.run([sum.chunk, sum.checksum]) }
+    }
+
+    /// Adds `finding.facts`, `finding_state.acknowledged_by` and table `finding_action` (filled by the next run).
+    private static func addVersion10Columns(_ database: SQLiteDatabase) throws {
+        for column in findingFactsColumns { try database.execute("ALTER TABLE finding ADD COLUMN \(column)") }
+        for column in findingStateAddedColumns { try database.execute("ALTER TABLE finding_state ADD COLUMN \(column)") }
+        try database.execute(actionTable)
     }
 
     private static func addVersion8Columns(_ database: SQLiteDatabase) throws {

@@ -5,15 +5,16 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 9
+    package static let version = 10
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 11
 
-    /// Versions 7, 8 and 9 keep what a ledger of version 6, 7 or 8 holds (`migrate`, Schema+Migration.swift): 7 adds
+    /// Versions 7 to 10 keep what a ledger of version 6 to 9 holds (`migrate`, Schema+Migration.swift): 7 adds
     /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and
-    /// `loss_at_ms` and `close_loss.loss_at_ms`, 9 `fact_chunk.checksum` (computed for the chunks kept), since the ledger keeps the records of files no longer given,
-    /// which could not be read again.
+    /// `loss_at_ms` and `close_loss.loss_at_ms`, 9 `fact_chunk.checksum` (computed for the chunks kept), 10 `finding.facts`,
+    /// `finding_state.acknowledged_by` and table `finding_action`; since the ledger keeps the records of files no longer
+    /// given, which could not be read again.
     ///
     /// Older databases are upgraded by dropping everything they hold: version 6 keeps the close's price list
     /// (`close_period.price_list`, `price_list_sha256`), units per sale, refunds and valued findings
@@ -50,10 +51,33 @@ package enum Schema {
 
     /// The record tables (`RecordTables`, generated from Sources/LedgerDeclarations) and the others.
     static var tables: String {
-        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns)
-            + LifecycleTables.create
-            + RecordTables.create
+        ownTables(
+            sourceFileColumns, finding: findingAddedColumns + findingFactsColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns)
+            + actionTable + LifecycleTables.create + RecordTables.create
     }
+
+    /// What to do about each finding of the last run (`FindingAction`), one row per `finding.finding_id`, joined with
+    /// its lifecycle: an acknowledged or resolved finding's `code` is `none`, `open_code` what it called for.
+    /// `amount_milliunits` of `currency`: Apple's price of the transaction, from a verified signed transaction.
+    static let actionTable = """
+        CREATE TABLE IF NOT EXISTS finding_action (
+            finding_id TEXT PRIMARY KEY,
+            code TEXT NOT NULL CHECK (code IN (\(FindingActionCode.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))),
+            user_id TEXT,
+            product_id TEXT,
+            quantity INTEGER,
+            amount_milliunits INTEGER,
+            currency TEXT,
+            transaction_id TEXT NOT NULL,
+            because TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('open', 'acknowledged', 'resolved')),
+            open_code TEXT,
+            note TEXT,
+            acknowledged_by TEXT,
+            acknowledged_at TEXT
+        ) STRICT, WITHOUT ROWID;
+
+        """
 
     /// FNV-1a of `text`, hex.
     static func fingerprint(_ text: String) -> String {

@@ -86,7 +86,21 @@ extension AuditStore {
         snapshot.appleRecords = RecordStream(count: Int(appleCount)) { limit, body in
             try appleRecords(SQLiteDatabase(path: path, readOnly: true), in: signed, limit: limit, body)
         }
+        snapshot.prices = try verifiedPrices(database)
         return snapshot
+    }
+
+    /// Apple's price of each transaction a verified signed transaction gives (`price`, `currency`), the first such
+    /// listing's (record order): what a finding's action is worth (`FindingAction.amountMilliunits`).
+    static func verifiedPrices(_ database: SQLiteDatabase) throws -> [String: Money] {
+        var prices: [String: Money] = [:]
+        let q = try database.prepare(
+            """
+            SELECT transaction_id, price_milliunits, currency FROM apple_transaction
+            WHERE signature = 'verified' AND price_milliunits IS NOT NULL AND currency IS NOT NULL ORDER BY record_id DESC, position DESC
+            """)
+        while try q.step() { prices[q.text(0)] = Money(milliunits: q.int64(1), currency: q.text(2)) }
+        return prices
     }
 
     /// Records other than verifyReceipt responses of the given files (each file's records are one key
@@ -168,10 +182,10 @@ extension AuditStore {
     /// The columns `finding(_:)` reads, in its order.
     static let findingColumns = """
         kind, reason, transaction_id, original_transaction_id, product_id, user_ids, environment, first_seen_ms, evidence, detail,
-        apple_confirmation, loss_at_ms
+        apple_confirmation, loss_at_ms, facts
         """
     /// How many columns `findingColumns` names: the index of a column selected after them.
-    static let findingColumnCount: Int32 = 12
+    static let findingColumnCount: Int32 = 13
 
     /// The finding of a row selecting `findingColumns`; nil for a kind this version does not know.
     static func finding(_ q: SQLiteStatement) -> Finding? {
@@ -184,7 +198,7 @@ extension AuditStore {
             kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
             productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
             firstSeenMs: q.optionalInt64(7), lossAtMs: q.optionalInt64(11), evidence: evidence, detail: q.text(9),
-            appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:)))
+            facts: FindingFacts(json: q.text(12)) ?? FindingFacts(), appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:)))
     }
 
     /// The stored findings, in table order.

@@ -291,7 +291,7 @@ final class TraceQueries {
     /// The findings on `transactionId`, then those of its purchase (semantics.md rule 18) kept under another of
     /// its ids: same original id, naming it in their detail (a re-issued id credited twice is one finding,
     /// under the purchase's first id); each with its lifecycle state (`finding_state`, by its `finding_id`).
-    func findings(of transactionId: String, original: String?) throws -> [(Finding, FindingState?)] {
+    func findings(of transactionId: String, original: String?) throws -> [(Finding, FindingState?, FindingAction?)] {
         var found: [(Finding, String)] = []
         try each(
             "SELECT \(AuditStore.findingColumns), finding_id FROM finding WHERE transaction_id = ?1 ORDER BY rowid", [transactionId]
@@ -302,10 +302,13 @@ final class TraceQueries {
             try each(
                 """
                 SELECT \(AuditStore.findingColumns), finding_id FROM finding
-                WHERE original_transaction_id = ?1 AND transaction_id <> ?2 AND instr(detail, ?2) > 0 ORDER BY rowid
+                WHERE original_transaction_id = ?1 AND transaction_id <> ?2 ORDER BY rowid
                 """, [original, transactionId]
             ) { q in
-                if let f = AuditStore.finding(q), Self.names(f.detail, transactionId) {
+                // A finding of another id of the purchase that names this one among its ids or credits.
+                if let f = AuditStore.finding(q),
+                    (f.facts.texts(.transactionIds) + f.facts.objects(.grants).compactMap { $0["transaction_id"]?.text }).contains(transactionId)
+                {
                     found.append((f, q.text(AuditStore.findingColumnCount)))
                 }
             }
@@ -315,7 +318,11 @@ final class TraceQueries {
             try each("SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE finding_id = ?1", [id]) {
                 state = LifecycleReader.state($0)
             }
-            return (f, state)
+            var action: FindingAction? = nil
+            try each("SELECT \(AuditStore.actionColumns.joined(separator: ", ")) FROM finding_action WHERE finding_id = ?1", [id]) {
+                action = AuditStore.action($0)
+            }
+            return (f, state, action)
         }
     }
 

@@ -226,7 +226,7 @@ package enum TraceReader {
         let own = try q.findings(of: transactionId, original: nil)
         original = original ?? own.lazy.compactMap(\.0.originalTransactionId).first
         let findings = try q.findings(of: transactionId, original: original)
-        (trace.findings, trace.findingStates) = (findings.map(\.0), findings.map(\.1))
+        (trace.findings, trace.findingStates, trace.findingActions) = (findings.map(\.0), findings.map(\.1), findings.map(\.2))
         trace.resolvedFindings = try q.resolvedFindings(of: transactionId)
         trace.originalTransactionId = original
         trace.productId = product ?? trace.findings.lazy.compactMap(\.productId).first

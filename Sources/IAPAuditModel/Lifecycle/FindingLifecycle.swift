@@ -69,7 +69,7 @@ public enum FindingLifecycle {
             } else if var state = resolvedBefore[f.id] {
                 let resolvedIn = state.resolvedRun.map { " (resolved in run \($0))" } ?? ""
                 (state.status, state.lastSeenRun, state.reason) = (.open, run, f.reason)
-                (state.acknowledgedAtMs, state.note) = (nil, nil)
+                (state.acknowledgedAtMs, state.note, state.acknowledgedBy) = (nil, nil, nil)
                 changes.append(FindingChange(event: .reopened, state: state, detail: f.reason + resolvedIn))
             } else {
                 let state = FindingState(

@@ -98,6 +98,9 @@ package struct TransactionTrace: Sendable {
     /// Where each of `findings` stands across runs (`finding_state`: open since run N, or acknowledged
     /// with its note), in the same order; nil where the ledger keeps no state for it.
     package var findingStates: [FindingState?] = []
+    /// What to do about each of `findings` (`finding_action`, joined with its lifecycle); nil for a ledger of a
+    /// version before actions, until its next run.
+    package var findingActions: [FindingAction?] = []
     /// Its findings that a later run resolved (no longer in `finding`): when, and by which records.
     package var resolvedFindings: [FindingState] = []
     /// Lines the runs rejected that name its id (the run could not read them: what they hold is in no finding).
@@ -121,6 +124,12 @@ package struct TransactionTrace: Sendable {
         }
         guard let top = dated.map(\.0).max() else { return nil }
         return dated.filter { $0.0 == top }.map(\.1).min()
+    }
+
+    /// The action of `finding`, one of `findings`, as the ledger holds it.
+    package func action(of finding: Finding) -> FindingAction? {
+        guard let i = findings.firstIndex(where: { $0 == finding }), i < findingActions.count else { return nil }
+        return findingActions[i]
     }
 
     /// The lifecycle state of `finding`, one of `findings`.

@@ -15,10 +15,16 @@ package struct TraceVerdict: Sendable {
     package var action: TraceAction
     /// The next action in words, e.g. `credit manually: Apple confirms payment (verify.jsonl:812), no credit found`.
     package var nextAction: String
+    /// The action as data (the JSON's `action`): the deciding finding's, as table `finding_action` holds it (the same
+    /// code, user, quantity and lifecycle); else the records', its code from `action`.
+    package var findingAction: FindingAction
 
-    package init(apple: AppleWord, action: TraceAction, nextAction: String) {
-        (self.apple, self.action, self.nextAction) = (apple, action, nextAction)
+    package init(apple: AppleWord, action: TraceAction, nextAction: String, findingAction: FindingAction) {
+        (self.apple, self.action, self.nextAction, self.findingAction) = (apple, action, nextAction, findingAction)
     }
+
+    /// The verdict cannot be trusted until the run goes again over the same inputs: the action says so (`fix_input`).
+    package mutating func rerunFirst() { (findingAction.code, findingAction.because) = (.fixInput, nextAction) }
 
     /// Whether Apple confirms the payment (semantics.md rule 22, from the listings' `PaymentEvidence`).
     package enum AppleWord: Sendable, Equatable {
@@ -74,6 +80,18 @@ package struct TraceRefund: Sendable, Equatable {
 
 /// The next action, as a stable code (the JSON's `next_action.code`).
 package enum TraceAction: String, Sendable, CaseIterable {
+    /// The action code it comes under (`FindingActionCode`).
+    package var code: FindingActionCode {
+        switch self {
+        case .creditManually, .creditRest: return .credit
+        case .requery, .retryVerification, .reverify: return .askApple
+        case .wait, .noAction, .notJudged: return .noAction
+        case .revoke: return .revoke
+        case .fixInput: return .fixInput
+        case .tellCustomer, .checkId: return .askCustomer
+        }
+    }
+
     /// Credit the customer by hand: Apple confirms a payment nobody was credited for.
     case creditManually = "credit_manually"
     /// Credit what is missing: more units paid than credited, or a paid purchase revoked.

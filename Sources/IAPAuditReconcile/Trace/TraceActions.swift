@@ -5,14 +5,18 @@ import IAPAuditModel
 /// the window), else from its records (credited, refunded, nothing to do).
 enum TraceActions {
     static func next(_ trace: TransactionTrace, _ facts: TraceFacts) -> (TraceAction, String) {
+        if let f = deciding(trace) { return acknowledged(f.kind.isInfo ? info(f, facts) : problem(f, trace, facts), trace.state(of: f)) }
         let findings = trace.findings.sorted { $0.kind < $1.kind }
-        if let f = findings.first(where: { !$0.kind.isInfo }) { return acknowledged(problem(f, trace, facts), trace.state(of: f)) }
-        if let f = findings.first(where: { [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .outsideWindow].contains($0.kind) })
-        {
-            return acknowledged(info(f, facts), trace.state(of: f))
-        }
-        let superseded = findings.first { $0.kind == .refundSuperseded }?.detail.components(separatedBy: "superseded: ").last
+        let superseded = findings.first { $0.kind == .refundSuperseded }.flatMap { FindingSentence.laterPurchases($0.facts, productId: $0.productId) }
         return fromRecords(facts, superseded: superseded)
+    }
+
+    /// The finding that decides the action: the first problem (kind order), else an info finding that says what is
+    /// going on (pending, sandbox, outside the window); nil when the records decide.
+    static func deciding(_ trace: TransactionTrace) -> Finding? {
+        let findings = trace.findings.sorted { $0.kind < $1.kind }
+        return findings.first { !$0.kind.isInfo }
+            ?? findings.first { [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .outsideWindow].contains($0.kind) }
     }
 
     /// An action decided by a finding `iap-audit ack` marked known says so, with its note: someone has it in hand.
@@ -114,8 +118,8 @@ enum TraceActions {
         case "never_sent": return "only the client reports the purchase; it never reached the server"
         case "no_verify_response": return "Apple never answered its verification, and no Apple record proves the payment"
         case "verify_failed":
-            let status = f.detail.components(separatedBy: " (").first ?? f.detail
-            return "the verification failed (\(status)), and no Apple record proves the payment"
+            let status = Int(f.facts.integer(.status) ?? 0)
+            return "the verification failed (last status \(status): \(VerifyStatus.meaning(status))), and no Apple record proves the payment"
         case "not_in_receipt": return "the receipt Apple verified does not list it"
         default: return "only the client says it was paid (\(f.reason))"
         }
@@ -137,11 +141,10 @@ enum TraceActions {
 
     /// A request Apple has not settled: since when, and Apple's last word.
     private static func unresolved(_ f: Finding, _ facts: TraceFacts, overdue: Bool) -> String {
-        let oldest = facts.oldestRequest(in: f.detail)
-        let since = oldest?.timeMs.map { Timestamp.iso($0) } ?? "?"
-        let request = oldest.map { " (request \($0.id))" } ?? ""
-        if f.reason == "retryable_status", let status = f.detail.range(of: "status ").map({ String(f.detail[$0.upperBound...]) }) {
-            return "Apple answered a retryable status \(status)\(request); pending since \(since)"
+        let since = f.facts.integer(.oldestRequestMs).map { Timestamp.iso($0) } ?? "?"
+        let request = f.facts.text(.oldestRequestId).map { " (request \($0))" } ?? ""
+        if f.reason == "retryable_status", let status = f.facts.integer(.status) {
+            return "Apple answered a retryable status \(status): \(VerifyStatus.meaning(Int(status)))\(request); pending since \(since)"
         }
         return "Apple has not answered yet\(request); pending since \(since)\(overdue ? ", past the grace" : "")"
     }

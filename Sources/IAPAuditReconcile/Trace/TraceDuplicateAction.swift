@@ -1,14 +1,14 @@
 import IAPAuditModel
 
-/// A duplicate credit's next action: which credit to keep and which to revoke. The finding's detail lists
-/// each grant as `request (user)` (or `request (user, id)` across a purchase's ids) in log order; the one kept
+/// A duplicate credit's next action: which credit to keep and which to revoke. The finding's `grants` fact lists
+/// each grant (request, user, and its id across a purchase's ids) in log order; the one kept
 /// is the first by time (by log order when a grant's request is not in this trace: a grant of the purchase's
 /// other id, whose time this trace does not read, so that tracing either id gives the same advice), unless
 /// across accounts a client report of a purchase names the purchaser among the users (then that user's first
 /// grant): the payment is theirs. A restore's report names a user who restored, not the purchaser.
 enum TraceDuplicateAction {
     static func text(_ f: Finding, _ trace: TransactionTrace) -> String {
-        let grants = self.grants(f.detail)
+        let grants = self.grants(f)
         guard !grants.isEmpty else { return "revoke the extra credit: one payment \(f.detail)" }
         let times = Dictionary(
             trace.events.compactMap { e -> (String, Int64)? in
@@ -42,16 +42,12 @@ enum TraceDuplicateAction {
         return "revoke the extra credit: one payment granted \(grants.count) times: keep \(shown(kept)); revoke \(extra)\(payer)"
     }
 
-    /// The grants a `duplicate_credit` detail lists (`granted N times: r1 (u1), r2 (u2, T2); one purchase …`).
-    static func grants(_ detail: String) -> [(request: String, user: String, id: String?)] {
-        guard let start = detail.range(of: "times: ") else { return [] }
-        let list = detail[start.upperBound...].prefix { $0 != ";" }
-        return list.components(separatedBy: "), ").compactMap { item in
-            let parts = item.components(separatedBy: " (")
-            guard parts.count == 2 else { return nil }
-            let inner = parts[1].hasSuffix(")") ? String(parts[1].dropLast()) : parts[1]
-            let words = inner.components(separatedBy: ", ")
-            return (parts[0], words[0], words.count > 1 ? words[1] : nil)
+    /// The grants a `duplicate_credit` lists (its `grants` fact): each one's request, user (`no user` when none was
+    /// logged) and, when the purchase was credited under several ids, its id.
+    static func grants(_ f: Finding) -> [(request: String, user: String, id: String?)] {
+        let several = f.facts.texts(.grantedTransactionIds).count > 1
+        return f.facts.objects(.grants).map { g in
+            (g["request_id"]?.text ?? "?", g["user_id"]?.text ?? "no user", several ? g["transaction_id"]?.text : nil)
         }
     }
 

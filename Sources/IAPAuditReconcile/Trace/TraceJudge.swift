@@ -26,6 +26,7 @@ package enum TraceJudge {
             result.transactions[i].verdict?.nextAction =
                 "not judged: \(why) (by a close, or a run that did not complete), and its findings do not judge that yet: run "
                 + "iap-audit run on the same inputs, then trace again"
+            result.transactions[i].verdict?.rerunFirst()
         }
         // A run killed midway leaves a ledger without some of its records or findings: no verdict from it is sure
         // (a paid order it never credited showed "no action" before its answers were imported).
@@ -33,6 +34,7 @@ package enum TraceJudge {
             for i in result.transactions.indices {
                 result.transactions[i].verdict?.action = .notJudged
                 result.transactions[i].verdict?.nextAction = incompleteAction(status)
+                result.transactions[i].verdict?.rerunFirst()
             }
         }
     }
@@ -45,10 +47,19 @@ package enum TraceJudge {
 
     package static func verdict(_ trace: TransactionTrace) -> TraceVerdict {
         let facts = TraceFacts(trace)
-        var verdict = TraceVerdict(apple: facts.appleWord, action: .noAction, nextAction: "")
+        var verdict = TraceVerdict(
+            apple: facts.appleWord, action: .noAction, nextAction: "",
+            findingAction: FindingAction(code: .noAction, productId: trace.productId, transactionId: trace.transactionId, because: ""))
         (verdict.credits, verdict.revokes, verdict.refund) = (facts.credits, facts.revokes, facts.refund)
         verdict.refundReversed = facts.reversed
         (verdict.action, verdict.nextAction) = TraceActions.next(trace, facts)
+        // The finding that decides the action carries it as the ledger holds it (`finding_action`, with its lifecycle);
+        // without one, the action is the records' (its code from the next action's).
+        if let f = TraceActions.deciding(trace) {
+            verdict.findingAction = trace.action(of: f) ?? FindingAction.of(f).joined(with: trace.state(of: f))
+        } else {
+            (verdict.findingAction.code, verdict.findingAction.because) = (verdict.action.code, verdict.nextAction)
+        }
         // What a rejected line holds is in no finding: fixing it comes first (found by a support user test).
         if !trace.rejectedLines.isEmpty {
             let one = trace.rejectedLines.count == 1
@@ -58,6 +69,7 @@ package enum TraceJudge {
                 "fix the rejected line\(one ? "" : "s") naming it (\(lines)) and run again: the run could not read \(one ? "it" : "them"), "
                 + "so the findings and this verdict do not know what \(one ? "it holds" : "they hold"); as the ledger stands: "
                 + verdict.nextAction
+            (verdict.findingAction.code, verdict.findingAction.because) = (.fixInput, verdict.nextAction)
         }
         return verdict
     }
@@ -156,11 +168,4 @@ struct TraceFacts {
         return .notConfirmed("no Apple record proves a production payment: \(shown)")
     }
 
-    /// The request a finding's detail names as the oldest unresolved one (`oldest r… is …`), with its time.
-    func oldestRequest(in detail: String) -> (id: String, timeMs: Int64?)? {
-        guard let range = detail.range(of: "oldest ") else { return nil }
-        let id = String(detail[range.upperBound...].prefix { $0 != " " })
-        let time = requests.first { $0.1.requestId.utf8.elementsEqual(id.utf8) }?.0.timeMs
-        return (id, time)
-    }
 }

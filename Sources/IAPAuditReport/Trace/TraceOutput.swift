@@ -172,6 +172,7 @@ package enum TraceOutput {
             "rejected_lines": r.rejectedLines.map { ["location": $0.location.description, "reason": $0.reason] },
             "more_rejected_lines": r.moreRejectedLines,
             "next_action": r.nextAction.map { ["code": $0.code.rawValue, "text": $0.text] } ?? null,
+            "action": r.nextAction.map { ["code": $0.code.code.rawValue, "because": $0.text] as [String: Any] } ?? null,
         ]
         if let workbookPath { object["xlsx"] = workbookPath }
         return JSONText.encode(object)
@@ -192,6 +193,8 @@ package enum TraceOutput {
                     "finding_id": state?.id ?? null, "status": state?.status.rawValue ?? null,
                     "first_seen_run": state?.firstSeenRun ?? null,
                     "acknowledged_at": state?.acknowledgedAtMs.map(Timestamp.iso) ?? null, "note": state?.note ?? null,
+                    "acknowledged_by": state?.acknowledgedBy ?? null, "facts": f.facts.jsonObject,
+                    "action": t.action(of: f)?.jsonObject ?? null,
                 ] as [String: Any]
             },
             "rejected_lines": t.rejectedLines.map { ["location": $0.location.description, "reason": $0.reason] },
@@ -223,6 +226,7 @@ package enum TraceOutput {
                         ["refunded_at": Timestamp.iso($0.atMs), "location": $0.location.description] as [String: Any]
                     } ?? null,
                     "next_action": ["code": v.action.rawValue, "text": v.nextAction],
+                    "action": v.findingAction.jsonObject,
                 ] as [String: Any]
         }
         return object
