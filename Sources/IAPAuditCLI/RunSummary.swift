@@ -99,9 +99,31 @@ enum RunSummary {
                 ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
             },
             "changes": s.changes.map(ChangesSummary.json) ?? NSNull(),
+            "actions": actions(result),
             "alert": ["exit": Int(verdict.exit), "reasons": verdict.reasons] as [String: Any],
         ]
         return encoded(object)
+    }
+
+    /// The findings' actions (`FindingAction`, as table `finding_action` holds them): how many of each code, and each
+    /// action of the findings this run found new or reopened, with its `finding_id` (the rest are in the ledger).
+    static func actions(_ result: AuditResult) -> [String: Any] {
+        let s = result.snapshot
+        let statuses = s.changes?.listingById ?? [:]
+        let new = Set((s.changes?.changes ?? []).filter { $0.event == .new || $0.event == .reopened }.map(\.state.id))
+        let shown = result.redaction.flatMap { $0.ledger ? nil : $0.redactor }
+        var counts: [String: Int] = [:]
+        var listed: [[String: Any]] = []
+        var ids = FindingIds()
+        try? s.findings.forEach { f in
+            let id = ids.id(for: f)
+            var action = FindingAction.of(shown?.finding(f) ?? f)
+            if let state = statuses[id], state.status != .open { action.code = .noAction }
+            if let price = s.prices[f.transactionId] { (action.amountMilliunits, action.currency) = (price.milliunits, price.currency) }
+            counts[action.code.rawValue, default: 0] += 1
+            if new.contains(id) { listed.append(action.jsonObject.merging(["finding_id": id]) { a, _ in a }) }
+        }
+        return ["by_code": counts, "new": listed]
     }
 
     /// A failed command as one JSON object: `{"error": "<message>", "exit": <status>}`.
