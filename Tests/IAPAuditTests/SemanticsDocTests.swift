@@ -125,6 +125,7 @@ final class SemanticsDocTests: XCTestCase {
                 }
             }
             if Set(listed).count != listed.count { problems.append("rule \(rule) lists a case twice") }
+            if listed != listed.sorted() { problems.append("rule \(rule) lists its cases out of order: sort them by name") }
         }
         for (name, named) in cases.sorted(by: { $0.key < $1.key }) {
             guard let named, !named.isEmpty else {
@@ -232,6 +233,10 @@ final class SemanticsDocTests: XCTestCase {
         XCTAssertEqual(
             Self.problems(doc: doc, cases: ["a": [1, 2], "b": [1, 2]], citations: []),
             ["case a names rule 2, whose Cases line in docs/semantics.md does not list it"])
+        // A Cases line out of order.
+        XCTAssertEqual(
+            Self.problems(doc: Self.parseDoc("### 1. One\nCases: `b`, `a`"), cases: ["a": [1], "b": [1]], citations: []),
+            ["rule 1 lists its cases out of order: sort them by name"])
         // Code citing a rule the doc lacks.
         XCTAssertEqual(
             Self.problems(doc: doc, cases: good, citations: [("X.swift:7", 25)]),
