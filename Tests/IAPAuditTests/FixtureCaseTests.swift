@@ -73,37 +73,9 @@ final class FixtureCaseTests: XCTestCase {
 
     /// Runs one case; returns what differs from its `expected.json` (empty when it passes).
     static func check(_ name: String) throws -> [String] {
-        let folder = casesFolder + "/" + name
-        let expected = try readExpected(folder + "/expected.json")
-        var config = AuditConfig()
-        if FileManager.default.fileExists(atPath: folder + "/config.json") {
-            config = try ConfigLoader.load(path: folder + "/config.json")
-        }
-        // The inputs alone, copied: expected.json and config.json are not evidence.
         let scratch = TestPaths.scratch("case-\(name)")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let inputs = scratch + "/inputs"
-        try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
-        let inputNames = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !notInputs.contains($0) }.sorted()
-        for file in inputNames {
-            try FileManager.default.copyItem(atPath: folder + "/" + file, toPath: inputs + "/" + file)
-        }
-        var options = AuditOptions(paths: [inputs], outputDirectory: scratch + "/out", config: config)
-        if let asOf = expected["as_of"] {
-            guard let text = asOf as? String else { throw CaseError(description: "expected.json: as_of must be text") }
-            options.asOfMs = try RunCommand.asOf(text)
-        }
-        for (key, endOfDay) in [("from", false), ("to", true)] {
-            guard let value = expected[key] else { continue }
-            guard let text = value as? String else { throw CaseError(description: "expected.json: \(key) must be text") }
-            let ms = try RunCommand.bound(text, "--" + key, endOfDay: endOfDay)
-            if endOfDay { options.toMs = ms } else { options.fromMs = ms }
-        }
-        if let grace = expected["grace_hours"] {
-            guard let hours = grace as? Double else { throw CaseError(description: "expected.json: grace_hours must be a number") }
-            options.graceMs = Int64(hours * 3_600_000)
-        }
-        let result = try AuditPipeline.run(options)
+        let (result, expected, inputs) = try run(name, in: scratch)
         let relative = { (path: String) in path.hasPrefix(inputs + "/") ? String(path.dropFirst(inputs.count + 1)) : path }
 
         var problems: [String] = []
@@ -127,6 +99,42 @@ final class FixtureCaseTests: XCTestCase {
         let findings = try result.snapshot.findings.all()
         problems += compareFindings(expected["findings"] as? [[String: Any]] ?? [], findings, relative: relative)
         return problems
+    }
+
+    /// Runs case `name` through the production pipeline on a copy of its inputs (`scratch/inputs`), its ledger and
+    /// workbook in `scratch/out`, with the options its `expected.json` names; returns the result, the expectations and
+    /// the inputs' folder.
+    static func run(_ name: String, in scratch: String) throws -> (AuditResult, expected: [String: Any], inputs: String) {
+        let folder = casesFolder + "/" + name
+        let expected = try readExpected(folder + "/expected.json")
+        var config = AuditConfig()
+        if FileManager.default.fileExists(atPath: folder + "/config.json") {
+            config = try ConfigLoader.load(path: folder + "/config.json")
+        }
+        // The inputs alone, copied: expected.json and config.json are not evidence.
+        let inputs = scratch + "/inputs"
+        try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
+        let inputNames = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !notInputs.contains($0) }.sorted()
+        for file in inputNames {
+            try FileManager.default.copyItem(atPath: folder + "/" + file, toPath: inputs + "/" + file)
+        }
+        var options = AuditOptions(paths: [inputs], outputDirectory: scratch + "/out", config: config)
+        if let asOf = expected["as_of"] {
+            guard let text = asOf as? String else { throw CaseError(description: "expected.json: as_of must be text") }
+            options.asOfMs = try RunCommand.asOf(text)
+        }
+        for (key, endOfDay) in [("from", false), ("to", true)] {
+            guard let value = expected[key] else { continue }
+            guard let text = value as? String else { throw CaseError(description: "expected.json: \(key) must be text") }
+            let ms = try RunCommand.bound(text, "--" + key, endOfDay: endOfDay)
+            if endOfDay { options.toMs = ms } else { options.fromMs = ms }
+        }
+        if let grace = expected["grace_hours"] {
+            guard let hours = grace as? Double else { throw CaseError(description: "expected.json: grace_hours must be a number") }
+            options.graceMs = Int64(hours * 3_600_000)
+        }
+        let result = try AuditPipeline.run(options)
+        return (result, expected, inputs)
     }
 
     static func readExpected(_ path: String) throws -> [String: Any] {

@@ -19,8 +19,10 @@ package struct TraceVerdict: Sendable {
     /// code, user, quantity and lifecycle); else the records', its code from `action`.
     package var findingAction: FindingAction
 
-    package init(apple: AppleWord, action: TraceAction, nextAction: String, findingAction: FindingAction) {
-        (self.apple, self.action, self.nextAction, self.findingAction) = (apple, action, nextAction, findingAction)
+    /// `findingAction` nil: the action's code and words as data, of no transaction.
+    package init(apple: AppleWord, action: TraceAction, nextAction: String, findingAction: FindingAction? = nil) {
+        (self.apple, self.action, self.nextAction) = (apple, action, nextAction)
+        self.findingAction = findingAction ?? FindingAction(code: action.code, transactionId: "", because: nextAction)
     }
 
     /// The verdict cannot be trusted until the run goes again over the same inputs: the action says so (`fix_input`).
