@@ -13,16 +13,23 @@ extension SampleBuilder {
         grantedPurchase(first, user, device, style: style)
         var chain = [first]
         for week in 1...2 {
-            let renewal = newTransaction(
-                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
-                renewing: first)
+            let (renewal, reportedAt) = reportedRenewal(of: first, week: week, user, device)
             chain.append(renewal)
-            let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
-            report(renewal, user, device, "purchased", at: reportedAt)
             verify(
                 at: reportedAt + 2, user, device, ids: [renewal.id], answers: [ok(user, chain, at: reportedAt + 2, style)],
                 status: 0, environment: "Production", granted: true)
         }
+    }
+
+    /// The `week`th weekly renewal of `first`, reported by the client a minute to two hours after it: the renewal and the
+    /// instant of its report (UTC seconds).
+    func reportedRenewal(of first: SampleTransaction, week: Int, _ user: String, _ device: String) -> (SampleTransaction, Int64) {
+        let renewal = newTransaction(
+            SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
+            renewing: first)
+        let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
+        report(renewal, user, device, "purchased", at: reportedAt)
+        return (renewal, reportedAt)
     }
 
     /// The seed flow (semantics.md rule 6): the app posts the ORIGINAL transaction id of a renewal; the
@@ -36,12 +43,8 @@ extension SampleBuilder {
         grantedPurchase(first, user, device, style: style)
         var renewals: [SampleTransaction] = []
         for week in 1...2 {
-            let renewal = newTransaction(
-                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
-                renewing: first)
+            let (renewal, reportedAt) = reportedRenewal(of: first, week: week, user, device)
             renewals.append(renewal)
-            let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
-            report(renewal, user, device, "purchased", at: reportedAt)
             verify(
                 at: reportedAt + 2, user, device, ids: [first.id],
                 answers: [ok(user, renewals, at: reportedAt + 2, style)], status: 0, environment: "Production",
@@ -55,11 +58,9 @@ extension SampleBuilder {
     func plantRestoreNewId(_ rep: Int) {
         planted("regranted/non_consumable: restore with a new transaction_id")
         let (user, device) = newUser()
-        let product = SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count]
-        let bought = newTransaction(product, at: slot(length: 6 * SampleClock.day))
-        grantedPurchase(bought, user, device)
+        let bought = grantedNonConsumable(rep, user, device)
         let restored = newTransaction(
-            product, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
+            bought.productId, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
             renewing: bought)
         let newDevice = random.uuid()
         report(restored, user, newDevice, "restored", at: restored.purchasedAt + 1)
