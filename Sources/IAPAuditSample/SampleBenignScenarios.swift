@@ -6,18 +6,32 @@ extension SampleBuilder {
     /// `original_transaction_id`, and each receipt lists the whole chain in `in_app` and again in
     /// `latest_receipt_info`.
     func plantRenewals(_ rep: Int) {
-        planted("benign: subscription renewals sharing an original_transaction_id")
+        plantWeeklyRenewals(rep, seedFlow: false)
+    }
+
+    /// The seed flow (semantics.md rule 6): the app posts the ORIGINAL transaction id of a renewal; the
+    /// answer lists only the renewals, so the posted id stands for the newest renewal, which the
+    /// server credits (odd variants log `credited_transaction_ids` with the renewal's id).
+    func plantSeedFlow(_ rep: Int) {
+        plantWeeklyRenewals(rep, seedFlow: true)
+    }
+
+    /// A weekly subscription credited, then renewing twice, each renewal reported and verified: the renewal's id posted and
+    /// the whole chain answered, or in the seed flow the original id posted and the renewals alone answered.
+    private func plantWeeklyRenewals(_ rep: Int, seedFlow: Bool) {
+        planted(seedFlow ? "benign: original id posted for a renewal (seed flow)" : "benign: subscription renewals sharing an original_transaction_id")
         let (user, device) = newUser()
         let style = ReceiptStyle(latest: .array)
         let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))
         grantedPurchase(first, user, device, style: style)
-        var chain = [first]
+        var answered = seedFlow ? [] : [first]
         for week in 1...2 {
             let (renewal, reportedAt) = reportedRenewal(of: first, week: week, user, device)
-            chain.append(renewal)
+            answered.append(renewal)
             verify(
-                at: reportedAt + 2, user, device, ids: [renewal.id], answers: [ok(user, chain, at: reportedAt + 2, style)],
-                status: 0, environment: "Production", granted: true)
+                at: reportedAt + 2, user, device, ids: [seedFlow ? first.id : renewal.id],
+                answers: [ok(user, answered, at: reportedAt + 2, style)], status: 0, environment: "Production",
+                granted: true, credited: seedFlow && rep % 2 == 1 ? [renewal.id] : nil)
         }
     }
 
@@ -32,24 +46,13 @@ extension SampleBuilder {
         return (renewal, reportedAt)
     }
 
-    /// The seed flow (semantics.md rule 6): the app posts the ORIGINAL transaction id of a renewal; the
-    /// answer lists only the renewals, so the posted id stands for the newest renewal, which the
-    /// server credits (odd variants log `credited_transaction_ids` with the renewal's id).
-    func plantSeedFlow(_ rep: Int) {
-        planted("benign: original id posted for a renewal (seed flow)")
-        let (user, device) = newUser()
-        let style = ReceiptStyle(latest: .array)
-        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))
-        grantedPurchase(first, user, device, style: style)
-        var renewals: [SampleTransaction] = []
-        for week in 1...2 {
-            let (renewal, reportedAt) = reportedRenewal(of: first, week: week, user, device)
-            renewals.append(renewal)
-            verify(
-                at: reportedAt + 2, user, device, ids: [first.id],
-                answers: [ok(user, renewals, at: reportedAt + 2, style)], status: 0, environment: "Production",
-                granted: true, credited: rep % 2 == 1 ? [renewal.id] : nil)
-        }
+    /// A weekly purchase in a slot of three days, and the same period listed under a second `transaction_id` (same
+    /// original id, web order line item id and purchase date).
+    func reissuedWeekly() -> (first: SampleTransaction, reissued: SampleTransaction) {
+        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
+        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
+        reissued.webOrderLineItemId = first.webOrderLineItemId
+        return (first, reissued)
     }
 
     /// A non-consumable restored on a new device: a new `transaction_id` whose
@@ -153,9 +156,7 @@ extension SampleBuilder {
     func plantReissuedId(_ rep: Int) {
         planted("info id_reissued: one purchase under two transaction ids")
         let (user, device) = newUser()
-        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
-        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
-        reissued.webOrderLineItemId = first.webOrderLineItemId
+        let (first, reissued) = reissuedWeekly()
         grantedPurchase(first, user, device, extraItems: [reissued], style: ReceiptStyle(latest: .array))
         let key = [first, reissued].min { ($0.id.count, $0.id) < ($1.id.count, $1.id) }!
         expect(.idReissued, "same_billing_event", key)

@@ -47,9 +47,7 @@ extension SampleBuilder {
     func plantReissuedIdCredited(_ rep: Int) {
         planted("duplicate_credit/reissued_id_credited + id_reissued/same_billing_event")
         let (user, device) = newUser()
-        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
-        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
-        reissued.webOrderLineItemId = first.webOrderLineItemId
+        let (first, reissued) = reissuedWeekly()
         let style = ReceiptStyle(latest: .array)
         grantedPurchase(first, user, device, extraItems: [reissued], style: style)
         let at = first.purchasedAt + random.seconds(SampleClock.hour...SampleClock.day)
