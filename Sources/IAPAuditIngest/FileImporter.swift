@@ -185,16 +185,24 @@ package enum FileImporter {
     /// A JSON Lines file of which no line can be read: every line is a rejection, with its parser's
     /// message (streamed to `sink` like records).
     private static func rejectEveryLine(_ file: InputFile, _ sink: RecordSink) throws -> ImportedFile {
-        var result = ImportedFile(
+        let result = ImportedFile(
             file: file, kind: .other, format: .jsonLines, status: .rejected, note: "not valid JSON (no line could be read)")
+        return try rejectingEveryLine(file, result, sink) { line in
+            (try? JSONField.parseLine(Array(line.text.utf8))).map {
+                "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
+            } ?? "\(parseError(line.text))"
+        }
+    }
+
+    /// `result` with every line of `file` a rejection, `reason` saying why: streamed to `sink` batch by batch, like records.
+    static func rejectingEveryLine(
+        _ file: InputFile, _ result: ImportedFile, _ sink: RecordSink, reason: ((number: Int, text: String)) -> String
+    ) throws -> ImportedFile {
+        var result = result
         try file.forEachLineBatch(batchSize: batchLines) { lines, endOffset in
             var batch = RecordBatch()
             for line in lines {
-                let reason =
-                    (try? JSONField.parseLine(Array(line.text.utf8))).map {
-                        "a JSON object of no known record kind (keys: \($0.keys.sorted().prefix(8).joined(separator: ", ")))"
-                    } ?? "\(parseError(line.text))"
-                batch.rejections.append(Rejection(location: file.location(line.number), reason: reason, rawText: line.text))
+                batch.rejections.append(Rejection(location: file.location(line.number), reason: reason(line), rawText: line.text))
             }
             result.recordsIn += lines.count
             result.count(batch)

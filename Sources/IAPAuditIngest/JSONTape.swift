@@ -102,15 +102,7 @@ final class JSONTape {
 
         mutating func object(depth: Int, into tokens: inout [Token]) throws {
             let me = tokens.count
-            tokens.append(Token(kind: .object, escaped: false, start: Int32(index), end: 0, next: 0))
-            index += 1
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                tokens[me].end = Int32(index)
-                tokens[me].next = Int32(tokens.count)
-                return
-            }
+            if open(.object, closing: UInt8(ascii: "}"), into: &tokens) { return }
             var keys: [Int] = []
             // Past `linearKeys` keys, the decoded keys (an object of 10,000 keys is not compared pair by pair).
             var seen: Set<[UInt8]> = []
@@ -142,19 +134,7 @@ final class JSONTape {
                 index += 1
                 skipSpace()
                 try value(depth: depth + 1, into: &tokens)
-                skipSpace()
-                guard index < bytes.count else { throw error("unexpected end of input in an object") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    tokens[me].end = Int32(index)
-                    tokens[me].next = Int32(tokens.count)
-                    return
-                }
-                throw error("expected ',' or '}'")
+                if try afterMember(me, closing: UInt8(ascii: "}"), of: "an object", into: &tokens) { return }
             }
         }
 
@@ -175,33 +155,48 @@ final class JSONTape {
 
         mutating func array(depth: Int, into tokens: inout [Token]) throws {
             let me = tokens.count
-            tokens.append(Token(kind: .array, escaped: false, start: Int32(index), end: 0, next: 0))
-            index += 1
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                tokens[me].end = Int32(index)
-                tokens[me].next = Int32(tokens.count)
-                return
-            }
+            if open(.array, closing: UInt8(ascii: "]"), into: &tokens) { return }
             while true {
                 skipSpace()
                 if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw error("trailing comma") }
                 try value(depth: depth + 1, into: &tokens)
-                skipSpace()
-                guard index < bytes.count else { throw error("unexpected end of input in an array") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    tokens[me].end = Int32(index)
-                    tokens[me].next = Int32(tokens.count)
-                    return
-                }
-                throw error("expected ',' or ']'")
+                if try afterMember(me, closing: UInt8(ascii: "]"), of: "an array", into: &tokens) { return }
             }
+        }
+
+        /// Pushes the container opening at `index` and steps into it; true when `closing` follows at once (`{}`, `[]`:
+        /// closed).
+        @inline(__always) mutating func open(_ kind: Kind, closing: UInt8, into tokens: inout [Token]) -> Bool {
+            let me = tokens.count
+            tokens.append(Token(kind: kind, escaped: false, start: Int32(index), end: 0, next: 0))
+            index += 1
+            skipSpace()
+            guard index < bytes.count, bytes[index] == closing else { return false }
+            close(me, into: &tokens)
+            return true
+        }
+
+        /// After a member of the container at token `container` (`what`: "an object", "an array"): false when a `,`
+        /// follows (passed: another member comes), true when `closing` ends it (closed); else throws.
+        @inline(__always) mutating func afterMember(_ container: Int, closing: UInt8, of what: String, into tokens: inout [Token])
+            throws -> Bool
+        {
+            skipSpace()
+            guard index < bytes.count else { throw error("unexpected end of input in \(what)") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return false
+            }
+            guard bytes[index] == closing else { throw error("expected ',' or '\(Character(Unicode.Scalar(closing)))'") }
+            close(container, into: &tokens)
+            return true
+        }
+
+        /// Steps past the container's closing byte: its token ends there, and the next token follows its members.
+        @inline(__always) mutating func close(_ container: Int, into tokens: inout [Token]) {
+            index += 1
+            tokens[container].end = Int32(index)
+            tokens[container].next = Int32(tokens.count)
         }
 
         mutating func string(into tokens: inout [Token]) throws {

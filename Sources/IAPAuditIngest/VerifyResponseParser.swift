@@ -63,16 +63,9 @@ enum VerifyResponseParser {
         return response
     }
 
+    /// An item of `pending_renewal_info`: the fields a JWS renewal info has, in snake_case.
     private static func renewal(_ o: any RecordObject, path: String) throws -> PendingRenewal {
-        var info = PendingRenewal()
-        info.originalTransactionId = try o.id("original_transaction_id", path: path)
-        info.productId = try o.id("product_id", path: path)
-        info.autoRenewProductId = try o.id("auto_renew_product_id", path: path)
-        info.autoRenewStatus = try o.integer("auto_renew_status", path: path).map { Int($0) }
-        info.expirationIntent = try o.integer("expiration_intent", path: path).map { Int($0) }
-        info.isInBillingRetryPeriod = try o.bool("is_in_billing_retry_period", path: path)
-        info.gracePeriodExpiresDateMs = try date(o, "grace_period_expires_date", path)
-        return info
+        try RenewalInfoPayload.pendingRenewal(o, path: path, snakeCase: true) { try date(o, $0, path) }
     }
 
     /// An array of objects, or one object (Apple sends `latest_receipt_info` both ways).

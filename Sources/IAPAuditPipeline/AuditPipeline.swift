@@ -80,7 +80,8 @@ public struct AuditResult: Sendable {
     package var rejectedThisRun: Int64 { read.values.reduce(0) { $0 + $1.rejected } }
 }
 
-/// ingest → store → reconcile → report.
+/// plan → import → reconcile → lifecycle → report (`RunPlan`, `ImportPhase`, `ReconcilePhase`, `LifecyclePhase`,
+/// `ReportPhase`).
 ///
 /// The database is a ledger that only grows: files are imported keyed by path and SHA-256, each content
 /// once (unchanged files are not read again, copies add nothing), files no longer given keep their records
@@ -133,205 +134,15 @@ public enum AuditPipeline {
         }
     }
 
+    /// The run as its five phases, each taking what the one before produced: plan → import → reconcile → lifecycle → report.
     private static func run(
         _ options: AuditOptions, _ entries: [InputEntry], _ signatures: SignatureSettings, _ output: OutputFolder, _ timer: PhaseTimer
     ) throws -> AuditResult {
-        let store = try output.openStore()
-        // No file at all under the paths (an empty folder: a failed mount, a log export that did not
-        // run) would empty a ledger the last run filled: stop instead.
-        let stored = try store.storedFiles()
-        try Redaction.check(
-            options.redaction, stored: try store.runParameter("redaction"), storedFiles: stored.count, databasePath: output.databasePath)
-        if entries.isEmpty, !stored.isEmpty {
-            throw AuditError.unreadablePath(
-                options.paths.joined(separator: ", "),
-                "no input file found (a failed mount or export?); the last run's ledger of \(stored.count) file(s) in "
-                    + "\(output.databasePath) is kept as it is; to empty it, remove that file")
-        }
-        // The same for one folder among several (the server log's mount failed, the others did not).
-        for path in options.paths where !stored.isEmpty && Self.isEmptyFolder(path, entries) {
-            let prefix = path.hasSuffix("/") ? path : path + "/"
-            let held = stored.keys.filter { $0.hasPrefix(prefix) }.count
-            guard held > 0 else { continue }
-            throw AuditError.unreadablePath(
-                path,
-                "no input file found in this folder (a failed mount or export?); the last run's ledger of \(held) file(s) from it in "
-                    + "\(output.databasePath) is kept as it is; to drop them, remove the folder from the command line")
-        }
-        timer.lap("import_open")
-        var warnings = try options.warnings + RunChecks.beforeImport(store, options, databasePath: output.databasePath)
-        timer.lap("import_checks")
-        // A close leaves the last run's findings and workbook as they are (they stay what it reconciled).
-        if options.storesResults { try store.setRunParameter("run_status", "incomplete") }
-        // Said before the first token is stored: a killed run's ledger is refused to another key too.
-        if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
-        if options.storesResults { try output.removeWorkbook() }
-        let settingsBefore = try store.runParameter("signature_settings")
-        let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
-        let pending = PendingWarnings.decode(try store.runParameter(PendingWarnings.parameter))
-        let settingsChanged = settingsBefore != signatures.fingerprint
-        // Other limits than the last run's: the files it cut at a limit are read again (they may be read further now).
-        let limitsChanged = (try store.runParameter("input_limits") ?? "") != options.limits.parameter
-        if settingsChanged, settingsBefore != nil, !stored.isEmpty {
-            // A night that takes a full run's time says why.
-            warnings.append(
-                RunWarning(
-                    .signatureSettingsChanged,
-                    "every input file is read again: the trust anchors or --signatures-at differ from the last run's (signed records "
-                        + "are verified as they are read, and the ledger holds their verdicts); runs with these settings read only "
-                        + "what changed"))
-        }
-        let (parsed, bulk, vanished, imported) = try LedgerImporter(
-            store: store, checker: signatures.checker, rereadAll: settingsChanged, reread: Set(options.reread.map { [$0] } ?? []),
-            metrics: timer.metrics,
-            scratchDirectory: output.spillPath, limits: options.limits, rereadCut: limitsChanged, forgetMissing: options.forgetMissing,
-            redactor: options.redaction.flatMap { $0.ledger ? $0.redactor : nil }, pending: pending
-        )
-        .importEntries(entries)
-        let read = try UnrecordedImports.widened(imported, stored: stored, store: store)
-        let carried = PendingWarnings.carried(pending, read: Set(read.keys), given: Set(entries.map(\.path)), said: vanished)
-        if !pending.isEmpty || vanished.contains(where: { PendingWarnings.codes.contains($0.code) }) {
-            try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(vanished + carried))
-        }
-        timer.lap("import_files")
-        try store.setRunParameter("signature_settings", signatures.fingerprint)
-        try store.setRunParameter("input_limits", options.limits.parameter)
-        // The carry a run left is for the ledger as that run left it.
-        let generation = try store.advanceCarryGeneration()
-        let carryGeneration = RequestCarry.Generation(previous: generation.previous, next: generation.next)
-        warnings += vanished + carried
-        let lifecycle = try RunLifecycle(store, options, signatures: signatures.fingerprint, read: read)
-        let observed = options.storesResults ? lifecycle : nil
-        timer.lap("import")
-        ImportProgress.phase("reconciling")
-        defer { ImportProgress.phase(nil) }
-        // Reconciliation reads the facts on a second connection while this one builds the indexes.
-        try store.beginConcurrentReads()
-        let indexing = Background { if bulk { try store.endBulkImport() } }
-        let outcome: Reconciler.Outcome
-        do {
-            outcome = try Reconciler.run(
-                try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
-                fromMs: options.fromMs, toMs: options.toMs, spillDirectory: output.spillPath,
-                carry: (output.carryPath, carryGeneration), lap: timer.lap)
-        } catch {
-            try? indexing.wait()  // the store is the index builder's until it is done
-            throw error
-        }
-        timer.lap("reconcile")
-        if let carry = outcome.carry {
-            switch carry.mode {
-            case .incremental: timer.note("reconcile_carry", "incremental: \(carry.computed) requests computed, the rest carried")
-            case .full(let reason): timer.note("reconcile_carry", "full (\(reason)): \(carry.computed) requests computed")
-            }
-        }
-        ImportProgress.phase("writing audit.xlsx and storing the findings")
-        let asOf = outcome.asOfMs
-        var parameters = [
-            "as_of": asOf.map(Timestamp.iso) ?? "none (no timestamped record)",
-            "grace_hours": String(Double(options.graceMs) / 3_600_000),
-            "audit_window": outcome.window.description,
-            "config": ConfigLoader.canonicalJSON(options.config), "config_source": options.configSource,
-            "schema_version": String(Schema.version),
-            "tool_version": ToolVersion.current, "signature_settings": signatures.fingerprint,
-            "jws_trust_anchors": signatures.jwsAnchorPaths.joined(separator: ", "),
-            "receipt_trust_anchors": signatures.receiptAnchorPaths.joined(separator: ", "),
-            // Complete only once the workbook is written too (below).
-            "run_status": "incomplete",
-        ]
-        if let redaction = options.redaction { parameters["redaction"] = redaction.parameter }
-        // Kept with the run's parameters (which replace the run_parameter table): the next run compares its limits.
-        if !options.limits.parameter.isEmpty { parameters["input_limits"] = options.limits.parameter }
-        if options.asOfMs == nil, let newest = outcome.newestRecord {
-            parameters["as_of_source"] = newest.location.description
-        }
-        // Feeds the ledger held a timed record of, at this run or an earlier one: one that holds none now (its file
-        // emptied, forgotten) is judged stale all the same (`--fail-on-stale`).
-        let feedsNow: [(RecordFeed, Bool)] = [
-            (.clientReports, outcome.clientSpan != nil), (.serverLog, outcome.serverSpan != nil),
-            (.appleRecords, outcome.newestReceivedMs != nil),
-        ]
-        parameters["feeds_seen"] = RecordFeed.seenText(feedsSeenBefore.union(feedsNow.filter(\.1).map(\.0)))
-        let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
-        do {
-            recorded = try observed?.changes(
-                outcome.findings, databasePath: output.databasePath, asOfMs: asOf, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
-        } catch {
-            try? indexing.wait()
-            throw error
-        }
-        if let recorded {
-            (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
-        }
-        timer.lap("report_lifecycle")
-        // The checks read the store: its connection is the index builder's until it is done (one connection, one
-        // thread at a time: it is opened NOMUTEX). Checking while it built crashed a 1M run in SQLite (signal 11).
-        try indexing.wait()
-        warnings += try RunChecks.afterReconcile(
-            outcome, options, store, unanchored: (signatures.jwsAnchorPaths.isEmpty, signatures.receiptAnchorPaths.isEmpty))
-        warnings += try RunChecks.userCoverage(store, newFiles: lifecycle.newFiles, read: read)
-        if outcome.signedRecordCount > 0 { warnings += signatures.warnings(forSources: try store.appleSources()) }
-        // What the summary prints of the rejected lines: also those of the files this run brought without reading them.
-        let diagnosed = try UnrecordedImports.withBroughtUnread(read, brought: lifecycle.brought, store: store)
-        timer.lap("report_checks")
-        // The workbook is written from the findings as reconciled while the store takes them (once its
-        // indexes are built): both read the sorted findings at once.
-        var reported = parameters
-        reported["run_status"] = "complete"  // what the store says once the workbook exists
-        if !options.storesResults {
-            // A close: the findings for its caller, from the spill, the parameters as a run stores them.
-            var snapshot = try AuditStore.snapshot(
-                path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
-            if options.redaction != nil { snapshot.files = snapshot.files.map(\.keysRedacted) }
-            try? FileManager.default.removeItem(atPath: output.spillPath)
-            try store.endConcurrentReads()
-            timer.write()
-            return AuditResult(
-                snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-                filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: diagnosed)
-        }
-        // The outputs' redaction (a redacted ledger holds tokens already).
-        let shown = options.redaction.flatMap { $0.ledger ? nil : $0.redactor }
-        if let shown { reported["config"] = ConfigLoader.canonicalJSON(shown.config(options.config)) }
-        var report = try AuditStore.snapshot(
-            path: output.databasePath, findings: try outcome.findings.stream(), parameters: reported, warnings: warnings)
-        report.changes = recorded?.changes
-        if shown != nil { report.files = report.files.map(\.keysRedacted) }
-        let storing = Background { [warnings, parameters, prices = report.prices] in
-            try indexing.wait()
-            try store.replaceFindings(
-                outcome.findings.forEach, parameters: parameters, warnings: warnings, lifecycle: recorded?.record,
-                runInputs: recorded?.runInputs, prices: prices)
-        }
-        do {
-            try output.writeWorkbook(ReportBuilder.workbook(report, redactor: shown))
-        } catch {
-            try? storing.wait()
-            throw error
-        }
-        timer.lap("report_workbook")
-        // The workbook goes in place only beside a database that holds its findings and says complete:
-        // a failure until then (a full disk) leaves no workbook and a database that says incomplete.
-        do {
-            try storing.wait()
-            try? FileManager.default.removeItem(atPath: output.spillPath)
-            try store.endConcurrentReads()
-            // Complete first: a run killed between the two leaves no workbook, not one beside `incomplete` (found by a
-            // user test killing runs the moment audit.xlsx appeared: 4 of 4 left it beside an incomplete ledger).
-            try store.setRunParameter("run_status", "complete")
-            try output.publishWorkbook()
-        } catch {
-            output.discardWorkbook()
-            try? store.setRunParameter("run_status", "incomplete")
-            throw error
-        }
-        timer.lap("report")
-        var snapshot = try store.snapshot()
-        snapshot.changes = recorded?.changes
-        if options.redaction != nil { snapshot.files = snapshot.files.map(\.keysRedacted) }
-        timer.write()
-        return AuditResult(
-            snapshot: snapshot, asOfMs: asOf, databasePath: output.databasePath, workbookPath: output.workbookPath,
-            filesParsed: parsed, warnings: warnings, redaction: options.redaction, read: diagnosed)
+        let plan = try RunPlan.make(options, entries, signatures, output, timer)
+        let imported = try ImportPhase.run(plan)
+        defer { ImportProgress.phase(nil) }  // the phases after the import show theirs in place of the progress line
+        let reconciled = try ReconcilePhase.run(imported)
+        let observed = try LifecyclePhase.run(reconciled)
+        return try ReportPhase.run(observed)
     }
 }

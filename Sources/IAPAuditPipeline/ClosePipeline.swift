@@ -36,29 +36,7 @@ public struct CloseResult: Sendable {
 /// `close-<period>.xlsx`.
 public enum ClosePipeline {
     public static func run(_ options: CloseOptions) throws -> CloseResult {
-        // The price list first: an unreadable one stops the close before the ledger is touched.
-        var prices = try options.pricesPath.map { try PriceListReader.read(path: $0) }
-        // Every line rejected: another file given for the price list (a finance user test closed with one, and the
-        // period's totals were replaced by those of a close without prices, 1,482 purchases unpriced).
-        if let read = prices, let path = options.pricesPath, read.rejections.count == read.linesRead {
-            let why =
-                read.linesRead == 0
-                ? "it holds no price line, only its header"
-                : "none of its \(read.linesRead) price lines could be read (first: \(read.rejections[0].location): "
-                    + "\(read.rejections[0].reason))"
-            throw AuditError.unreadablePath(
-                path, why + ": not a price list (product_id,storefront_or_currency,price,valid_from)? Nothing was closed")
-        }
-        // Under --redact a rejected price line's reason hides the value it quotes, as a run's rejections do (a shifted
-        // column may put an id there: found by a privacy retest).
-        if options.audit.redaction != nil, var read = prices {
-            read.rejections = read.rejections.map {
-                var r = $0
-                r.reason = IdRedactor.reason(IdRedactor.singleQuotedRedacted(r.reason))
-                return r
-            }
-            prices = read
-        }
+        let prices = try readPrices(options)
         // The run imports what the close is given and reconciles with the period as its window, for the close only: the
         // ledger's findings, audit.xlsx and lifecycle stay the last run's, of no window (a trace, the views and audit.xlsx
         // read them: after a close they showed the period's, and a purchase just after it, a dropped order, was "outside
@@ -82,6 +60,52 @@ public enum ClosePipeline {
         inputs.findings = findings
         let report = CloseBuilder.build(inputs, period: options.period, products: audit.config.products, prices: prices?.priceList)
         var warnings = run.warnings + report.warnings
+        warnings += closeWarnings(options, audit: audit, run: run, report: report, prices: prices)
+        let store = try output.openStore()
+        if let before = try store.closeTotals(period: options.period.closeName),
+            let restated = CloseRestatement.warning(period: options.period.label, before: before, after: report)
+        {
+            warnings.append(restated)
+        }
+        let path = output.path + "/close-\(options.period.closeName).xlsx"
+        try write(report, to: path, audit: audit, run: run, output: output, store: store, prices: prices, warnings: warnings)
+        return CloseResult(
+            audit: run, workbookPath: path, report: report, priceLines: prices?.linesRead ?? 0,
+            priceRejections: prices?.rejections ?? [], warnings: warnings)
+    }
+
+    /// The `--prices` list, read first: an unreadable one stops the close before the ledger is touched. Nil: none given.
+    private static func readPrices(_ options: CloseOptions) throws -> PriceListReader.Result? {
+        var prices = try options.pricesPath.map { try PriceListReader.read(path: $0) }
+        // Every line rejected: another file given for the price list (a finance user test closed with one, and the
+        // period's totals were replaced by those of a close without prices, 1,482 purchases unpriced).
+        if let read = prices, let path = options.pricesPath, read.rejections.count == read.linesRead {
+            let why =
+                read.linesRead == 0
+                ? "it holds no price line, only its header"
+                : "none of its \(read.linesRead) price lines could be read (first: \(read.rejections[0].location): "
+                    + "\(read.rejections[0].reason))"
+            throw AuditError.unreadablePath(
+                path, why + ": not a price list (product_id,storefront_or_currency,price,valid_from)? Nothing was closed")
+        }
+        // Under --redact a rejected price line's reason hides the value it quotes, as a run's rejections do (a shifted
+        // column may put an id there: found by a privacy retest).
+        if options.audit.redaction != nil, var read = prices {
+            read.rejections = read.rejections.map {
+                var r = $0
+                r.reason = IdRedactor.reason(IdRedactor.singleQuotedRedacted(r.reason))
+                return r
+            }
+            prices = read
+        }
+        return prices
+    }
+
+    /// The close's own warnings: price lines rejected, a period the ledger cannot judge to its end yet, purchases unpriced.
+    private static func closeWarnings(
+        _ options: CloseOptions, audit: AuditOptions, run: AuditResult, report: CloseReport, prices: PriceListReader.Result?
+    ) -> [RunWarning] {
+        var warnings: [RunWarning] = []
         if let prices, !prices.rejections.isEmpty, let path = options.pricesPath {
             warnings.append(
                 RunWarning(
@@ -115,13 +139,14 @@ public enum ClosePipeline {
                         + (options.pricesPath.map { "add a line for their product to \($0)" } ?? "give --prices FILE")
                         + " (product_id,storefront_or_currency,price,valid_from)"))
         }
-        let store = try output.openStore()
-        if let before = try store.closeTotals(period: options.period.closeName),
-            let restated = CloseRestatement.warning(period: options.period.label, before: before, after: report)
-        {
-            warnings.append(restated)
-        }
-        let path = output.path + "/close-\(options.period.closeName).xlsx"
+        return warnings
+    }
+
+    /// `close-<period>.xlsx` written at `path`, then the close's tables replaced.
+    private static func write(
+        _ report: CloseReport, to path: String, audit: AuditOptions, run: AuditResult, output: OutputFolder, store: AuditStore,
+        prices: PriceListReader.Result?, warnings: [RunWarning]
+    ) throws {
         // The workbook shows tokens under --redact (a redacted ledger's findings and config hold them already).
         var shown = (report: report, parameters: run.snapshot.parameters)
         if let redaction = audit.redaction, !redaction.ledger {
@@ -152,8 +177,5 @@ public enum ClosePipeline {
             try? FileManager.default.removeItem(atPath: path)
             throw DiskFull.reported(error, databasePath: output.databasePath, workbookPath: path, folder: output.path)
         }
-        return CloseResult(
-            audit: run, workbookPath: path, report: report, priceLines: prices?.linesRead ?? 0,
-            priceRejections: prices?.rejections ?? [], warnings: warnings)
     }
 }

@@ -24,8 +24,45 @@ extension LedgerImporter {
         }
         let bySize = Set(movable.values.map(\.bytes))
         guard !bySize.isEmpty else { return (stored, []) }
-        // The content each given file holds now, where its size says it may be a stored file's; and the stored paths that
-        // still hold what they held (a copy of a file elsewhere is no rotation of it: found by an on-call user test, where
+        let (heldNow, unchanged) = try contentsNow(entries, stored, sizes: bySize)
+        let given = Set(entries.filter { $0.skipReason == nil }.map(\.path))
+        // Stored paths given again whose old content another given path holds now.
+        var movedTo: [String: String] = [:]
+        for (path, file) in movable where given.contains(path) && !unchanged.contains(path) {
+            // A log that only grew holds its old content still: its copy elsewhere is a copy, no rotation.
+            if let now = heldNow[file.contentSha256] ?? heldNow[file.sha256], now != path, !Self.grew(path, from: file) {
+                movedTo[path] = now
+            }
+        }
+        let grownInto = Self.grownInto(given, movable, unchanged: unchanged, movedTo: movedTo)
+        guard !movedTo.isEmpty || !grownInto.isEmpty else { return (stored, []) }
+        // Paths that received a content, their own old content gone from every path: rotated away.
+        let received = Set(movedTo.values).union(grownInto.values)
+        let rotatedAway = received.filter { movable[$0] != nil && movedTo[$0] == nil && grownInto[$0] == nil && given.contains($0) }
+        let (result, kept, followed) = try keep(Array(movedTo.keys) + rotatedAway, grownInto, stored)
+        let moves =
+            kept.map { k in movedTo[k.path].map { "\(k.path) → \($0)" } ?? "\(k.path) (rotated away)" }
+            + followed.map { "\($0.path) → \($0.to) (grown since it was read)" }
+        guard !moves.isEmpty else { return (stored, []) }
+        return (
+            result,
+            [
+                RunWarning(
+                    .inputRotated,
+                    "\(CountText.counted(Int64(moves.count), "file")) rotated under numbered names (content moved to another "
+                        + "name): \(moves.joined(separator: ", ")); the records read from them stay in the ledger under the name "
+                        + "they were read with and their content's hash\(kept.first.map { " (\($0.as)…)" } ?? ""), or, grown since, under the "
+                        + "file holding them now; nothing read twice, nothing lost")
+            ]
+        )
+    }
+
+    /// The content each given file holds now (SHA-256 of its bytes, or of a gzip file's inflated content: the path), where
+    /// its size says it may be a stored file's (`sizes`); and the stored paths that still hold what they held.
+    private func contentsNow(_ entries: [InputEntry], _ stored: [String: StoredFile], sizes bySize: Set<Int>) throws -> (
+        heldNow: [String: String], unchanged: Set<String>
+    ) {
+        // A stored path that still holds what it held is unchanged (a copy of a file elsewhere is no rotation of it: found by an on-call user test, where
         // `cp verify.jsonl verify.jsonl.bak` moved the untouched original's records out of the files given).
         var heldNow: [String: String] = [:]
         var unchanged: Set<String> = []
@@ -51,17 +88,15 @@ extension LedgerImporter {
                 if let known, hash == known.contentSha256 { unchanged.insert(entry.path) }
             }
         }
-        let given = Set(entries.filter { $0.skipReason == nil }.map(\.path))
-        // Stored paths given again whose old content another given path holds now.
-        var movedTo: [String: String] = [:]
-        for (path, file) in movable where given.contains(path) && !unchanged.contains(path) {
-            // A log that only grew holds its old content still: its copy elsewhere is a copy, no rotation.
-            if let now = heldNow[file.contentSha256] ?? heldNow[file.sha256], now != path, !Self.grew(path, from: file) {
-                movedTo[path] = now
-            }
-        }
-        // Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation — a given
-        // path whose name extends this one's begins with its old content and goes on (checked only for such names).
+        return (heldNow, unchanged)
+    }
+
+    /// Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation — a given
+    /// path whose name extends this one's begins with its old content and goes on (checked only for such names).
+    /// Returns the path holding it now, by the stored path.
+    private static func grownInto(
+        _ given: Set<String>, _ movable: [String: StoredFile], unchanged: Set<String>, movedTo: [String: String]
+    ) -> [String: String] {
         var grownInto: [String: String] = [:]
         for longer in given.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             // The names it extends: itself cut at each `.` or `-` of its file name (`server.jsonl.1` → `server.jsonl`).
@@ -75,15 +110,20 @@ extension LedgerImporter {
                 grownInto[path] = longer
             }
         }
-        guard !movedTo.isEmpty || !grownInto.isEmpty else { return (stored, []) }
-        // Paths that received a content, their own old content gone from every path: rotated away.
-        let received = Set(movedTo.values).union(grownInto.values)
-        let rotatedAway = received.filter { movable[$0] != nil && movedTo[$0] == nil && grownInto[$0] == nil && given.contains($0) }
+        return grownInto
+    }
+
+    /// In one transaction: the rotated paths' records kept under `path@<sha8>` (no longer given), and the contents that
+    /// moved and grew renamed to the path holding them now. Returns the stored files by their paths now, the paths kept
+    /// (and as what), and the contents followed (from, to).
+    private func keep(_ rotated: [String], _ grownInto: [String: String], _ stored: [String: StoredFile]) throws -> (
+        [String: StoredFile], [(path: String, as: String)], [(path: String, to: String)]
+    ) {
         var result = stored
         var kept: [(path: String, as: String)] = []
         var followed: [(path: String, to: String)] = []
         try store.transaction {
-            for path in (Array(movedTo.keys) + rotatedAway).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for path in rotated.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 let file = stored[path]!
                 var name = path + "@" + file.contentSha256.prefix(8)
                 if result[name] != nil { name = path + "@" + file.contentSha256 }
@@ -108,21 +148,7 @@ extension LedgerImporter {
             for (path, _) in followed { moving[path] = result.removeValue(forKey: path) }
             for (path, to) in followed { result[to] = moving[path] }
         }
-        let moves =
-            kept.map { k in movedTo[k.path].map { "\(k.path) → \($0)" } ?? "\(k.path) (rotated away)" }
-            + followed.map { "\($0.path) → \($0.to) (grown since it was read)" }
-        guard !moves.isEmpty else { return (stored, []) }
-        return (
-            result,
-            [
-                RunWarning(
-                    .inputRotated,
-                    "\(CountText.counted(Int64(moves.count), "file")) rotated under numbered names (content moved to another "
-                        + "name): \(moves.joined(separator: ", ")); the records read from them stay in the ledger under the name "
-                        + "they were read with and their content's hash\(kept.first.map { " (\($0.as)…)" } ?? ""), or, grown since, under the "
-                        + "file holding them now; nothing read twice, nothing lost")
-            ]
-        )
+        return (result, kept, followed)
     }
 
     /// The file at `path` begins with the content stored (it is longer, and its first bytes hash to the stored SHA-256).

@@ -63,11 +63,64 @@ struct LedgerImporter {
     ) {
         let (renamedStored, renamed) = try renamingMoved(entries, try store.storedFiles())
         let (stored, rotated) = try followingRotation(entries, renamedStored)
-        // Which files may be unchanged (same path, size and reader): hashed now. The others are read
-        // anyway: hashed on another thread while the files before them are imported.
-        // Per entry: nil = skipped; else its size and, when it is unchanged, its hash. Files are
-        // mapped only while hashed here, and again one window at a time by the prefetcher.
-        var files: [(entry: InputEntry, bytes: Int64, stamp: FileStamp, unchanged: String?, grown: GrownFile?)?] = []
+        let (files, totalBytes, importBytes) = try plan(entries, stored)
+        let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
+        let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
+        // A path given that cannot be read (a dangling symbolic link where the file was, a loop, a FIFO) is no file:
+        // the ledger keeps what it held, as for one no longer given, even under --forget-missing (it was given).
+        var unreadable: [String: String] = [:]
+        for entry in entries {
+            if let why = entry.skipReason, let known = stored[entry.path], Self.keeps(known) { unreadable[entry.path] = why }
+        }
+        let given = Set(entries.map(\.path)).subtracting(unreadable.keys)
+        let gone = stored.keys.sorted().filter { !given.contains($0) }
+        if bulk {
+            try store.beginBulkImport()
+        } else if files.contains(where: { $0.map { $0.unchanged == nil } ?? false }) || (forgetMissing && !gone.isEmpty) {
+            try store.dropTraceIndexes()
+        }
+        if !bulk && importBytes > 0 { try store.setCache(kibibytes: AuditStore.incrementCacheKiB) }
+        let keeping = gone.filter { forgetMissing ? unreadable[$0] != nil : Self.keeps(stored[$0]!) }
+        let round = ImportRound(
+            importer: self, entries: entries, files: files, stored: stored, unreadable: unreadable, keptPaths: Set(keeping),
+            hashes: hashes, progress: ImportProgress(totalBytes: importBytes, fileCount: entries.count))
+        round.seeHeld(keeping)
+        // A big file is its own transaction; small ones and skipped ones share a group's (an unchanged
+        // file writes nothing: it counts as no bytes).
+        for group in ImportGroups.of(files.map { $0.map { $0.unchanged == nil ? $0.bytes : 0 } ?? 0 }) {
+            if group.count == 1 && group.isLarge {
+                try round.bring(group.first)
+            } else {
+                try store.transaction { for number in group.range { try round.bring(number) } }
+            }
+        }
+        round.progress.end()
+        let newlyMissing = try leave(gone, keeping: keeping, stored)
+        // A file emptied whose old content another file of this run holds (logrotate's copytruncate, run before the
+        // log had a new line: server.log emptied, server.log.1 what it held) lost nothing.
+        let lost = round.emptied.filter { file in round.recordsSeen[file.content].map { $0 == file.path } ?? true }
+        return (
+            round.read.count, bulk,
+            renamed + rotated + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
+                + gone.compactMap { path in
+                    let why: Vanished = round.keptPaths.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
+                    return why == .kept && !newlyMissing.contains(path) && unreadable[path] == nil
+                        ? nil : Self.vanished(path, stored[path]!, why, copy: round.copiedAs[path], unreadable: unreadable[path])
+                }, round.read
+        )
+    }
+
+    /// One input entry as planned: nil, skipped; else its size (bytes), its stat, and its SHA-256 when it is unchanged, or
+    /// its old part when it only grew.
+    typealias PlannedFile = (entry: InputEntry, bytes: Int64, stamp: FileStamp, unchanged: String?, grown: GrownFile?)
+
+    /// Which files may be unchanged (same path, size and reader): hashed now. The others are read anyway: hashed on another
+    /// thread while the files before them are imported. Files are mapped only while hashed here, and again one window at a
+    /// time by the prefetcher. Returns a plan per entry, the bytes of all files, and the bytes the import reads.
+    private func plan(_ entries: [InputEntry], _ stored: [String: StoredFile]) throws -> (
+        files: [PlannedFile?], totalBytes: Int64, importBytes: Int64
+    ) {
+        var files: [PlannedFile?] = []
         var totalBytes: Int64 = 0
         var importBytes: Int64 = 0
         for entry in entries {
@@ -101,173 +154,13 @@ struct LedgerImporter {
             importBytes += bytes
             files.append((entry, bytes, stamp, nil, nil))
         }
-        let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
-        let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes
-        // A path given that cannot be read (a dangling symbolic link where the file was, a loop, a FIFO) is no file:
-        // the ledger keeps what it held, as for one no longer given, even under --forget-missing (it was given).
-        var unreadable: [String: String] = [:]
-        for entry in entries {
-            if let why = entry.skipReason, let known = stored[entry.path], Self.keeps(known) { unreadable[entry.path] = why }
-        }
-        let given = Set(entries.map(\.path)).subtracting(unreadable.keys)
-        let gone = stored.keys.sorted().filter { !given.contains($0) }
-        if bulk {
-            try store.beginBulkImport()
-        } else if files.contains(where: { $0.map { $0.unchanged == nil } ?? false }) || (forgetMissing && !gone.isEmpty) {
-            try store.dropTraceIndexes()
-        }
-        if !bulk && importBytes > 0 { try store.setCache(kibibytes: AuditStore.incrementCacheKiB) }
-        let progress = ImportProgress(totalBytes: importBytes, fileCount: entries.count)
-        // The files kept from earlier runs, then this run's in order: by the SHA-256 of their bytes, and, for
-        // those whose records were imported, of their content (a gzip file's inflated bytes): a file of the
-        // same bytes as another, or whose content is one imported, is a copy of it.
-        let keeping = gone.filter { forgetMissing ? unreadable[$0] != nil : Self.keeps(stored[$0]!) }
-        var bytesSeen: [String: String] = [:]
-        var recordsSeen: [String: String] = [:]
-        for path in keeping where stored[path]!.status == ImportStatus.imported.rawValue && stored[path]!.bytes > 0 {
-            bytesSeen[stored[path]!.sha256] = bytesSeen[stored[path]!.sha256] ?? path
-            recordsSeen[stored[path]!.contentSha256] = recordsSeen[stored[path]!.contentSha256] ?? path
-        }
-        // This run's files the ledger holds unchanged come before new ones, whatever their order: a new copy
-        // of one is the copy (skipped), not the stored file.
-        for (number, entry) in entries.enumerated() {
-            guard let item = files[number], let sha256 = item.unchanged, item.bytes > 0, let known = stored[entry.path],
-                known.status == ImportStatus.imported.rawValue
-            else { continue }
-            bytesSeen[sha256] = bytesSeen[sha256] ?? entry.path
-            recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
-        }
-        // So does the old part of a log that grew: a copy of it as the ledger held it (`server.jsonl.1.gz` made before
-        // `server.jsonl` grew) is still a copy, not a file of new records (its lines twice, its rejections paged again).
-        for (number, entry) in entries.enumerated() {
-            guard let item = files[number], item.grown != nil, let known = stored[entry.path] else { continue }
-            bytesSeen[known.sha256] = bytesSeen[known.sha256] ?? entry.path
-            recordsSeen[known.contentSha256] = recordsSeen[known.contentSha256] ?? entry.path
-        }
-        var emptied: [(path: String, bytes: Int, held: Int64, content: String)] = []
-        var read: [String: FileRead] = [:]
-        /// Kept files (not given) whose content a file of this run is: its path, by theirs.
-        var copiedAs: [String: String] = [:]
+        return (files, totalBytes, importBytes)
+    }
+
+    /// Files no longer given: kept (marked, warned about the first time), or leaving in groups (one commit per 256, not
+    /// one each). Returns the kept files the last run was given (newly missing).
+    private func leave(_ gone: [String], keeping: [String], _ stored: [String: StoredFile]) throws -> [String] {
         let keptPaths = Set(keeping)
-        /// Brings one entry into the ledger (inside its group's transaction, if any); a ledger found inconsistent about
-        /// the entry's file is said with its repair (`inconsistent(_:_:)`), never as SQLite's error.
-        func bring(_ number: Int) throws {
-            do {
-                try bringOne(number)
-            } catch let error as SQLiteError where error.isConstraint {
-                throw Self.inconsistent(entries[number].path, "a line of it would be stored twice (\(error.message))")
-            } catch let error as LedgerInconsistency {
-                throw Self.inconsistent(error.path, error.detail)
-            }
-        }
-        func bringOne(_ number: Int) throws {
-            let entry = entries[number]
-            guard let item = files[number] else {
-                if unreadable[entry.path] != nil { return }  // kept as it was: see `unreadable`
-                let file = InputFile(path: entry.path, data: Data(), sha256: Digest.sha256Hex(Data()))
-                try storeIfChanged(
-                    ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: entry.skipReason!), stored)
-                if stored[entry.path]?.given == false { try store.markFile(path: entry.path, stamp: nil, contentSha256: nil) }
-                return
-            }
-            if let sha256 = item.unchanged {
-                // Imported before as it is: kept, unless an earlier file now has the same content.
-                let content = stored[entry.path]!.contentSha256
-                if item.bytes > 0,
-                    let earlier = [bytesSeen[sha256], recordsSeen[content]].compactMap({ $0 }).first(where: { $0 != entry.path })
-                {
-                    let file = InputFile(path: entry.path, mapped: try MappedFile(path: entry.path), sha256: sha256)
-                    if keptPaths.contains(earlier) { copiedAs[earlier] = copiedAs[earlier] ?? entry.path }
-                    try storeIfChanged(
-                        ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
-                    try store.markFile(path: entry.path, stamp: item.stamp, contentSha256: content)
-                } else {
-                    // A copy kept as it was (`isHeldCopy`) holds no record: it is no file's original.
-                    if stored[entry.path]!.status == ImportStatus.imported.rawValue {
-                        (bytesSeen[sha256], recordsSeen[content]) = (entry.path, entry.path)
-                    }
-                    try mark(entry.path, item.stamp, content: content, wrote: false, stored)
-                }
-                return
-            }
-            if let grown = item.grown {
-                var part = try grown.part(of: entry.path, scratch: scratch)
-                part.limits = limits
-                let added = try store.appendStreaming(
-                    path: entry.path, sha256: grown.sha256, bytes: grown.bytes, fromLine: grown.oldLines + 1, metrics: metrics,
-                    progress: { progress.update(file: number + 1, path: entry.path, offset: max(0, $0 - grown.oldLines), records: $1) },
-                    read: {
-                        redactingNote(
-                            try FileImporter.stream(part, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory))
-                    })
-                if added != nil {
-                    progress.finish(fileBytes: part.bytes - grown.oldBytes)
-                    (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
-                    read[entry.path] = FileRead(fromLine: grown.oldLines + 1, rejected: Int64(added!.recordsRejected))
-                    try mark(entry.path, item.stamp, content: grown.sha256, wrote: true, stored)
-                    return
-                }
-            }
-            let next = try item.grown.map { (file: $0.whole, sha256: $0.sha256) } ?? hashes.next()
-            var file = InputFile(path: entry.path, mapped: next.file, sha256: next.sha256)
-            file.limits = limits
-            // A gzip file's content is its inflated bytes: a gzipped copy of a file is that file (inflated within the
-            // limits: a bomb stops in seconds, and is hashed as it is on disk).
-            let content =
-                try GzipInput.wholeContent(of: next.file.data, path: entry.path, directory: scratch, limits: limits).map {
-                    Digest.sha256Hex($0)
-                }
-                ?? file.sha256
-            // Empty files are each "empty file" (FileImporter), not copies of one another.
-            if file.bytes > 0, let earlier = bytesSeen[file.sha256] ?? recordsSeen[content] {
-                if keptPaths.contains(earlier) { copiedAs[earlier] = copiedAs[earlier] ?? entry.path }
-                let wrote = try storeIfChanged(
-                    ImportedFile(file: file, kind: .other, format: .none, status: .skipped, note: Self.copyNote(earlier)), stored)
-                try mark(entry.path, item.stamp, content: content, wrote: wrote, stored)
-                return
-            }
-            bytesSeen[file.sha256] = entry.path
-            defer { progress.finish(fileBytes: file.bytes) }
-            // A file read again whole (a log whose last line was being written, a CSV log with a rejection near its old
-            // end) has its old rejected lines again: they alerted the night they came, only the others are this run's.
-            let rejectedBefore = (stored[entry.path]?.recordsRejected ?? 0) > 0 ? try store.rejectedLines(path: entry.path) : []
-            let result = try store.importStreaming(
-                path: file.path, metrics: metrics,
-                progress: { progress.update(file: number + 1, path: file.path, offset: $0, records: $1) },
-                read: {
-                    redactingNote(try FileImporter.stream(file, checker: checker, sink: redacting($0), scratchDirectory: scratchDirectory))
-                },
-                keep: { isUnchanged($0, stored) },
-                then: { try mark(entry.path, item.stamp, content: content, wrote: true, stored) })
-            if let result {
-                if rejectedBefore.isEmpty || result.recordsRejected == 0 {
-                    read[entry.path] = FileRead(fromLine: 1, rejected: Int64(result.recordsRejected))
-                } else {
-                    let new = try store.rejectedLines(path: entry.path).subtracting(rejectedBefore)
-                    let lines = Set(new.compactMap { Int($0.prefix { $0 != "\t" }) })
-                    read[entry.path] = FileRead(fromLine: 1, rejected: Int64(new.count), newRejectedLines: lines)
-                }
-            }
-            if let result, let before = stored[entry.path], before.recordsImported > 0, result.recordsImported == 0 {
-                emptied.append((entry.path, file.bytes, before.recordsImported, before.contentSha256))
-                let said = emptied.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
-                try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(pending + said))
-            }
-            if (result?.status ?? .skipped) == .imported { recordsSeen[content] = entry.path }
-            if result == nil { try mark(entry.path, item.stamp, content: content, wrote: false, stored) }
-        }
-        // A big file is its own transaction; small ones and skipped ones share a group's (an unchanged
-        // file writes nothing: it counts as no bytes).
-        for group in ImportGroups.of(files.map { $0.map { $0.unchanged == nil ? $0.bytes : 0 } ?? 0 }) {
-            if group.count == 1 && group.isLarge {
-                try bring(group.first)
-            } else {
-                try store.transaction { for number in group.range { try bring(number) } }
-            }
-        }
-        progress.end()
-        // Files no longer given: kept (marked, warned about the first time), or leaving in groups (one commit
-        // per 256, not one each).
         let leaving = gone.filter { !keptPaths.contains($0) }
         for start in stride(from: 0, to: leaving.count, by: ImportGroups.maxFiles) {
             try store.transaction {
@@ -276,25 +169,14 @@ struct LedgerImporter {
         }
         let newlyMissing = keeping.filter { stored[$0]!.given }
         try store.markMissing(newlyMissing)
-        // A file emptied whose old content another file of this run holds (logrotate's copytruncate, run before the
-        // log had a new line: server.log emptied, server.log.1 what it held) lost nothing.
-        let lost = emptied.filter { file in recordsSeen[file.content].map { $0 == file.path } ?? true }
-        return (
-            read.count, bulk,
-            renamed + rotated + lost.map { Self.emptied($0.path, bytes: $0.bytes, held: $0.held) }
-                + gone.compactMap { path in
-                    let why: Vanished = keptPaths.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
-                    return why == .kept && !newlyMissing.contains(path) && unreadable[path] == nil
-                        ? nil : Self.vanished(path, stored[path]!, why, copy: copiedAs[path], unreadable: unreadable[path])
-                }, read
-        )
+        return newlyMissing
     }
 
     /// Records the file's stat, content hash and that it was given, unless the ledger says so already (a
     /// re-run writes nothing). A stamp unknown when stored (the file then being fresh) is stored once a run finds
     /// the file old enough for its stat to be trusted: that run hashed it, the following ones do not. `wrote`: the
     /// file's row was just (re)written.
-    private func mark(_ path: String, _ stamp: FileStamp, content: String, wrote: Bool, _ stored: [String: StoredFile]) throws {
+    func mark(_ path: String, _ stamp: FileStamp, content: String, wrote: Bool, _ stored: [String: StoredFile]) throws {
         if !wrote, let previous = stored[path], previous.given, previous.contentSha256 == content,
             previous.stamp == stamp || (previous.stamp?.isKnown == false && !stamp.isKnown)
         {
@@ -304,10 +186,10 @@ struct LedgerImporter {
     }
 
     /// Where gzip inputs are inflated to hash their content.
-    private var scratch: String { scratchDirectory ?? String(NSTemporaryDirectory().reversed().drop { $0 == "/" }.reversed()) }
+    var scratch: String { scratchDirectory ?? String(NSTemporaryDirectory().reversed().drop { $0 == "/" }.reversed()) }
 
     /// `sink`, or under `--redact-ledger` a sink that redacts each batch's ids before handing it on.
-    private func redacting(_ sink: RecordSink) -> RecordSink {
+    func redacting(_ sink: RecordSink) -> RecordSink {
         guard let redactor else { return sink }
         let redacted = RecordSink(metrics: sink.metrics) { batch in
             var batch = batch
@@ -319,14 +201,14 @@ struct LedgerImporter {
     }
 
     /// A file's note as a redacted ledger keeps it: a list of object keys it gives not shown (`IdRedactor.keysRedacted`).
-    private func redactingNote(_ file: ImportedFile) -> ImportedFile {
+    func redactingNote(_ file: ImportedFile) -> ImportedFile {
         guard redactor != nil else { return file }
         var file = file
         file.note = IdRedactor.keysRedacted(file.note)
         return file
     }
 
-    private static func copyNote(_ earlier: String) -> String { copyNoteStart + earlier + copyNoteEnd }
+    static func copyNote(_ earlier: String) -> String { copyNoteStart + earlier + copyNoteEnd }
     private static let (copyNoteStart, copyNoteEnd) = ("same content as ", " (not counted twice)")
 
     /// A file skipped as a copy of one the ledger still holds: unchanged, it stays a copy, though its original has grown
@@ -357,13 +239,13 @@ struct LedgerImporter {
 
     /// Skipped and rejected files are classified again on every run (cheap), but stored only when
     /// the outcome changed, so a re-run leaves the database as it was.
-    private func isUnchanged(_ file: ImportedFile, _ stored: [String: StoredFile]) -> Bool {
+    func isUnchanged(_ file: ImportedFile, _ stored: [String: StoredFile]) -> Bool {
         guard file.status != .imported, let previous = stored[file.path], previous.isCurrentReader else { return false }
         return previous == StoredFile(sha256: file.sha256, note: file.note, status: file.status.rawValue)
     }
 
     @discardableResult
-    private func storeIfChanged(_ file: ImportedFile, _ stored: [String: StoredFile]) throws -> Bool {
+    func storeIfChanged(_ file: ImportedFile, _ stored: [String: StoredFile]) throws -> Bool {
         if isUnchanged(file, stored) { return false }
         try store.store(file)
         return true

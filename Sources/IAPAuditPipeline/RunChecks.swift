@@ -91,6 +91,13 @@ enum RunChecks {
         _ outcome: Reconciler.Outcome, _ options: AuditOptions, _ store: AuditStore,
         unanchored: (jws: Bool, receipts: Bool) = (false, false)
     ) throws -> [RunWarning] {
+        try mostlyRejected(store, options) + logCoverage(outcome) + missing(outcome, options)
+            + environments(outcome, store, unanchored: unanchored)
+    }
+
+    /// A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about what it held wrong
+    /// in bulk: one warning per file of which a tenth or more of the records were rejected.
+    private static func mostlyRejected(_ store: AuditStore, _ options: AuditOptions) throws -> [RunWarning] {
         var warnings: [RunWarning] = []
         // A file mostly rejected (a spreadsheet that rewrote every id or boolean) leaves the findings about
         // what it held wrong in bulk: a purchase its rejected lines carried shows as never sent.
@@ -122,23 +129,33 @@ enum RunChecks {
                         + "(\(file.rejected * 100 / file.recordsIn)%) were rejected (first, line \(file.line): \(reason)): \(consequence)",
                     file: file.path))
         }
-        // Logs covering different days (another retention, an export that started late): a purchase the
-        // client reported outside what the server log covers shows as never sent.
-        if let client = outcome.clientSpan, let server = outcome.serverSpan,
+        return warnings
+    }
+
+    /// Logs covering different days (another retention, an export that started late): a purchase the client reported
+    /// outside what the server log covers shows as never sent.
+    private static func logCoverage(_ outcome: Reconciler.Outcome) -> [RunWarning] {
+        guard let client = outcome.clientSpan, let server = outcome.serverSpan,
             abs(client.lowerBound - server.lowerBound) > 86_400_000 || abs(client.upperBound - server.upperBound) > 86_400_000
-        {
-            let (from, to) = (max(client.lowerBound, server.lowerBound), min(client.upperBound, server.upperBound))
-            let advice =
-                from <= to
-                ? "judge only what both cover with --from \(Timestamp.iso(from)) --to \(Timestamp.iso(to))"
-                : "they do not overlap at all: pass the logs of the same days"
-            warnings.append(
-                RunWarning(
-                    .logCoverage,
-                    "the client reports cover \(Timestamp.iso(client.lowerBound)) to \(Timestamp.iso(client.upperBound)), the server log "
-                        + "\(Timestamp.iso(server.lowerBound)) to \(Timestamp.iso(server.upperBound)): a purchase reported outside what the "
-                        + "server log covers shows as never_sent; \(advice)"))
-        }
+        else { return [] }
+        let (from, to) = (max(client.lowerBound, server.lowerBound), min(client.upperBound, server.upperBound))
+        let advice =
+            from <= to
+            ? "judge only what both cover with --from \(Timestamp.iso(from)) --to \(Timestamp.iso(to))"
+            : "they do not overlap at all: pass the logs of the same days"
+        return [
+            RunWarning(
+                .logCoverage,
+                "the client reports cover \(Timestamp.iso(client.lowerBound)) to \(Timestamp.iso(client.upperBound)), the server log "
+                    + "\(Timestamp.iso(server.lowerBound)) to \(Timestamp.iso(server.upperBound)): a purchase reported outside what the "
+                    + "server log covers shows as never_sent; \(advice)")
+        ]
+    }
+
+    /// Evidence missing or out of time: nothing imported, an as-of in the future or before the newest record, a source
+    /// missing (no server log, no Apple record), answers naming requests the server log lacks.
+    private static func missing(_ outcome: Reconciler.Outcome, _ options: AuditOptions) -> [RunWarning] {
+        var warnings: [RunWarning] = []
         if outcome.recordCount == 0 {
             warnings.append(
                 RunWarning(
@@ -187,6 +204,15 @@ enum RunChecks {
                     "\(first.location): \(outcome.unlinked.count) verify response(s) name a request_id that is not in the server log "
                         + "(first: \(first.requestId)); they prove nothing for any grant", file: first.location.file))
         }
+        return warnings
+    }
+
+    /// Records whose environment is in doubt, per file given, then the listings below the trust level the rules need
+    /// (`unproven`), then the files kept from earlier runs whose records are in doubt, one line per kind.
+    private static func environments(
+        _ outcome: Reconciler.Outcome, _ store: AuditStore, unanchored: (jws: Bool, receipts: Bool)
+    ) throws -> [RunWarning] {
+        var warnings: [RunWarning] = []
         // Rule 24: records whose environment signals disagree prove no production payment; answers naming no
         // environment anywhere are read as production.
         // Said per file given; the files kept from earlier runs (rotated away, removed) in one line each: said every night,

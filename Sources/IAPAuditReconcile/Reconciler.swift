@@ -128,18 +128,22 @@ public enum Reconciler {
             try rebuild("its log damaged")
             (done, findings, unproven) = try stages()
         }
-        // In ledger order of the files.
-        let unprovenFiles = Set(unproven.failed.keys).union(unproven.unverified.keys).sorted {
-            ranks.order($0, 0) < ranks.order($1, 0)
-        }
         return Outcome(
             findings: findings, asOfMs: asOf, newestRecord: summary.newest, window: window, clientSpan: summary.clientSpan,
             serverSpan: summary.serverSpan, newestReceivedMs: summary.newestReceivedMs,
             environmentCounts: summary.environmentCounts, unlinked: done.unlinked,
-            unproven: unprovenFiles.map { (ranks.location($0, 0).file, unproven.failed[$0], unproven.unverified[$0]) },
+            unproven: byFile(unproven, ranks),
             carry: carry.map { ($0.mode, done.computed ?? 0) },
             recordCount: summary.records, clientReportCount: summary.clientReports, serverRecordCount: summary.serverRecords,
             appleRecordCount: summary.appleRecords, signedRecordCount: summary.signedRecords)
+    }
+
+    /// The files holding listings below the trust level the rules need, in ledger order: per file, its path and counts.
+    private static func byFile(_ unproven: UnprovenListings, _ ranks: FileRanks) -> [(
+        file: String, failed: UnprovenListings.Count?, unverified: UnprovenListings.Count?
+    )] {
+        let files = Set(unproven.failed.keys).union(unproven.unverified.keys).sorted { ranks.order($0, 0) < ranks.order($1, 0) }
+        return files.map { (ranks.location($0, 0).file, unproven.failed[$0], unproven.unverified[$0]) }
     }
 
     /// The files' summaries: record counts and the newest record (semantics.md rule 15: the newest client

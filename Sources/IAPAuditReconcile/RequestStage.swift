@@ -69,21 +69,7 @@ package struct RequestStage {
             default: r.fail()  // no request-stream fact: damaged
             }
         }
-        var groups: [ByteKey: RequestGroup] = [:]
-        for (i, line) in lines.enumerated() { groups[ByteKey(bytes, line.fact.requestId), default: RequestGroup()].lines.append(i) }
-        var unlinked = Unlinked()
-        for (i, response) in responses.enumerated() {
-            let key = ByteKey(bytes, response.fact.requestId)
-            if groups[key]?.lines.isEmpty ?? true {
-                unlinked.count += 1
-                if unlinked.first == nil || response.order < unlinked.first!.order {
-                    unlinked.first = (
-                        response.order, ranks.location(response.fact.fileId, response.fact.line), bytes.string(response.fact.requestId)!
-                    )
-                }
-            }
-            if !redeliveries.contains(response.fact.key) { groups[key, default: RequestGroup()].responses.append(i) }
-        }
+        let (groups, unlinked) = group(lines, responses, bytes)
         var out = Output(spill: spill, carry: carry?.outputs)
         let context = RequestGroup.Context(
             bytes: bytes, lines: lines, responses: responses, items: items, ids: ids, quantities: quantities, ranks: ranks,
@@ -124,6 +110,29 @@ package struct RequestStage {
         }
         carry.keep(part, completed: completed, open: open)
         return Done(unlinked: unlinked, computed: groups.count)
+    }
+
+    /// The partition's requests: each request id's lines and the answers naming it (a re-delivered answer joins none), by
+    /// index into `lines` and `responses`; and the answers naming a request no line makes (`Unlinked`: a count, the first).
+    private func group(_ lines: [RequestLine], _ responses: [LinkedResponse], _ bytes: PartitionBytes) -> (
+        [ByteKey: RequestGroup], Unlinked
+    ) {
+        var groups: [ByteKey: RequestGroup] = [:]
+        for (i, line) in lines.enumerated() { groups[ByteKey(bytes, line.fact.requestId), default: RequestGroup()].lines.append(i) }
+        var unlinked = Unlinked()
+        for (i, response) in responses.enumerated() {
+            let key = ByteKey(bytes, response.fact.requestId)
+            if groups[key]?.lines.isEmpty ?? true {
+                unlinked.count += 1
+                if unlinked.first == nil || response.order < unlinked.first!.order {
+                    unlinked.first = (
+                        response.order, ranks.location(response.fact.fileId, response.fact.line), bytes.string(response.fact.requestId)!
+                    )
+                }
+            }
+            if !redeliveries.contains(response.fact.key) { groups[key, default: RequestGroup()].responses.append(i) }
+        }
+        return (groups, unlinked)
     }
 
     /// Facts for the transaction stage, by partition, handed to the spill (or the carry's outputs) in large pieces.

@@ -6,47 +6,53 @@ extension SampleBuilder {
     /// `original_transaction_id`, and each receipt lists the whole chain in `in_app` and again in
     /// `latest_receipt_info`.
     func plantRenewals(_ rep: Int) {
-        planted("benign: subscription renewals sharing an original_transaction_id")
-        let (user, device) = newUser()
-        let style = ReceiptStyle(latest: .array)
-        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))
-        grantedPurchase(first, user, device, style: style)
-        var chain = [first]
-        for week in 1...2 {
-            let renewal = newTransaction(
-                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
-                renewing: first)
-            chain.append(renewal)
-            let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
-            report(renewal, user, device, "purchased", at: reportedAt)
-            verify(
-                at: reportedAt + 2, user, device, ids: [renewal.id], answers: [ok(user, chain, at: reportedAt + 2, style)],
-                status: 0, environment: "Production", granted: true)
-        }
+        plantWeeklyRenewals(rep, seedFlow: false)
     }
 
     /// The seed flow (semantics.md rule 6): the app posts the ORIGINAL transaction id of a renewal; the
     /// answer lists only the renewals, so the posted id stands for the newest renewal, which the
     /// server credits (odd variants log `credited_transaction_ids` with the renewal's id).
     func plantSeedFlow(_ rep: Int) {
-        planted("benign: original id posted for a renewal (seed flow)")
+        plantWeeklyRenewals(rep, seedFlow: true)
+    }
+
+    /// A weekly subscription credited, then renewing twice, each renewal reported and verified: the renewal's id posted and
+    /// the whole chain answered, or in the seed flow the original id posted and the renewals alone answered.
+    private func plantWeeklyRenewals(_ rep: Int, seedFlow: Bool) {
+        planted(seedFlow ? "benign: original id posted for a renewal (seed flow)" : "benign: subscription renewals sharing an original_transaction_id")
         let (user, device) = newUser()
         let style = ReceiptStyle(latest: .array)
         let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))
         grantedPurchase(first, user, device, style: style)
-        var renewals: [SampleTransaction] = []
+        var answered = seedFlow ? [] : [first]
         for week in 1...2 {
-            let renewal = newTransaction(
-                SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
-                renewing: first)
-            renewals.append(renewal)
-            let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
-            report(renewal, user, device, "purchased", at: reportedAt)
+            let (renewal, reportedAt) = reportedRenewal(of: first, week: week, user, device)
+            answered.append(renewal)
             verify(
-                at: reportedAt + 2, user, device, ids: [first.id],
-                answers: [ok(user, renewals, at: reportedAt + 2, style)], status: 0, environment: "Production",
-                granted: true, credited: rep % 2 == 1 ? [renewal.id] : nil)
+                at: reportedAt + 2, user, device, ids: [seedFlow ? first.id : renewal.id],
+                answers: [ok(user, answered, at: reportedAt + 2, style)], status: 0, environment: "Production",
+                granted: true, credited: seedFlow && rep % 2 == 1 ? [renewal.id] : nil)
         }
+    }
+
+    /// The `week`th weekly renewal of `first`, reported by the client a minute to two hours after it: the renewal and the
+    /// instant of its report (UTC seconds).
+    func reportedRenewal(of first: SampleTransaction, week: Int, _ user: String, _ device: String) -> (SampleTransaction, Int64) {
+        let renewal = newTransaction(
+            SampleCatalog.weekly, at: first.purchasedAt + Int64(week) * 7 * SampleClock.day,
+            renewing: first)
+        let reportedAt = renewal.purchasedAt + random.seconds(60...7200)
+        report(renewal, user, device, "purchased", at: reportedAt)
+        return (renewal, reportedAt)
+    }
+
+    /// A weekly purchase in a slot of three days, and the same period listed under a second `transaction_id` (same
+    /// original id, web order line item id and purchase date).
+    func reissuedWeekly() -> (first: SampleTransaction, reissued: SampleTransaction) {
+        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
+        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
+        reissued.webOrderLineItemId = first.webOrderLineItemId
+        return (first, reissued)
     }
 
     /// A non-consumable restored on a new device: a new `transaction_id` whose
@@ -55,11 +61,9 @@ extension SampleBuilder {
     func plantRestoreNewId(_ rep: Int) {
         planted("regranted/non_consumable: restore with a new transaction_id")
         let (user, device) = newUser()
-        let product = SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count]
-        let bought = newTransaction(product, at: slot(length: 6 * SampleClock.day))
-        grantedPurchase(bought, user, device)
+        let bought = grantedNonConsumable(rep, user, device)
         let restored = newTransaction(
-            product, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
+            bought.productId, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day),
             renewing: bought)
         let newDevice = random.uuid()
         report(restored, user, newDevice, "restored", at: restored.purchasedAt + 1)
@@ -152,9 +156,7 @@ extension SampleBuilder {
     func plantReissuedId(_ rep: Int) {
         planted("info id_reissued: one purchase under two transaction ids")
         let (user, device) = newUser()
-        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
-        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
-        reissued.webOrderLineItemId = first.webOrderLineItemId
+        let (first, reissued) = reissuedWeekly()
         grantedPurchase(first, user, device, extraItems: [reissued], style: ReceiptStyle(latest: .array))
         let key = [first, reissued].min { ($0.id.count, $0.id) < ($1.id.count, $1.id) }!
         expect(.idReissued, "same_billing_event", key)

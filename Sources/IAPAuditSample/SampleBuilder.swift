@@ -250,6 +250,15 @@ final class SampleBuilder {
         log.addServer(at: at, o.json)
     }
 
+    /// The non-consumable of repetition `rep` (the catalogue's in turn), bought in a slot of six days by `user` on `device`,
+    /// reported, verified and credited (`grantedPurchase`).
+    func grantedNonConsumable(_ rep: Int, _ user: String, _ device: String) -> SampleTransaction {
+        let bought = newTransaction(
+            SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count], at: slot(length: 6 * SampleClock.day))
+        grantedPurchase(bought, user, device)
+        return bought
+    }
+
     /// The everyday flow: the client reports `tx` purchased, the server verifies it in production
     /// and credits it. Returns the request's time.
     @discardableResult

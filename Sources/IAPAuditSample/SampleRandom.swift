@@ -1,25 +1,19 @@
 import IAPAuditModel
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a small, fast generator whose whole output is fixed by
-/// its 64-bit seed, so the same seed gives byte-identical sample files on every run.
+/// The sample's random choices, all drawn from one `SplitMix64`: its whole output is fixed by the 64-bit seed, so the
+/// same seed gives byte-identical sample files on every run.
 ///
 /// Only integer arithmetic and IEEE comparisons are used (no `exp`/`log`), so the sequence does
 /// not depend on the C library either.
 struct SampleRandom {
-    private var state: UInt64
+    private var bits: SplitMix64
 
     init(seed: UInt64) {
-        state = seed
+        bits = SplitMix64(seed: seed)
     }
 
     /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { bits.next() }
 
     /// A uniform integer in `0..<bound` (`bound` > 0), by the multiply-high method.
     mutating func below(_ bound: Int) -> Int {

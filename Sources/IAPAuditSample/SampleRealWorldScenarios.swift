@@ -33,9 +33,7 @@ extension SampleBuilder {
         planted("duplicate_credit/cross_account: a restore onto another account")
         let (owner, ownerDevice) = newUser()
         let (other, otherDevice) = newUser()
-        let bought = newTransaction(
-            SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count], at: slot(length: 6 * SampleClock.day))
-        grantedPurchase(bought, owner, ownerDevice)
+        let bought = grantedNonConsumable(rep, owner, ownerDevice)
         let restored = newTransaction(
             bought.productId, at: bought.purchasedAt + random.seconds(SampleClock.day...5 * SampleClock.day), renewing: bought)
         report(restored, other, otherDevice, "restored", at: restored.purchasedAt + 1)
@@ -49,9 +47,7 @@ extension SampleBuilder {
     func plantReissuedIdCredited(_ rep: Int) {
         planted("duplicate_credit/reissued_id_credited + id_reissued/same_billing_event")
         let (user, device) = newUser()
-        let first = newTransaction(SampleCatalog.weekly, at: slot(length: 3 * SampleClock.day))
-        var reissued = newTransaction(SampleCatalog.weekly, at: first.purchasedAt, renewing: first)
-        reissued.webOrderLineItemId = first.webOrderLineItemId
+        let (first, reissued) = reissuedWeekly()
         let style = ReceiptStyle(latest: .array)
         grantedPurchase(first, user, device, extraItems: [reissued], style: style)
         let at = first.purchasedAt + random.seconds(SampleClock.hour...SampleClock.day)
@@ -149,11 +145,9 @@ extension SampleBuilder {
     func plantRefundSuperseded(_ rep: Int) {
         planted("refund_superseded/later_purchase")
         let (user, device) = newUser()
-        let product = SampleCatalog.nonConsumables[rep % SampleCatalog.nonConsumables.count]
-        let first = newTransaction(product, at: slot(length: 6 * SampleClock.day))
-        grantedPurchase(first, user, device)
+        let first = grantedNonConsumable(rep, user, device)
         let refundedAt = first.purchasedAt + random.seconds(SampleClock.hour...2 * SampleClock.day)
-        let again = newTransaction(product, at: refundedAt + random.seconds(SampleClock.hour...2 * SampleClock.day))
+        let again = newTransaction(first.productId, at: refundedAt + random.seconds(SampleClock.hour...2 * SampleClock.day))
         grantedPurchase(again, user, device, extraItems: [first.cancelled(at: refundedAt, reason: "0")])
         expect(.refundSuperseded, "later_purchase", first)
     }

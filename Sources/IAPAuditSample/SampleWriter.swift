@@ -76,20 +76,12 @@ struct SampleLog {
 
     /// A wrapped verify response received at `at`.
     mutating func addVerify(requestId: String, receivedAt at: Int64, _ response: SampleJSON) {
-        order += 1
-        let line = SampleJSON.object([
-            ("request_id", .string(requestId)), ("received_at", .string(SampleClock.iso(at))), ("response", response),
-        ])
-        verify.append((at, order, line.rendered))
+        verify.append(wrapped("request_id", requestId, receivedAt: at, "response", response))
     }
 
     /// A signed transaction (compact JWS) answering request `requestId`, received at `at`.
     mutating func addSigned(requestId: String, receivedAt at: Int64, _ jws: String) {
-        order += 1
-        let line = SampleJSON.object([
-            ("request_id", .string(requestId)), ("received_at", .string(SampleClock.iso(at))), ("signed_transaction", .string(jws)),
-        ])
-        signed.append((at, order, line.rendered))
+        signed.append(wrapped("request_id", requestId, receivedAt: at, "signed_transaction", .string(jws)))
     }
 
     /// A Get Transaction History page fetched at `at` (bare: it sets no as-of).
@@ -107,11 +99,17 @@ struct SampleLog {
     /// A Look Up Order ID answer for the Apple order id `orderId` (on the customer's invoice), received at
     /// `at`, wrapped with the id it was asked about (the answer does not repeat it).
     mutating func addOrderLookup(orderId: String, receivedAt at: Int64, _ response: SampleJSON) {
+        orderLookups.append(wrapped("order_id", orderId, receivedAt: at, "response", response))
+    }
+
+    /// An answer as the wrapped files hold it, the next in order: the id it answers (under `idKey`), when it was received
+    /// (`received_at`), the answer itself (under `key`).
+    private mutating func wrapped(_ idKey: String, _ id: String, receivedAt at: Int64, _ key: String, _ answer: SampleJSON) -> (
+        at: Int64, order: Int, text: String
+    ) {
         order += 1
-        let line = SampleJSON.object([
-            ("order_id", .string(orderId)), ("received_at", .string(SampleClock.iso(at))), ("response", response),
-        ])
-        orderLookups.append((at, order, line.rendered))
+        let line = SampleJSON.object([(idKey, .string(id)), ("received_at", .string(SampleClock.iso(at))), (key, answer)])
+        return (at, order, line.rendered)
     }
 
     /// The newest timestamp of any record: the as-of a reconciler defaults to.

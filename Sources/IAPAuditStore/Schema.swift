@@ -88,6 +88,11 @@ package enum Schema {
 
     /// The tables but the lifecycle's and the records', `source_file` with the columns `added`.
     static func ownTables(_ added: [String], finding: [String] = [], closeLoss: [String] = [], factChunk: [String] = []) -> String {
+        [fileTables(added, factChunk: factChunk), runTables(finding: finding), closeTables(closeLoss: closeLoss)].joined(separator: "\n")
+    }
+
+    /// `source_file` with the columns `added`, `rejection`, and `fact_chunk` with the columns `factChunk`.
+    private static func fileTables(_ added: [String], factChunk: [String]) -> String {
         """
         CREATE TABLE IF NOT EXISTS source_file (
             file_id INTEGER PRIMARY KEY,
@@ -120,6 +125,12 @@ package enum Schema {
         ) STRICT;
         CREATE INDEX IF NOT EXISTS fact_chunk_part ON fact_chunk (stream, part);
         CREATE INDEX IF NOT EXISTS fact_chunk_file ON fact_chunk (file_id);
+        """
+    }
+
+    /// `finding` with the columns `finding`, the run's parameters and warnings, `ledger_schema`, `verify_status_code`.
+    private static func runTables(finding: [String]) -> String {
+        """
         CREATE TABLE IF NOT EXISTS finding (
             finding_id TEXT NOT NULL,
             kind TEXT NOT NULL,
@@ -140,6 +151,12 @@ package enum Schema {
         CREATE TABLE IF NOT EXISTS run_warning (code TEXT NOT NULL, message TEXT NOT NULL, file TEXT) STRICT;
         CREATE TABLE IF NOT EXISTS ledger_schema (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
+        """
+    }
+
+    /// The close's tables (`AuditStore.replaceClose`), `close_loss` with the columns `closeLoss`.
+    private static func closeTables(closeLoss: [String]) -> String {
+        """
         CREATE TABLE IF NOT EXISTS close_period (
             period TEXT PRIMARY KEY, calendar TEXT NOT NULL, time_zone TEXT NOT NULL, first_day TEXT NOT NULL, last_day TEXT NOT NULL,
             start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, fiscal_months TEXT NOT NULL, price_list TEXT, price_list_sha256 TEXT

@@ -18,14 +18,9 @@ import IAPAuditModel
 
 /// SplitMix64: the same seed, the same mutants.
 struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var bits: SplitMix64
+    init(state: UInt64) { bits = SplitMix64(seed: state) }
+    mutating func next() -> UInt64 { bits.next() }
     /// A number in `0..<n` (n > 0).
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
     mutating func chance(_ percent: Int) -> Bool { below(100) < percent }

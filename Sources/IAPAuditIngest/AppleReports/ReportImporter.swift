@@ -94,21 +94,12 @@ enum ReportImporter {
     private static func refuse(_ file: InputFile, _ layout: ReportLayout, header: String, line: String, sink: RecordSink) throws
         -> ImportedFile
     {
-        var result = ImportedFile(
+        let result = ImportedFile(
             file: file, kind: layout.kind, format: .tsv, status: .rejected, note: "\(layout.note): header refused, no line read")
         var first = true
-        try file.forEachLineBatch(batchSize: FileImporter.batchLines) { lines, endOffset in
-            var batch = RecordBatch()
-            for l in lines {
-                batch.rejections.append(Rejection(location: file.location(l.number), reason: first ? header : line, rawText: l.text))
-                first = false
-            }
-            result.recordsIn += lines.count
-            result.count(batch)
-            try sink.write(batch)
-            file.release(upTo: endOffset)
-            return true
+        return try FileImporter.rejectingEveryLine(file, result, sink) { _ in
+            defer { first = false }
+            return first ? header : line
         }
-        return result
     }
 }

@@ -229,10 +229,7 @@ struct LineTape: ~Copyable {
 
     private mutating func object(_ depth: Int) -> Bool {
         let me = count
-        push(Kind.object, i, 0)
-        i += 1
-        skipSpace()
-        if i < end, base[i] == UInt8(ascii: "}") { return close(me) }
+        if open(.object, closing: UInt8(ascii: "}")) { return close(me) }
         var keys = 0
         while true {
             skipSpace()
@@ -245,13 +242,7 @@ struct LineTape: ~Copyable {
             i += 1
             skipSpace()
             guard value(depth + 1) else { return false }
-            skipSpace()
-            guard i < end else { return false }
-            if base[i] == UInt8(ascii: ",") {
-                i += 1
-                continue
-            }
-            return base[i] == UInt8(ascii: "}") && close(me)
+            if let closed = afterMember(me, closing: UInt8(ascii: "}")) { return closed }
         }
     }
 
@@ -270,21 +261,32 @@ struct LineTape: ~Copyable {
 
     private mutating func array(_ depth: Int) -> Bool {
         let me = count
-        push(Kind.array, i, 0)
-        i += 1
-        skipSpace()
-        if i < end, base[i] == UInt8(ascii: "]") { return close(me) }
+        if open(.array, closing: UInt8(ascii: "]")) { return close(me) }
         while true {
             skipSpace()
             guard value(depth + 1) else { return false }
-            skipSpace()
-            guard i < end else { return false }
-            if base[i] == UInt8(ascii: ",") {
-                i += 1
-                continue
-            }
-            return base[i] == UInt8(ascii: "]") && close(me)
+            if let closed = afterMember(me, closing: UInt8(ascii: "]")) { return closed }
         }
+    }
+
+    /// Pushes the container opening at `i` and steps into it; true when `closing` follows at once (`{}`, `[]`).
+    @inline(__always) private mutating func open(_ kind: Kind, closing: UInt8) -> Bool {
+        push(kind, i, 0)
+        i += 1
+        skipSpace()
+        return i < end && base[i] == closing
+    }
+
+    /// After a member of the container at token `container`: nil when a `,` follows (passed: another member comes), else
+    /// whether `closing` ends the container there (closed).
+    @inline(__always) private mutating func afterMember(_ container: Int, closing: UInt8) -> Bool? {
+        skipSpace()
+        guard i < end else { return false }
+        if base[i] == UInt8(ascii: ",") {
+            i += 1
+            return nil
+        }
+        return base[i] == closing && close(container)
     }
 
     @inline(__always) private mutating func close(_ container: Int) -> Bool {

@@ -72,7 +72,6 @@ package enum FactEncoder {
                 set.summary.newestReceived = FileFacts.newer(set.summary.newestReceived, (received, r.line))
             }
             let signature = bytes(r.signature)
-            let failed = signature.map { SignatureCode($0).failed } ?? false
             if let uuid = bytes(r.notificationUUID) {
                 // A delivery below the trust level the rules need claims no UUID (docs/security.md): a forged or unsigned
                 // copy must not make the genuine one a re-delivery.
@@ -83,7 +82,6 @@ package enum FactEncoder {
             }
             let environment = EnvironmentCode.effective(
                 status: r.status, environment: bytes(r.environment), receiptType: bytes(r.receiptType))
-            let recordType = bytes(r.notificationType)
             let conflict = environmentConflict(r, batch, environment: environment.0)
             if conflict { set.summary.environmentConflicts += 1 }
             // An answer that names no environment anywhere (no environment, receipt_type, or transaction's) is
@@ -94,44 +92,63 @@ package enum FactEncoder {
                 set.summary.environmentUnknown += 1
             }
             for i in r.items {
-                let item = batch.appleTransactions[Int(i)]
-                let id = bytes(item.transactionId)!
-                // The notification that listed it (each entry of a notification-history page its own), else the record's.
-                let refundReversed = (bytes(item.notificationType) ?? recordType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
-                let familyShared = bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false
-                let itemSignature = bytes(item.signature)
-                let lineItem = bytes(item.webOrderLineItemId).flatMap { $0.elementsEqual("0".utf8) ? nil : $0 }
-                // One purchase under several ids (rule 18): a line item's period, or a second id of an original
-                // (a restore, a renewal). A family member's own transaction, and a listing below the trust level the rules
-                // need (a failed signature, a signed format given unsigned: docs/security.md), join nothing.
-                if let original = bytes(item.originalTransactionId), lineItem != nil || !original.elementsEqual(id), !familyShared,
-                    TrustLevel(source: r.source, signature: itemSignature.map(SignatureCode.init) ?? .notChecked).counts
-                {
-                    var w = FactWriter()
-                    PurchaseFact.write(
-                        &w, fileId: 0, line: r.line, originalId: .bytes(original), lineItem: lineItem, id: .bytes(id),
-                        productId: bytes(item.productId), type: bytes(item.type))
-                    set.append(.purchases, FactKey.partition(id: original), w)
-                }
-                let itemEnvironment = bytes(item.environment).map { e -> (EnvironmentCode, UnsafeBufferPointer<UInt8>?) in
-                    let code = EnvironmentCode.normalizing(e)
-                    return (code, code == .other ? e : nil)
-                }
-                var w = FactWriter()
-                ListingFact.write(
-                    &w, id: .bytes(id), fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
-                    bundleId: bytes(r.bundleId), source: r.source, signature: signature,
-                    issuedDateMs: r.signedDateMs ?? (item.expiresDateMs == nil ? nil : r.requestDateMs),
-                    refundReversed: refundReversed, familyShared: familyShared, environmentConflict: conflict,
-                    productId: bytes(item.productId),
-                    originalId: .of(bytes(item.originalTransactionId)), purchaseDateMs: item.purchaseDateMs,
-                    cancellationDateMs: item.cancellationDateMs, cancellationReason: bytes(item.cancellationReason),
-                    revocationType: bytes(item.revocationType), revocationPercentage: item.revocationPercentage,
-                    itemEnvironment: itemEnvironment ?? (.none, nil), itemBundleId: bytes(item.bundleId), itemSignature: itemSignature,
-                    itemSignedDateMs: item.signedDateMs, quantity: item.quantity, expiresDateMs: item.expiresDateMs,
-                    webOrderLineItemId: lineItem, type: bytes(item.type))
-                set.append(.transactions, FactKey.partition(id: id), w)
+                listing(batch.appleTransactions[Int(i)], of: r, environment: environment, conflict: conflict, &set)
             }
+            linkedResponse(r, batch, environment: environment, conflict: conflict, &set)
+        }
+
+        /// One transaction an Apple record lists: its `ListingFact`, and a `PurchaseFact` when it joins a purchase under
+        /// several ids. `environment`: the record's effective environment; `conflict`: its signals disagree (rule 24).
+        func listing(
+            _ item: AppleTransactionRow, of r: AppleRecordRow, environment: (EnvironmentCode, UnsafeBufferPointer<UInt8>?),
+            conflict: Bool, _ set: inout FactSet
+        ) {
+            let signature = bytes(r.signature)
+            let recordType = bytes(r.notificationType)
+            let id = bytes(item.transactionId)!
+            // The notification that listed it (each entry of a notification-history page its own), else the record's.
+            let refundReversed = (bytes(item.notificationType) ?? recordType)?.elementsEqual("REFUND_REVERSED".utf8) ?? false
+            let familyShared = bytes(item.inAppOwnershipType)?.elementsEqual("FAMILY_SHARED".utf8) ?? false
+            let itemSignature = bytes(item.signature)
+            let lineItem = bytes(item.webOrderLineItemId).flatMap { $0.elementsEqual("0".utf8) ? nil : $0 }
+            // One purchase under several ids (rule 18): a line item's period, or a second id of an original
+            // (a restore, a renewal). A family member's own transaction, and a listing below the trust level the rules
+            // need (a failed signature, a signed format given unsigned: docs/security.md), join nothing.
+            if let original = bytes(item.originalTransactionId), lineItem != nil || !original.elementsEqual(id), !familyShared,
+                TrustLevel(source: r.source, signature: itemSignature.map(SignatureCode.init) ?? .notChecked).counts
+            {
+                var w = FactWriter()
+                PurchaseFact.write(
+                    &w, fileId: 0, line: r.line, originalId: .bytes(original), lineItem: lineItem, id: .bytes(id),
+                    productId: bytes(item.productId), type: bytes(item.type))
+                set.append(.purchases, FactKey.partition(id: original), w)
+            }
+            let itemEnvironment = bytes(item.environment).map { e -> (EnvironmentCode, UnsafeBufferPointer<UInt8>?) in
+                let code = EnvironmentCode.normalizing(e)
+                return (code, code == .other ? e : nil)
+            }
+            var w = FactWriter()
+            ListingFact.write(
+                &w, id: .bytes(id), fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status, environment: environment,
+                bundleId: bytes(r.bundleId), source: r.source, signature: signature,
+                issuedDateMs: r.signedDateMs ?? (item.expiresDateMs == nil ? nil : r.requestDateMs),
+                refundReversed: refundReversed, familyShared: familyShared, environmentConflict: conflict,
+                productId: bytes(item.productId),
+                originalId: .of(bytes(item.originalTransactionId)), purchaseDateMs: item.purchaseDateMs,
+                cancellationDateMs: item.cancellationDateMs, cancellationReason: bytes(item.cancellationReason),
+                revocationType: bytes(item.revocationType), revocationPercentage: item.revocationPercentage,
+                itemEnvironment: itemEnvironment ?? (.none, nil), itemBundleId: bytes(item.bundleId), itemSignature: itemSignature,
+                itemSignedDateMs: item.signedDateMs, quantity: item.quantity, expiresDateMs: item.expiresDateMs,
+                webOrderLineItemId: lineItem, type: bytes(item.type))
+            set.append(.transactions, FactKey.partition(id: id), w)
+        }
+
+        /// The record as an answer to a verification request (`LinkedResponseFact`, keyed by its request id), if it names one.
+        func linkedResponse(
+            _ r: AppleRecordRow, _ batch: RecordBatch, environment: (EnvironmentCode, UnsafeBufferPointer<UInt8>?), conflict: Bool,
+            _ set: inout FactSet
+        ) {
+            let failed = bytes(r.signature).map { SignatureCode($0).failed } ?? false
             guard let requestId = bytes(r.requestId) else { return }
             var w = FactWriter()
             LinkedResponseFact.write(

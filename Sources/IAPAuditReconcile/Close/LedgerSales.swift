@@ -59,27 +59,51 @@ package enum LedgerSales {
         }
         // A report whose own id is an Apple purchase's key is that purchase (booked once, by Apple's records).
         for (key, reports) in claimed where !listed.contains(key) && !booked.contains(key) {
-            let first = reports.min { $0.tsMs < $1.tsMs }!
-            var sale = LedgerSale(
-                key: key, transactionIds: ExactText.distinctSorted(reports.map(\.transactionId)), productId: first.productId,
-                purchaseMs: first.tsMs, countryCode: nil, amount: nil, pricing: .unpriced, saleClass: .claimed, exclusion: nil,
-                isTrial: false, refunds: [], evidence: reports.map(\.location).sorted())
-            if let product = first.productId,
-                let (amount, _) = estimate(product, storefront: nil, atMs: first.tsMs, prices, currencyOfCountry, timeZone)
-            {
-                (sale.amount, sale.pricing) = (amount, .estimated)
-            }
-            sales.append(sale)
+            sales.append(claimedSale(key, reports, prices: prices, currencyOfCountry: currencyOfCountry, timeZone: timeZone))
         }
         // Purchases only unproven listings show: none of their ids or keys is a purchase above, or one the client reported.
         let reported = Set(inputs.clientPurchases.map(\.transactionId)).union(claimed.keys)
+        let unprovenGroups = unprovenPurchases(
+            unprovenListings, inputs, products, taken: { booked.contains($0) || reported.contains($0) },
+            listed: { listed.contains($0) || reported.contains($0) })
+        for group in unprovenGroups {
+            sales.append(
+                sale(
+                    group.key, group.listings, byOriginal: group.byOriginal, prices: prices, currencyOfCountry: currencyOfCountry,
+                    timeZone: timeZone))
+        }
+        return sales.sorted { ($0.purchaseMs ?? Int64.min, $0.key) < ($1.purchaseMs ?? Int64.min, $1.key) }
+    }
+
+    /// A purchase only the client reported (`reports`, under `key`): unpriced, or estimated from the price list.
+    private static func claimedSale(
+        _ key: String, _ reports: [ClientPurchase], prices: PriceList?, currencyOfCountry: [String: String], timeZone: PeriodTimeZone
+    ) -> LedgerSale {
+        let first = reports.min { $0.tsMs < $1.tsMs }!
+        var sale = LedgerSale(
+            key: key, transactionIds: ExactText.distinctSorted(reports.map(\.transactionId)), productId: first.productId,
+            purchaseMs: first.tsMs, countryCode: nil, amount: nil, pricing: .unpriced, saleClass: .claimed, exclusion: nil,
+            isTrial: false, refunds: [], evidence: reports.map(\.location).sorted())
+        if let product = first.productId,
+            let (amount, _) = estimate(product, storefront: nil, atMs: first.tsMs, prices, currencyOfCountry, timeZone)
+        {
+            (sale.amount, sale.pricing) = (amount, .estimated)
+        }
+        return sale
+    }
+
+    /// The purchases only unproven listings (`indices` into `inputs.listings`) show, grouped by purchase key: those whose key
+    /// is not `taken` and none of whose ids is `listed`.
+    private static func unprovenPurchases(
+        _ indices: [Int32], _ inputs: CloseInputs, _ products: [String: ProductType], taken: (String) -> Bool,
+        listed: (String) -> Bool
+    ) -> [(key: String, byOriginal: Bool, listings: [CloseListing])] {
         var unprovenGroups: [(key: String, byOriginal: Bool, listings: [CloseListing])] = []
         var unprovenGroupOf: [String: Int] = [:]
-        for i in unprovenListings {
+        for i in indices {
             let l = inputs.listings[Int(i)]
             let (key, original) = purchase(l, products)
-            guard !booked.contains(key), !reported.contains(key), !listed.contains(l.transactionId), !reported.contains(l.transactionId)
-            else { continue }
+            guard !taken(key), !listed(l.transactionId) else { continue }
             if let g = unprovenGroupOf[key] {
                 unprovenGroups[g].listings.append(l)
                 unprovenGroups[g].byOriginal = unprovenGroups[g].byOriginal || original
@@ -88,13 +112,7 @@ package enum LedgerSales {
                 unprovenGroups.append((key, original, [l]))
             }
         }
-        for group in unprovenGroups {
-            sales.append(
-                sale(
-                    group.key, group.listings, byOriginal: group.byOriginal, prices: prices, currencyOfCountry: currencyOfCountry,
-                    timeZone: timeZone))
-        }
-        return sales.sorted { ($0.purchaseMs ?? Int64.min, $0.key) < ($1.purchaseMs ?? Int64.min, $1.key) }
+        return unprovenGroups
     }
 
     /// The purchase key of a listing (rule 18), by the config's product type, else the JWS `type`.

@@ -1,0 +1,71 @@
+import Foundation
+import IAPAuditModel
+import IAPAuditReconcile
+import IAPAuditStore
+
+/// What the lifecycle left for the report: the run's parameters as stored, and its changes against the last run.
+struct ObservedRun {
+    let reconciled: ReconciledRun
+    /// The run's parameters (table `run_parameter`), `run_status` still `incomplete`.
+    let parameters: [String: String]
+    /// The findings' changes, the lifecycle's record and the inputs recorded as the run's; nil for a close's run.
+    let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
+
+    var plan: RunPlan { reconciled.plan }
+}
+
+/// The run's fourth phase: its parameters, and each finding judged new, still open, resolved or reopened
+/// (`RunLifecycle.changes`; a close's run, which stores no result, judges none).
+enum LifecyclePhase {
+    static func run(_ reconciled: ReconciledRun) throws -> ObservedRun {
+        let (plan, outcome) = (reconciled.plan, reconciled.outcome)
+        ImportProgress.phase("writing audit.xlsx and storing the findings")
+        var parameters = runParameters(plan, outcome)
+        let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
+        do {
+            let observed = plan.options.storesResults ? reconciled.imported.lifecycle : nil
+            recorded = try observed?.changes(
+                outcome.findings, databasePath: plan.output.databasePath, asOfMs: outcome.asOfMs,
+                nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+        } catch {
+            try? reconciled.indexing.wait()
+            throw error
+        }
+        if let recorded {
+            (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
+        }
+        plan.timer.lap("report_lifecycle")
+        return ObservedRun(reconciled: reconciled, parameters: parameters, recorded: recorded)
+    }
+
+    /// The parameters a run stores (table `run_parameter`), but for its place in the lifecycle (`run`, `run_fingerprint`).
+    private static func runParameters(_ plan: RunPlan, _ outcome: Reconciler.Outcome) -> [String: String] {
+        let (options, signatures) = (plan.options, plan.signatures)
+        var parameters = [
+            "as_of": outcome.asOfMs.map(Timestamp.iso) ?? "none (no timestamped record)",
+            "grace_hours": String(Double(options.graceMs) / 3_600_000),
+            "audit_window": outcome.window.description,
+            "config": ConfigLoader.canonicalJSON(options.config), "config_source": options.configSource,
+            "schema_version": String(Schema.version),
+            "tool_version": ToolVersion.current, "signature_settings": signatures.fingerprint,
+            "jws_trust_anchors": signatures.jwsAnchorPaths.joined(separator: ", "),
+            "receipt_trust_anchors": signatures.receiptAnchorPaths.joined(separator: ", "),
+            // Complete only once the workbook is written too (`ReportPhase`).
+            "run_status": "incomplete",
+        ]
+        if let redaction = options.redaction { parameters["redaction"] = redaction.parameter }
+        // Kept with the run's parameters (which replace the run_parameter table): the next run compares its limits.
+        if !options.limits.parameter.isEmpty { parameters["input_limits"] = options.limits.parameter }
+        if options.asOfMs == nil, let newest = outcome.newestRecord {
+            parameters["as_of_source"] = newest.location.description
+        }
+        // Feeds the ledger held a timed record of, at this run or an earlier one: one that holds none now (its file
+        // emptied, forgotten) is judged stale all the same (`--fail-on-stale`).
+        let feedsNow: [(RecordFeed, Bool)] = [
+            (.clientReports, outcome.clientSpan != nil), (.serverLog, outcome.serverSpan != nil),
+            (.appleRecords, outcome.newestReceivedMs != nil),
+        ]
+        parameters["feeds_seen"] = RecordFeed.seenText(plan.feedsSeenBefore.union(feedsNow.filter(\.1).map(\.0)))
+        return parameters
+    }
+}
