@@ -25,6 +25,15 @@ extension TraceResult {
         for i in transactions.indices {
             transactions[i].events = transactions[i].events.map(redacted)
             transactions[i].findings = transactions[i].findings.map(redactor.finding)
+            // The actions made again from the redacted findings (their users and words name tokens), priced as stored.
+            let t = transactions[i]
+            transactions[i].findingActions = t.findingActions.enumerated().map { j, stored in
+                stored.map { stored in
+                    var a = FindingAction.of(t.findings[j]).joined(with: j < t.findingStates.count ? t.findingStates[j] : nil)
+                    (a.amountMilliunits, a.currency) = (stored.amountMilliunits, stored.currency)
+                    return a
+                }
+            }
             transactions[i].rejectedLines = transactions[i].rejectedLines.map {
                 TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason))
             }

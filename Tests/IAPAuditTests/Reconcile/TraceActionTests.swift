@@ -30,38 +30,45 @@ final class TraceActionTests: XCTestCase {
         return .client(c)
     }
 
-    func duplicate(_ events: [TraceEvent], detail: String, reason: String = "cross_account") -> String {
+    /// The next action of a duplicate credit whose `grants` fact lists `grants` (request, user, id; the ids given: the
+    /// purchase was credited under each).
+    func duplicate(_ events: [TraceEvent], grants: [(String, String, String?)], reason: String = "cross_account") -> String {
         var trace = TransactionTrace(transactionId: Self.t)
         trace.events = events
-        trace.findings = [Finding(kind: .duplicateCredit, reason: reason, transactionId: Self.t, userIds: ["u1", "u2"], detail: detail)]
+        var f = Finding(kind: .duplicateCredit, reason: reason, transactionId: Self.t, userIds: ["u1", "u2"])
+        f.facts.set(.grants, objects: grants.map { [$0.0, $0.1, $0.2 ?? Self.t] })
+        let ids = grants.compactMap(\.2)
+        f.facts.set(.grantedTransactionIds, texts: ids.isEmpty ? [Self.t] : ids)
+        f.detail = FindingSentence.text(f)
+        trace.findings = [f]
         return TraceJudge.verdict(trace).nextAction
     }
 
     /// Across accounts, the client report's user keeps the credit even when another user was credited first.
     func testTheClientReportsUserKeepsACrossAccountCredit() {
-        let detail = "granted 3 times: r1 (u1), r2 (u2), r3 (u3)"
+        let three: [(String, String, String?)] = [("r1", "u1", nil), ("r2", "u2", nil), ("r3", "u3", nil)]
         let events = [
             event("2026-10-01T10:00:00Z", 1, client("u2")), event("2026-10-01T10:00:05Z", 2, grant("r1", "u1")),
             event("2026-10-01T10:00:09Z", 3, grant("r2", "u2")), event("2026-10-02T08:00:00Z", 4, grant("r3", "u3")),
         ]
         XCTAssertEqual(
-            duplicate(events, detail: detail),
+            duplicate(events, grants: three),
             "revoke the extra credit: one payment granted 3 times: keep r2 (u2, 2026-10-01T10:00:09.000Z; the user of the client "
                 + "report); revoke r1 (u1, first, 2026-10-01T10:00:05.000Z), r3 (u3, 2026-10-02T08:00:00.000Z)")
         // No client report among them: the first credit stays.
         XCTAssertEqual(
-            duplicate(Array(events.dropFirst()), detail: detail),
+            duplicate(Array(events.dropFirst()), grants: three),
             "revoke the extra credit: one payment granted 3 times: keep r1 (u1, first, 2026-10-01T10:00:05.000Z); revoke r2 (u2, "
                 + "2026-10-01T10:00:09.000Z), r3 (u3, 2026-10-02T08:00:00.000Z)")
         // One user twice: the first by time, whatever the log's order.
         let twice = [event("2026-10-03T00:00:00Z", 1, grant("r1", "u1")), event("2026-10-02T00:00:00Z", 2, grant("r2", "u1"))]
         XCTAssertEqual(
-            duplicate(twice, detail: "granted 2 times: r1 (u1), r2 (u1)", reason: "same_user"),
+            duplicate(twice, grants: [("r1", "u1", nil), ("r2", "u1", nil)], reason: "same_user"),
             "revoke the extra credit: one payment granted 2 times: keep r2 (u1, first, 2026-10-02T00:00:00.000Z); revoke r1 (u1, "
                 + "2026-10-03T00:00:00.000Z)")
         // A grant the trace has no time for (another id's): the log's order, said so.
         XCTAssertEqual(
-            duplicate(twice, detail: "granted 3 times: r1 (u1), r2 (u1), r9 (u1)", reason: "same_user"),
+            duplicate(twice, grants: [("r1", "u1", nil), ("r2", "u1", nil), ("r9", "u1", nil)], reason: "same_user"),
             "revoke the extra credit: one payment granted 3 times: keep r1 (u1, first in the logs, 2026-10-03T00:00:00.000Z); "
                 + "revoke r2 (u1, 2026-10-02T00:00:00.000Z), r9 (u1)")
     }
@@ -70,12 +77,12 @@ final class TraceActionTests: XCTestCase {
     /// second (helper-35, the sample's 2000000400594692/693): tracing either id keeps the buyer's credit. Tracing the
     /// second, the other id's grant has no time here and the client report is a restore: neither makes u2 "first".
     func testBothIdsOfAPurchaseGiveTheSameAdvice() {
-        let detail = "granted 2 times: r1 (u1, 2000000400000200), r2 (u2, \(Self.t)); one purchase under ids 2000000400000200, \(Self.t)"
+        let grants: [(String, String, String?)] = [("r1", "u1", "2000000400000200"), ("r2", "u2", Self.t)]
         var restore = TraceClientReport(state: "restored")
         (restore.userId, restore.transactionId) = ("u2", Self.t)
         let second = [event("2026-10-12T13:21:18Z", 1, .client(restore)), event("2026-10-12T13:21:20Z", 2, grant("r2", "u2"))]
         XCTAssertEqual(
-            duplicate(second, detail: detail),
+            duplicate(second, grants: grants),
             "revoke the extra credit: one payment granted 2 times: keep r1 (u1, 2000000400000200, first in the logs); revoke r2 (u2, "
                 + "\(Self.t), 2026-10-12T13:21:20.000Z)")
     }
