@@ -46,7 +46,8 @@ enum RunChecks {
                 .ledgerUpgraded,
                 "the ledger (schema version \(version)) was migrated to version \(Schema.version) in place, every record kept: "
                     + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
-                    + "its stored facts now carry checksums, checked as they are read\(periods)", file: databasePath)
+                    + (version < 9 ? "its stored facts now carry checksums, checked as they are read; " : "")
+                    + "the findings now carry their facts and actions (finding_action)\(periods)", file: databasePath)
         case .rebuilt(let version):
             return RunWarning(
                 .ledgerUpgraded,

@@ -34,6 +34,15 @@ package enum Schema {
         }
         // Views first: a view names tables.
         for o in objects.sorted(by: { $0.type > $1.type }) { try database.execute("DROP \(o.type.uppercased()) IF EXISTS \"\(o.name)\"") }
+        // A kept lifecycle of version 5 to 9 lacks the columns version 10 added to `finding_state`.
+        if keepingLifecycle, try database.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'finding_state'") > 0 {
+            let columns = try database.prepare("SELECT name FROM pragma_table_info('finding_state')")
+            var have = Set<String>()
+            while try columns.step() { have.insert(columns.text(0)) }
+            for column in findingStateAddedColumns where !have.contains(String(column.prefix { $0 != " " })) {
+                try database.execute("ALTER TABLE finding_state ADD COLUMN \(column)")
+            }
+        }
     }
 
     /// The tables' declaration as a hash (FNV-1a of their DDL and indexes): stored in `ledger_schema`, so

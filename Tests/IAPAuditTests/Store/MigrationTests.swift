@@ -59,13 +59,52 @@ final class MigrationTests: XCTestCase {
     /// computed (the next run reads every kept chunk, checked; a checksum left 0 would stop it as a damaged ledger).
     func testVersion8IsMigratedKeepingItsRecords() throws { try migrates(from: 8) }
 
+    func testVersion9IsMigratedKeepingItsRecords() throws { try migrates(from: 9) }
+
+    /// A ledger of version 5 is rebuilt keeping its lifecycle, whose `finding_state` lacks version 10's `acknowledged_by`:
+    /// the column is added, so the next run stores its states and `ack --by` records who.
+    func testAKeptLifecycleGainsTheColumnsOfLaterVersions() throws {
+        let (input, out, _) = try ledger(of: 9)
+        _ = try PythonReader.run(
+            """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("PRAGMA user_version = 5")
+            db.commit()
+            print(1)
+            """, args: [out + "/audit.sqlite"])
+        let result = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
+        XCTAssertEqual(result.warnings.filter { $0.code == .ledgerUpgraded }.count, 1)
+        let id = try XCTUnwrap(
+            PythonReader.run(
+                "import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute("
+                    + "\"SELECT finding_id FROM finding_state WHERE status = 'open' ORDER BY finding_id LIMIT 1\").fetchone()[0]))",
+                args: [out + "/audit.sqlite"]) as? String)
+        _ = try FindingAcknowledgement.acknowledge(id, note: "known", by: "alice", outputDirectory: out, nowMs: 1_790_000_000_000)
+        let row =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([db.execute("SELECT acknowledged_by FROM finding_state WHERE finding_id = ?", (sys.argv[2],)).fetchone()[0],
+                                  list(db.execute("SELECT code, open_code, status, acknowledged_by, note FROM finding_action WHERE finding_id = ?",
+                                                  (sys.argv[2],)).fetchone())]))
+                """, args: [out + "/audit.sqlite", id]) as? [Any]
+        XCTAssertEqual(row?[0] as? String, "alice")
+        XCTAssertEqual((row?[1] as? [Any?])?.compactMap { $0 as? String }.count, 5)
+        XCTAssertEqual((row?[1] as? [Any])?[0] as? String, "none")
+        XCTAssertEqual((row?[1] as? [Any])?[2] as? String, "acknowledged")
+        XCTAssertEqual((row?[1] as? [Any])?[3] as? String, "alice")
+        XCTAssertEqual((row?[1] as? [Any])?[4] as? String, "known")
+    }
+
     /// A run killed after the open that migrated the ledger leaves the next run to say it (found by an on-call user test:
     /// the notice and its periods to close again were lost); once a run completes, it is not said again.
     func testAnUpgradeIsSaidByTheRunThatCompletes() throws {
         let (input, out, _) = try ledger(of: 7)
         let killed = try BuiltBinary.run(["run", input, "--out", out], environment: ["IAP_AUDIT_KILL_AT": "import_files"])
         XCTAssertEqual(killed.status, -SIGKILL, killed.err)
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 9)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 10)
         // A close of 2026-09 since: it is no longer a period to close again (found by a retest); the close says the upgrade
         // too, and leaves it to the next run.
         let close = try BuiltBinary.run(["close", "--period", "2026-09", "--out", out, input])
@@ -75,9 +114,9 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(next.status, 0, next.err)
         XCTAssertTrue(
             next.err.contains(
-                "iap-audit: warning: the ledger (schema version 7) was migrated to version 9 in place, every record kept: the "
+                "iap-audit: warning: the ledger (schema version 7) was migrated to version 10 in place, every record kept: the "
                     + "findings now give loss_at, when each loss happened; its stored facts now carry checksums, checked as they are "
-                    + "read\n"),
+                    + "read; the findings now carry their facts and actions (finding_action)\n"),
             next.err)
         let third = try BuiltBinary.run(["run", input, "--out", out])
         XCTAssertFalse(third.err.contains("was migrated"), third.err)
@@ -98,10 +137,14 @@ final class MigrationTests: XCTestCase {
                 db = sqlite3.connect(sys.argv[1])
                 if sys.argv[3] == "6":
                     for column in ("given", "mtime_ns", "inode", "content_sha256"): db.execute(f"ALTER TABLE source_file DROP COLUMN {column}")
-                if sys.argv[3] != "8":
+                if sys.argv[3] in ("6", "7"):
                     for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
                     db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
-                db.execute("ALTER TABLE fact_chunk DROP COLUMN checksum")
+                if sys.argv[3] != "9":
+                    db.execute("ALTER TABLE fact_chunk DROP COLUMN checksum")
+                db.execute("ALTER TABLE finding DROP COLUMN facts")
+                db.execute("ALTER TABLE finding_state DROP COLUMN acknowledged_by")
+                db.execute("DROP TABLE finding_action")
                 if sys.argv[3] == "7":
                     db.execute("INSERT INTO close_period VALUES ('2026-09', 'gregorian', 'UTC', '2026-09-01', '2026-09-30', 0, 0, '[]', NULL, NULL)")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
@@ -111,7 +154,10 @@ final class MigrationTests: XCTestCase {
                 """,
                 args: [
                     out + "/audit.sqlite",
-                    [6: Schema.version6Fingerprint, 7: Schema.version7Fingerprint, 8: Schema.version8Fingerprint][version]!, "\(version)",
+                    [
+                        6: Schema.version6Fingerprint, 7: Schema.version7Fingerprint, 8: Schema.version8Fingerprint,
+                        9: Schema.version9Fingerprint,
+                    ][version]!, "\(version)",
                 ])
             as? Int
         return (input, out, records)
@@ -126,14 +172,15 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 9)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 10)
         // Said, once (found by a user test: the upgrade was silent).
         XCTAssertEqual(
             result.warnings.filter { $0.code == .ledgerUpgraded }.map(\.message),
             [
-                "the ledger (schema version \(version)) was migrated to version 9 in place, every record kept: "
+                "the ledger (schema version \(version)) was migrated to version 10 in place, every record kept: "
                     + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
-                    + "its stored facts now carry checksums, checked as they are read"
+                    + (version < 9 ? "its stored facts now carry checksums, checked as they are read; " : "")
+                    + "the findings now carry their facts and actions (finding_action)"
                     + (version == 7
                         ? "; the periods closed before (2026-09) booked each loss when its finding was first seen: close them again to "
                             + "book it when it happened (a figure that moves is said, close_restated)" : "")
@@ -143,7 +190,7 @@ final class MigrationTests: XCTestCase {
             (try PythonReader.run(
                 "import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute("
                     + "'SELECT parameters FROM audit_run ORDER BY run DESC LIMIT 1').fetchone()[0]))", args: [out + "/audit.sqlite"])
-                as? String)?.contains("\nschema 9\n") ?? false)
+                as? String)?.contains("\nschema 10\n") ?? false)
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(again.warnings.filter { $0.code == .ledgerUpgraded }.count, 0)
         let losses =
@@ -174,7 +221,7 @@ final class MigrationTests: XCTestCase {
                 "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_loss", "close_period",
                 "close_refund", "close_sale", "close_total", "fact_chunk",
                 "financial_report_line", "financial_report_total",
-                "finding", "finding_history", "finding_state", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection",
+                "finding", "finding_action", "finding_history", "finding_state", "ledger_schema", "payment_summary_line", "pending_renewal", "rejection",
                 "run_input", "run_parameter", "run_warning",
                 "sales_report_line", "server_request", "source_file", "subscriber_report_line", "subscription_event_line",
                 "subscription_report_line", "verify_status_code",
@@ -212,9 +259,9 @@ final class MigrationTests: XCTestCase {
             """, args: [folder])
         let store = try AuditStore(path: folder + "/audit.sqlite")
         XCTAssertEqual(try store.storedFiles().count, 0, "dropped when opened")
-        XCTAssertEqual(store.schemaChange, .rebuilt(from: 9))
+        XCTAssertEqual(store.schemaChange, .rebuilt(from: 10))
         // Kept until a run completes.
-        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 9))
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 10))
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(again.filesParsed, 1)
         XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
