@@ -32,9 +32,12 @@ final class NightlyLedgerTests: XCTestCase {
         rows = list(openpyxl.load_workbook(sys.argv[1], read_only=True)["Changes"].iter_rows(values_only=True))
         book = openpyxl.load_workbook(sys.argv[1], read_only=True)
         kinds = [ws for ws in book.worksheets if ws.title not in ("Summary", "Changes", "Verify Status", "Apple Records", "Rejected")]
-        sheets = [r for ws in kinds for r in ws.iter_rows(min_row=2, values_only=True) if r[0] is not None]
-        print(json.dumps({"title": rows[0][0], "rows": [[r[0], r[1]] for r in rows[2:]],
-                          "first_seen": sorted([r[-4], r[-3], r[-2]] for r in sheets)}))
+        first_seen = []
+        for ws in kinds:
+            table = list(ws.iter_rows(values_only=True))
+            at = [table[0].index(name) for name in ("finding_id", "status", "first_seen_run")]
+            first_seen += [[r[i] for i in at] for r in table[1:] if r[0] is not None]
+        print(json.dumps({"title": rows[0][0], "rows": [[r[0], r[1]] for r in rows[2:]], "first_seen": sorted(first_seen)}))
         """
 
     func testAMonthFedNightByNight() throws {
