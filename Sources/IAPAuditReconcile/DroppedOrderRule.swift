@@ -29,7 +29,9 @@ enum DroppedOrderRule {
                 continue
             }
             if carriers.isEmpty {
-                findings.append(make(.droppedOrder, "never_sent"))
+                var reported = FindingFacts()
+                reported.set(.reportedMs, reportedMs)
+                findings.append(make(.droppedOrder, "never_sent", reported))
                 continue
             }
             let answered = carriers.filter(\.fact.isAnswered)

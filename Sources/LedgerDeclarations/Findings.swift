@@ -116,7 +116,9 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
     FindingKindDeclaration(
         "dropped_order", "error", loss: true, "The customer paid and nobody was credited.",
         [
-            .init("never_sent", rule: 8, "The client reported the purchase; no server request carried it.", fields: [], action: "ask_apple"),
+            .init(
+                "never_sent", rule: 8, "The client reported the purchase; no server request carried it.", fields: ["reported_ms"],
+                action: "ask_apple"),
             .init(
                 "not_credited", rule: 8, "Apple verified it and its receipt lists it; never granted.",
                 fields: ["request_ids", "proof_request_id"], action: "ask_apple"),

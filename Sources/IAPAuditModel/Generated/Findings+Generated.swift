@@ -148,7 +148,7 @@ public enum FindingReason: String, Sendable, CaseIterable {
         self.init(rawValue: kind.rawValue + "/" + name)
     }
     private static let table: [(kind: FindingKind, rule: Int, doc: String, fields: [FindingField], action: FindingActionCode)] = [
-        (.droppedOrder, 8, "The client reported the purchase; no server request carried it.", [], .askApple),
+        (.droppedOrder, 8, "The client reported the purchase; no server request carried it.", [.reportedMs], .askApple),
         (.droppedOrder, 8, "Apple verified it and its receipt lists it; never granted.", [.requestIds, .proofRequestId], .askApple),
         (
             .droppedOrder,
