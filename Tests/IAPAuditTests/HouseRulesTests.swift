@@ -7,9 +7,7 @@ import XCTest
 final class HouseRulesTests: XCTestCase {
     /// Functions over the limit in files being rewritten by another change (not to be edited meanwhile): by
     /// "path under Sources:function name", the length they have now. One may shrink (or go) freely, never grow.
-    static let allowed: [String: Int] = [
-        "IAPAuditStore/TraceReader+Resolve.swift:resolve": 90
-    ]
+    static let allowed: [String: Int] = [:]
 
     func testNoHandWrittenFunctionIsOverTheLimit() throws {
         let sources = TestPaths.repoRoot + "/Sources"
@@ -25,6 +23,27 @@ final class HouseRulesTests: XCTestCase {
         XCTAssertEqual(
             over, [],
             "functions over \(HouseRules.maxLines) lines (split them into named helpers):\n" + over.joined(separator: "\n"))
+    }
+
+    /// Nothing reads a finding's sentence back (`detail` is made from its facts, for people): no code searches, splits
+    /// or slices it, in Swift or in SQL. Programs read `Finding.facts` and `FindingAction`.
+    func testNothingParsesAFindingsSentence() throws {
+        let sources = TestPaths.repoRoot + "/Sources"
+        let pattern = try NSRegularExpression(
+            pattern: #"\bdetail\s*(\.(range|components|split|contains|hasPrefix|hasSuffix|firstIndex|lastIndex|prefix|suffix|dropFirst)\b|\[)|instr\(\s*detail|detail\s+(LIKE|GLOB)"#)
+        var found: [String] = []
+        for path in try HouseRules.handWrittenFiles(under: sources) {
+            let text = try String(contentsOfFile: sources + "/" + path, encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = String(line)
+                if pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil { found.append("\(path):\(number + 1): \(line)") }
+            }
+        }
+        XCTAssertEqual(found, [], "a finding's sentence read back as data: read its facts instead")
+        // The pattern finds what it is for.
+        for parsing in ["f.detail.range(of: \"oldest \")", "WHERE instr(detail, ?2) > 0", "f.detail.components(separatedBy: \" (\")"] {
+            XCTAssertNotNil(pattern.firstMatch(in: parsing, range: NSRange(parsing.startIndex..., in: parsing)), parsing)
+        }
     }
 
     /// The scan reads the tree: it finds the files, and functions in them (a limit of 40 lines finds some).
