@@ -166,8 +166,7 @@ final class CrossPartition: Sendable {
                         [$0.user, $0.id.text, product, $0.purchaseMs]
                     })
                 if still.isEmpty {
-                    finding.kind = .refundSuperseded
-                    finding.reason = "later_purchase"
+                    (finding.kind, finding.reason) = (.refundSuperseded, FindingReason.refundSupersededLaterPurchase.name)
                     finding.facts[.holders] = nil
                 } else {
                     finding.userIds = ExactText.distinctSorted(still.compactMap { $0 })

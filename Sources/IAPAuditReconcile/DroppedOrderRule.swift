@@ -16,9 +16,9 @@ enum DroppedOrderRule {
             let carriers = c.carriedBy(t)
             let trail = c.trail(t, carriers)
             let users = c.facts.clients(t).map { c.text($0.fact.userId) } + c.users(carriers)
-            func make(_ kind: FindingKind, _ reason: String, _ facts: FindingFacts = FindingFacts()) -> Finding {
+            func make(_ cause: FindingReason, _ facts: FindingFacts = FindingFacts()) -> Finding {
                 c.finding(
-                    kind, reason, t, users: users, environment: c.environments(carriers), firstSeenMs: trail.firstSeenMs,
+                    cause, t, users: users, environment: c.environments(carriers), firstSeenMs: trail.firstSeenMs,
                     evidence: trail.evidence, facts: facts)
             }
             let reportedMs = c.facts.clients(t).filter { $0.fact.state == .purchased }.map(\.fact.tsMs).min()!
@@ -31,7 +31,7 @@ enum DroppedOrderRule {
             if carriers.isEmpty {
                 var reported = FindingFacts()
                 reported.set(.reportedMs, reportedMs)
-                findings.append(make(.droppedOrder, "never_sent", reported))
+                findings.append(make(.droppedOrderNeverSent, reported))
                 continue
             }
             let answered = carriers.filter(\.fact.isAnswered)
@@ -45,7 +45,7 @@ enum DroppedOrderRule {
             let productionAnswers = carriers.filter(\.fact.isProductionSuccess)
             if let shown = productionAnswers.first(where: \.fact.finalContains) {
                 facts.set(.proofRequestId, c.requestId(shown))
-                findings.append(make(.droppedOrder, "not_credited", facts))
+                findings.append(make(.droppedOrderNotCredited, facts))
             } else if let answered = productionAnswers.first {
                 facts.set(.proofRequestId, c.requestId(answered))
                 // Rule 21: a receipt made before the purchase cannot list it (every such answer's receipt).
@@ -53,18 +53,18 @@ enum DroppedOrderRule {
                 if created.allSatisfy({ $0.map { $0 < reportedMs } ?? false }) {
                     facts.set(.receiptCreatedMs, created.compactMap { $0 }.max()!)
                     facts.set(.reportedMs, reportedMs)
-                    findings.append(make(.droppedOrder, "stale_receipt", facts))
+                    findings.append(make(.droppedOrderStaleReceipt, facts))
                 } else {
-                    findings.append(make(.droppedOrder, "not_in_receipt", facts))
+                    findings.append(make(.droppedOrderNotInReceipt, facts))
                 }
             } else if let failed = carriers.filter({ ($0.fact.status ?? 0) != 0 }).max(by: { $0.fact.latestMs < $1.fact.latestMs }),
                 let status = failed.fact.status
             {
                 facts.set(.proofRequestId, c.requestId(failed))
                 facts.set(.status, Int64(status))
-                findings.append(make(.droppedOrder, "verify_failed", facts))
+                findings.append(make(.droppedOrderVerifyFailed, facts))
             } else {
-                findings.append(make(.droppedOrder, "no_verify_response", facts))
+                findings.append(make(.droppedOrderNoVerifyResponse, facts))
             }
         }
         return findings
@@ -74,12 +74,12 @@ enum DroppedOrderRule {
     /// environment signals disagree (rule 24); a 21007 (a sandbox receipt sent to production) the server
     /// never retried against the sandbox says so.
     private static func sandboxRefused(
-        _ answered: [ReconcileContext.Carrier], _ c: ReconcileContext, _ make: (FindingKind, String, FindingFacts) -> Finding
+        _ answered: [ReconcileContext.Carrier], _ c: ReconcileContext, _ make: (FindingReason, FindingFacts) -> Finding
     ) -> Finding {
         var facts = FindingFacts()
         facts.set(.requestIds, texts: answered.map(c.requestId))
-        if answered.contains(where: \.fact.environmentConflict) { return make(.sandboxRefused, "environment_conflict", facts) }
+        if answered.contains(where: \.fact.environmentConflict) { return make(.sandboxRefusedEnvironmentConflict, facts) }
         if answered.contains(where: { $0.fact.status == 21007 }) { facts.set(.status, 21007) }
-        return make(.sandboxRefused, "sandbox_receipt", facts)
+        return make(.sandboxRefusedSandboxReceipt, facts)
     }
 }

@@ -33,27 +33,26 @@ enum DuplicateCreditRule {
             facts.set(.transactionIds, texts: ids.map(c.id))
             facts.set(.grantedTransactionIds, texts: grantedIds.map(c.id))
             facts.set(.reportedBy, texts: ExactText.distinctSorted(ids.flatMap { c.facts.clients($0) }.filter { $0.fact.state == .purchased }.compactMap { c.text($0.fact.userId) }))
-            let kind: FindingKind
-            let reason: String
+            let cause: FindingReason
             let type = c.productId(t).flatMap { c.config.products[$0] }
             if users.count >= 2 {
-                (kind, reason) = (.duplicateCredit, "cross_account")
+                cause = .duplicateCreditCrossAccount
             } else if several {
                 switch c.purchases.kind(of: c.facts.ids[Int(t)]) {
-                case .nonConsumable?: (kind, reason) = (.regranted, ProductType.nonConsumable.rawValue)
-                case .period?, .nonRenewing?, nil: (kind, reason) = (.duplicateCredit, "reissued_id_credited")
+                case .nonConsumable?: cause = .regrantedNonConsumable
+                case .period?, .nonRenewing?, nil: cause = .duplicateCreditReissuedIdCredited
                 }
             } else if let type, type != .consumable {
-                (kind, reason) = (.regranted, type.rawValue)
+                cause = type == .nonConsumable ? .regrantedNonConsumable : type == .autoRenewable ? .regrantedAutoRenewable : .regrantedNonRenewing
             } else if type == .consumable && grants.sorted(by: { $0.fact.tsMs < $1.fact.tsMs }).dropFirst().contains(where: \.fact.restore)
             {
-                (kind, reason) = (.duplicateCredit, "restore_credited_as_purchase")
+                cause = .duplicateCreditRestoreCreditedAsPurchase
             } else {
-                (kind, reason) = (.duplicateCredit, "same_user")
+                cause = .duplicateCreditSameUser
             }
             findings.append(
                 c.finding(
-                    kind, reason, t, users: users, environment: c.environments(Array(grants)), firstSeenMs: trail.firstSeenMs,
+                    cause, t, users: users, environment: c.environments(Array(grants)), firstSeenMs: trail.firstSeenMs,
                     // Given away at the second credit.
                     lossAtMs: grants.map(\.fact.tsMs).sorted()[1], evidence: trail.evidence, facts: facts))
         }

@@ -23,7 +23,7 @@ enum IdReissuedRule {
             facts.set(.grantedTransactionIds, texts: granted)
             findings.append(
                 c.finding(
-                    .idReissued, "same_billing_event", first, users: users,
+                    .idReissuedSameBillingEvent, first, users: users,
                     environment: responses.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: firstPurchase, evidence: responses.map(c.location), facts: facts))
         }

@@ -34,7 +34,7 @@ enum InReceiptNeverCreditedRule {
             facts.set(.appleRecordCount, conflicting.count)
             findings.append(
                 c.finding(
-                    .sandboxRefused, "environment_conflict", t, users: conflicting.filter(\.linked).map { c.text($0.user) },
+                    .sandboxRefusedEnvironmentConflict, t, users: conflicting.filter(\.linked).map { c.text($0.user) },
                     environment: conflicting.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
                     firstSeenMs: (conflicting.compactMap(\.fact.receivedAtMs) + conflicting.compactMap(\.fact.purchaseDateMs)).min(),
                     evidence: conflicting.map(c.location), facts: facts))
@@ -75,7 +75,7 @@ enum InReceiptNeverCreditedRule {
         // Still a dropped order by rule 9, but a refunded one: Apple gave the money back.
         facts.set(.cancelledMs, qualifying.compactMap(\.fact.cancellationDateMs).min())
         return c.finding(
-            .droppedOrder, "in_receipt_never_credited", t, users: linkedUsers,
+            .droppedOrderInReceiptNeverCredited, t, users: linkedUsers,
             environment: qualifying.lazy.compactMap { $0.fact.environmentName(c.facts.bytes) }.first,
             firstSeenMs: firstSeen, evidence: qualifying.map(c.location), facts: facts)
     }

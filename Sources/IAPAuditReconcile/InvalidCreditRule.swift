@@ -17,7 +17,7 @@ enum InvalidCreditRule {
             if let record = c.confirmation(t) { facts.set(.appleConfirmsAt, c.location(record).description) }
             findings.append(
                 c.finding(
-                    .invalidCredit, strongest.reason, t, users: c.users(unproven), environment: c.environments(unproven),
+                    strongest.cause!, t, users: c.users(unproven), environment: c.environments(unproven),
                     // Given away at the first grant without proof (the purchase may be older).
                     firstSeenMs: trail.firstSeenMs, lossAtMs: unproven.map(\.fact.tsMs).min(), evidence: trail.evidence, facts: facts))
         }

@@ -212,9 +212,10 @@ final class ReconcileContext {
     /// happened when first seen). A dropped order
     /// says whether Apple confirms the payment (rule 22), the confirming record among its evidence.
     func finding(
-        _ kind: FindingKind, _ reason: String, _ t: Int32, users: [String?] = [], environment: String? = nil,
+        _ cause: FindingReason, _ t: Int32, users: [String?] = [], environment: String? = nil,
         firstSeenMs: Int64?, lossAtMs: Int64? = nil, evidence: [SourceLocation], facts: FindingFacts = FindingFacts()
     ) -> Finding {
+        let kind = cause.kind
         var evidence = evidence
         var confirmation: AppleConfirmation? = nil
         if kind == .droppedOrder {
@@ -227,7 +228,7 @@ final class ReconcileContext {
         // first record, a request logged before the client's report, may be of the period before).
         let lossAtMs = lossAtMs ?? (kind == .droppedOrder ? purchaseDateMs(t) : nil)
         var finding = Finding(
-            kind: kind, reason: reason, transactionId: id(t), originalTransactionId: originalTransactionId(t),
+            kind: kind, reason: cause.name, transactionId: id(t), originalTransactionId: originalTransactionId(t),
             productId: productId(t), userIds: users.compactMap { $0 }, environment: environment, firstSeenMs: firstSeenMs,
             lossAtMs: lossAtMs, evidence: evidence, facts: facts, appleConfirmation: confirmation)
         finding.detail = FindingSentence.text(finding)
@@ -257,7 +258,9 @@ final class ReconcileContext {
             facts.set(.windowBound, start == window.fromMs ? "from" : "logs_start")
             facts.set(.windowBoundMs, start)
         }
-        return finding(.outsideWindow, side.rawValue, t, users: users(), firstSeenMs: dateMs, evidence: evidence(), facts: facts)
+        return finding(
+            side == .afterWindow ? .outsideWindowAfterWindow : .outsideWindowBeforeWindow, t, users: users(), firstSeenMs: dateMs,
+            evidence: evidence(), facts: facts)
     }
 
     /// Evidence and first-seen time of T's client reports and the given requests.
@@ -335,8 +338,11 @@ struct VerificationState {
     /// True when some uncleared request is older than the grace: a backlog, not a pending one.
     var isOverdue: Bool { uncleared.contains { asOfMs - $0.fact.tsMs > graceMs } }
 
-    /// The reason reported: that of the newest overdue request, else of the newest uncleared one.
-    var reason: String { Self.reasons[Int((overdue.last ?? uncleared.last!).fact.unresolved)] }
-
-    static let reasons = ["", "no_verify_response", "retryable_status"]
+    /// The finding: a backlog when some request is overdue, else pending; its reason that of the newest overdue request,
+    /// else of the newest uncleared one (`unresolved` 1: no answer, 2: a retryable status).
+    var cause: FindingReason {
+        let retryable = (overdue.last ?? uncleared.last!).fact.unresolved == 2
+        if isOverdue { return retryable ? .verificationBacklogRetryableStatus : .verificationBacklogNoVerifyResponse }
+        return retryable ? .pendingVerificationRetryableStatus : .pendingVerificationNoVerifyResponse
+    }
 }

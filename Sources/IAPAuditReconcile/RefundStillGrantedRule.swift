@@ -49,7 +49,7 @@ enum RefundStillGrantedRule {
             }
             facts.set(.holders, texts: Self.sorted(holders))
             let finding = c.finding(
-                .refundStillGranted, "cancelled_not_revoked", t, users: Array(holders), environment: c.environments(grants),
+                .refundStillGrantedCancelledNotRevoked, t, users: Array(holders), environment: c.environments(grants),
                 firstSeenMs: trail.firstSeenMs, lossAtMs: held.min(),
                 evidence: trail.evidence + listings.map(c.location) + revokes.map { c.location($0.fact.fileId, $0.fact.line) },
                 facts: facts)

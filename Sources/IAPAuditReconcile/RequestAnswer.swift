@@ -156,6 +156,18 @@ struct RequestAnswer {
 enum Grant: UInt8, CaseIterable {
     case proven = 0, signatureInvalid, bundleMismatch, nonzeroStatus, notInReceipt, noVerifyResponse
 
+    /// The `invalid_credit` reason of a grant without this proof; nil for a proven one.
+    var cause: FindingReason? {
+        switch self {
+        case .proven: return nil
+        case .signatureInvalid: return .invalidCreditSignatureInvalid
+        case .bundleMismatch: return .invalidCreditBundleMismatch
+        case .nonzeroStatus: return .invalidCreditNonzeroStatus
+        case .notInReceipt: return .invalidCreditNotInReceipt
+        case .noVerifyResponse: return .invalidCreditNoVerifyResponse
+        }
+    }
+
     /// The finding's reason.
     var reason: String {
         switch self {

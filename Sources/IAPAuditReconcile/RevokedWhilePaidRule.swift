@@ -50,7 +50,7 @@ enum RevokedWhilePaidRule {
             facts.set(.cancelledMs, refunds.compactMap(\.fact.cancellationDateMs).min())
             findings.append(
                 c.finding(
-                    .droppedOrder, "revoked_while_paid", t, users: users, environment: c.environments(grants),
+                    .droppedOrderRevokedWhilePaid, t, users: users, environment: c.environments(grants),
                     firstSeenMs: trail.firstSeenMs, evidence: evidence, facts: facts))
         }
         return findings

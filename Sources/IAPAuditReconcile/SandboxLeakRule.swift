@@ -14,19 +14,19 @@ enum SandboxLeakRule {
                 c.text(grant.fact.userId).map { user in c.config.sandboxAllowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
             }
             let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
-            for (group, kind, reason) in [
-                (notAllowed.filter { !$0.fact.environmentConflict }, FindingKind.sandboxLeak, "sandbox_credited"),
-                (notAllowed.filter(\.fact.environmentConflict), .sandboxLeak, "environment_conflict"),
-                (allowed, .sandboxAllowlisted, "allowlisted_user"),
+            for (group, cause) in [
+                (notAllowed.filter { !$0.fact.environmentConflict }, FindingReason.sandboxLeakSandboxCredited),
+                (notAllowed.filter(\.fact.environmentConflict), .sandboxLeakEnvironmentConflict),
+                (allowed, .sandboxAllowlistedAllowlistedUser),
             ] where !group.isEmpty {
                 let trail = c.trail(t, group)
                 var facts = FindingFacts()
                 facts.set(.requestIds, texts: group.map(c.requestId))
                 // Whatever a conflicting answer was labelled (Production, or nothing): its signals are the sandbox's.
-                let environment = reason == "environment_conflict" ? c.environments(group) : c.environments(group) ?? "Sandbox"
+                let environment = cause == .sandboxLeakEnvironmentConflict ? c.environments(group) : c.environments(group) ?? "Sandbox"
                 findings.append(
                     c.finding(
-                        kind, reason, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,
+                        cause, t, users: c.users(group), environment: environment, firstSeenMs: trail.firstSeenMs,
                         // Given away at the first such credit.
                         lossAtMs: group.map(\.fact.tsMs).min(), evidence: trail.evidence, facts: facts))
             }

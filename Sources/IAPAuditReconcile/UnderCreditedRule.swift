@@ -38,7 +38,7 @@ enum UnderCreditedRule {
             facts.set(.quantitySource, logged != nil ? "credited_quantity" : "quantity")
             findings.append(
                 c.finding(
-                    .droppedOrder, "under_credited", t, users: users, environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
+                    .droppedOrderUnderCredited, t, users: users, environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
                     evidence: evidence, facts: facts))
         }
         return findings

@@ -19,7 +19,7 @@ enum VerificationBacklogRule {
             facts.set(.status, oldest.fact.status.map { Int64($0) })
             findings.append(
                 c.finding(
-                    state.isOverdue ? .verificationBacklog : .pendingVerification, state.reason, t, users: c.users(views),
+                    state.cause, t, users: c.users(views),
                     environment: c.environments(views), firstSeenMs: trail.firstSeenMs, evidence: trail.evidence, facts: facts))
         }
         return findings
