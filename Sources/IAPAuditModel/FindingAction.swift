@@ -45,15 +45,7 @@ public struct FindingAction: Hashable, Sendable {
         }
         switch f.kind {
         case .droppedOrder: return dropped(f) { make($0, user: $1, quantity: $2, $3) }
-        case .duplicateCredit:
-            let grants = x.objects(.grants)
-            let reporters = Set(x.texts(.reportedBy))
-            let others = ExactText.distinctSorted(grants.compactMap { $0["user_id"]?.text }.filter { !reporters.contains($0) })
-            let user = f.reason == "cross_account" ? (reporters.count == 1 && others.count == 1 ? others[0] : nil) : one
-            let whom = f.reason == "cross_account" && user == nil ? "; keep the credit of the account that paid (the ticket's customer)" : ""
-            return make(
-                .revoke, user: user, quantity: Int64(max(grants.count - 1, 0)),
-                "credited \(grants.count) times for one payment: take back all but one credit\(whom)")
+        case .duplicateCredit: return duplicate(f, make: { make(.revoke, user: $0, quantity: $1, $2) })
         case .sandboxLeak:
             return make(.revoke, quantity: Int64(x.texts(.requestIds).count), "credited on a sandbox answer, where no money is paid")
         case .refundStillGranted:
@@ -83,6 +75,32 @@ public struct FindingAction: Hashable, Sendable {
         case .outsideWindow: return make(.noAction, user: nil, "not judged by these logs: \(f.detail)")
         case .refundSuperseded: return make(.noAction, user: nil, "the refund is superseded by the holder's later purchase")
         }
+    }
+
+    /// A duplicate credit: keep one credit (the first of the user whose app reported the purchase, else the first in the
+    /// logs) and take back the others; the user is named when every credit to take back is theirs.
+    private static func duplicate(
+        _ f: Finding, make: (String?, Int64, String) -> FindingAction
+    ) -> FindingAction {
+        let grants = f.facts.objects(.grants)
+        let reporters = f.facts.texts(.reportedBy)
+        let user = { (g: FindingValue) in g["user_id"]?.text }
+        let shown = { (g: FindingValue) in "\(g["request_id"]?.text ?? "?") (\(user(g) ?? "no user"))" }
+        let payer = grants.firstIndex { g in user(g).map { u in reporters.contains { $0.utf8.elementsEqual(u.utf8) } } ?? false }
+        let kept = payer ?? 0
+        let extra = grants.enumerated().filter { $0.offset != kept }.map(\.element)
+        let owners = Set(extra.map { user($0).map(ExactText.init) })
+        let unpaid =
+            payer == nil && !reporters.isEmpty
+            ? "; but the client report's user \(reporters.joined(separator: ", ")) was credited none of them: the payment may be "
+                + "theirs, so check the ticket's account first" : ""
+        guard let keptGrant = grants.indices.contains(kept) ? grants[kept] : nil else {
+            return make(nil, 0, "credited more than once for one payment: take back all but one credit")
+        }
+        return make(
+            owners.count == 1 ? owners.first!?.text : nil, Int64(extra.count),
+            "credited \(grants.count) times for one payment: keep \(shown(keptGrant))\(payer == nil ? "" : ", the user of the client report"); "
+                + "take back \(extra.map(shown).joined(separator: ", "))\(unpaid)")
     }
 
     /// Rule 22 decides a dropped order's action: credit what Apple confirms, nothing for a refund, ask Apple for a claim.

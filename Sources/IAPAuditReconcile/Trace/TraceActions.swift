@@ -19,11 +19,13 @@ enum TraceActions {
             ?? findings.first { [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .outsideWindow].contains($0.kind) }
     }
 
-    /// An action decided by a finding `iap-audit ack` marked known says so, with its note: someone has it in hand.
+    /// An action decided by a finding `iap-audit ack` marked known is none: someone has it in hand. The words say who,
+    /// when, the note, and what it called for.
     private static func acknowledged(_ action: (TraceAction, String), _ state: FindingState?) -> (TraceAction, String) {
         guard let state, state.status == .acknowledged else { return action }
         let day = state.acknowledgedAtMs.map { " on " + Timestamp.day($0) } ?? ""
-        return (action.0, action.1 + "; acknowledged\(day)" + (state.note.map { ": \($0)" } ?? ""))
+        let by = state.acknowledgedBy.map { " by \($0)" } ?? ""
+        return (.noAction, "no action: acknowledged\(day)\(by)" + (state.note.map { ": \($0)" } ?? "") + "; it called for: \(action.1)")
     }
 
     private static func users(_ ids: [String]) -> String { ids.isEmpty ? "nobody" : ids.joined(separator: ", ") }

@@ -50,8 +50,10 @@ final class TraceLifecycleTests: XCTestCase {
         let text = verdict(TraceTests.trace([id, "--out", out]).out).components(separatedBy: "\n")
         XCTAssertTrue(text[2].hasPrefix("    dropped_order:\(id): acknowledged on 20"), text[2])
         XCTAssertTrue(text[2].hasSuffix(": ticket 4411: asked Apple (since run 1)"), text[2])
-        XCTAssertTrue(text[3].contains("it never reached the server; acknowledged on 20"), text[3])
-        XCTAssertTrue(text[3].hasSuffix(": ticket 4411: asked Apple"), text[3])
+        // Acknowledged, it is in hand: no action, who and why, and what it called for.
+        XCTAssertTrue(text[3].hasPrefix("next action: no action: acknowledged on 20"), text[3])
+        XCTAssertTrue(text[3].contains(": ticket 4411: asked Apple; it called for: re-query Apple"), text[3])
+        XCTAssertTrue(text[3].hasSuffix("it never reached the server"), text[3])
 
         for name in ["server.jsonl", "verify.jsonl"] {
             try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: input + "/" + name)
