@@ -101,7 +101,7 @@ final class FindingFactsReadingTests: XCTestCase {
 /// (exit 1) naming the row and the repair, instead of showing no facts or a made-up action.
 final class DamagedFindingRowsTests: XCTestCase {
     /// A ledger of one finding, dropped_order:100 (never_sent), with `sql` run on it.
-    private func ledger(_ sql: String) throws -> String {
+    func ledger(_ sql: String) throws -> String {
         let input = TestPaths.scratch(), out = TestPaths.scratch()
         TestPaths.write(
             #"{"ts": "2026-10-01T00:00:00Z", "user_id": "u1", "transaction_id": "100", "product_id": "p", "state": "purchased"}"#,
@@ -162,5 +162,15 @@ final class DamagedFindingRowsTests: XCTestCase {
         let db = try SQLiteDatabase(path: out + "/audit.sqlite")
         XCTAssertEqual(try db.scalar("SELECT count(*) FROM finding_action WHERE code = 'steal'"), 1)
         XCTAssertEqual(try db.scalar("SELECT count(*) FROM finding_state WHERE status = 'acknowledged'"), 0)
+    }
+}
+
+extension DamagedFindingRowsTests {
+    /// A note of line breaks and tabs says nothing: refused as an empty one (it was stored as the ack's note).
+    func testAnAckNoteOfLineBreaksIsRefused() throws {
+        let out = try ledger("SELECT 1")
+        let ack = CLIRun(["ack", "dropped_order:100", "--note", "\n\t \r\n", "--out", out])
+        XCTAssertEqual(ack.status, 64, ack.out)
+        XCTAssertTrue(ack.err.contains("--note TEXT is required"), ack.err)
     }
 }
