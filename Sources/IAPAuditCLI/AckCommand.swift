@@ -22,7 +22,7 @@ enum AckCommand {
             let message = args.positionals.isEmpty ? "missing the finding's ID (e.g. dropped_order:2000000400594083)" : "one ID at a time"
             throw UsageError(message: message, usage: usage, command: "ack")
         }
-        guard let note = args.value("--note"), !note.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let note = args.value("--note"), !note.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw UsageError(message: "--note TEXT is required: say why the finding is known", usage: usage, command: "ack")
         }
         let folder = args.value("--out") ?? RunCommand.defaultOutput
@@ -32,7 +32,7 @@ enum AckCommand {
         // Who: --by, else the login name (USER, LOGNAME); nil when neither says.
         let environment = ProcessInfo.processInfo.environment
         let by = [args.value("--by"), environment["USER"], environment["LOGNAME"]].lazy.compactMap { $0 }
-            .first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .first { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         let outcome = try FindingAcknowledgement.acknowledge(
             id, note: note, by: by, outputDirectory: folder, ledger: args.value("--ledger"), nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         if args.has("--json") {

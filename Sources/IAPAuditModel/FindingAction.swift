@@ -112,7 +112,7 @@ public struct FindingAction: Hashable, Sendable {
         switch f.reason {
         case "under_credited":
             let (paid, credited) = (x.integer(.quantityPaid) ?? 0, x.integer(.quantityCredited) ?? 0)
-            return make(.credit, one, paid - credited, "paid \(paid), credited \(credited): credit the rest")
+            return make(.credit, one, FindingSentence.missing(paid, credited), "paid \(paid), credited \(credited): credit the rest")
         case "revoked_while_paid":
             return make(.credit, one, 1, "the credit was revoked while Apple shows it paid and not refunded: credit it again")
         default: break

@@ -142,40 +142,53 @@ public struct FindingFacts: Hashable, Sendable {
         }
     }
 
-    /// The facts a `json` wrote; nil when the text is not such an object. Keys this version does not declare are
-    /// left out (a ledger of a newer version).
+    /// The facts a `json` wrote; nil when the text is not such an object: not JSON, not an object, or a declared field
+    /// of another shape than its declaration's (a text for `texts`, a number that is no Int64, an object's key of
+    /// another type). Keys this version does not declare are left out, in objects too (a ledger of a newer version).
     public init?(json: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
         for (key, value) in object {
             guard let field = FindingField(rawValue: key) else { continue }
-            guard let v = Self.value(value, keys: field.keys) else { return nil }
+            guard let v = Self.value(value, field) else { return nil }
             values[field] = v
         }
     }
 
-    private static func value(_ any: Any, keys: [String]) -> FindingValue? {
-        switch any {
-        case is NSNull: return .null
-        case let s as String: return .text(s)
-        case let n as NSNumber:
-            guard let i = Int64(n.stringValue) else { return nil }
-            return .integer(i)
-        case let list as [Any]:
-            var items: [FindingValue] = []
-            for item in list {
-                guard let v = value(item, keys: keys) else { return nil }
-                items.append(v)
+    /// `any` read as `field`'s shape; nil when it is of another.
+    private static func value(_ any: Any, _ field: FindingField) -> FindingValue? {
+        func list(_ item: (Any) -> FindingValue?) -> FindingValue? {
+            guard let items = any as? [Any] else { return nil }
+            var values: [FindingValue] = []
+            for raw in items {
+                guard let v = item(raw) else { return nil }
+                values.append(v)
             }
-            return .list(items)
-        case let object as [String: Any]:
-            var entries: [FindingEntry] = []
-            for key in keys + object.keys.filter({ !keys.contains($0) }).sorted() {
-                guard let raw = object[key] else { continue }
-                guard let v = value(raw, keys: []) else { return nil }
-                entries.append(FindingEntry(key, v))
-            }
-            return .object(entries)
-        default: return nil
+            return .list(values)
         }
+        switch field.shape {
+        case .text: return text(any)
+        case .integer: return integer(any)
+        case .texts: return list(text)
+        case .optionalTexts: return list { $0 is NSNull ? .null : text($0) }
+        case .objects:
+            return list { raw in
+                guard let object = raw as? [String: Any] else { return nil }
+                var entries: [FindingEntry] = []
+                for key in field.keys {
+                    guard let raw = object[key] else { continue }
+                    // A key ending in `_ms` holds an integer, any other a text; either may be null.
+                    guard let v = raw is NSNull ? .null : key.hasSuffix("_ms") ? integer(raw) : text(raw) else { return nil }
+                    entries.append(FindingEntry(key, v))
+                }
+                return .object(entries)
+            }
+        }
+    }
+
+    private static func text(_ any: Any) -> FindingValue? { (any as? String).map(FindingValue.text) }
+
+    private static func integer(_ any: Any) -> FindingValue? {
+        guard !(any is String), let n = any as? NSNumber, let i = Int64(n.stringValue) else { return nil }
+        return .integer(i)
     }
 }

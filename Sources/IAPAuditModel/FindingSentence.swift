@@ -25,7 +25,7 @@ public enum FindingSentence {
         case .droppedOrderUnderCredited?:
             let (paid, credited) = (x.integer(.quantityPaid) ?? 0, x.integer(.quantityCredited) ?? 0)
             let source = x.text(.quantitySource) == "credited_quantity" ? "the server log's credited_quantity" : "the quantity the client reported"
-            body = "paid \(paid), credited \(credited) (\(source)): \(paid - credited) unit(s) not delivered"
+            body = "paid \(paid), credited \(credited) (\(source)): \(missing(paid, credited)) unit(s) not delivered"
         case .duplicateCreditCrossAccount?, .duplicateCreditReissuedIdCredited?, .duplicateCreditRestoreCreditedAsPurchase?,
             .duplicateCreditSameUser?, .regrantedNonConsumable?, .regrantedAutoRenewable?, .regrantedNonRenewing?:
             body = grants(x)
@@ -139,20 +139,30 @@ public enum FindingSentence {
     /// Between a holder and their later purchase.
     public static let laterPurchasePhrase = " holds the later purchase "
 
-    /// Thousandths of a percent as text: 50000 → `50%`, 33333 → `33.333%`.
+    /// The units paid and not credited, `paid - credited`, held at Int64's bounds: facts read from a damaged ledger may
+    /// hold any integers (a difference past them trapped `trace --redact`).
+    public static func missing(_ paid: Int64, _ credited: Int64) -> Int64 {
+        let (difference, overflow) = paid.subtractingReportingOverflow(credited)
+        return overflow ? (credited < 0 ? .max : .min) : difference
+    }
+
+    /// Thousandths of a percent as text: 50000 → `50%`, 33333 → `33.333%`, -1500 → `-1.5%` (no source writes a negative
+    /// share, but a signed transaction may carry one: its fraction's digits trapped).
     public static func percent(_ milliPercent: Int) -> String {
-        let whole = milliPercent / 1000
-        let fraction = milliPercent % 1000
-        if fraction == 0 { return "\(whole)%" }
+        let sign = milliPercent < 0 ? "-" : ""
+        let whole = milliPercent.magnitude / 1000
+        let fraction = milliPercent.magnitude % 1000
+        if fraction == 0 { return "\(sign)\(whole)%" }
         var digits = String(fraction)
         digits = String(repeating: "0", count: 3 - digits.count) + digits
         while digits.hasSuffix("0") { digits.removeLast() }
-        return "\(whole).\(digits)%"
+        return "\(sign)\(whole).\(digits)%"
     }
 
     /// Rule 14: how many requests wait, the oldest and its age, Apple's last word.
     private static func unresolved(_ x: FindingFacts) -> String {
-        let ageHours = Double((x.integer(.asOfMs) ?? 0) - (x.integer(.oldestRequestMs) ?? 0)) / 3_600_000
+        // In Double: the difference of two Int64s read from a damaged ledger may be past Int64's bounds.
+        let ageHours = (Double(x.integer(.asOfMs) ?? 0) - Double(x.integer(.oldestRequestMs) ?? 0)) / 3_600_000
         return
             "\(x.integer(.unresolvedCount) ?? 0) unresolved request(s); oldest \(x.text(.oldestRequestId) ?? "?") is "
             + "\(String(format: "%.1f", ageHours)) h old at as-of"

@@ -35,7 +35,16 @@ public enum FindingAcknowledgement {
             throw AuditError.ledger(databasePath, "no ledger here: run `iap-audit run … --out \(outputDirectory)` first")
         }
         let output = try OutputFolder(path: outputDirectory, ledger: ledger)
-        switch try output.openStore().acknowledge(id, note: note, by: by, atMs: nowMs) {
+        let result: Acknowledgement
+        do {
+            result = try output.openStore().acknowledge(id, note: note, by: by, atMs: nowMs)
+        } catch let damage as LedgerDamage where damage.key != nil {
+            throw AuditError.ledger(
+                databasePath,
+                "\(damage): the ack stopped and changed nothing; repair: run again with the same inputs (a run writes the findings and "
+                    + "their actions again; the runs, the records and the findings' history are kept), then ack")
+        }
+        switch result {
         case .acknowledged(let state, let run, let before):
             let again = before.status == .acknowledged
             return Outcome(

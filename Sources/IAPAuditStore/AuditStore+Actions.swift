@@ -32,6 +32,26 @@ extension AuditStore {
         return a
     }
 
+    /// The action of a `finding_action` row read with `actionColumns` (its id first), as `action(_:)` reads it; throws
+    /// `LedgerDamage` naming the row when it holds what no run writes (a rebuilt table takes anything): an unknown
+    /// `code`, `status` or `open_code`, a NULL where a run writes a value, a value of another type, an `acknowledged_at`
+    /// that is no time. `trace` reads the ledger's actions through it.
+    static func checkedAction(_ q: SQLiteStatement) throws -> FindingAction {
+        let texts: [Int32] = [0, 1, 7, 8, 9]
+        let optionalTexts: [Int32] = [2, 3, 6, 10, 11, 12, 13]
+        let optionalIntegers: [Int32] = [4, 5]
+        let wrong =
+            texts.first { !q.holdsText($0) } ?? optionalTexts.first { !q.holdsText($0) && !q.isNull($0) }
+            ?? optionalIntegers.first { !q.holdsInteger($0) && !q.isNull($0) }
+        func damaged(_ why: String) -> LedgerDamage { LedgerDamage(table: "finding_action", key: q.text(0), why: why) }
+        if let wrong { throw damaged("holds a value of another type than a run writes in \(actionColumns[Int(wrong)])") }
+        guard FindingActionCode(rawValue: q.text(1)) != nil, q.optionalText(10).map({ FindingActionCode(rawValue: $0) != nil }) ?? true
+        else { throw damaged("holds an action code no run writes") }
+        guard ["open", "acknowledged", "resolved"].contains(q.text(9)) else { throw damaged("holds a status no run writes") }
+        guard q.optionalText(13).map({ Timestamp.parseMs($0) != nil }) ?? true else { throw damaged("holds an acknowledged_at that is no time") }
+        return action(q)
+    }
+
     /// Rewrites the actions of findings whose state is not open (acknowledged, resolved) as `FindingAction.joined(with:)`
     /// says; `id` limits it to one finding (`iap-audit ack`). Inside the caller's transaction.
     func joinActionsWithLifecycle(_ id: String? = nil) throws {
@@ -44,7 +64,7 @@ extension AuditStore {
         if let id { q.bind([id]) }
         var joined: [(String, FindingAction)] = []
         while try q.step() {
-            joined.append((q.text(0), Self.action(q).joined(with: LifecycleReader.state(q, from: Int32(Self.actionColumns.count)))))
+            joined.append((q.text(0), try Self.checkedAction(q).joined(with: LifecycleReader.state(q, from: Int32(Self.actionColumns.count)))))
         }
         let update = try database.prepare(Self.actionInsert)
         for (id, action) in joined { try update.run(Self.actionValues(id, action)) }

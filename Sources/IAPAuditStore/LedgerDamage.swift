@@ -13,12 +13,21 @@ package struct LedgerDamage: Error, CustomStringConvertible {
     /// What is wrong with the row: "fails its checksum", "cannot be decoded".
     package let why: String
 
+    /// The row's key in a table keyed by text (`finding_id` of `finding`, `finding_action`): named instead of `row`.
+    package var key: String? = nil
+
     package init(table: String = "fact_chunk", row: Int64, fileId: Int64, path: String, why: String) {
         (self.table, self.row, self.fileId, self.path, self.why) = (table, row, fileId, path, why)
     }
 
+    /// A row of a table of the run's own (`finding`, `finding_action`), named by its key: it holds no input file's records.
+    package init(table: String, key: String, why: String) {
+        (self.table, self.row, self.fileId, self.path, self.why, self.key) = (table, 0, 0, "", why, key)
+    }
+
     package var description: String {
-        "damaged ledger: \(table) row \(row) (\(table == "fact_chunk" ? "facts of" : "read from") "
+        if let key { return "damaged ledger: \(table) row \(key.controlCharactersEscaped) \(why)" }
+        return "damaged ledger: \(table) row \(row) (\(table == "fact_chunk" ? "facts of" : "read from") "
             + "\(path.isEmpty ? "file id \(fileId)" : path)) \(why)"
     }
 

@@ -289,6 +289,9 @@ final class SQLiteStatement {
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// Whether the column holds TEXT, or an INTEGER, in the current row (a table rebuilt without its types holds anything).
+    func holdsText(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_TEXT }
+    func holdsInteger(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_INTEGER }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

@@ -296,7 +296,7 @@ final class TraceQueries {
         try each(
             "SELECT \(AuditStore.findingColumns), finding_id FROM finding WHERE transaction_id = ?1 ORDER BY rowid", [transactionId]
         ) { q in
-            if let f = AuditStore.finding(q) { found.append((f, q.text(AuditStore.findingColumnCount))) }
+            if let f = try Self.checkedFinding(q) { found.append((f, q.text(AuditStore.findingColumnCount))) }
         }
         if let original {
             try each(
@@ -306,7 +306,7 @@ final class TraceQueries {
                 """, [original, transactionId]
             ) { q in
                 // A finding of another id of the purchase that names this one among its ids or credits.
-                if let f = AuditStore.finding(q),
+                if let f = try Self.checkedFinding(q),
                     (f.facts.texts(.transactionIds) + f.facts.objects(.grants).compactMap { $0["transaction_id"]?.text }).contains(transactionId)
                 {
                     found.append((f, q.text(AuditStore.findingColumnCount)))
@@ -318,12 +318,26 @@ final class TraceQueries {
             try each("SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE finding_id = ?1", [id]) {
                 state = LifecycleReader.state($0)
             }
-            var action: FindingAction? = nil
+            var actions: [FindingAction] = []
             try each("SELECT \(AuditStore.actionColumns.joined(separator: ", ")) FROM finding_action WHERE finding_id = ?1", [id]) {
-                action = AuditStore.action($0)
+                actions.append(try AuditStore.checkedAction($0))
             }
-            return (f, state, action)
+            // One row per finding (its primary key): a rebuilt table may hold more.
+            guard actions.count <= 1 else { throw LedgerDamage(table: "finding_action", key: id, why: "is held \(actions.count) times") }
+            return (f, state, actions.first)
         }
+    }
+
+    /// The finding of a row selecting `AuditStore.findingColumns` then `finding_id`, as `AuditStore.finding` reads it; throws
+    /// `LedgerDamage` naming the row when its facts are not what a run writes (`FindingFacts(json:)`: not JSON, not an
+    /// object, a declared fact of another shape), which `finding` would read as no facts.
+    static func checkedFinding(_ q: SQLiteStatement) throws -> Finding? {
+        guard q.holdsText(12), FindingFacts(json: q.text(12)) != nil else {
+            throw LedgerDamage(
+                table: "finding", key: q.text(AuditStore.findingColumnCount),
+                why: "holds facts that are not a JSON object of the declared facts (Sources/LedgerDeclarations/Findings.swift)")
+        }
+        return AuditStore.finding(q)
     }
 
     /// The findings on `transactionId` a later run resolved (`finding_state`; the `finding_state_transaction` index).

@@ -33,7 +33,15 @@ package enum TraceReader {
         let queries = TraceQueries(db, bundleIds: bundleIds(result.runParameters["config"]))
         let (matches, transactionIds) = try resolve(id, lookup, queries)
         result.matches = matches
-        result.transactions = try transactionIds.map { try trace($0, queries) }
+        do {
+            result.transactions = try transactionIds.map { try trace($0, queries) }
+        } catch let damage as LedgerDamage where damage.key != nil {
+            // A finding or its action a run would not write (docs/security.md, A damaged ledger): the next run writes both again.
+            throw AuditError.ledger(
+                ledgerPath,
+                "\(damage): the trace stopped and showed nothing of it; repair: run again with the same inputs (a run writes "
+                    + "the findings and their actions again; the runs, the records and the findings' history are kept)")
+        }
         // Lines the run rejected naming a traced transaction (found by a support user test: a server line rejected for its
         // `"granted": "yes"` left a "never sent" dropped order whose fix, the line, the trace did not show). Read for a few
         // transactions only: each is a scan of the rejections' text.
