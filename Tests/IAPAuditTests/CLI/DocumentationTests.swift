@@ -41,4 +41,14 @@ final class DocumentationTests: XCTestCase {
             XCTAssertEqual(CLIRun(["run", option, "x"]).status, 64, option)
         }
     }
+
+    /// The README is a guide a new user reads in five minutes: at most 1,500 words (`wc -w`), opening with the two
+    /// commands; the reference is docs/reference.md.
+    func testTheReadmeIsAShortGuide() throws {
+        let readme = try String(contentsOfFile: TestPaths.repoRoot + "/README.md", encoding: .utf8)
+        let count = readme.split(whereSeparator: \.isWhitespace).count
+        XCTAssertLessThanOrEqual(count, 1500, "README.md has \(count) words: move the reference to docs/reference.md")
+        XCTAssertGreaterThan(count, 500, "the README still guides each job")
+        XCTAssertTrue(readme.contains("```sh\nscripts/setup.sh && swift run -c release iap-audit run"), "the first command leads")
+    }
 }
