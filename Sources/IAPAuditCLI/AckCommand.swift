@@ -34,7 +34,8 @@ enum AckCommand {
         let by = [args.value("--by"), environment["USER"], environment["LOGNAME"]].lazy.compactMap { $0 }
             .first { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         let outcome = try FindingAcknowledgement.acknowledge(
-            id, note: note, by: by, outputDirectory: folder, ledger: args.value("--ledger"), nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            id, note: note, by: by, outputDirectory: folder, ledger: args.value("--ledger"),
+            nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         if args.has("--json") {
             out(
                 RunSummary.encoded([

@@ -41,7 +41,8 @@ public struct FindingAction: Hashable, Sendable {
         let x = f.facts
         let one = f.userIds.count == 1 ? f.userIds[0] : nil
         func make(_ code: FindingActionCode, user: String? = one, quantity: Int64? = nil, _ because: String) -> FindingAction {
-            FindingAction(code: code, userId: user, productId: f.productId, quantity: quantity, transactionId: f.transactionId, because: because)
+            FindingAction(
+                code: code, userId: user, productId: f.productId, quantity: quantity, transactionId: f.transactionId, because: because)
         }
         switch f.kind {
         case .droppedOrder: return dropped(f) { make($0, user: $1, quantity: $2, $3) }
@@ -61,7 +62,9 @@ public struct FindingAction: Hashable, Sendable {
                     "Apple confirms the payment (\(record)), so the credit stands; it was granted without proof: check the server's "
                         + "verification, then ack the finding")
             }
-            return make(.askApple, "granted without proof (\(f.reason)): ask Apple (Get Transaction Info); take the credit back if Apple does not list it")
+            return make(
+                .askApple,
+                "granted without proof (\(f.reason)): ask Apple (Get Transaction Info); take the credit back if Apple does not list it")
         case .verificationBacklog:
             return make(
                 .askApple, user: nil,
@@ -119,7 +122,9 @@ public struct FindingAction: Hashable, Sendable {
         }
         switch f.appleConfirmation {
         case .confirmed?:
-            if f.userIds.isEmpty { return make(.askCustomer, nil, 1, "Apple confirms the payment, and no log names its account: ask the customer") }
+            if f.userIds.isEmpty {
+                return make(.askCustomer, nil, 1, "Apple confirms the payment, and no log names its account: ask the customer")
+            }
             let once = f.userIds.count > 1 ? " once, to the account of the ticket's customer (one payment listed by several accounts)" : ""
             return make(.credit, one, 1, "Apple confirms the payment and nobody was credited: credit it\(once)")
         case .refunded?: return make(.noAction, one, nil, "Apple refunded it; it was never credited")

@@ -59,7 +59,9 @@ public struct FindingFacts: Hashable, Sendable {
     public mutating func set(_ field: FindingField, _ integer: Int64?) { values[field] = integer.map(FindingValue.integer) }
     public mutating func set(_ field: FindingField, _ integer: Int) { values[field] = .integer(Int64(integer)) }
     /// Sets texts (`texts` or `optionalTexts`: nil is null).
-    public mutating func set(_ field: FindingField, texts: [String?]) { values[field] = .list(texts.map { $0.map(FindingValue.text) ?? .null }) }
+    public mutating func set(_ field: FindingField, texts: [String?]) {
+        values[field] = .list(texts.map { $0.map(FindingValue.text) ?? .null })
+    }
     /// Sets objects, each given as its values in the order of the field's `keys` (a key ending in `_ms` an integer,
     /// any other a text; nil is null).
     public mutating func set(_ field: FindingField, objects: [[Any?]]) {
@@ -85,7 +87,9 @@ public struct FindingFacts: Hashable, Sendable {
             values[field] = .list(
                 list.map { object in
                     guard case .object(let entries) = object else { return object }
-                    return .object(entries.map { e in e.key == "user_id" ? FindingEntry(e.key, e.value.text.map { .text(transform($0)) } ?? .null) : e })
+                    return .object(
+                        entries.map { e in e.key == "user_id" ? FindingEntry(e.key, e.value.text.map { .text(transform($0)) } ?? .null) : e
+                        })
                 })
         }
     }

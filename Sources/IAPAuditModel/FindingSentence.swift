@@ -24,13 +24,15 @@ public enum FindingSentence {
         case .droppedOrderRevokedWhilePaid?: body = revokedWhilePaid(x)
         case .droppedOrderUnderCredited?:
             let (paid, credited) = (x.integer(.quantityPaid) ?? 0, x.integer(.quantityCredited) ?? 0)
-            let source = x.text(.quantitySource) == "credited_quantity" ? "the server log's credited_quantity" : "the quantity the client reported"
+            let source =
+                x.text(.quantitySource) == "credited_quantity" ? "the server log's credited_quantity" : "the quantity the client reported"
             body = "paid \(paid), credited \(credited) (\(source)): \(missing(paid, credited)) unit(s) not delivered"
         case .duplicateCreditCrossAccount?, .duplicateCreditReissuedIdCredited?, .duplicateCreditRestoreCreditedAsPurchase?,
             .duplicateCreditSameUser?, .regrantedNonConsumable?, .regrantedAutoRenewable?, .regrantedNonRenewing?:
             body = grants(x)
         case .sandboxLeakSandboxCredited?, .sandboxAllowlistedAllowlistedUser?:
-            body = "credited on a \(f.environment ?? "Sandbox") answer, where no money is paid, by request(s) \(x.texts(.requestIds).joined(separator: ", "))"
+            body =
+                "credited on a \(f.environment ?? "Sandbox") answer, where no money is paid, by request(s) \(x.texts(.requestIds).joined(separator: ", "))"
         case .sandboxLeakEnvironmentConflict?:
             body =
                 "credited on an answer \(f.environment.map { "labelled \($0)" } ?? "naming no environment") whose receipt_type or "
@@ -41,7 +43,8 @@ public enum FindingSentence {
             .invalidCreditNoVerifyResponse?:
             body =
                 "granted without proof by "
-                + x.objects(.unprovenGrants).map { "\($0["request_id"]?.text ?? "?") (\($0["reason"]?.text ?? "?"))" }.joined(separator: ", ")
+                + x.objects(.unprovenGrants).map { "\($0["request_id"]?.text ?? "?") (\($0["reason"]?.text ?? "?"))" }.joined(
+                    separator: ", ")
         case .verificationBacklogNoVerifyResponse?, .verificationBacklogRetryableStatus?, .pendingVerificationNoVerifyResponse?,
             .pendingVerificationRetryableStatus?:
             body = unresolved(x)
@@ -172,14 +175,18 @@ public enum FindingSentence {
     /// Rule 17: what would have been judged, its date, and the bound it falls outside.
     private static func outside(_ x: FindingFacts) -> String {
         let what =
-            ["purchase_reported": "purchase reported", "purchase_only_apple_lists": "purchase only Apple lists",
-             "purchase_revoked_while_paid": "purchase revoked while paid", "purchase_under_credited": "purchase under-credited"][
+            [
+                "purchase_reported": "purchase reported", "purchase_only_apple_lists": "purchase only Apple lists",
+                "purchase_revoked_while_paid": "purchase revoked while paid", "purchase_under_credited": "purchase under-credited",
+            ][
                 x.text(.judged) ?? ""] ?? "purchase"
         let at = iso(x, .windowBoundMs)
         let unknown = ": these logs cannot show whether it was credited"
         let bound =
-            ["to": "after --to \(at)", "logs_end": "after the newest log ts \(at)\(unknown)", "from": "before --from \(at)",
-             "logs_start": "before the earliest log ts \(at)\(unknown)"][x.text(.windowBound) ?? ""] ?? "outside the window"
+            [
+                "to": "after --to \(at)", "logs_end": "after the newest log ts \(at)\(unknown)", "from": "before --from \(at)",
+                "logs_start": "before the earliest log ts \(at)\(unknown)",
+            ][x.text(.windowBound) ?? ""] ?? "outside the window"
         return "\(what) dated \(iso(x, .datedMs)), \(bound)"
     }
 }

@@ -32,7 +32,10 @@ enum DuplicateCreditRule {
             facts.set(.grants, objects: grants.map { [c.requestId($0), c.text($0.fact.userId), c.id($0.t)] })
             facts.set(.transactionIds, texts: ids.map(c.id))
             facts.set(.grantedTransactionIds, texts: grantedIds.map(c.id))
-            facts.set(.reportedBy, texts: ExactText.distinctSorted(ids.flatMap { c.facts.clients($0) }.filter { $0.fact.state == .purchased }.compactMap { c.text($0.fact.userId) }))
+            facts.set(
+                .reportedBy,
+                texts: ExactText.distinctSorted(
+                    ids.flatMap { c.facts.clients($0) }.filter { $0.fact.state == .purchased }.compactMap { c.text($0.fact.userId) }))
             let cause: FindingReason
             let type = c.productId(t).flatMap { c.config.products[$0] }
             if users.count >= 2 {
@@ -43,7 +46,9 @@ enum DuplicateCreditRule {
                 case .period?, .nonRenewing?, nil: cause = .duplicateCreditReissuedIdCredited
                 }
             } else if let type, type != .consumable {
-                cause = type == .nonConsumable ? .regrantedNonConsumable : type == .autoRenewable ? .regrantedAutoRenewable : .regrantedNonRenewing
+                cause =
+                    type == .nonConsumable
+                    ? .regrantedNonConsumable : type == .autoRenewable ? .regrantedAutoRenewable : .regrantedNonRenewing
             } else if type == .consumable && grants.sorted(by: { $0.fact.tsMs < $1.fact.tsMs }).dropFirst().contains(where: \.fact.restore)
             {
                 cause = .duplicateCreditRestoreCreditedAsPurchase

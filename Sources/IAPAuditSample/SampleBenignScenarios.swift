@@ -19,7 +19,10 @@ extension SampleBuilder {
     /// A weekly subscription credited, then renewing twice, each renewal reported and verified: the renewal's id posted and
     /// the whole chain answered, or in the seed flow the original id posted and the renewals alone answered.
     private func plantWeeklyRenewals(_ rep: Int, seedFlow: Bool) {
-        planted(seedFlow ? "benign: original id posted for a renewal (seed flow)" : "benign: subscription renewals sharing an original_transaction_id")
+        planted(
+            seedFlow
+                ? "benign: original id posted for a renewal (seed flow)"
+                : "benign: subscription renewals sharing an original_transaction_id")
         let (user, device) = newUser()
         let style = ReceiptStyle(latest: .array)
         let first = newTransaction(SampleCatalog.weekly, at: slot(length: 15 * SampleClock.day))

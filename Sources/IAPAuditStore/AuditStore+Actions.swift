@@ -48,7 +48,9 @@ extension AuditStore {
         guard FindingActionCode(rawValue: q.text(1)) != nil, q.optionalText(10).map({ FindingActionCode(rawValue: $0) != nil }) ?? true
         else { throw damaged("holds an action code no run writes") }
         guard ["open", "acknowledged", "resolved"].contains(q.text(9)) else { throw damaged("holds a status no run writes") }
-        guard q.optionalText(13).map({ Timestamp.parseMs($0) != nil }) ?? true else { throw damaged("holds an acknowledged_at that is no time") }
+        guard q.optionalText(13).map({ Timestamp.parseMs($0) != nil }) ?? true else {
+            throw damaged("holds an acknowledged_at that is no time")
+        }
         return action(q)
     }
 
@@ -64,7 +66,8 @@ extension AuditStore {
         if let id { q.bind([id]) }
         var joined: [(String, FindingAction)] = []
         while try q.step() {
-            joined.append((q.text(0), try Self.checkedAction(q).joined(with: LifecycleReader.state(q, from: Int32(Self.actionColumns.count)))))
+            joined.append(
+                (q.text(0), try Self.checkedAction(q).joined(with: LifecycleReader.state(q, from: Int32(Self.actionColumns.count)))))
         }
         let update = try database.prepare(Self.actionInsert)
         for (id, action) in joined { try update.run(Self.actionValues(id, action)) }

@@ -43,7 +43,8 @@ extension Schema {
             + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
 
     /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
-    static let version6Fingerprint = fingerprint(ownTables([]) + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
+    static let version6Fingerprint = fingerprint(
+        ownTables([]) + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
 
     /// The fingerprint of version 7's tables (before `findingAddedColumns` and `closeLossColumns`): a ledger that has
     /// it is migrated.

@@ -198,7 +198,8 @@ extension AuditStore {
             kind: kind, reason: q.text(1), transactionId: q.text(2), originalTransactionId: q.optionalText(3),
             productId: q.optionalText(4), userIds: IdList.decode(q.text(5)), environment: q.optionalText(6),
             firstSeenMs: q.optionalInt64(7), lossAtMs: q.optionalInt64(11), evidence: evidence, detail: q.text(9),
-            facts: FindingFacts(json: q.text(12)) ?? FindingFacts(), appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:)))
+            facts: FindingFacts(json: q.text(12)) ?? FindingFacts(),
+            appleConfirmation: q.optionalText(10).flatMap(AppleConfirmation.init(rawValue:)))
     }
 
     /// The stored findings, in table order.

@@ -307,7 +307,8 @@ final class TraceQueries {
             ) { q in
                 // A finding of another id of the purchase that names this one among its ids or credits.
                 if let f = try Self.checkedFinding(q),
-                    (f.facts.texts(.transactionIds) + f.facts.objects(.grants).compactMap { $0["transaction_id"]?.text }).contains(transactionId)
+                    (f.facts.texts(.transactionIds) + f.facts.objects(.grants).compactMap { $0["transaction_id"]?.text }).contains(
+                        transactionId)
                 {
                     found.append((f, q.text(AuditStore.findingColumnCount)))
                 }

@@ -73,12 +73,14 @@ struct FindingEmitter {
             s.block("public init?(kind: FindingKind, name: String)") { s in
                 s.line("self.init(rawValue: kind.rawValue + \"/\" + name)")
             }
-            s.line("private static let table: [(kind: FindingKind, rule: Int, doc: String, fields: [FindingField], action: FindingActionCode)] = [")
+            s.line(
+                "private static let table: [(kind: FindingKind, rule: Int, doc: String, fields: [FindingField], action: FindingActionCode)] = ["
+            )
             s.indented { s in
                 for k in kinds {
                     for r in k.reasons {
                         let fields = "[" + r.fields.map { "." + $0.snakeToCamel }.joined(separator: ", ") + "]"
-                        s.call("", [".\(k.name.snakeToCamel)", "\(r.rule)", quoted(r.doc), fields, ".\(Self.actionCase(r.action))"], ",")
+                        tuple(&s, [".\(k.name.snakeToCamel)", "\(r.rule)", quoted(r.doc), fields, ".\(Self.actionCase(r.action))"])
                     }
                 }
             }
@@ -106,7 +108,7 @@ struct FindingEmitter {
             s.indented { s in
                 for f in fields {
                     let keys = "[" + f.keys.map(quoted).joined(separator: ", ") + "]"
-                    s.call("", [".\(f.shape.rawValue)", keys, quoted(f.doc)], ",")
+                    tuple(&s, [".\(f.shape.rawValue)", keys, quoted(f.doc)])
                 }
             }
             s.line("]")
@@ -120,6 +122,19 @@ struct FindingEmitter {
                 s.doc([a.doc])
                 s.line("case \(Self.actionCase(a.code)) = \(quoted(a.code))")
             }
+        }
+    }
+
+    /// A table row `(a, b, c),`: on one line when it is shorter than swift-format's limit of 140 characters (a line of 140
+    /// is too long for it), else one element a line.
+    private func tuple(_ s: inout SwiftSource, _ elements: [String]) {
+        let oneLine = "        (" + elements.joined(separator: ", ") + "),"
+        if oneLine.count < 140 {
+            s.line(String(oneLine.dropFirst(8)))
+        } else {
+            s.line("(")
+            s.indented { s in for (i, e) in elements.enumerated() { s.line(e + (i + 1 < elements.count ? "," : "")) } }
+            s.line("),")
         }
     }
 

@@ -94,17 +94,20 @@ public let findingFieldDeclarations: [FindingFieldDeclaration] = [
     FindingFieldDeclaration("expires_ms", .integer, "When the paid period ends (the Apple record signed last)."),
     FindingFieldDeclaration("quantity_paid", .integer, "The quantity Apple lists as paid."),
     FindingFieldDeclaration("quantity_credited", .integer, "The quantity credited."),
-    FindingFieldDeclaration("quantity_source", .text, "Where the credited quantity comes from: `credited_quantity` (server log) or `quantity` (client)."),
+    FindingFieldDeclaration(
+        "quantity_source", .text, "Where the credited quantity comes from: `credited_quantity` (server log) or `quantity` (client)."),
     FindingFieldDeclaration(
         "unproven_grants", .objects, keys: ["request_id", "reason"], "Each credit without proof: its request and why it proves nothing."),
     FindingFieldDeclaration("unresolved_count", .integer, "How many requests Apple has not settled."),
     FindingFieldDeclaration("oldest_request_id", .text, "The oldest of them."),
     FindingFieldDeclaration("oldest_request_ms", .integer, "When it was logged."),
     FindingFieldDeclaration("as_of_ms", .integer, "The run's as-of: what the age is measured against."),
-    FindingFieldDeclaration("apple_confirms_at", .text, "The record (file:line) by which Apple confirms the payment of a credit without proof."),
+    FindingFieldDeclaration(
+        "apple_confirms_at", .text, "The record (file:line) by which Apple confirms the payment of a credit without proof."),
     FindingFieldDeclaration(
         "judged", .text,
-        "What rule 17 would have judged: `purchase_reported`, `purchase_only_apple_lists`, `purchase_revoked_while_paid`, `purchase_under_credited`."),
+        "What rule 17 would have judged: `purchase_reported`, `purchase_only_apple_lists`, `purchase_revoked_while_paid`, `purchase_under_credited`."
+    ),
     FindingFieldDeclaration("dated_ms", .integer, "The purchase's date as rule 17 dates it."),
     FindingFieldDeclaration(
         "window_bound", .text, "The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`."),
@@ -129,7 +132,8 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
                 "not_in_receipt", rule: 8, "Apple verified the receipt (status 0) but it does not list the purchase.",
                 fields: ["request_ids", "proof_request_id"], action: "ask_apple"),
             .init(
-                "verify_failed", rule: 8, "Apple's last answer was an error status.", fields: ["request_ids", "proof_request_id", "status"],
+                "verify_failed", rule: 8, "Apple's last answer was an error status.",
+                fields: ["request_ids", "proof_request_id", "status"],
                 action: "ask_apple"),
             .init(
                 "no_verify_response", rule: 8, "Apple never answered a request that carried it.", fields: ["request_ids"],

@@ -30,13 +30,17 @@ final class HouseRulesTests: XCTestCase {
     func testNothingParsesAFindingsSentence() throws {
         let sources = TestPaths.repoRoot + "/Sources"
         let pattern = try NSRegularExpression(
-            pattern: #"\bdetail\s*(\.(range|components|split|contains|hasPrefix|hasSuffix|firstIndex|lastIndex|prefix|suffix|dropFirst)\b|\[)|instr\(\s*detail|detail\s+(LIKE|GLOB)"#)
+            pattern:
+                #"\bdetail\s*(\.(range|components|split|contains|hasPrefix|hasSuffix|firstIndex|lastIndex|prefix|suffix|dropFirst)\b|\[)|instr\(\s*detail|detail\s+(LIKE|GLOB)"#
+        )
         var found: [String] = []
         for path in try HouseRules.handWrittenFiles(under: sources) {
             let text = try String(contentsOfFile: sources + "/" + path, encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = String(line)
-                if pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil { found.append("\(path):\(number + 1): \(line)") }
+                if pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil {
+                    found.append("\(path):\(number + 1): \(line)")
+                }
             }
         }
         XCTAssertEqual(found, [], "a finding's sentence read back as data: read its facts instead")

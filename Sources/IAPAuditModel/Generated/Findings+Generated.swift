@@ -246,7 +246,13 @@ public enum FindingReason: String, Sendable, CaseIterable {
             [.requestIds, .appleRecordCount],
             .noAction
         ),
-        (.pendingVerification, 14, "No answer from Apple yet.", [.unresolvedCount, .oldestRequestId, .oldestRequestMs, .asOfMs], .noAction),
+        (
+            .pendingVerification,
+            14,
+            "No answer from Apple yet.",
+            [.unresolvedCount, .oldestRequestId, .oldestRequestMs, .asOfMs],
+            .noAction
+        ),
         (
             .pendingVerification,
             14,

@@ -60,7 +60,9 @@ public struct FindingState: Sendable, Equatable {
     ) {
         (self.id, self.kind, self.transactionId, self.reason, self.status) = (id, kind, transactionId, reason, status)
         (self.firstSeenRun, self.lastSeenRun, self.resolvedRun, self.resolvedAtMs) = (firstSeenRun, lastSeenRun, resolvedRun, resolvedAtMs)
-        (self.resolvedEvidence, self.acknowledgedAtMs, self.note, self.acknowledgedBy) = (resolvedEvidence, acknowledgedAtMs, note, acknowledgedBy)
+        (self.resolvedEvidence, self.acknowledgedAtMs, self.note, self.acknowledgedBy) = (
+            resolvedEvidence, acknowledgedAtMs, note, acknowledgedBy
+        )
     }
 
     /// A problem kind (not info): the only findings that alert.

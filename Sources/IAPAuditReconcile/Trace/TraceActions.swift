@@ -7,7 +7,9 @@ enum TraceActions {
     static func next(_ trace: TransactionTrace, _ facts: TraceFacts) -> (TraceAction, String) {
         if let f = deciding(trace) { return acknowledged(f.kind.isInfo ? info(f, facts) : problem(f, trace, facts), trace.state(of: f)) }
         let findings = trace.findings.sorted { $0.kind < $1.kind }
-        let superseded = findings.first { $0.kind == .refundSuperseded }.flatMap { FindingSentence.laterPurchases($0.facts, productId: $0.productId) }
+        let superseded = findings.first { $0.kind == .refundSuperseded }.flatMap {
+            FindingSentence.laterPurchases($0.facts, productId: $0.productId)
+        }
         return fromRecords(facts, superseded: superseded)
     }
 
@@ -121,7 +123,8 @@ enum TraceActions {
         case "no_verify_response": return "Apple never answered its verification, and no Apple record proves the payment"
         case "verify_failed":
             let status = Int(f.facts.integer(.status) ?? 0)
-            return "the verification failed (last status \(status): \(VerifyStatus.meaning(status))), and no Apple record proves the payment"
+            return
+                "the verification failed (last status \(status): \(VerifyStatus.meaning(status))), and no Apple record proves the payment"
         case "not_in_receipt": return "the receipt Apple verified does not list it"
         default: return "only the client says it was paid (\(f.reason))"
         }

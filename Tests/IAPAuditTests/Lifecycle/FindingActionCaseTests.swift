@@ -47,7 +47,9 @@ final class FindingActionCaseTests: XCTestCase {
         var pairs = Set<String>()
         let update = ProcessInfo.processInfo.environment["IAP_AUDIT_UPDATE_ACTIONS"] == "1"
         let want =
-            update ? [:] : try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.goldenPath))) as? [String: Any])
+            update
+            ? [:]
+            : try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.goldenPath))) as? [String: Any])
         for name in try FixtureCaseTests.caseNames() {
             let scratch = TestPaths.scratch("actions-\(name)")
             defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -100,7 +102,8 @@ final class FindingActionCaseTests: XCTestCase {
             XCTAssertEqual(status, 0, "\(name): trace \(transaction)")
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: Any])
             let traced = try XCTUnwrap(
-                (json["transactions"] as? [[String: Any]])?.first { $0["transaction_id"] as? String == transaction }, "\(name): \(transaction)")
+                (json["transactions"] as? [[String: Any]])?.first { $0["transaction_id"] as? String == transaction },
+                "\(name): \(transaction)")
             let shown = try XCTUnwrap(traced["findings"] as? [[String: Any]])
             for f in shown where f["transaction_id"] as? String == transaction {
                 let row = try XCTUnwrap(findings.first { $0[0] as? String == f["finding_id"] as? String })
@@ -116,7 +119,9 @@ final class FindingActionCaseTests: XCTestCase {
             let sorted = findings.sorted { order.firstIndex(of: $0[1] as! String)! < order.firstIndex(of: $1[1] as! String)! }
             let deciding =
                 sorted.first { FindingKind(rawValue: $0[1] as! String)?.isInfo == false }
-                ?? sorted.first { ["sandbox_allowlisted", "sandbox_refused", "pending_verification", "outside_window"].contains($0[1] as! String) }
+                ?? sorted.first {
+                    ["sandbox_allowlisted", "sandbox_refused", "pending_verification", "outside_window"].contains($0[1] as! String)
+                }
             guard let deciding else { continue }
             for (key, column) in [("code", 6), ("user_id", 7), ("quantity", 8), ("status", 9), ("because", 12)] {
                 XCTAssertEqual(

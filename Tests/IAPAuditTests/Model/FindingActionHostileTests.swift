@@ -124,7 +124,8 @@ final class DamagedFindingRowsTests: XCTestCase {
             let trace = CLIRun(["trace", "100", "--out", out, "--format", format])
             XCTAssertEqual(trace.status, 1, trace.out, file: file, line: line)
             XCTAssertTrue(
-                trace.err.contains("\(out)/audit.sqlite: error: damaged ledger: \(what): the trace stopped"), trace.err, file: file, line: line)
+                trace.err.contains("\(out)/audit.sqlite: error: damaged ledger: \(what): the trace stopped"), trace.err, file: file,
+                line: line)
             XCTAssertTrue(trace.err.contains("repair: run again with the same inputs"), trace.err, file: file, line: line)
         }
     }
@@ -149,8 +150,12 @@ final class DamagedFindingRowsTests: XCTestCase {
     func testActionRowsARunDoesNotWriteAreADamagedLedger() throws {
         let row = "finding_action row dropped_order:100"
         assertDamaged(try ledger(Self.rebuilt + "UPDATE finding_action SET code = 'steal'"), row + " holds an action code no run writes")
-        assertDamaged(try ledger(Self.rebuilt + "UPDATE finding_action SET status = NULL"), row + " holds a value of another type than a run writes in status")
-        assertDamaged(try ledger(Self.rebuilt + "UPDATE finding_action SET quantity = 'many'"), row + " holds a value of another type than a run writes in quantity")
+        assertDamaged(
+            try ledger(Self.rebuilt + "UPDATE finding_action SET status = NULL"),
+            row + " holds a value of another type than a run writes in status")
+        assertDamaged(
+            try ledger(Self.rebuilt + "UPDATE finding_action SET quantity = 'many'"),
+            row + " holds a value of another type than a run writes in quantity")
         assertDamaged(try ledger(Self.rebuilt + "INSERT INTO finding_action SELECT * FROM finding_action"), row + " is held 2 times")
     }
 
@@ -158,7 +163,9 @@ final class DamagedFindingRowsTests: XCTestCase {
         let out = try ledger(Self.rebuilt + "UPDATE finding_action SET code = 'steal'")
         let ack = CLIRun(["ack", "dropped_order:100", "--note", "ticket 1", "--out", out])
         XCTAssertEqual(ack.status, 1, ack.out)
-        XCTAssertTrue(ack.err.contains("damaged ledger: finding_action row dropped_order:100 holds an action code no run writes: the ack stopped"), ack.err)
+        XCTAssertTrue(
+            ack.err.contains("damaged ledger: finding_action row dropped_order:100 holds an action code no run writes: the ack stopped"),
+            ack.err)
         let db = try SQLiteDatabase(path: out + "/audit.sqlite")
         XCTAssertEqual(try db.scalar("SELECT count(*) FROM finding_action WHERE code = 'steal'"), 1)
         XCTAssertEqual(try db.scalar("SELECT count(*) FROM finding_state WHERE status = 'acknowledged'"), 0)

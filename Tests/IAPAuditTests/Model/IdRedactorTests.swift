@@ -61,7 +61,9 @@ final class IdRedactorTests: XCTestCase {
                 + "; superseded: \(u7) holds the later purchase 2000000400594841 of com.example.premium (purchased 2026-10-06T12:38:15.000Z); "
                 + "\(u8) holds the later purchase 2000000400594842 of P (purchased 2026-10-06T12:38:16.000Z)")
         // Nothing of the users is left in the text.
-        for name in ["u4", "u42", "u7", "u8"] { XCTAssertFalse(shown.detail.contains(" \(name) ") || shown.detail.contains(" \(name),"), name) }
+        for name in ["u4", "u42", "u7", "u8"] {
+            XCTAssertFalse(shown.detail.contains(" \(name) ") || shown.detail.contains(" \(name),"), name)
+        }
         XCTAssertEqual(shown.transactionId, f.transactionId)
     }
 
