@@ -32,7 +32,10 @@ final class TracePrintableTests: XCTestCase {
         XCTAssertEqual(trace.status, 0, trace.err)
         let lines = trace.out.components(separatedBy: "\n")
         XCTAssertEqual(lines.filter { $0.hasPrefix("next action") }.count, 1, trace.out)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("next action: re-query Apple") && $0.hasSuffix(": " + escapedNote) }, trace.out)
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasPrefix("next action: no action: acknowledged on 20") && $0.contains(": " + escapedNote + "; it called for: re-query Apple")
+            }, trace.out)
         XCTAssertTrue(lines.contains { $0.hasPrefix("    dropped_order:\(id): acknowledged on 20") && $0.contains(escapedNote) }, trace.out)
         XCTAssertFalse(trace.out.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, trace.out)
         XCTAssertTrue(trace.out.contains(#"client\u{1B}[2J\u{1B}[31m\nnext action: forged.jsonl:1"#), trace.out)
