@@ -34,7 +34,8 @@ final class TracePrintableTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0.hasPrefix("next action") }.count, 1, trace.out)
         XCTAssertTrue(
             lines.contains {
-                $0.hasPrefix("next action: no action: acknowledged on 20") && $0.contains(": " + escapedNote + "; it called for: re-query Apple")
+                $0.hasPrefix("next action: no action: acknowledged on 20")
+                    && $0.contains(": " + escapedNote + "; it called for: re-query Apple")
             }, trace.out)
         XCTAssertTrue(lines.contains { $0.hasPrefix("    dropped_order:\(id): acknowledged on 20") && $0.contains(escapedNote) }, trace.out)
         XCTAssertFalse(trace.out.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, trace.out)
