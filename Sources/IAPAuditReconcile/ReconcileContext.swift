@@ -260,6 +260,25 @@ final class ReconcileContext {
         return finding(.outsideWindow, side.rawValue, t, users: users(), firstSeenMs: dateMs, evidence: evidence(), facts: facts)
     }
 
+    /// A `dropped_order` finding for T with `reason` and the facts `fill` sets, or rule 17's `outside_window` one (judged
+    /// `purchase_<reason>`) when T's purchase date falls outside the window. `trail`: T's, whose first-seen time the finding
+    /// takes; `evidence`: the trail's and the rule's other records.
+    func droppedPurchase(
+        _ t: Int32, _ reason: String, users: [String?], grants: [Carrier], trail: (evidence: [SourceLocation], firstSeenMs: Int64?),
+        evidence: [SourceLocation], fill: (inout FindingFacts) -> Void
+    ) -> Finding {
+        if let outside = outsideWindow(
+            t, dateMs: purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, judged: "purchase_" + reason)
+        {
+            return outside
+        }
+        var facts = FindingFacts()
+        fill(&facts)
+        return finding(
+            .droppedOrder, reason, t, users: users, environment: environments(grants), firstSeenMs: trail.firstSeenMs,
+            evidence: evidence, facts: facts)
+    }
+
     /// Evidence and first-seen time of T's client reports and the given requests.
     func trail(_ t: Int32, _ requests: [Carrier]) -> (evidence: [SourceLocation], firstSeenMs: Int64?) { trail([t], requests) }
 
