@@ -48,6 +48,19 @@ struct SwiftSource {
         for l in lines { line(l) }
     }
 
+    /// `items` as the elements of an array literal: as many to a line as fit in 120 characters, each line ending in `,`.
+    mutating func packed(_ items: [String]) {
+        var current = ""
+        for item in items {
+            if !current.isEmpty && current.count + 2 + item.count > 120 {
+                line(current + ",")
+                current = ""
+            }
+            current += (current.isEmpty ? "" : ", ") + item
+        }
+        if !current.isEmpty { line(current + ",") }
+    }
+
     /// A call or declaration whose arguments go one per line when they do not fit on one line of 140
     /// characters: `head(` args `)tail`.
     mutating func call(_ head: String, _ args: [String], _ tail: String = "") {
