@@ -37,6 +37,13 @@ public struct FindingReasonDeclaration: Sendable {
     }
 }
 
+extension [FindingReasonDeclaration] {
+    /// Reasons that share a rule, facts and action: one a `(name, doc)`.
+    static func alike(rule: Int, fields: [String], action: String, _ reasons: [(String, String)]) -> Self {
+        reasons.map { FindingReasonDeclaration($0.0, rule: rule, $0.1, fields: fields, action: action) }
+    }
+}
+
 /// One fact a finding may carry: its name in the ledger and the JSON (snake_case), its value's shape, and
 /// what it means. Times are milliseconds since 1970 UTC (`_ms`), amounts milliunits of `currency`.
 public struct FindingFieldDeclaration: Sendable {
@@ -111,6 +118,39 @@ public let findingFieldDeclarations: [FindingFieldDeclaration] = [
     FindingFieldDeclaration("window_bound_ms", .integer, "That bound."),
 ]
 
+/// The facts of one purchase credited again (rules 10 and 18).
+private let creditFacts = ["grants", "transaction_ids", "granted_transaction_ids"]
+/// Apple's refund of a purchase (rules 12 and 23).
+private let refundFacts = ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage"]
+/// A request Apple has not settled (rule 14).
+private let unsettledFacts = ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"]
+
+/// Rules 10 and 18: one payment credited more than once.
+private let duplicateCreditReasons: [FindingReasonDeclaration] =
+    [
+        .init(
+            "cross_account", rule: 10, "Credited to two or more users: a receipt or account-sharing replay.",
+            fields: creditFacts + ["reported_by"], action: "revoke"),
+        .init(
+            "reissued_id_credited", rule: 18, "One user credited two ids of one subscription period or non-renewing purchase.",
+            fields: creditFacts + ["reported_by"], action: "revoke"),
+    ]
+    + .alike(
+        rule: 10, fields: creditFacts + ["reported_by"], action: "revoke",
+        [
+            ("restore_credited_as_purchase", "A consumable credited again by a restore request."),
+            ("same_user", "A consumable (or a product of unknown type) credited twice to one user."),
+        ])
+
+/// Rule 14's two reasons, for the verification backlog and for a pending verification: no answer (`noAnswer`),
+/// or a retryable status.
+private func unsettled(_ noAnswer: String, action: String) -> [FindingReasonDeclaration] {
+    [
+        .init("no_verify_response", rule: 14, noAnswer, fields: unsettledFacts, action: action),
+        .init("retryable_status", rule: 14, "Apple answered a retryable status.", fields: unsettledFacts + ["status"], action: action),
+    ]
+}
+
 /// The kinds, problems first, in the finding table's order.
 public let findingKindDeclarations: [FindingKindDeclaration] = [
     FindingKindDeclaration(
@@ -147,22 +187,7 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
                 "under_credited", rule: 20, "Apple's quantity is above the quantity credited.",
                 fields: ["quantity_paid", "quantity_credited", "quantity_source"], action: "credit"),
         ]),
-    FindingKindDeclaration(
-        "duplicate_credit", "error", loss: true, "One payment was credited more than once.",
-        [
-            .init(
-                "cross_account", rule: 10, "Credited to two or more users: a receipt or account-sharing replay.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-            .init(
-                "reissued_id_credited", rule: 18, "One user credited two ids of one subscription period or non-renewing purchase.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-            .init(
-                "restore_credited_as_purchase", rule: 10, "A consumable credited again by a restore request.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-            .init(
-                "same_user", rule: 10, "A consumable (or a product of unknown type) credited twice to one user.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-        ]),
+    FindingKindDeclaration("duplicate_credit", "error", loss: true, "One payment was credited more than once.", duplicateCreditReasons),
     FindingKindDeclaration(
         "sandbox_leak", "error", loss: true, "Credited on a sandbox answer, where no money is paid.",
         [
@@ -176,38 +201,20 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
         [
             .init(
                 "cancelled_not_revoked", rule: 12, "Apple shows a cancellation date; somebody still holds the credit.",
-                fields: ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage", "holders", "later_purchases"],
-                action: "revoke")
+                fields: refundFacts + ["holders", "later_purchases"], action: "revoke")
         ]),
     FindingKindDeclaration(
         "invalid_credit", "warning", loss: true, "Credited without proof from Apple.",
-        [
-            .init(
-                "signature_invalid", rule: 13, "The signature of the record backing the credit failed.",
-                fields: ["unproven_grants", "apple_confirms_at"], action: "ask_apple"),
-            .init(
-                "bundle_mismatch", rule: 13, "The receipt is another app's.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-            .init(
-                "nonzero_status", rule: 13, "Apple's answer was an error status.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-            .init(
-                "not_in_receipt", rule: 13, "Apple's answer does not list it.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-            .init(
-                "no_verify_response", rule: 13, "Apple never answered.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-        ]),
+        .alike(
+            rule: 13, fields: ["unproven_grants", "apple_confirms_at"], action: "ask_apple",
+            [
+                ("signature_invalid", "The signature of the record backing the credit failed."),
+                ("bundle_mismatch", "The receipt is another app's."), ("nonzero_status", "Apple's answer was an error status."),
+                ("not_in_receipt", "Apple's answer does not list it."), ("no_verify_response", "Apple never answered."),
+            ])),
     FindingKindDeclaration(
         "verification_backlog", "warning", "Apple has not settled a request past the grace.",
-        [
-            .init(
-                "no_verify_response", rule: 14, "No answer from Apple.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"], action: "ask_apple"),
-            .init(
-                "retryable_status", rule: 14, "Apple answered a retryable status.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms", "status"], action: "ask_apple"),
-        ]),
+        unsettled("No answer from Apple.", action: "ask_apple")),
     FindingKindDeclaration(
         "sandbox_allowlisted", "info", "Credited on a sandbox answer to an allowlisted tester.",
         [.init("allowlisted_user", rule: 11, "The user is in the config's sandbox_allowlist.", fields: ["request_ids"], action: "none")]),
@@ -223,27 +230,15 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
         ]),
     FindingKindDeclaration(
         "pending_verification", "info", "Apple has not settled a request yet, inside the grace.",
-        [
-            .init(
-                "no_verify_response", rule: 14, "No answer from Apple yet.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"], action: "none"),
-            .init(
-                "retryable_status", rule: 14, "Apple answered a retryable status.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms", "status"], action: "none"),
-        ]),
+        unsettled("No answer from Apple yet.", action: "none")),
     FindingKindDeclaration(
         "regranted", "info", "Credited again where that is right (a restore).",
-        [
-            .init(
-                "non_consumable", rule: 10, "A non-consumable restored.", fields: ["grants", "transaction_ids", "granted_transaction_ids"],
-                action: "none"),
-            .init(
-                "auto_renewable", rule: 10, "A subscription credited again.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids"], action: "none"),
-            .init(
-                "non_renewing", rule: 10, "A non-renewing subscription credited again.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids"], action: "none"),
-        ]),
+        .alike(
+            rule: 10, fields: creditFacts, action: "none",
+            [
+                ("non_consumable", "A non-consumable restored."), ("auto_renewable", "A subscription credited again."),
+                ("non_renewing", "A non-renewing subscription credited again."),
+            ])),
     FindingKindDeclaration(
         "id_reissued", "info", "Apple re-issued one purchase under new transaction ids.",
         [
@@ -253,21 +248,15 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
         ]),
     FindingKindDeclaration(
         "outside_window", "info", "A purchase dated outside the audit window: these logs cannot judge it.",
-        [
-            .init(
-                "before_window", rule: 17, "Dated before the window.", fields: ["judged", "dated_ms", "window_bound", "window_bound_ms"],
-                action: "none"),
-            .init(
-                "after_window", rule: 17, "Dated after the window.", fields: ["judged", "dated_ms", "window_bound", "window_bound_ms"],
-                action: "none"),
-        ]),
+        .alike(
+            rule: 17, fields: ["judged", "dated_ms", "window_bound", "window_bound_ms"], action: "none",
+            [("before_window", "Dated before the window."), ("after_window", "Dated after the window.")])),
     FindingKindDeclaration(
         "refund_superseded", "info", "A refunded purchase whose user holds a later purchase of the product.",
         [
             .init(
                 "later_purchase", rule: 23, "The holder's later purchase stands in for the refunded one.",
-                fields: ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage", "later_purchases"],
-                action: "none")
+                fields: refundFacts + ["later_purchases"], action: "none")
         ]),
 ]
 
