@@ -35,7 +35,7 @@ enum DuplicateCreditRule {
             facts.set(.reportedBy, texts: ExactText.distinctSorted(ids.flatMap { c.facts.clients($0) }.filter { $0.fact.state == .purchased }.compactMap { c.text($0.fact.userId) }))
             let kind: FindingKind
             let reason: String
-            let type = c.productId(t).flatMap { c.config.products[$0] }
+            let type = c.productId(t).flatMap { c.audit.config.products[$0] }
             if users.count >= 2 {
                 (kind, reason) = (.duplicateCredit, "cross_account")
             } else if several {
