@@ -16,7 +16,7 @@ func reportRecord(_ table: String, doc: String, fields: [FieldDeclaration]) -> R
     return RecordDeclaration(
         table: table, type: type, row: (type.hasSuffix("Line") ? String(type.dropLast(4)) : type) + "Row",
         batchProperty: type.prefix(1).lowercased() + type.dropFirst() + "s", key: .fileLine(column: "record_id"),
-        doc: doc.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), fields: fields)
+        doc: docLines(doc), fields: fields)
 }
 
 /// Apple's column `header` kept as its text (a field of only spaces, Apple's way of writing an empty
