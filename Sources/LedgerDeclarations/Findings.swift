@@ -71,52 +71,69 @@ public struct FindingFieldDeclaration: Sendable {
     }
 }
 
-public let findingFieldDeclarations: [FindingFieldDeclaration] = [
-    FindingFieldDeclaration("request_ids", .texts, "The server requests the rule judged, in log order."),
-    FindingFieldDeclaration("proof_request_id", .text, "The request whose answer Apple verified (the receipt that shows, or lacks, it)."),
-    FindingFieldDeclaration("status", .integer, "Apple's status (verifyReceipt) in the answer the reason rests on."),
-    FindingFieldDeclaration("reported_ms", .integer, "When the client first reported the purchase."),
-    FindingFieldDeclaration("receipt_created_ms", .integer, "When the newest receipt Apple verified was created (rule 21)."),
-    FindingFieldDeclaration(
-        "grants", .objects, keys: ["request_id", "user_id", "transaction_id"],
-        "Each credit of the purchase, in log order: its request, user (null: none logged) and id (when several ids were credited)."),
-    FindingFieldDeclaration("transaction_ids", .texts, "Every transaction id of the one purchase."),
-    FindingFieldDeclaration("granted_transaction_ids", .texts, "The purchase's ids that were credited."),
-    FindingFieldDeclaration("reported_by", .texts, "The users whose app reported the purchase."),
-    FindingFieldDeclaration("apple_record_count", .integer, "How many of Apple's records list it."),
-    FindingFieldDeclaration("apple_sources", .texts, "Their sources, with the signature's state (`signed_transaction verified`)."),
-    FindingFieldDeclaration("environment_unlabelled", .integer, "1 when one of them names no environment (read as production)."),
-    FindingFieldDeclaration("cancelled_ms", .integer, "Apple's earliest cancellation (refund) date."),
-    FindingFieldDeclaration("cancellation_reason", .text, "Apple's `cancellation_reason`."),
-    FindingFieldDeclaration("revocation_type", .text, "Apple's `revocationType` (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`)."),
-    FindingFieldDeclaration("revocation_percentage", .integer, "Apple's `revocationPercentage`, thousandths of a percent refunded."),
-    FindingFieldDeclaration("holders", .optionalTexts, "Who still holds the credit (null: a grant logged without a user)."),
-    FindingFieldDeclaration(
-        "later_purchases", .objects, keys: ["user_id", "transaction_id", "product_id", "purchase_ms"],
-        "Rule 23: each holder's later purchase of the product, which supersedes the refunded one."),
-    FindingFieldDeclaration("attributed_to", .texts, "Rule 9: the users granted the subscription a renewal no request links to."),
-    FindingFieldDeclaration("attributed_subscription", .text, "The subscription (original transaction id) they were granted."),
-    FindingFieldDeclaration("revoked_ms", .integer, "When the server revoked it."),
-    FindingFieldDeclaration("last_granted_ms", .integer, "When it was last granted before that."),
-    FindingFieldDeclaration("expires_ms", .integer, "When the paid period ends (the Apple record signed last)."),
-    FindingFieldDeclaration("quantity_paid", .integer, "The quantity Apple lists as paid."),
-    FindingFieldDeclaration("quantity_credited", .integer, "The quantity credited."),
-    FindingFieldDeclaration("quantity_source", .text, "Where the credited quantity comes from: `credited_quantity` (server log) or `quantity` (client)."),
-    FindingFieldDeclaration(
-        "unproven_grants", .objects, keys: ["request_id", "reason"], "Each credit without proof: its request and why it proves nothing."),
-    FindingFieldDeclaration("unresolved_count", .integer, "How many requests Apple has not settled."),
-    FindingFieldDeclaration("oldest_request_id", .text, "The oldest of them."),
-    FindingFieldDeclaration("oldest_request_ms", .integer, "When it was logged."),
-    FindingFieldDeclaration("as_of_ms", .integer, "The run's as-of: what the age is measured against."),
-    FindingFieldDeclaration("apple_confirms_at", .text, "The record (file:line) by which Apple confirms the payment of a credit without proof."),
-    FindingFieldDeclaration(
-        "judged", .text,
-        "What rule 17 would have judged: `purchase_reported`, `purchase_only_apple_lists`, `purchase_revoked_while_paid`, `purchase_under_credited`."),
-    FindingFieldDeclaration("dated_ms", .integer, "The purchase's date as rule 17 dates it."),
-    FindingFieldDeclaration(
-        "window_bound", .text, "The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`."),
-    FindingFieldDeclaration("window_bound_ms", .integer, "That bound."),
-]
+/// Every fact a finding may carry, one a line: `name shape: doc`, the shape a `FindingFieldDeclaration.Shape` or
+/// `objects(key, …)` with its keys; a line that starts with more spaces goes on with the doc above it.
+public let findingFieldDeclarations = findingFields(
+    """
+    request_ids texts: The server requests the rule judged, in log order.
+    proof_request_id text: The request whose answer Apple verified (the receipt that shows, or lacks, it).
+    status integer: Apple's status (verifyReceipt) in the answer the reason rests on.
+    reported_ms integer: When the client first reported the purchase.
+    receipt_created_ms integer: When the newest receipt Apple verified was created (rule 21).
+    grants objects(request_id, user_id, transaction_id): Each credit of the purchase, in log order: its request, user (null: none logged)
+        and id (when several ids were credited).
+    transaction_ids texts: Every transaction id of the one purchase.
+    granted_transaction_ids texts: The purchase's ids that were credited.
+    reported_by texts: The users whose app reported the purchase.
+    apple_record_count integer: How many of Apple's records list it.
+    apple_sources texts: Their sources, with the signature's state (`signed_transaction verified`).
+    environment_unlabelled integer: 1 when one of them names no environment (read as production).
+    cancelled_ms integer: Apple's earliest cancellation (refund) date.
+    cancellation_reason text: Apple's `cancellation_reason`.
+    revocation_type text: Apple's `revocationType` (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`).
+    revocation_percentage integer: Apple's `revocationPercentage`, thousandths of a percent refunded.
+    holders optionalTexts: Who still holds the credit (null: a grant logged without a user).
+    later_purchases objects(user_id, transaction_id, product_id, purchase_ms): Rule 23: each holder's later purchase of the product, which
+        supersedes the refunded one.
+    attributed_to texts: Rule 9: the users granted the subscription a renewal no request links to.
+    attributed_subscription text: The subscription (original transaction id) they were granted.
+    revoked_ms integer: When the server revoked it.
+    last_granted_ms integer: When it was last granted before that.
+    expires_ms integer: When the paid period ends (the Apple record signed last).
+    quantity_paid integer: The quantity Apple lists as paid.
+    quantity_credited integer: The quantity credited.
+    quantity_source text: Where the credited quantity comes from: `credited_quantity` (server log) or `quantity` (client).
+    unproven_grants objects(request_id, reason): Each credit without proof: its request and why it proves nothing.
+    unresolved_count integer: How many requests Apple has not settled.
+    oldest_request_id text: The oldest of them.
+    oldest_request_ms integer: When it was logged.
+    as_of_ms integer: The run's as-of: what the age is measured against.
+    apple_confirms_at text: The record (file:line) by which Apple confirms the payment of a credit without proof.
+    judged text: What rule 17 would have judged: `purchase_reported`, `purchase_only_apple_lists`, `purchase_revoked_while_paid`,
+        `purchase_under_credited`.
+    dated_ms integer: The purchase's date as rule 17 dates it.
+    window_bound text: The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`.
+    window_bound_ms integer: That bound.
+    """)
+
+/// The fields of a table of `findingFieldDeclarations`' form.
+private func findingFields(_ table: String) -> [FindingFieldDeclaration] {
+    var fields: [FindingFieldDeclaration] = []
+    for line in table.split(separator: "\n") {
+        if line.hasPrefix(" ") {
+            fields[fields.count - 1].doc += " " + line.drop { $0 == " " }
+            continue
+        }
+        guard let colon = line.firstRange(of: ": "), let space = line.firstIndex(of: " ") else { fatalError("not a field: \(line)") }
+        let shape = line[line.index(after: space)..<colon.lowerBound]
+        let keys = shape.hasPrefix("objects(") ? shape.dropFirst(8).dropLast().split(separator: ", ").map(String.init) : []
+        guard let kind = FindingFieldDeclaration.Shape(rawValue: keys.isEmpty ? String(shape) : "objects") else {
+            fatalError("no shape \(shape)")
+        }
+        fields.append(FindingFieldDeclaration(String(line[..<space]), kind, keys: keys, String(line[colon.upperBound...])))
+    }
+    return fields
+}
 
 /// The facts of one purchase credited again (rules 10 and 18).
 private let creditFacts = ["grants", "transaction_ids", "granted_transaction_ids"]
