@@ -53,6 +53,12 @@ def main():
         for name in NAMES:
             texts[f"{name}Certificate"] = open(os.path.join(folder, f"{name}.pem")).read().strip()
             texts[f"{name}Key"] = open(os.path.join(folder, f"{name}.key")).read().strip()
+    with open(OUT, "w") as f:
+        f.write(swift_source(texts))
+
+
+def swift_source(texts):
+    """SampleCA.swift: each PEM as its label and its base64 on one line, which `pem` wraps again as openssl did."""
     lines = [
         "// Written by scripts/make-sample-ca.py: do not edit.",
         "",
@@ -62,12 +68,26 @@ def main():
         "enum SampleCA {",
     ]
     for name in ["rootCertificate", "intermediateCertificate", "leafCertificate", "rootKey", "intermediateKey", "leafKey"]:
-        lines.append(f"    static let {name} = \"\"\"")
-        lines += ["        " + line for line in texts[name].splitlines()]
-        lines.append("        \"\"\"")
-    lines.append("}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        pem = texts[name].splitlines()
+        label = pem[0].removeprefix("-----BEGIN ").removesuffix("-----")
+        assert pem[-1] == f"-----END {label}-----" and all(len(line) == 64 for line in pem[1:-2]), name
+        lines.append(f"    static let {name} = pem(\"{label}\", \"{''.join(pem[1:-1])}\")")
+    lines += [
+        "",
+        "    /// PEM text as openssl writes it, without the last newline: `-----BEGIN label-----`, `base64` in lines of 64",
+        "    /// characters, `-----END label-----`.",
+        "    private static func pem(_ label: String, _ base64: String) -> String {",
+        "        var lines = [\"-----BEGIN \\(label)-----\"]",
+        "        var rest = Substring(base64)",
+        "        while !rest.isEmpty {",
+        "            lines.append(String(rest.prefix(64)))",
+        "            rest = rest.dropFirst(64)",
+        "        }",
+        "        return (lines + [\"-----END \\(label)-----\"]).joined(separator: \"\\n\")",
+        "    }",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
