@@ -4,20 +4,15 @@ import IAPAuditPipeline
 import IAPAuditSample
 
 /// `iap-audit ack ID --note TEXT [--by NAME] [--out DIR] [--ledger FILE] [--json]`: marks a finding known (docs/operations.md).
-enum AckCommand {
+enum AckCommand: Subcommand {
+    static let name = "ack", help = HelpText.ack
     static let usage = "iap-audit ack ID --note TEXT [--by NAME] [--out DIR] [--ledger FILE] [--json]"
     /// The options `ack` takes a value for, and its flags.
     static let valuedOptions: Set<String> = ["--note", "--by", "--out", "--ledger"]
     static let flags: Set<String> = ["--json", "-h", "--help"]
-    /// Every option `ack` accepts (docs/reference.md lists each, `ReferenceDocTests`).
-    static var options: Set<String> { valuedOptions.union(flags) }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(arguments, valued: valuedOptions, flags: flags, command: "ack", usage: usage)
-        if args.has("-h") || args.has("--help") {
-            out(HelpText.ack)
-            return 0
-        }
+        guard let args = try read(arguments, out: out) else { return 0 }
         guard args.positionals.count == 1, let id = args.positionals.first, !id.isEmpty else {
             let message = args.positionals.isEmpty ? "missing the finding's ID (e.g. dropped_order:2000000400594083)" : "one ID at a time"
             throw UsageError(message: message, usage: usage, command: "ack")

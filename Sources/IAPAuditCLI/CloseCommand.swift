@@ -3,7 +3,8 @@ import IAPAuditModel
 import IAPAuditPipeline
 
 /// `iap-audit close`: the monthly close (docs/close.md).
-enum CloseCommand {
+enum CloseCommand: Subcommand {
+    static let name = "close", help = HelpText.close
     static let usage =
         "iap-audit close --period PERIOD [--calendar gregorian|apple-fiscal] [--tz ZONE] [--prices FILE] [--out DIR] [--json] "
         + "[PATH ...] (and run's options)"
@@ -13,16 +14,10 @@ enum CloseCommand {
         "--receipt-root", "--signatures-at", "--redact-key", "--limit",
     ]
     static let flags: Set<String> = ["--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger"]
-    /// Every option `close` accepts (docs/reference.md lists each, `ReferenceDocTests`).
-    static var options: Set<String> { valuedOptions.union(flags) }
+    static var repeatable: Set<String> { RunCommand.repeatable }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(
-            arguments, valued: valuedOptions, flags: flags, repeatable: RunCommand.repeatable, command: "close", usage: usage)
-        if args.has("-h") || args.has("--help") {
-            out(HelpText.close)
-            return 0
-        }
+        guard let args = try read(arguments, out: out) else { return 0 }
         guard let periodText = args.value("--period") else {
             throw UsageError(message: "--period is required (e.g. --period 2026-10)", usage: usage, command: "close")
         }

@@ -13,10 +13,9 @@ public enum CommandLineInterface {
 
     /// Each command `main` runs: its name, every option it accepts and its `--help` text (docs/reference.md
     /// documents each under its heading, `ReferenceDocTests`).
-    static let commands: [(name: String, options: Set<String>, help: String)] = [
-        ("run", RunCommand.options, HelpText.run), ("close", CloseCommand.options, HelpText.close),
-        ("trace", TraceCommand.options, HelpText.trace), ("ack", AckCommand.options, HelpText.ack),
-        ("sample", SampleCommand.options, HelpText.sample),
+    static let commands: [(name: String, options: Set<String>, help: String)] = subcommands.map { ($0.name, $0.options, $0.help) }
+    private static let subcommands: [any Subcommand.Type] = [
+        RunCommand.self, CloseCommand.self, TraceCommand.self, AckCommand.self, SampleCommand.self,
     ]
 
     /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails
@@ -49,18 +48,11 @@ public enum CommandLineInterface {
             case "--version":
                 out("iap-audit \(version)")
                 return 0
-            case "run":
-                return try RunCommand.execute(rest, out: out, err: err)
-            case "close":
-                return try CloseCommand.execute(rest, out: out, err: err)
-            case "trace":
-                return try TraceCommand.execute(rest, out: out, err: err)
-            case "ack":
-                return try AckCommand.execute(rest, out: out, err: err)
-            case "sample":
-                return try SampleCommand.execute(rest, out: out, err: err)
             default:
-                throw UsageError(message: "unknown command '\(command)'", usage: "iap-audit <command> [options]", command: "")
+                guard let subcommand = subcommands.first(where: { $0.name == command }) else {
+                    throw UsageError(message: "unknown command '\(command)'", usage: "iap-audit <command> [options]", command: "")
+                }
+                return try subcommand.execute(rest, out: out, err: err)
             }
         } catch let usage as UsageError {
             err("Error: \(RunSummary.printable(usage.message))")

@@ -4,7 +4,8 @@ import IAPAuditPipeline
 import IAPAuditSample
 
 /// `iap-audit run`.
-enum RunCommand {
+enum RunCommand: Subcommand {
+    static let name = "run", help = HelpText.run
     static let usage =
         "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--reread FILE] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
@@ -21,20 +22,13 @@ enum RunCommand {
     static let flags: Set<String> = [
         "--json", "--forget-missing", "-h", "--help", "--redact", "--redact-ledger", "--fail-on-rejected",
     ]
-    /// Every option `run` accepts (docs/reference.md lists each, `ReferenceDocTests`).
-    static var options: Set<String> { valuedOptions.union(flags) }
     static let defaultInput = "sample-data"
     static let defaultOutput = "reports"
     /// At most this many rejections are printed to stderr; all are in the database.
     static let printedRejections = 50
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(
-            arguments, valued: valuedOptions, flags: flags, repeatable: repeatable, command: "run", usage: usage)
-        if args.has("-h") || args.has("--help") {
-            out(HelpText.run)
-            return 0
-        }
+        guard let args = try read(arguments, out: out) else { return 0 }
         if args.value("--out") == "" || args.value("--ledger") == "" || args.positionals.contains("") {
             throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "run")
         }

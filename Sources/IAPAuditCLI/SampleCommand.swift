@@ -4,20 +4,15 @@ import IAPAuditPipeline
 import IAPAuditSample
 
 /// `iap-audit sample`.
-enum SampleCommand {
+enum SampleCommand: Subcommand {
+    static let name = "sample", help = HelpText.sample
     static let usage = "iap-audit sample --out DIR [--transactions N] [--seed S]"
     /// The options `sample` takes a value for, and its flags.
     static let valuedOptions: Set<String> = ["--transactions", "--seed", "--out"]
     static let flags: Set<String> = ["-h", "--help"]
-    /// Every option `sample` accepts (docs/reference.md lists each, `ReferenceDocTests`).
-    static var options: Set<String> { valuedOptions.union(flags) }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(arguments, valued: valuedOptions, flags: flags, command: "sample", usage: usage)
-        if args.has("-h") || args.has("--help") {
-            out(HelpText.sample)
-            return 0
-        }
+        guard let args = try read(arguments, out: out) else { return 0 }
         if let extra = args.positionals.first {
             throw UsageError(message: "unexpected argument '\(extra)'", usage: usage, command: "sample")
         }

@@ -4,20 +4,15 @@ import IAPAuditPipeline
 import IAPAuditReport
 
 /// `iap-audit trace ID`: one id's timeline and verdict from the ledger a run left.
-enum TraceCommand {
+enum TraceCommand: Subcommand {
+    static let name = "trace", help = HelpText.trace
     static let usage = "iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]"
     /// The options `trace` takes a value for, and its flags (`--redact-ledger` is read to be refused: exit 64).
     static let valuedOptions: Set<String> = ["--out", "--ledger", "--format", "--redact-key"]
     static let flags: Set<String> = ["-h", "--help", "--redact", "--redact-ledger"]
-    /// Every option `trace` accepts (docs/reference.md lists each, `ReferenceDocTests`).
-    static var options: Set<String> { valuedOptions.union(flags) }
 
     static func execute(_ arguments: [String], out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
-        let args = try ArgumentReader(arguments, valued: valuedOptions, flags: flags, command: "trace", usage: usage)
-        if args.has("-h") || args.has("--help") {
-            out(HelpText.trace)
-            return 0
-        }
+        guard let args = try read(arguments, out: out) else { return 0 }
         guard args.positionals.count == 1, let id = args.positionals.first else {
             throw UsageError(
                 message: args.positionals.isEmpty ? "missing ID (a transaction, order, user, device, request… id)" : "one ID at a time",

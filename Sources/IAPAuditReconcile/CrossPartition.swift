@@ -41,7 +41,7 @@ final class CrossPartition: Sendable {
         var holdingFacts: [Int: [UInt8]] = [:]
         // Only products whose type may be known (the config's, or a JWS `type`) or subscription periods give
         // facts: the cheap checks first.
-        let configured = !c.config.products.isEmpty
+        let configured = !c.audit.config.products.isEmpty
         for t in c.transactions {
             guard configured || c.isSubscriptionLike(t) || c.facts.listings(t).contains(where: { $0.fact.type != nil }),
                 c.facts.carriers(t).contains(where: { $0.fact.isGrant && $0.fact.userId != nil })

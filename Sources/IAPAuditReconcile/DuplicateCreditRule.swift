@@ -37,7 +37,7 @@ enum DuplicateCreditRule {
                 texts: ExactText.distinctSorted(
                     ids.flatMap { c.facts.clients($0) }.filter { $0.fact.state == .purchased }.compactMap { c.text($0.fact.userId) }))
             let cause: FindingReason
-            let type = c.productId(t).flatMap { c.config.products[$0] }
+            let type = c.productId(t).flatMap { c.audit.config.products[$0] }
             if users.count >= 2 {
                 cause = .duplicateCreditCrossAccount
             } else if several {

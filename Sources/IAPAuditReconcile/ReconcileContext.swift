@@ -8,27 +8,18 @@ final class ReconcileContext {
     typealias Listing = TransactionFacts.Listing
 
     let facts: TransactionFacts
-    let config: AuditConfig
-    /// ms since 1970 UTC: the instant the audit speaks for.
-    let asOfMs: Int64
-    let graceMs: Int64
+    let audit: AuditParameters
     let ranks: FileRanks
     let purchases: Purchases
     /// The partition of the purchases of several ids (elsewhere every purchase has one id: the others
     /// were set aside as they were read).
     let ofPurchases: Bool
-    let window: AuditWindow
     /// Findings that wait for another partition's facts (`CrossPartition`).
     private(set) var waiting: [CrossPartition.Waiting] = []
     private var verificationCache: [VerificationState??]
 
-    init(
-        facts: TransactionFacts, config: AuditConfig, asOfMs: Int64, graceMs: Int64, ranks: FileRanks, purchases: Purchases,
-        ofPurchases: Bool = false, window: AuditWindow
-    ) {
-        (self.facts, self.config, self.asOfMs, self.graceMs, self.ranks, self.purchases, self.ofPurchases, self.window) = (
-            facts, config, asOfMs, graceMs, ranks, purchases, ofPurchases, window
-        )
+    init(facts: TransactionFacts, audit: AuditParameters, ranks: FileRanks, purchases: Purchases, ofPurchases: Bool = false) {
+        (self.facts, self.audit, self.ranks, self.purchases, self.ofPurchases) = (facts, audit, ranks, purchases, ofPurchases)
         verificationCache = Array(repeating: nil, count: facts.count)
     }
 
@@ -126,8 +117,8 @@ final class ReconcileContext {
 
     /// The receipt's (else the transaction's) bundle id is known and not one of the config's.
     func isForeignBundle(_ l: Listing) -> Bool {
-        guard !config.bundleIds.isEmpty, let bundle = l.fact.bundleId ?? l.fact.itemBundleId else { return false }
-        return !config.bundleIds.contains(text(bundle)!)
+        guard !audit.config.bundleIds.isEmpty, let bundle = l.fact.bundleId ?? l.fact.itemBundleId else { return false }
+        return !audit.config.bundleIds.contains(text(bundle)!)
     }
 
     /// A listing Apple stands behind for a revocation: an unsigned Apple answer, or a verified signed record
@@ -164,7 +155,7 @@ final class ReconcileContext {
     /// Rule 14 for T; nil when nothing is unresolved.
     func verification(_ t: Int32) -> VerificationState? {
         if let cached = verificationCache[Int(t)] { return cached }
-        let state = VerificationState(carriers: carriedBy(t), asOfMs: asOfMs, graceMs: graceMs)
+        let state = VerificationState(carriers: carriedBy(t), asOfMs: audit.asOfMs, graceMs: audit.graceMs)
         let result = state.isUnresolved ? state : nil
         verificationCache[Int(t)] = .some(result)
         return result
@@ -180,7 +171,7 @@ final class ReconcileContext {
 
     /// T's product type: the config's `products`, else the JWS `type` Apple gives; nil when unknown.
     func productType(_ t: Int32) -> ProductType? {
-        if let product = productId(t), let type = config.products[product] { return type }
+        if let product = productId(t), let type = audit.config.products[product] { return type }
         return best(t).lazy.compactMap { $0.fact.type.flatMap { self.text($0) }.flatMap(ProductType.init(jwsType:)) }.first
     }
 
@@ -242,6 +233,7 @@ final class ReconcileContext {
         _ t: Int32, dateMs: @autoclosure () -> Int64?, appleOnly: Bool, users: @autoclosure () -> [String?],
         evidence: @autoclosure () -> [SourceLocation], judged: String
     ) -> Finding? {
+        let window = audit.window
         // Without --from/--to only purchases Apple alone lists are windowed (and only from the logs' start).
         if window.fromMs == nil && window.toMs == nil && (!appleOnly || window.logStartMs == nil) { return nil }
         let dateMs = dateMs()
@@ -261,6 +253,24 @@ final class ReconcileContext {
         return finding(
             side == .afterWindow ? .outsideWindowAfterWindow : .outsideWindowBeforeWindow, t, users: users(), firstSeenMs: dateMs,
             evidence: evidence(), facts: facts)
+    }
+
+    /// A `dropped_order` finding for T with `reason` and the facts `fill` sets, or rule 17's `outside_window` one (judged
+    /// `purchase_<reason>`) when T's purchase date falls outside the window. `trail`: T's, whose first-seen time the finding
+    /// takes; `evidence`: the trail's and the rule's other records.
+    func droppedPurchase(
+        _ t: Int32, _ cause: FindingReason, users: [String?], grants: [Carrier], trail: (evidence: [SourceLocation], firstSeenMs: Int64?),
+        evidence: [SourceLocation], fill: (inout FindingFacts) -> Void
+    ) -> Finding {
+        if let outside = outsideWindow(
+            t, dateMs: purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, judged: "purchase_" + cause.name)
+        {
+            return outside
+        }
+        var facts = FindingFacts()
+        fill(&facts)
+        return finding(
+            cause, t, users: users, environment: environments(grants), firstSeenMs: trail.firstSeenMs, evidence: evidence, facts: facts)
     }
 
     /// Evidence and first-seen time of T's client reports and the given requests.

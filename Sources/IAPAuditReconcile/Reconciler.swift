@@ -109,8 +109,8 @@ public enum Reconciler {
             do {
                 unproven = try TransactionStage(
                     source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries,
-                    purchases: purchases, config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, cross: cross,
-                    findings: findings
+                    purchases: purchases, audit: AuditParameters(config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window),
+                    cross: cross, findings: findings
                 ).run()
                 try cross.settle(into: findings)
             } catch {

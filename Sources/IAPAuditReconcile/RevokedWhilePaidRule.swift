@@ -36,22 +36,15 @@ enum RevokedWhilePaidRule {
             let evidence =
                 trail.evidence + revokes.map { c.location($0.fact.fileId, $0.fact.line) } + (latest.map { [c.location($0)] } ?? [])
                 + refunds.map(c.location)
-            if let outside = c.outsideWindow(
-                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, judged: "purchase_revoked_while_paid")
-            {
-                findings.append(outside)
-                continue
-            }
-            var facts = FindingFacts()
-            facts.set(.revokedMs, revokeMs)
-            facts.set(.lastGrantedMs, lastGrantMs)
-            facts.set(.expiresMs, latest?.fact.expiresDateMs)
-            // Apple refunded it only after the revoke.
-            facts.set(.cancelledMs, refunds.compactMap(\.fact.cancellationDateMs).min())
             findings.append(
-                c.finding(
-                    .droppedOrderRevokedWhilePaid, t, users: users, environment: c.environments(grants),
-                    firstSeenMs: trail.firstSeenMs, evidence: evidence, facts: facts))
+                c.droppedPurchase(t, .droppedOrderRevokedWhilePaid, users: users, grants: grants, trail: trail, evidence: evidence) {
+                    facts in
+                    facts.set(.revokedMs, revokeMs)
+                    facts.set(.lastGrantedMs, lastGrantMs)
+                    facts.set(.expiresMs, latest?.fact.expiresDateMs)
+                    // Apple refunded it only after the revoke.
+                    facts.set(.cancelledMs, refunds.compactMap(\.fact.cancellationDateMs).min())
+                })
         }
         return findings
     }

@@ -10,8 +10,9 @@ enum SandboxLeakRule {
             let leaked = c.grants(t).filter { $0.isProven && $0.fact.isSandboxAnswer }
             if leaked.isEmpty { continue }
             // Users are exact text: an allowlisted user is this user's bytes.
+            let allowlist = c.audit.config.sandboxAllowlist
             let allowed = leaked.filter { grant in
-                c.text(grant.fact.userId).map { user in c.config.sandboxAllowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
+                c.text(grant.fact.userId).map { user in allowlist.contains { $0.utf8.elementsEqual(user.utf8) } } == true
             }
             let notAllowed = leaked.filter { grant in !allowed.contains { ReconcileContext.same($0, grant) } }
             for (group, cause) in [

@@ -12,10 +12,7 @@ struct TransactionStage {
     let ranks: FileRanks
     let redeliveries: Set<UInt64>
     let purchases: Purchases
-    let config: AuditConfig
-    let asOfMs: Int64
-    let graceMs: Int64
-    let window: AuditWindow
+    let audit: AuditParameters
     /// What the partitions tell each other, and the findings that wait for it.
     let cross: CrossPartition
     /// Where the findings go as each partition is done.
@@ -54,9 +51,7 @@ struct TransactionStage {
     /// - Parameter ofPurchases: the partition of the purchases of several ids (`IdReissuedRule` runs there).
     /// - Returns: its listings below the trust level the rules need.
     private func reconcile(_ facts: TransactionFacts, ofPurchases: Bool = false) throws -> UnprovenListings {
-        let context = ReconcileContext(
-            facts: facts, config: config, asOfMs: asOfMs, graceMs: graceMs, ranks: ranks, purchases: purchases,
-            ofPurchases: ofPurchases, window: window)
+        let context = ReconcileContext(facts: facts, audit: audit, ranks: ranks, purchases: purchases, ofPurchases: ofPurchases)
         var found = Reconciler.rules.flatMap { $0(context) }
         if ofPurchases { found += IdReissuedRule.findings(context) }
         try findings.add(found)

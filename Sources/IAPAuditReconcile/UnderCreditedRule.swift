@@ -26,20 +26,12 @@ enum UnderCreditedRule {
             let users = c.users(grants)
             let trail = c.trail(t, grants)
             let evidence = trail.evidence + proving.map(c.location)
-            if let outside = c.outsideWindow(
-                t, dateMs: c.purchaseDateMs(t), appleOnly: false, users: users, evidence: evidence, judged: "purchase_under_credited")
-            {
-                findings.append(outside)
-                continue
-            }
-            var facts = FindingFacts()
-            facts.set(.quantityPaid, paid)
-            facts.set(.quantityCredited, credited)
-            facts.set(.quantitySource, logged != nil ? "credited_quantity" : "quantity")
             findings.append(
-                c.finding(
-                    .droppedOrderUnderCredited, t, users: users, environment: c.environments(grants), firstSeenMs: trail.firstSeenMs,
-                    evidence: evidence, facts: facts))
+                c.droppedPurchase(t, .droppedOrderUnderCredited, users: users, grants: grants, trail: trail, evidence: evidence) { facts in
+                    facts.set(.quantityPaid, paid)
+                    facts.set(.quantityCredited, credited)
+                    facts.set(.quantitySource, logged != nil ? "credited_quantity" : "quantity")
+                })
         }
         return findings
     }

@@ -15,7 +15,7 @@ enum VerificationBacklogRule {
             facts.set(.unresolvedCount, views.count)
             facts.set(.oldestRequestId, c.requestId(oldest))
             facts.set(.oldestRequestMs, oldest.fact.tsMs)
-            facts.set(.asOfMs, c.asOfMs)
+            facts.set(.asOfMs, c.audit.asOfMs)
             facts.set(.status, oldest.fact.status.map { Int64($0) })
             findings.append(
                 c.finding(

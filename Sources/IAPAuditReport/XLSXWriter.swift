@@ -160,25 +160,8 @@ public enum XLSXWriter {
     /// `displayLength` of an ASCII text from its bytes (a byte a character; 0x0A–0x0D end a line, 0x0D 0x0A
     /// together); nil for any other text. Every cell is measured: the `Character` walk cost a fifth of a workbook.
     private static func asciiDisplayLength(_ text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { bytes -> Int? in
-            var longest = 0
-            var current = 0
-            var i = 0
-            while i < bytes.count {
-                let byte = bytes[i]
-                if byte >= 0x80 { return nil }
-                if byte >= 0x0A && byte <= 0x0D {
-                    longest = max(longest, current)
-                    current = 0
-                    if byte == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
-                } else {
-                    current += 1
-                }
-                i += 1
-            }
-            return max(longest, current)
-        }
+        var longest = 0
+        return asciiLines(text, endsLine: { $0 >= 0x0A && $0 <= 0x0D }) { longest = max(longest, $0) } ? longest : nil
     }
 
     /// The lines `text` takes wrapped at `ReportTable.wrapWidth` characters. The column is at least that
@@ -193,24 +176,32 @@ public enum XLSXWriter {
     /// `wrappedLines` of an ASCII text from its bytes (lines split at "\n" alone: "\r\n" is one character of
     /// its line, as a `Character`); nil for any other text.
     private static func asciiWrappedLines(_ text: String, width: Int) -> Int? {
+        var lines = 0
+        return asciiLines(text, endsLine: { $0 == 0x0A }) { lines += max(1, ($0 + width - 1) / width) } ? lines : nil
+    }
+
+    /// Walks an ASCII text's bytes (a byte a character, 0x0D 0x0A one byte: the 0x0D) and gives `line` the length of
+    /// each line, which ends at a byte `endsLine` accepts; false, having stopped, at a byte of any other text (≥ 0x80).
+    @inline(__always)
+    private static func asciiLines(_ text: String, endsLine: (UInt8) -> Bool, _ line: (Int) -> Void) -> Bool {
         var text = text
-        return text.withUTF8 { bytes -> Int? in
-            var lines = 0
+        return text.withUTF8 { bytes in
             var current = 0
             var i = 0
             while i < bytes.count {
                 let byte = bytes[i]
-                if byte >= 0x80 { return nil }
-                if byte == 0x0A {
-                    lines += max(1, (current + width - 1) / width)
+                if byte >= 0x80 { return false }
+                if byte == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
+                if endsLine(byte) {
+                    line(current)
                     current = 0
                 } else {
                     current += 1
-                    if byte == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A { i += 1 }
                 }
                 i += 1
             }
-            return lines + max(1, (current + width - 1) / width)
+            line(current)
+            return true
         }
     }
 

@@ -7,6 +7,9 @@ struct SwiftSource {
 
     init(header: String) { text = header }
 
+    /// The indentation of the next line, in characters.
+    var indentWidth: Int { depth * 4 }
+
     mutating func line(_ s: String = "") {
         text += s.isEmpty ? "\n" : String(repeating: "    ", count: depth) + s + "\n"
     }
@@ -46,6 +49,19 @@ struct SwiftSource {
         }
         lines.append(current)
         for l in lines { line(l) }
+    }
+
+    /// `items` as the elements of an array literal: as many to a line as fit in 120 characters, each line ending in `,`.
+    mutating func packed(_ items: [String]) {
+        var current = ""
+        for item in items {
+            if !current.isEmpty && current.count + 2 + item.count > 120 {
+                line(current + ",")
+                current = ""
+            }
+            current += (current.isEmpty ? "" : ", ") + item
+        }
+        if !current.isEmpty { line(current + ",") }
     }
 
     /// A call or declaration whose arguments go one per line when they do not fit on one line of 140

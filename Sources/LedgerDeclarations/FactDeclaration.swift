@@ -15,6 +15,10 @@ public struct FactDeclaration: Sendable {
     public var doc: [String]
     public var fields: [FactField]
 
+    /// `doc`: the struct's doc comment as one text, a line of it a line.
+    init(kind: String, code: UInt8, type: String, stream: String, doc: String, fields: [FactField]) {
+        (self.kind, self.code, self.type, self.stream, self.doc, self.fields) = (kind, code, type, stream, docLines(doc), fields)
+    }
 }
 
 /// One field of a fact, in the order it is encoded.

@@ -18,7 +18,7 @@ public let factDeclarations: [FactDeclaration] = [
 
 let requestLineFact = FactDeclaration(
     kind: "requestLine", code: 1, type: "RequestLineFact", stream: "requests",
-    doc: ["One server-log line (verify or revoke), keyed by `request_id`."],
+    doc: "One server-log line (verify or revoke), keyed by `request_id`.",
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64, "`ts`, ms since 1970 UTC"),
         FactField("isRevoke", .flags(["isRevoke"]), "`event: revoke`"),
@@ -35,10 +35,10 @@ let requestLineFact = FactDeclaration(
 
 let linkedResponseFact = FactDeclaration(
     kind: "linkedResponse", code: 2, type: "LinkedResponseFact", stream: "requests",
-    doc: [
-        "What the request stage reads of an Apple record that names a request: its status and environment,",
-        "and its transactions' ids, original ids, dates, signatures and bundles (proof and rule 6).",
-    ],
+    doc: """
+        What the request stage reads of an Apple record that names a request: its status and environment,
+        and its transactions' ids, original ids, dates, signatures and bundles (proof and rule 6).
+        """,
     fields: [
         FactField("requestId", .requiredText), FactField("fileId", .file), FactField("line", .u32),
         FactField("receivedAtMs", .optionalInt), FactField("status", .zigzag),
@@ -63,7 +63,7 @@ let linkedResponseFact = FactDeclaration(
 
 let clientFact = FactDeclaration(
     kind: "client", code: 3, type: "ClientFact", stream: "transactions",
-    doc: ["A client report of a transaction (failed and deferred ones, without an id, make none)."],
+    doc: "A client report of a transaction (failed and deferred ones, without an id, make none).",
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64), FactField("id", .requiredId),
         FactField("state", .caseIndex("ClientState")), FactField("userId", .text), FactField("productId", .text),
@@ -72,7 +72,7 @@ let clientFact = FactDeclaration(
 
 let revokeFact = FactDeclaration(
     kind: "revoke", code: 4, type: "RevokeFact", stream: "transactions",
-    doc: ["A revoke line of the server log, once per transaction it names (rule 12)."],
+    doc: "A revoke line of the server log, once per transaction it names (rule 12).",
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("tsMs", .i64), FactField("id", .requiredId),
         FactField("userId", .text),
@@ -80,7 +80,7 @@ let revokeFact = FactDeclaration(
 
 let listingFact = FactDeclaration(
     kind: "listing", code: 5, type: "ListingFact", stream: "transactions",
-    doc: ["One transaction as one Apple record lists it, with the record's fields the rules read."],
+    doc: "One transaction as one Apple record lists it, with the record's fields the rules read.",
     fields: [
         FactField("id", .requiredId), FactField("fileId", .file), FactField("line", .u32), FactField("receivedAtMs", .optionalInt),
         FactField("status", .zigzag), FactField("environment", .environment, "the record's, effective (semantics.md rule 2)"),
@@ -104,7 +104,7 @@ let listingFact = FactDeclaration(
 
 let carrierFact = FactDeclaration(
     kind: "carrier", code: 6, type: "CarrierFact", stream: "transactions",
-    doc: ["(Made during reconciliation.) A request that carried or granted a transaction."],
+    doc: "(Made during reconciliation.) A request that carried or granted a transaction.",
     fields: [
         FactField("id", .requiredId), FactField("fileId", .u32, "of the request's first line"), FactField("line", .u32),
         FactField("requestId", .requiredText), FactField("userId", .text), FactField("tsMs", .i64, "the request's earliest `ts`"),
@@ -128,7 +128,7 @@ let carrierFact = FactDeclaration(
 
 let notificationFact = FactDeclaration(
     kind: "notification", code: 7, type: "NotificationFact", stream: "notifications",
-    doc: ["One delivery of a notification, keyed by `notificationUUID`."],
+    doc: "One delivery of a notification, keyed by `notificationUUID`.",
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("uuid", .requiredText),
         FactField("signature", .flags(["signatureFailed"])),
@@ -136,10 +136,10 @@ let notificationFact = FactDeclaration(
 
 let purchaseFact = FactDeclaration(
     kind: "purchase", code: 8, type: "PurchaseFact", stream: "purchases",
-    doc: [
-        "A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase",
-        "(semantics.md rule 18: a subscription period by its web order line item, a non-consumable by its original id).",
-    ],
+    doc: """
+        A transaction Apple lists under an original id, keyed by `original_transaction_id`: which ids are one purchase
+        (semantics.md rule 18: a subscription period by its web order line item, a non-consumable by its original id).
+        """,
     fields: [
         FactField("fileId", .file), FactField("line", .u32), FactField("originalId", .id), FactField("lineItem", .text),
         FactField("id", .id), FactField("productId", .text), FactField("type", .text, "JWS `type`"),
@@ -147,7 +147,7 @@ let purchaseFact = FactDeclaration(
 
 let summaryFact = FactDeclaration(
     kind: "summary", code: 9, type: "FileFacts", stream: "summary",
-    doc: ["What one file holds, for the audit's as-of (semantics.md rule 15) and the run's warnings."],
+    doc: "What one file holds, for the audit's as-of (semantics.md rule 15) and the run's warnings.",
     fields: [
         FactField("clientReports", .i64), FactField("serverRecords", .i64), FactField("appleRecords", .i64),
         FactField("signedAppleRecords", .i64), FactField("appleItems", .i64, "transactions listed by the Apple records"),
@@ -163,15 +163,15 @@ let summaryFact = FactDeclaration(
 
 let linkFact = FactDeclaration(
     kind: "link", code: 10, type: "LinkFact", stream: "transactions",
-    doc: ["(Made during reconciliation.) The Apple record at (file, line) listing `id` names a verification request of `userId`."],
+    doc: "(Made during reconciliation.) The Apple record at (file, line) listing `id` names a verification request of `userId`.",
     fields: [FactField("id", .requiredId), FactField("fileId", .u32), FactField("line", .u32), FactField("userId", .text)])
 
 let holdingFact = FactDeclaration(
     kind: "holding", code: 11, type: "HoldingFact", stream: "transactions",
-    doc: [
-        "(Made during reconciliation, spilled by user and product.) A user holds a credited, unrefunded purchase of a",
-        "product (rule 23: a refunded purchase superseded by a later one is no refund still granted).",
-    ],
+    doc: """
+        (Made during reconciliation, spilled by user and product.) A user holds a credited, unrefunded purchase of a
+        product (rule 23: a refunded purchase superseded by a later one is no refund still granted).
+        """,
     fields: [
         FactField("userId", .requiredText), FactField("productId", .requiredText), FactField("id", .requiredId),
         FactField("purchaseMs", .i64, "Apple's purchase date, else the grant's `ts`"),
@@ -179,8 +179,8 @@ let holdingFact = FactDeclaration(
 
 let ownerFact = FactDeclaration(
     kind: "owner", code: 12, type: "OwnerFact", stream: "transactions",
-    doc: [
-        "(Made during reconciliation, spilled by original id.) A user was granted a period of the subscription",
-        "`originalId` (rule 9: a renewal only Apple lists is attributed to that user).",
-    ],
+    doc: """
+        (Made during reconciliation, spilled by original id.) A user was granted a period of the subscription
+        `originalId` (rule 9: a renewal only Apple lists is attributed to that user).
+        """,
     fields: [FactField("originalId", .requiredId), FactField("userId", .requiredText)])

@@ -1,17 +1,16 @@
 // App Store Connect's Payments and Financial Reports as ledger records (docs/inputs.md §10): one record
 // per report line. Not transaction evidence: no reconciliation fact is made from them.
 
-let financialReportLine = RecordDeclaration(
-    table: "financial_report_line", type: "FinancialReportLine", row: "FinancialReportRow",
-    batchProperty: "financialReportLines", key: .fileLine(column: "record_id"),
-    doc: [
-        "One row of a financial report (one region, or all regions in one file): the settled sales or returns",
-        "of one product, country of sale and price in one fiscal month.",
-        "",
-        "Source: Apple, \"Financial Reports\" (App Store Connect Help). `Partner Share` (always positive) and",
-        "`Customer Price` are per unit; `Extended Partner Share` is `Quantity` × `Partner Share`, checked: a row",
-        "where it is not is rejected. `R` rows (returns) have a negative `Quantity` and `Customer Price`.",
-    ],
+let financialReportLine = reportRecord(
+    "financial_report_line",
+    doc: """
+        One row of a financial report (one region, or all regions in one file): the settled sales or returns
+        of one product, country of sale and price in one fiscal month.
+
+        Source: Apple, "Financial Reports" (App Store Connect Help). `Partner Share` (always positive) and
+        `Customer Price` are per unit; `Extended Partner Share` is `Quantity` × `Partner Share`, checked: a row
+        where it is not is rejected. `R` rows (returns) have a negative `Quantity` and `Customer Price`.
+        """,
     fields: [
         reportDate(
             "Start Date", required: true, doc: ["`Start Date`: ISO date, the first day of the fiscal month (Apple's fiscal calendar)."]),
@@ -35,14 +34,13 @@ let financialReportLine = RecordDeclaration(
         lineTotal("Customer Price", count: "Quantity", currency: "customer_currency"),
     ])
 
-let financialReportTotal = RecordDeclaration(
-    table: "financial_report_total", type: "FinancialReportTotal", row: "FinancialReportTotalRow",
-    batchProperty: "financialReportTotals", key: .fileLine(column: "record_id"),
-    doc: [
-        "A total a financial report states after its rows: `Total_Rows`, `Total_Amount`, `Total_Units`, or a row",
-        "of the all-regions report's summary table. Each was checked against the report's rows when read: a",
-        "total the rows do not add up to is rejected (its `file:line` names the report), never stored.",
-    ],
+let financialReportTotal = reportRecord(
+    "financial_report_total",
+    doc: """
+        A total a financial report states after its rows: `Total_Rows`, `Total_Amount`, `Total_Units`, or a row
+        of the all-regions report's summary table. Each was checked against the report's rows when read: a
+        total the rows do not add up to is rejected (its `file:line` names the report), never stored.
+        """,
     fields: [
         FieldDeclaration(
             "kind", "kind", .enumeration(type: "FinancialReportTotalKind", required: true),
@@ -58,17 +56,16 @@ let financialReportTotal = RecordDeclaration(
         reportText("Country Of Sale", doc: ["A summary row's country (alpha-2)."]),
     ])
 
-let paymentSummaryLine = RecordDeclaration(
-    table: "payment_summary_line", type: "PaymentSummaryLine", row: "PaymentSummaryRow", batchProperty: "paymentSummaryLines",
-    key: .fileLine(column: "record_id"),
-    doc: [
-        "One line of the payments summary (`financial_report.csv` from Payments and Financial Reports): a",
-        "region's earnings in its currency and what was paid for them in the bank's currency, the total paid,",
-        "or where it was paid.",
-        "",
-        "Amounts are milliunits of `currency` (a region) or `bank_currency` (`proceeds`, the total); the `total`",
-        "line was checked against the paid regions' proceeds when read.",
-    ],
+let paymentSummaryLine = reportRecord(
+    "payment_summary_line",
+    doc: """
+        One line of the payments summary (`financial_report.csv` from Payments and Financial Reports): a
+        region's earnings in its currency and what was paid for them in the bank's currency, the total paid,
+        or where it was paid.
+
+        Amounts are milliunits of `currency` (a region) or `bank_currency` (`proceeds`, the total); the `total`
+        line was checked against the paid regions' proceeds when read.
+        """,
     fields: [
         FieldDeclaration(
             "kind", "kind", .enumeration(type: "PaymentSummaryLineKind", required: true),

@@ -37,6 +37,13 @@ public struct FindingReasonDeclaration: Sendable {
     }
 }
 
+extension [FindingReasonDeclaration] {
+    /// Reasons that share a rule, facts and action: one a `(name, doc)`.
+    static func alike(rule: Int, fields: [String], action: String, _ reasons: [(String, String)]) -> Self {
+        reasons.map { FindingReasonDeclaration($0.0, rule: rule, $0.1, fields: fields, action: action) }
+    }
+}
+
 /// One fact a finding may carry: its name in the ledger and the JSON (snake_case), its value's shape, and
 /// what it means. Times are milliseconds since 1970 UTC (`_ms`), amounts milliunits of `currency`.
 public struct FindingFieldDeclaration: Sendable {
@@ -64,55 +71,102 @@ public struct FindingFieldDeclaration: Sendable {
     }
 }
 
-public let findingFieldDeclarations: [FindingFieldDeclaration] = [
-    FindingFieldDeclaration("request_ids", .texts, "The server requests the rule judged, in log order."),
-    FindingFieldDeclaration("proof_request_id", .text, "The request whose answer Apple verified (the receipt that shows, or lacks, it)."),
-    FindingFieldDeclaration("status", .integer, "Apple's status (verifyReceipt) in the answer the reason rests on."),
-    FindingFieldDeclaration("reported_ms", .integer, "When the client first reported the purchase."),
-    FindingFieldDeclaration("receipt_created_ms", .integer, "When the newest receipt Apple verified was created (rule 21)."),
-    FindingFieldDeclaration(
-        "grants", .objects, keys: ["request_id", "user_id", "transaction_id"],
-        "Each credit of the purchase, in log order: its request, user (null: none logged) and id (when several ids were credited)."),
-    FindingFieldDeclaration("transaction_ids", .texts, "Every transaction id of the one purchase."),
-    FindingFieldDeclaration("granted_transaction_ids", .texts, "The purchase's ids that were credited."),
-    FindingFieldDeclaration("reported_by", .texts, "The users whose app reported the purchase."),
-    FindingFieldDeclaration("apple_record_count", .integer, "How many of Apple's records list it."),
-    FindingFieldDeclaration("apple_sources", .texts, "Their sources, with the signature's state (`signed_transaction verified`)."),
-    FindingFieldDeclaration("environment_unlabelled", .integer, "1 when one of them names no environment (read as production)."),
-    FindingFieldDeclaration("cancelled_ms", .integer, "Apple's earliest cancellation (refund) date."),
-    FindingFieldDeclaration("cancellation_reason", .text, "Apple's `cancellation_reason`."),
-    FindingFieldDeclaration("revocation_type", .text, "Apple's `revocationType` (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`)."),
-    FindingFieldDeclaration("revocation_percentage", .integer, "Apple's `revocationPercentage`, thousandths of a percent refunded."),
-    FindingFieldDeclaration("holders", .optionalTexts, "Who still holds the credit (null: a grant logged without a user)."),
-    FindingFieldDeclaration(
-        "later_purchases", .objects, keys: ["user_id", "transaction_id", "product_id", "purchase_ms"],
-        "Rule 23: each holder's later purchase of the product, which supersedes the refunded one."),
-    FindingFieldDeclaration("attributed_to", .texts, "Rule 9: the users granted the subscription a renewal no request links to."),
-    FindingFieldDeclaration("attributed_subscription", .text, "The subscription (original transaction id) they were granted."),
-    FindingFieldDeclaration("revoked_ms", .integer, "When the server revoked it."),
-    FindingFieldDeclaration("last_granted_ms", .integer, "When it was last granted before that."),
-    FindingFieldDeclaration("expires_ms", .integer, "When the paid period ends (the Apple record signed last)."),
-    FindingFieldDeclaration("quantity_paid", .integer, "The quantity Apple lists as paid."),
-    FindingFieldDeclaration("quantity_credited", .integer, "The quantity credited."),
-    FindingFieldDeclaration(
-        "quantity_source", .text, "Where the credited quantity comes from: `credited_quantity` (server log) or `quantity` (client)."),
-    FindingFieldDeclaration(
-        "unproven_grants", .objects, keys: ["request_id", "reason"], "Each credit without proof: its request and why it proves nothing."),
-    FindingFieldDeclaration("unresolved_count", .integer, "How many requests Apple has not settled."),
-    FindingFieldDeclaration("oldest_request_id", .text, "The oldest of them."),
-    FindingFieldDeclaration("oldest_request_ms", .integer, "When it was logged."),
-    FindingFieldDeclaration("as_of_ms", .integer, "The run's as-of: what the age is measured against."),
-    FindingFieldDeclaration(
-        "apple_confirms_at", .text, "The record (file:line) by which Apple confirms the payment of a credit without proof."),
-    FindingFieldDeclaration(
-        "judged", .text,
-        "What rule 17 would have judged: `purchase_reported`, `purchase_only_apple_lists`, `purchase_revoked_while_paid`, `purchase_under_credited`."
-    ),
-    FindingFieldDeclaration("dated_ms", .integer, "The purchase's date as rule 17 dates it."),
-    FindingFieldDeclaration(
-        "window_bound", .text, "The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`."),
-    FindingFieldDeclaration("window_bound_ms", .integer, "That bound."),
-]
+/// Every fact a finding may carry, one a line: `name shape: doc`, the shape a `FindingFieldDeclaration.Shape` or
+/// `objects(key, …)` with its keys; a line that starts with more spaces goes on with the doc above it.
+public let findingFieldDeclarations = findingFields(
+    """
+    request_ids texts: The server requests the rule judged, in log order.
+    proof_request_id text: The request whose answer Apple verified (the receipt that shows, or lacks, it).
+    status integer: Apple's status (verifyReceipt) in the answer the reason rests on.
+    reported_ms integer: When the client first reported the purchase.
+    receipt_created_ms integer: When the newest receipt Apple verified was created (rule 21).
+    grants objects(request_id, user_id, transaction_id): Each credit of the purchase, in log order: its request, user (null: none logged)
+        and id (when several ids were credited).
+    transaction_ids texts: Every transaction id of the one purchase.
+    granted_transaction_ids texts: The purchase's ids that were credited.
+    reported_by texts: The users whose app reported the purchase.
+    apple_record_count integer: How many of Apple's records list it.
+    apple_sources texts: Their sources, with the signature's state (`signed_transaction verified`).
+    environment_unlabelled integer: 1 when one of them names no environment (read as production).
+    cancelled_ms integer: Apple's earliest cancellation (refund) date.
+    cancellation_reason text: Apple's `cancellation_reason`.
+    revocation_type text: Apple's `revocationType` (`REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`).
+    revocation_percentage integer: Apple's `revocationPercentage`, thousandths of a percent refunded.
+    holders optionalTexts: Who still holds the credit (null: a grant logged without a user).
+    later_purchases objects(user_id, transaction_id, product_id, purchase_ms): Rule 23: each holder's later purchase of the product, which
+        supersedes the refunded one.
+    attributed_to texts: Rule 9: the users granted the subscription a renewal no request links to.
+    attributed_subscription text: The subscription (original transaction id) they were granted.
+    revoked_ms integer: When the server revoked it.
+    last_granted_ms integer: When it was last granted before that.
+    expires_ms integer: When the paid period ends (the Apple record signed last).
+    quantity_paid integer: The quantity Apple lists as paid.
+    quantity_credited integer: The quantity credited.
+    quantity_source text: Where the credited quantity comes from: `credited_quantity` (server log) or `quantity` (client).
+    unproven_grants objects(request_id, reason): Each credit without proof: its request and why it proves nothing.
+    unresolved_count integer: How many requests Apple has not settled.
+    oldest_request_id text: The oldest of them.
+    oldest_request_ms integer: When it was logged.
+    as_of_ms integer: The run's as-of: what the age is measured against.
+    apple_confirms_at text: The record (file:line) by which Apple confirms the payment of a credit without proof.
+    judged text: What rule 17 would have judged: `purchase_reported`, `purchase_only_apple_lists`, `purchase_revoked_while_paid`,
+        `purchase_under_credited`.
+    dated_ms integer: The purchase's date as rule 17 dates it.
+    window_bound text: The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`.
+    window_bound_ms integer: That bound.
+    """)
+
+/// The fields of a table of `findingFieldDeclarations`' form.
+private func findingFields(_ table: String) -> [FindingFieldDeclaration] {
+    var fields: [FindingFieldDeclaration] = []
+    for line in table.split(separator: "\n") {
+        if line.hasPrefix(" ") {
+            fields[fields.count - 1].doc += " " + line.drop { $0 == " " }
+            continue
+        }
+        guard let colon = line.firstRange(of: ": "), let space = line.firstIndex(of: " ") else { fatalError("not a field: \(line)") }
+        let shape = line[line.index(after: space)..<colon.lowerBound]
+        let keys = shape.hasPrefix("objects(") ? shape.dropFirst(8).dropLast().split(separator: ", ").map(String.init) : []
+        guard let kind = FindingFieldDeclaration.Shape(rawValue: keys.isEmpty ? String(shape) : "objects") else {
+            fatalError("no shape \(shape)")
+        }
+        fields.append(FindingFieldDeclaration(String(line[..<space]), kind, keys: keys, String(line[colon.upperBound...])))
+    }
+    return fields
+}
+
+/// The facts of one purchase credited again (rules 10 and 18).
+private let creditFacts = ["grants", "transaction_ids", "granted_transaction_ids"]
+/// Apple's refund of a purchase (rules 12 and 23).
+private let refundFacts = ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage"]
+/// A request Apple has not settled (rule 14).
+private let unsettledFacts = ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"]
+
+/// Rules 10 and 18: one payment credited more than once.
+private let duplicateCreditReasons: [FindingReasonDeclaration] =
+    [
+        .init(
+            "cross_account", rule: 10, "Credited to two or more users: a receipt or account-sharing replay.",
+            fields: creditFacts + ["reported_by"], action: "revoke"),
+        .init(
+            "reissued_id_credited", rule: 18, "One user credited two ids of one subscription period or non-renewing purchase.",
+            fields: creditFacts + ["reported_by"], action: "revoke"),
+    ]
+    + .alike(
+        rule: 10, fields: creditFacts + ["reported_by"], action: "revoke",
+        [
+            ("restore_credited_as_purchase", "A consumable credited again by a restore request."),
+            ("same_user", "A consumable (or a product of unknown type) credited twice to one user."),
+        ])
+
+/// Rule 14's two reasons, for the verification backlog and for a pending verification: no answer (`noAnswer`),
+/// or a retryable status.
+private func unsettled(_ noAnswer: String, action: String) -> [FindingReasonDeclaration] {
+    [
+        .init("no_verify_response", rule: 14, noAnswer, fields: unsettledFacts, action: action),
+        .init("retryable_status", rule: 14, "Apple answered a retryable status.", fields: unsettledFacts + ["status"], action: action),
+    ]
+}
 
 /// The kinds, problems first, in the finding table's order.
 public let findingKindDeclarations: [FindingKindDeclaration] = [
@@ -151,22 +205,7 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
                 "under_credited", rule: 20, "Apple's quantity is above the quantity credited.",
                 fields: ["quantity_paid", "quantity_credited", "quantity_source"], action: "credit"),
         ]),
-    FindingKindDeclaration(
-        "duplicate_credit", "error", loss: true, "One payment was credited more than once.",
-        [
-            .init(
-                "cross_account", rule: 10, "Credited to two or more users: a receipt or account-sharing replay.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-            .init(
-                "reissued_id_credited", rule: 18, "One user credited two ids of one subscription period or non-renewing purchase.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-            .init(
-                "restore_credited_as_purchase", rule: 10, "A consumable credited again by a restore request.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-            .init(
-                "same_user", rule: 10, "A consumable (or a product of unknown type) credited twice to one user.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids", "reported_by"], action: "revoke"),
-        ]),
+    FindingKindDeclaration("duplicate_credit", "error", loss: true, "One payment was credited more than once.", duplicateCreditReasons),
     FindingKindDeclaration(
         "sandbox_leak", "error", loss: true, "Credited on a sandbox answer, where no money is paid.",
         [
@@ -180,38 +219,20 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
         [
             .init(
                 "cancelled_not_revoked", rule: 12, "Apple shows a cancellation date; somebody still holds the credit.",
-                fields: ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage", "holders", "later_purchases"],
-                action: "revoke")
+                fields: refundFacts + ["holders", "later_purchases"], action: "revoke")
         ]),
     FindingKindDeclaration(
         "invalid_credit", "warning", loss: true, "Credited without proof from Apple.",
-        [
-            .init(
-                "signature_invalid", rule: 13, "The signature of the record backing the credit failed.",
-                fields: ["unproven_grants", "apple_confirms_at"], action: "ask_apple"),
-            .init(
-                "bundle_mismatch", rule: 13, "The receipt is another app's.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-            .init(
-                "nonzero_status", rule: 13, "Apple's answer was an error status.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-            .init(
-                "not_in_receipt", rule: 13, "Apple's answer does not list it.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-            .init(
-                "no_verify_response", rule: 13, "Apple never answered.", fields: ["unproven_grants", "apple_confirms_at"],
-                action: "ask_apple"),
-        ]),
+        .alike(
+            rule: 13, fields: ["unproven_grants", "apple_confirms_at"], action: "ask_apple",
+            [
+                ("signature_invalid", "The signature of the record backing the credit failed."),
+                ("bundle_mismatch", "The receipt is another app's."), ("nonzero_status", "Apple's answer was an error status."),
+                ("not_in_receipt", "Apple's answer does not list it."), ("no_verify_response", "Apple never answered."),
+            ])),
     FindingKindDeclaration(
         "verification_backlog", "warning", "Apple has not settled a request past the grace.",
-        [
-            .init(
-                "no_verify_response", rule: 14, "No answer from Apple.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"], action: "ask_apple"),
-            .init(
-                "retryable_status", rule: 14, "Apple answered a retryable status.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms", "status"], action: "ask_apple"),
-        ]),
+        unsettled("No answer from Apple.", action: "ask_apple")),
     FindingKindDeclaration(
         "sandbox_allowlisted", "info", "Credited on a sandbox answer to an allowlisted tester.",
         [.init("allowlisted_user", rule: 11, "The user is in the config's sandbox_allowlist.", fields: ["request_ids"], action: "none")]),
@@ -227,27 +248,15 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
         ]),
     FindingKindDeclaration(
         "pending_verification", "info", "Apple has not settled a request yet, inside the grace.",
-        [
-            .init(
-                "no_verify_response", rule: 14, "No answer from Apple yet.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"], action: "none"),
-            .init(
-                "retryable_status", rule: 14, "Apple answered a retryable status.",
-                fields: ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms", "status"], action: "none"),
-        ]),
+        unsettled("No answer from Apple yet.", action: "none")),
     FindingKindDeclaration(
         "regranted", "info", "Credited again where that is right (a restore).",
-        [
-            .init(
-                "non_consumable", rule: 10, "A non-consumable restored.", fields: ["grants", "transaction_ids", "granted_transaction_ids"],
-                action: "none"),
-            .init(
-                "auto_renewable", rule: 10, "A subscription credited again.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids"], action: "none"),
-            .init(
-                "non_renewing", rule: 10, "A non-renewing subscription credited again.",
-                fields: ["grants", "transaction_ids", "granted_transaction_ids"], action: "none"),
-        ]),
+        .alike(
+            rule: 10, fields: creditFacts, action: "none",
+            [
+                ("non_consumable", "A non-consumable restored."), ("auto_renewable", "A subscription credited again."),
+                ("non_renewing", "A non-renewing subscription credited again."),
+            ])),
     FindingKindDeclaration(
         "id_reissued", "info", "Apple re-issued one purchase under new transaction ids.",
         [
@@ -257,21 +266,15 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
         ]),
     FindingKindDeclaration(
         "outside_window", "info", "A purchase dated outside the audit window: these logs cannot judge it.",
-        [
-            .init(
-                "before_window", rule: 17, "Dated before the window.", fields: ["judged", "dated_ms", "window_bound", "window_bound_ms"],
-                action: "none"),
-            .init(
-                "after_window", rule: 17, "Dated after the window.", fields: ["judged", "dated_ms", "window_bound", "window_bound_ms"],
-                action: "none"),
-        ]),
+        .alike(
+            rule: 17, fields: ["judged", "dated_ms", "window_bound", "window_bound_ms"], action: "none",
+            [("before_window", "Dated before the window."), ("after_window", "Dated after the window.")])),
     FindingKindDeclaration(
         "refund_superseded", "info", "A refunded purchase whose user holds a later purchase of the product.",
         [
             .init(
                 "later_purchase", rule: 23, "The holder's later purchase stands in for the refunded one.",
-                fields: ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage", "later_purchases"],
-                action: "none")
+                fields: refundFacts + ["later_purchases"], action: "none")
         ]),
 ]
 

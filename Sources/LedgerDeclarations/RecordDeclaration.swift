@@ -129,3 +129,6 @@ public struct GroupDeclaration: Sendable {
     public var fields: [FieldDeclaration]
 
 }
+
+/// A doc comment written as one text (a multi-line string literal): its lines, blank ones kept.
+func docLines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }

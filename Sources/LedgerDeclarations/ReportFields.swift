@@ -8,6 +8,17 @@ func reportNames(_ header: String) -> (property: String, column: String) {
     return (words[0] + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(), words.joined(separator: "_"))
 }
 
+/// The declaration of a report's records, one a report line keyed by `record_id`, named after `table`
+/// (`sales_report_line`: type `SalesReportLine`, row `SalesReportRow`, batch `salesReportLines`). `doc`: the type's
+/// doc comment as one text, a line of it a line.
+func reportRecord(_ table: String, doc: String, fields: [FieldDeclaration]) -> RecordDeclaration {
+    let type = table.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    return RecordDeclaration(
+        table: table, type: type, row: (type.hasSuffix("Line") ? String(type.dropLast(4)) : type) + "Row",
+        batchProperty: type.prefix(1).lowercased() + type.dropFirst() + "s", key: .fileLine(column: "record_id"),
+        doc: docLines(doc), fields: fields)
+}
+
 /// Apple's column `header` kept as its text (a field of only spaces, Apple's way of writing an empty
 /// one, is nil); its property and column named after it unless given.
 func reportText(_ header: String, as names: (String, String)? = nil, required: Bool = false, doc: [String] = []) -> FieldDeclaration {

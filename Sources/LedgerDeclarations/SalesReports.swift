@@ -2,20 +2,19 @@
 // report line, columns read by Apple's header names. Not transaction evidence: no reconciliation fact
 // is made from them (the finance close reads these tables).
 
-let salesReportLine = RecordDeclaration(
-    table: "sales_report_line", type: "SalesReportLine", row: "SalesReportRow", batchProperty: "salesReportLines",
-    key: .fileLine(column: "record_id"),
-    doc: [
-        "One line of a Sales and Trends Summary Sales report (`SALES`/`SUMMARY`, TSV, versions 1_0…1_3) or of",
-        "iTunes Connect's legacy daily sales report (2009–2010): units of one product, country, price and",
-        "currency sold on the report's days.",
-        "",
-        "Source: Apple, \"Summary Sales Report\" (App Store Connect Help). `Developer Proceeds` and `Customer",
-        "Price` are per unit; negative `Units` are refunds. `Begin Date`/`End Date` are calendar days in",
-        "Pacific Time. The legacy layout's `Vendor Identifier`, `Artist / Show`, `Title / Episode / Season`,",
-        "`Royalty Price` and `Royalty Currency` fill `sku`, `developer`, `title`, `developer_proceeds` and",
-        "`proceeds_currency`.",
-    ],
+let salesReportLine = reportRecord(
+    "sales_report_line",
+    doc: """
+        One line of a Sales and Trends Summary Sales report (`SALES`/`SUMMARY`, TSV, versions 1_0…1_3) or of
+        iTunes Connect's legacy daily sales report (2009–2010): units of one product, country, price and
+        currency sold on the report's days.
+
+        Source: Apple, "Summary Sales Report" (App Store Connect Help). `Developer Proceeds` and `Customer
+        Price` are per unit; negative `Units` are refunds. `Begin Date`/`End Date` are calendar days in
+        Pacific Time. The legacy layout's `Vendor Identifier`, `Artist / Show`, `Title / Episode / Season`,
+        `Royalty Price` and `Royalty Currency` fill `sku`, `developer`, `title`, `developer_proceeds` and
+        `proceeds_currency`.
+        """,
     fields: [
         FieldDeclaration(
             "layout", "layout", .enumeration(type: "SalesReportLayout", required: true),
@@ -48,17 +47,16 @@ let salesReportLine = RecordDeclaration(
         reportText("Order Type", doc: ["`Order Type` (1_1+): `Pre-order`, `Pay As You Go Intro Offer`…"])
     ])
 
-let subscriptionReportLine = RecordDeclaration(
-    table: "subscription_report_line", type: "SubscriptionReportLine", row: "SubscriptionReportRow",
-    batchProperty: "subscriptionReportLines", key: .fileLine(column: "record_id"),
-    doc: [
-        "One line of a Sales and Trends Subscription report: how many subscriptions of one price, country and",
-        "offer were active at the end of the report's day (a snapshot, not sales: no line total is made).",
-        "",
-        "Source: Apple, \"Subscription Report\" (App Store Connect Help). The report holds no date: its day is",
-        "only in the name Apple gave the file, which iap-audit does not read. Counts of a column a version",
-        "lacks are nil.",
-    ],
+let subscriptionReportLine = reportRecord(
+    "subscription_report_line",
+    doc: """
+        One line of a Sales and Trends Subscription report: how many subscriptions of one price, country and
+        offer were active at the end of the report's day (a snapshot, not sales: no line total is made).
+
+        Source: Apple, "Subscription Report" (App Store Connect Help). The report holds no date: its day is
+        only in the name Apple gave the file, which iap-audit does not read. Counts of a column a version
+        lacks are nil.
+        """,
     fields: subscriptionIdentity + promotionalOffer + subscriptionPrices(per: "subscription period") + [reportText("State")]
         + subscriptionSale + activeSubscriptionCounts)
 
@@ -71,15 +69,14 @@ let activeSubscriptionCounts: [FieldDeclaration] = [
     "Pay As You Go Offer Code Subscriptions", "Marketing Opt-Ins", "Billing Retry", "Grace Period",
 ].map { reportCount($0) }
 
-let subscriptionEventLine = RecordDeclaration(
-    table: "subscription_event_line", type: "SubscriptionEventLine", row: "SubscriptionEventRow",
-    batchProperty: "subscriptionEventLines", key: .fileLine(column: "record_id"),
-    doc: [
-        "One line of a Sales and Trends Subscription Event report: how many times one event (`Subscribe`,",
-        "`Renew`, `Cancel`, `Refund`…) happened on a day to subscriptions of one kind, offer and country.",
-        "",
-        "Source: Apple, \"Subscription Event Report\" (App Store Connect Help). No amounts.",
-    ],
+let subscriptionEventLine = reportRecord(
+    "subscription_event_line",
+    doc: """
+        One line of a Sales and Trends Subscription Event report: how many times one event (`Subscribe`,
+        `Renew`, `Cancel`, `Refund`…) happened on a day to subscriptions of one kind, offer and country.
+
+        Source: Apple, "Subscription Event Report" (App Store Connect Help). No amounts.
+        """,
     fields: [
         reportDate("Event Date", required: true, doc: ["`Event Date`: ISO date (Pacific Time)."]), reportText("Event", required: true),
     ] + subscriptionIdentity + subscriptionOffer + [reportText("Marketing Opt-In")] + promotionalOffer + [
@@ -90,16 +87,15 @@ let subscriptionEventLine = RecordDeclaration(
         reportCount("Quantity", required: true, doc: ["`Quantity`: how many times the event happened."]),
     ] + subscriptionSale)
 
-let subscriberReportLine = RecordDeclaration(
-    table: "subscriber_report_line", type: "SubscriberReportLine", row: "SubscriberReportRow",
-    batchProperty: "subscriberReportLines", key: .fileLine(column: "record_id"),
-    doc: [
-        "One line of a Sales and Trends Subscriber report: one paid subscription event of one (anonymous)",
-        "subscriber on a day, with its price and proceeds.",
-        "",
-        "Source: Apple, \"Subscriber Report\" (App Store Connect Help). A refund has `Refund` `Yes` and a",
-        "negative `Customer Price`: the line totals take their sign from the per-unit amount.",
-    ],
+let subscriberReportLine = reportRecord(
+    "subscriber_report_line",
+    doc: """
+        One line of a Sales and Trends Subscriber report: one paid subscription event of one (anonymous)
+        subscriber on a day, with its price and proceeds.
+
+        Source: Apple, "Subscriber Report" (App Store Connect Help). A refund has `Refund` `Yes` and a
+        negative `Customer Price`: the line totals take their sign from the per-unit amount.
+        """,
     fields: [reportDate("Event Date", required: true, doc: ["`Event Date`: ISO date (Pacific Time)."])] + subscriptionIdentity
         + [reportText("Subscription Offer Name"), reportText("Promotional Offer ID")] + subscriptionOffer
         + subscriptionPrices(per: "unit", refund: " (negative: a refund)") + [

@@ -22,6 +22,12 @@ struct TapeView {
     @inline(__always) func token(_ index: Int32) -> LineTape.Token { tokens[Int(index)] }
 
     @inline(__always) func kind(_ index: Int32) -> LineTape.Kind { index < 0 ? .absent : tokens[Int(index)].kind }
+    /// The value at `index`; nil when absent (`index < 0`) or null.
+    @inline(__always) func present(_ index: Int32) -> LineTape.Token? {
+        guard index >= 0 else { return nil }
+        let t = tokens[Int(index)]
+        return t.kind == LineTape.Kind.null ? nil : t
+    }
 
     /// Fills `slots[k]` with the value token of member `keys.names[k]` of the object at `object`
     /// (-1 when absent). Members not in `keys` are skipped.
@@ -60,10 +66,8 @@ struct TapeView {
     /// bytes, a fraction or exponent, any other type).
     @inline(__always)
     func text(_ index: Int32) throws(Unsure) -> UnsafeBufferPointer<UInt8>? {
-        guard index >= 0 else { return nil }
-        let t = tokens[Int(index)]
+        guard let t = present(index) else { return nil }
         switch t.kind {
-        case LineTape.Kind.null: return nil
         case LineTape.Kind.string:
             guard !t.escaped, t.end &- t.start <= UInt32(FieldValue.maxTextLength) else { throw Unsure() }
             return bytes(t)
@@ -105,10 +109,8 @@ struct TapeView {
     /// fraction, an escape, more than 18 digits, beyond ±2^53 (`ExactNumber`), any other type).
     @inline(__always)
     func integer(_ index: Int32) throws(Unsure) -> Int64? {
-        guard index >= 0 else { return nil }
-        let t = tokens[Int(index)]
+        guard let t = present(index) else { return nil }
         switch t.kind {
-        case LineTape.Kind.null: return nil
         case LineTape.Kind.number, LineTape.Kind.string:
             guard !t.escaped, let v = Self.int64(bytes(t)), ExactNumber.holds(v) else { throw Unsure() }
             return v
@@ -121,10 +123,8 @@ struct TapeView {
     /// other value, which the strict reader refuses).
     @inline(__always)
     func bool(_ index: Int32) throws(Unsure) -> Bool? {
-        guard index >= 0 else { return nil }
-        let t = tokens[Int(index)]
+        guard let t = present(index) else { return nil }
         switch t.kind {
-        case LineTape.Kind.null: return nil
         case LineTape.Kind.trueValue: return true
         case LineTape.Kind.falseValue: return false
         case LineTape.Kind.string:
@@ -147,10 +147,8 @@ struct TapeView {
     /// text form `Timestamp.fastParseMs` does not know).
     @inline(__always)
     func timestamp(_ index: Int32) throws(Unsure) -> Int64? {
-        guard index >= 0 else { return nil }
-        let t = tokens[Int(index)]
+        guard let t = present(index) else { return nil }
         switch t.kind {
-        case LineTape.Kind.null: return nil
         case LineTape.Kind.number:
             guard let ms = Self.int64(bytes(t)), Timestamp.validRange.contains(ms) else { throw Unsure() }
             return ms

@@ -44,13 +44,8 @@ package struct TraceResult: Sendable {
 
 /// The kinds of id `trace` looks an id up as, and the columns it searches for each.
 package enum TraceIdKind: String, CaseIterable, Sendable {
-    case transactionId = "transaction_id"
-    case originalTransactionId = "original_transaction_id"
-    case orderId = "order_id"
-    case userId = "user_id"
-    case deviceId = "device_id"
-    case requestId = "request_id"
-    case webOrderLineItemId = "web_order_line_item_id"
+    case transactionId = "transaction_id", originalTransactionId = "original_transaction_id", orderId = "order_id"
+    case userId = "user_id", deviceId = "device_id", requestId = "request_id", webOrderLineItemId = "web_order_line_item_id"
 
     /// In words: `transaction id`, `Apple order id`…
     package var label: String {

@@ -1,0 +1,12 @@
+import IAPAuditModel
+
+/// What every rule reads of the run, whatever the partition: the config, the instant the audit speaks for, the grace
+/// before an unanswered request is overdue, and the window (rule 17).
+struct AuditParameters {
+    let config: AuditConfig
+    /// ms since 1970 UTC: the instant the audit speaks for.
+    let asOfMs: Int64
+    /// ms.
+    let graceMs: Int64
+    let window: AuditWindow
+}
