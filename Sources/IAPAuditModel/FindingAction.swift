@@ -16,6 +16,9 @@ public struct FindingAction: Hashable, Sendable {
     public var amountMilliunits: Int64?
     public var currency: String?
     public var transactionId: String
+    /// The server requests whose credits it concerns, in log order: the credits to take back (a duplicate, a sandbox
+    /// credit), the credits without proof, the request to verify again; empty for the others.
+    public var requestIds: [String] = []
     /// Why, in one sentence (for people).
     public var because: String
     /// `open`, `acknowledged` (`iap-audit ack`) or `resolved`.
@@ -38,6 +41,19 @@ public struct FindingAction: Hashable, Sendable {
     /// The action a finding calls for (docs/semantics.md; its reason's declared `action` unless Apple's
     /// confirmation, rule 22, or the facts decide otherwise).
     public static func of(_ f: Finding) -> FindingAction {
+        var action = decided(f)
+        let x = f.facts
+        switch f.kind {
+        case .duplicateCredit: action.requestIds = extraCredits(f).map { $0["request_id"]?.text ?? "?" }
+        case .invalidCredit: action.requestIds = x.objects(.unprovenGrants).compactMap { $0["request_id"]?.text }
+        case .verificationBacklog, .pendingVerification: action.requestIds = x.text(.oldestRequestId).map { [$0] } ?? []
+        default: action.requestIds = x.texts(.requestIds)
+        }
+        return action
+    }
+
+    /// The action's code, user, quantity and words.
+    private static func decided(_ f: Finding) -> FindingAction {
         let x = f.facts
         let one = f.userIds.count == 1 ? f.userIds[0] : nil
         func make(_ code: FindingActionCode, user: String? = one, quantity: Int64? = nil, _ because: String) -> FindingAction {
@@ -89,9 +105,8 @@ public struct FindingAction: Hashable, Sendable {
         let reporters = f.facts.texts(.reportedBy)
         let user = { (g: FindingValue) in g["user_id"]?.text }
         let shown = { (g: FindingValue) in "\(g["request_id"]?.text ?? "?") (\(user(g) ?? "no user"))" }
-        let payer = grants.firstIndex { g in user(g).map { u in reporters.contains { $0.utf8.elementsEqual(u.utf8) } } ?? false }
-        let kept = payer ?? 0
-        let extra = grants.enumerated().filter { $0.offset != kept }.map(\.element)
+        let (kept, payer) = keptCredit(f)
+        let extra = extraCredits(f)
         let owners = Set(extra.map { user($0).map(ExactText.init) })
         let unpaid =
             payer == nil && !reporters.isEmpty
@@ -104,6 +119,22 @@ public struct FindingAction: Hashable, Sendable {
             owners.count == 1 ? owners.first!?.text : nil, Int64(extra.count),
             "credited \(grants.count) times for one payment: keep \(shown(keptGrant))\(payer == nil ? "" : ", the user of the client report"); "
                 + "take back \(extra.map(shown).joined(separator: ", "))\(unpaid)")
+    }
+
+    /// The credit a duplicate keeps (its index in `grants`): the first of the user whose app reported the purchase
+    /// (`payer`), else the first in the logs.
+    private static func keptCredit(_ f: Finding) -> (kept: Int, payer: Int?) {
+        let reporters = f.facts.texts(.reportedBy)
+        let payer = f.facts.objects(.grants).firstIndex { g in
+            g["user_id"]?.text.map { u in reporters.contains { $0.utf8.elementsEqual(u.utf8) } } ?? false
+        }
+        return (payer ?? 0, payer)
+    }
+
+    /// The credits a duplicate takes back: every one but the kept one, in log order.
+    private static func extraCredits(_ f: Finding) -> [FindingValue] {
+        let kept = keptCredit(f).kept
+        return f.facts.objects(.grants).enumerated().filter { $0.offset != kept }.map(\.element)
     }
 
     /// Rule 22 decides a dropped order's action: credit what Apple confirms, nothing for a refund, ask Apple for a claim.
@@ -159,7 +190,8 @@ public struct FindingAction: Hashable, Sendable {
     public var jsonObject: [String: Any] {
         let values: [String: Any?] = [
             "code": code.rawValue, "user_id": userId, "product_id": productId, "quantity": quantity, "amount_milliunits": amountMilliunits,
-            "currency": currency, "transaction_id": transactionId, "because": because, "status": status, "open_code": openCode?.rawValue,
+            "currency": currency, "transaction_id": transactionId, "request_ids": requestIds, "because": because, "status": status,
+            "open_code": openCode?.rawValue,
             "note": note, "by": by, "at": atMs.map(Timestamp.iso),
         ]
         return values.mapValues { $0 ?? NSNull() }

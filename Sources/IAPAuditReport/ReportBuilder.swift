@@ -7,6 +7,7 @@ public enum ReportBuilder {
         "kind", "reason", "severity", "apple_confirmation", "transaction_id", "original_transaction_id", "product_id", "user_ids",
         "environment", "first_seen (UTC)", "evidence", "detail", "finding_id", "status", "first_seen_run",
         "acknowledged_note", "action", "action_user_id", "action_quantity", "action_amount", "action_currency", "action_because",
+        "action_request_ids",
     ]
 
     /// - Parameter redactor: `--redact`: users as tokens in the findings (`IdRedactor.finding`), rejected lines'
@@ -81,6 +82,7 @@ public enum ReportBuilder {
         return [
             .text(a.code.rawValue), optional(a.userId), a.quantity.map(ReportCell.integer) ?? .empty,
             price.map { .money($0.milliunits, currency: $0.currency) } ?? .empty, optional(price?.currency), .text(a.because),
+            .text(a.requestIds.joined(separator: ", ")),
         ]
     }
 

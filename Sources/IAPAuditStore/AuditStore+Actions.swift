@@ -5,7 +5,7 @@ import IAPAuditModel
 extension AuditStore {
     static let actionColumns = [
         "finding_id", "code", "user_id", "product_id", "quantity", "amount_milliunits", "currency", "transaction_id", "because",
-        "status", "open_code", "note", "acknowledged_by", "acknowledged_at",
+        "status", "open_code", "note", "acknowledged_by", "acknowledged_at", "request_ids",
     ]
 
     static let actionInsert =
@@ -15,7 +15,7 @@ extension AuditStore {
     static func actionValues(_ id: String, _ a: FindingAction) -> [any SQLBindable] {
         [
             id, a.code.rawValue, a.userId, a.productId, a.quantity, a.amountMilliunits, a.currency, a.transactionId, a.because, a.status,
-            a.openCode?.rawValue, a.note, a.by, a.atMs.map(Timestamp.iso),
+            a.openCode?.rawValue, a.note, a.by, a.atMs.map(Timestamp.iso), IdList.encode(a.requestIds),
         ]
     }
 
@@ -29,6 +29,7 @@ extension AuditStore {
         a.openCode = q.optionalText(first + 10).flatMap(FindingActionCode.init(rawValue:))
         (a.note, a.by) = (q.optionalText(first + 11), q.optionalText(first + 12))
         a.atMs = q.optionalText(first + 13).flatMap(Timestamp.parseMs)
+        a.requestIds = IdList.decode(q.text(first + 14))
         return a
     }
 
@@ -37,7 +38,7 @@ extension AuditStore {
     /// `code`, `status` or `open_code`, a NULL where a run writes a value, a value of another type, an `acknowledged_at`
     /// that is no time. `trace` reads the ledger's actions through it.
     static func checkedAction(_ q: SQLiteStatement) throws -> FindingAction {
-        let texts: [Int32] = [0, 1, 7, 8, 9]
+        let texts: [Int32] = [0, 1, 7, 8, 9, 14]
         let optionalTexts: [Int32] = [2, 3, 6, 10, 11, 12, 13]
         let optionalIntegers: [Int32] = [4, 5]
         let wrong =
@@ -50,6 +51,9 @@ extension AuditStore {
         guard ["open", "acknowledged", "resolved"].contains(q.text(9)) else { throw damaged("holds a status no run writes") }
         guard q.optionalText(13).map({ Timestamp.parseMs($0) != nil }) ?? true else {
             throw damaged("holds an acknowledged_at that is no time")
+        }
+        guard IdList.encode(IdList.decode(q.text(14))) == q.text(14) else {
+            throw damaged("holds request_ids that are no JSON list of ids")
         }
         return action(q)
     }

@@ -83,7 +83,8 @@ package enum Schema {
             open_code TEXT,
             note TEXT,
             acknowledged_by TEXT,
-            acknowledged_at TEXT
+            acknowledged_at TEXT,
+            request_ids TEXT NOT NULL
         ) STRICT, WITHOUT ROWID;
 
         """

@@ -5,7 +5,7 @@ import XCTest
 @testable import IAPAuditModel
 
 /// Every finding of every fixture case has its action asserted as data (`Fixtures/actions.json`: per case, per
-/// `finding_id`, the code, user, quantity and status that table `finding_action` holds, read back with Python's
+/// `finding_id`, the code, user, quantity and requests that table `finding_action` holds, read back with Python's
 /// sqlite3), every kind × reason of the cases is among them, and `trace --format json` of each transaction carries, as its
 /// verdict's `action`, the action of the finding that decides it (and each finding's own).
 ///
@@ -18,7 +18,7 @@ final class FindingActionCaseTests: XCTestCase {
         import json, sqlite3, sys
         db = sqlite3.connect(sys.argv[1])
         rows = db.execute('''SELECT f.finding_id, f.kind, f.reason, f.transaction_id, f.apple_confirmation, f.facts, a.code, a.user_id,
-            a.quantity, a.status, a.open_code, a.transaction_id, a.because FROM finding f LEFT JOIN finding_action a USING (finding_id)
+            a.quantity, a.status, a.open_code, a.transaction_id, a.because, a.request_ids FROM finding f LEFT JOIN finding_action a USING (finding_id)
             ORDER BY f.finding_id''').fetchall()
         print(json.dumps([list(r) for r in rows]))
         """
@@ -70,7 +70,10 @@ final class FindingActionCaseTests: XCTestCase {
                 XCTAssertEqual(row[11] as? String, transaction, "\(name): \(id)")
                 XCTAssertEqual(row[9] as? String, "open", "\(name): \(id)")
                 XCTAssertFalse((row[12] as? String ?? "").isEmpty, "\(name): \(id): an action says why")
-                actions[id] = ["code": code, "user_id": row[7] ?? NSNull(), "quantity": row[8] ?? NSNull()]
+                actions[id] = [
+                    "code": code, "user_id": row[7] ?? NSNull(), "quantity": row[8] ?? NSNull(),
+                    "request_ids": try JSONSerialization.jsonObject(with: Data((row[13] as? String ?? "").utf8)),
+                ]
             }
             golden[name] = actions
             if !update {

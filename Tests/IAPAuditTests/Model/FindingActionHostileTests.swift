@@ -115,7 +115,7 @@ final class DamagedFindingRowsTests: XCTestCase {
     private static let rebuilt = """
         CREATE TABLE copied AS SELECT * FROM finding_action; DROP TABLE finding_action;
         CREATE TABLE finding_action (finding_id, code, user_id, product_id, quantity, amount_milliunits, currency, transaction_id,
-            because, status, open_code, note, acknowledged_by, acknowledged_at);
+            because, status, open_code, note, acknowledged_by, acknowledged_at, request_ids);
         INSERT INTO finding_action SELECT * FROM copied; DROP TABLE copied;
         """
 
@@ -157,6 +157,8 @@ final class DamagedFindingRowsTests: XCTestCase {
             try ledger(Self.rebuilt + "UPDATE finding_action SET quantity = 'many'"),
             row + " holds a value of another type than a run writes in quantity")
         assertDamaged(try ledger(Self.rebuilt + "INSERT INTO finding_action SELECT * FROM finding_action"), row + " is held 2 times")
+        assertDamaged(
+            try ledger("UPDATE finding_action SET request_ids = '{\"r1\": 1}'"), row + " holds request_ids that are no JSON list of ids")
     }
 
     func testAckOfADamagedActionChangesNothing() throws {
