@@ -41,7 +41,7 @@ enum RunCommand: Subcommand {
         for reason in verdict.reasons { err("iap-audit: alert: \(RunSummary.printable(reason))") }
         out(
             args.has("--json")
-                ? RunSummary.json(result, verdict: verdict)
+                ? try RunSummary.json(result, verdict: verdict)
                 : ([RunSummary.text(result)] + AlertOptions.text(verdict, rules)).joined(separator: "\n"))
         return verdict.exit
     }

@@ -68,7 +68,7 @@ enum RunSummary {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ result: AuditResult, verdict: RunVerdict = RunVerdict(exit: 0, reasons: [])) -> String {
+    static func json(_ result: AuditResult, verdict: RunVerdict = RunVerdict(exit: 0, reasons: [])) throws -> String {
         let s = result.snapshot
         let (total, imported, rejected) = totals(s)
         var kinds: [String: [String: Int]] = [:]
@@ -99,7 +99,7 @@ enum RunSummary {
                 ["code": $0.code.rawValue, "message": $0.message, "file": $0.file.map { $0 as Any } ?? NSNull()] as [String: Any]
             },
             "changes": s.changes.map(ChangesSummary.json) ?? NSNull(),
-            "actions": actions(result),
+            "actions": try actions(result),
             "alert": ["exit": Int(verdict.exit), "reasons": verdict.reasons] as [String: Any],
         ]
         return encoded(object)
@@ -107,7 +107,7 @@ enum RunSummary {
 
     /// The findings' actions (`FindingAction`, as table `finding_action` holds them): how many of each code, and each
     /// action of the findings this run found new or reopened, with its `finding_id` (the rest are in the ledger).
-    static func actions(_ result: AuditResult) -> [String: Any] {
+    static func actions(_ result: AuditResult) throws -> [String: Any] {
         let s = result.snapshot
         let statuses = s.changes?.listingById ?? [:]
         let new = Set((s.changes?.changes ?? []).filter { $0.event == .new || $0.event == .reopened }.map(\.state.id))
@@ -115,11 +115,10 @@ enum RunSummary {
         var counts: [String: Int] = [:]
         var listed: [[String: Any]] = []
         var ids = FindingIds()
-        try? s.findings.forEach { f in
+        try s.findings.forEach { f in
             let id = ids.id(for: f)
-            var action = FindingAction.of(shown?.finding(f) ?? f)
-            if let state = statuses[id], state.status != .open { action.code = .noAction }
-            if let price = s.prices[f.transactionId] { (action.amountMilliunits, action.currency) = (price.milliunits, price.currency) }
+            let priced = FindingAction.of(shown?.finding(f) ?? f, price: s.prices[f.transactionId])
+            let action = statuses[id]?.joined(priced) ?? priced
             counts[action.code.rawValue, default: 0] += 1
             if new.contains(id) { listed.append(action.jsonObject.merging(["finding_id": id]) { a, _ in a }) }
         }

@@ -172,17 +172,28 @@ public struct FindingAction: Hashable, Sendable {
         }
     }
 
+    /// The action of `f` priced with Apple's price of its transaction (`AuditSnapshot.prices`; nil: not known).
+    public static func of(_ f: Finding, price: Money?) -> FindingAction {
+        var a = of(f)
+        (a.amountMilliunits, a.currency) = (price?.milliunits, price?.currency)
+        return a
+    }
+
     /// The action once the finding's lifecycle is known: acknowledged or resolved, it is `none`, with the note, who
     /// and when; `openCode` keeps what it called for and `because` why. Joining again (a second `ack`) replaces them.
     public func joined(with state: FindingState?) -> FindingAction {
-        guard let state, state.status != .open else { return self }
+        guard let state else { return self }
+        return joined(
+            status: state.status, note: state.note, by: state.acknowledgedBy,
+            atMs: state.status == .resolved ? state.resolvedAtMs : state.acknowledgedAtMs)
+    }
+
+    /// `joined(with:)` from the parts of a state a run's listing holds (`RunChanges.Listing`).
+    public func joined(status: FindingStatus, note: String?, by: String?, atMs: Int64?) -> FindingAction {
+        guard status != .open else { return self }
         var a = self
-        a.status = state.status.rawValue
-        a.openCode = openCode ?? code
-        a.code = .noAction
-        a.note = state.note
-        a.by = state.acknowledgedBy
-        a.atMs = state.status == .resolved ? state.resolvedAtMs : state.acknowledgedAtMs
+        (a.status, a.openCode, a.code) = (status.rawValue, openCode ?? code, .noAction)
+        (a.note, a.by, a.atMs) = (note, by, atMs)
         return a
     }
 

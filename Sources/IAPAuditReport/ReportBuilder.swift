@@ -76,12 +76,11 @@ public enum ReportBuilder {
     /// The finding's action (`FindingAction`) as table `finding_action` holds it: `none` once acknowledged; the amount
     /// in the currency's unit.
     static func actionCells(_ f: Finding, _ state: RunChanges.Listing?, _ prices: [String: Money]) -> [ReportCell] {
-        var a = FindingAction.of(f)
-        if let state, state.status != .open { a.code = .noAction }
-        let price = prices[f.transactionId]
+        let priced = FindingAction.of(f, price: prices[f.transactionId])
+        let a = state?.joined(priced) ?? priced
         return [
             .text(a.code.rawValue), optional(a.userId), a.quantity.map(ReportCell.integer) ?? .empty,
-            price.map { .money($0.milliunits, currency: $0.currency) } ?? .empty, optional(price?.currency), .text(a.because),
+            a.amountMilliunits.map { .money($0, currency: a.currency!) } ?? .empty, optional(a.currency), .text(a.because),
             .text(a.requestIds.joined(separator: ", ")),
         ]
     }

@@ -347,9 +347,7 @@ public final class AuditStore {
                 if let v = f.appleConfirmation { insert.bind(C.appleConfirmation, constant: v.rawValue) }
                 insert.bind(C.facts, constant: f.facts.json)
                 try insert.insertRow()
-                var a = FindingAction.of(f)
-                (a.amountMilliunits, a.currency) = (prices[f.transactionId]?.milliunits, prices[f.transactionId]?.currency)
-                try action.run(Self.actionValues(id, a))
+                try action.run(Self.actionValues(id, FindingAction.of(f, price: prices[f.transactionId])))
             }
             let parameter = try database.prepare("INSERT INTO run_parameter (name, value) VALUES (?1, ?2)")
             for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try parameter.run([name, value]) }

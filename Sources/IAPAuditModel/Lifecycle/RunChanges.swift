@@ -48,9 +48,17 @@ public struct RunChanges: Sendable, Equatable {
         public var status: FindingStatus
         public var firstSeenRun: Int
         public var note: String?
+        /// Who acknowledged it, and when (ms since 1970 UTC).
+        public var acknowledgedBy: String? = nil
+        public var acknowledgedAtMs: Int64? = nil
 
         public init(status: FindingStatus, firstSeenRun: Int, note: String? = nil) {
             (self.status, self.firstSeenRun, self.note) = (status, firstSeenRun, note)
+        }
+
+        /// What to do about its finding: `action` joined with this lifecycle (`FindingAction.joined`).
+        public func joined(_ action: FindingAction) -> FindingAction {
+            action.joined(status: status, note: note, by: acknowledgedBy, atMs: acknowledgedAtMs)
         }
     }
 
@@ -60,8 +68,10 @@ public struct RunChanges: Sendable, Equatable {
         var listings: [String: Listing] = [:]
         listings.reserveCapacity(changes.count)
         for i in changes.indices where changes[i].event != .resolved && listings[changes[i].state.id] == nil {
-            listings[changes[i].state.id] = Listing(
-                status: changes[i].state.status, firstSeenRun: changes[i].state.firstSeenRun, note: changes[i].state.note)
+            let state = changes[i].state
+            var listing = Listing(status: state.status, firstSeenRun: state.firstSeenRun, note: state.note)
+            (listing.acknowledgedBy, listing.acknowledgedAtMs) = (state.acknowledgedBy, state.acknowledgedAtMs)
+            listings[state.id] = listing
         }
         return listings
     }

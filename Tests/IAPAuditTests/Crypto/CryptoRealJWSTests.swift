@@ -12,7 +12,8 @@ import XCTest
 @testable import IAPAuditStore
 
 /// JWS from public repositories (read from `../shared/real-data`): one genuinely Apple-signed
-/// notification, Apple's library samples signed by its throw-away test CA, and Xcode's StoreKit JWS.
+/// notification, Apple's library samples signed by its throw-away test CA, and Xcode's StoreKit JWS. Each test reads the
+/// corpus through `TestPaths.realData`, which throws `XCTSkip` (one line naming it) when `../shared` is absent.
 final class CryptoRealJWSTests: XCTestCase {
     static let appleRootG3 = "namecare__app-store-server-library-rust/AppleRootCA-G3.cer"
     static let testCA = "apple__app-store-server-library-swift/testCA.der"

@@ -12,7 +12,8 @@ import XCTest
 @testable import IAPAuditStore
 
 /// PKCS#7 app receipts from ../shared/real-data, with values checked against an independent decoding
-/// (openssl cms + pyasn1) and, for RevenueCat, against Apple's own verifyReceipt answer.
+/// (openssl cms + pyasn1) and, for RevenueCat, against Apple's own verifyReceipt answer. Each test reads the corpus
+/// through `TestPaths.realData`, which throws `XCTSkip` (one line naming it) when `../shared` is absent.
 final class AppReceiptRealDataTests: XCTestCase {
     func testRevenueCatReceiptMatchesItsVerifyReceiptAnswer() throws {
         let checker = StubReceiptChecker(.invalid("certificate_expired"))
