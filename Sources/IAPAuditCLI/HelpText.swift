@@ -17,6 +17,8 @@ enum HelpText {
           trace     One id's timeline across every record of the ledger a run left, and the
                     verdict: Apple's confirmation, the findings, the next action.
           ack       Mark a finding of the ledger known: kept in the reports, out of alerts.
+          resolve   Record what a person did about a purchase (credited, refused, revoked,
+                    refunded): evidence the next run and every trace read.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
         OPTIONS:
@@ -218,6 +220,39 @@ enum HelpText {
           -h, --help            Show this help.
 
         Exit status: 0 acknowledged, 1 no ledger, unknown or resolved ID, or a run is writing DIR, 64 usage error.
+        """
+
+    static let resolve = """
+        USAGE: iap-audit resolve TRANSACTION_ID --credited|--refused|--revoked|--refunded --note TEXT
+                                 [--by NAME] [--quantity N] [--user USER] [--at TIME]
+                                 [--out DIR] [--ledger FILE] [--json]
+
+        Records what a person did about a purchase in table manual_action of DIR/audit.sqlite. The row is
+        never changed or deleted. Every trace shows it at once; the next run reads it as evidence
+        (docs/semantics.md rule 25): a dropped order credited by hand is resolved, and a credit by the
+        server of the same purchase is then a duplicate_credit (manual_and_automatic). `ack` only says a
+        finding is known; resolve says what was done. An ID no record or finding names is refused.
+
+        ARGUMENTS:
+          TRANSACTION_ID        The purchase's transaction id, as trace shows it.
+        OPTIONS:
+          --credited            The customer was credited by hand.
+          --refused             The claim was refused (a claim Apple confirms stays open).
+          --revoked             A credit was taken back by hand.
+          --refunded            The customer was paid back outside the App Store.
+          --note TEXT           What was done and why: the ticket (required).
+          --by NAME             Who did it (default: the login name, USER or LOGNAME).
+          --quantity N          Units credited or taken back (default: not said; counts as one).
+          --user USER           The account acted on (default: the one account the ledger ties to the
+                                purchase); one the ledger does not tie to it is refused.
+          --at TIME             When it was done, ISO 8601 (default: now).
+          --out DIR             The ledger's folder (default: reports/).
+          --ledger FILE         The ledger, when run was given --ledger FILE.
+          --json                Print what was recorded as one JSON object.
+          -h, --help            Show this help.
+
+        Exit status: 0 recorded, 1 no ledger, an unknown ID or another account, or a run is writing DIR,
+        64 usage error.
         """
 
     static let sample = """

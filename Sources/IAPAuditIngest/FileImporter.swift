@@ -335,6 +335,7 @@ package enum FileImporter {
         case .bareVerifyResponse: return "verifyReceipt responses (bare, not linked to a request)"
         case .wrappedSignedTransaction: return "JWS signed transactions linked to server requests"
         case .wrappedOrderLookup: return "App Store Server API Look Up Order ID responses with their order ids"
+        case .wrappedTransactionLookup: return "App Store Server API Get Transaction Info responses with the ids asked"
         case .postedReceipt: return "app receipts as clients posted them"
         case .signed(.notificationV2): return "App Store Server Notifications V2"
         case .signed(.notificationV1): return "App Store Server Notifications V1"

@@ -46,6 +46,8 @@ enum RecordDispatcher {
                 batch.append(response, keepRaw: keepRaw)
             case .wrappedOrderLookup:
                 apple(try ServerAPIResponseReader.readOrderLookup(o, at: location, raw: raw, checker: checker))
+            case .wrappedTransactionLookup:
+                apple(try ServerAPIResponseReader.readTransactionLookup(o, at: location, raw: raw, checker: checker))
             case .postedReceipt:
                 apple(try AppReceiptReader.readWrapped(o, at: location, checker: checker))
             case .signed:

@@ -12,6 +12,9 @@ package enum RecordShape: Hashable {
     /// `{"order_id", "received_at", "response": {…}}`: an App Store Server API Look Up Order ID answer
     /// fetched for an Apple order id (the id on the customer's invoice), kept with that id.
     case wrappedOrderLookup
+    /// `{"transaction_id", "received_at", "environment", "response": {…}}`: an App Store Server API Get Transaction Info
+    /// answer (or its error body) kept with the transaction id asked and the environment asked (`iap-audit ask-apple`).
+    case wrappedTransactionLookup
     /// An app receipt as posted: `{"request_id", "received_at", "receipt_data"}`, a Unity IAP wrapper or
     /// a purchase object holding `transactionReceipt`.
     case postedReceipt
@@ -32,6 +35,7 @@ package enum RecordShape: Hashable {
     static func of(_ o: any RecordObject) -> RecordShape {
         let has = { (key: String) in o.has(key) }
         if has("order_id") && has("response") { return .wrappedOrderLookup }
+        if has("transaction_id") && has("response") && !has("request_id") { return .wrappedTransactionLookup }
         if has("request_id") && has("response") { return .wrappedVerifyResponse }
         if has("request_id") && has("signed_transaction") { return .wrappedSignedTransaction }
         if AppReceiptReader.isWrapper(o) { return .postedReceipt }
@@ -91,7 +95,7 @@ package enum RecordShape: Hashable {
         case .serverRequest: return .serverLog
         case .wrappedVerifyResponse, .bareVerifyResponse: return .verifyResponse
         case .wrappedSignedTransaction: return .signedTransaction
-        case .wrappedOrderLookup: return .serverAPIResponse
+        case .wrappedOrderLookup, .wrappedTransactionLookup: return .serverAPIResponse
         case .postedReceipt: return .appReceipt
         case .signed(let kind): return kind
         default: return .other

@@ -31,6 +31,10 @@ public enum AppleConfirmation: String, Sendable, Hashable, CaseIterable {
     case refunded
     /// No Apple record proves the payment: only the client (or the server's logs) say it was paid.
     case claimed
+    /// Asked by the id (Get Transaction Info, `iap-audit ask-apple`), Apple's production answered it has no such
+    /// transaction (4040010) or that the id is invalid (4000006), and no record proves the payment (rule 25); that answer is
+    /// in the evidence and the `apple_not_found` fact.
+    case notFound = "not_found"
 }
 
 /// One reconciliation result: a problem or an info observation about one transaction.

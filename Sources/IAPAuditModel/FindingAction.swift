@@ -44,6 +44,8 @@ public struct FindingAction: Hashable, Sendable {
         var action = decided(f)
         let x = f.facts
         switch f.kind {
+        case .duplicateCredit where f.reason == FindingReason.duplicateCreditManualAndAutomatic.name:
+            action.requestIds = x.objects(.grants).map { $0["request_id"]?.text ?? "?" }
         case .duplicateCredit: action.requestIds = extraCredits(f).map { $0["request_id"]?.text ?? "?" }
         case .invalidCredit: action.requestIds = x.objects(.unprovenGrants).compactMap { $0["request_id"]?.text }
         case .verificationBacklog, .pendingVerification: action.requestIds = x.text(.oldestRequestId).map { [$0] } ?? []
@@ -62,6 +64,8 @@ public struct FindingAction: Hashable, Sendable {
         }
         switch f.kind {
         case .droppedOrder: return dropped(f) { make($0, user: $1, quantity: $2, $3) }
+        case .duplicateCredit where f.reason == FindingReason.duplicateCreditManualAndAutomatic.name:
+            return manualAndAutomatic(f) { make($0, user: $1, quantity: $2, $3) }
         case .duplicateCredit: return duplicate(f, make: { make(.revoke, user: $0, quantity: $1, $2) })
         case .sandboxLeak:
             return make(.revoke, quantity: Int64(x.texts(.requestIds).count), "credited on a sandbox answer, where no money is paid")
@@ -121,6 +125,21 @@ public struct FindingAction: Hashable, Sendable {
                 + "take back \(extra.map(shown).joined(separator: ", "))\(unpaid)")
     }
 
+    /// Credited by hand and by the server (rule 25): take one credit back, from the account credited twice when there is one.
+    private static func manualAndAutomatic(
+        _ f: Finding, _ make: (FindingActionCode, String?, Int64?, String) -> FindingAction
+    ) -> FindingAction {
+        let grants = f.facts.objects(.grants).map { "request \($0["request_id"]?.text ?? "?") (\($0["user_id"]?.text ?? "no user"))" }
+        let manual = f.facts.objects(.manualCredits).map {
+            "by hand by \($0["by"]?.text ?? "?") on \($0["at_ms"]?.integer.map(Timestamp.iso) ?? "?") (manual action #\($0["action_id"]?.text ?? "?"))"
+        }
+        let one = f.userIds.count == 1 ? f.userIds[0] : nil
+        return make(
+            .revoke, one, 1,
+            "credited twice for one payment: \((manual + grants).joined(separator: " and ")); take one credit back, then record it "
+                + "(iap-audit resolve \(f.transactionId) --revoked)")
+    }
+
     /// The credit a duplicate keeps (its index in `grants`): the first of the user whose app reported the purchase
     /// (`payer`), else the first in the logs.
     private static func keptCredit(_ f: Finding) -> (kept: Int, payer: Int?) {
@@ -159,6 +178,11 @@ public struct FindingAction: Hashable, Sendable {
             let once = f.userIds.count > 1 ? " once, to the account of the ticket's customer (one payment listed by several accounts)" : ""
             return make(.credit, one, 1, "Apple confirms the payment and nobody was credited: credit it\(once)")
         case .refunded?: return make(.noAction, one, nil, "Apple refunded it; it was never credited")
+        case .notFound?:
+            return make(
+                .refuse, one, nil,
+                "Apple's App Store Server API, asked by the id, has no such purchase in production (\(x.text(.appleNotFound) ?? "?")): "
+                    + "refuse the claim and tell the customer; if they insist, ask for the Apple receipt email's order id")
         default:
             let why: String
             switch f.reason {

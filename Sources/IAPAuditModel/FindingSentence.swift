@@ -30,6 +30,11 @@ public enum FindingSentence {
         case .duplicateCreditCrossAccount?, .duplicateCreditReissuedIdCredited?, .duplicateCreditRestoreCreditedAsPurchase?,
             .duplicateCreditSameUser?, .regrantedNonConsumable?, .regrantedAutoRenewable?, .regrantedNonRenewing?:
             body = grants(x)
+        case .duplicateCreditManualAndAutomatic?:
+            let manual = x.objects(.manualCredits).map {
+                "by hand by \($0["by"]?.text ?? "?") on \($0["at_ms"]?.integer.map(Timestamp.iso) ?? "?") (manual action #\($0["action_id"]?.text ?? "?"))"
+            }
+            body = "credited \(manual.joined(separator: " and ")) and by the server: " + grants(x)
         case .sandboxLeakSandboxCredited?, .sandboxAllowlistedAllowlistedUser?:
             body =
                 "credited on a \(f.environment ?? "Sandbox") answer, where no money is paid, by request(s) \(x.texts(.requestIds).joined(separator: ", "))"
@@ -73,6 +78,7 @@ public enum FindingSentence {
         case nil: return f.detail
         }
         return body + attribution(x)
+            + (x.text(.appleNotFound).map { "; asked by the id, Apple has no such purchase in production (\($0))" } ?? "")
     }
 
     private static func iso(_ x: FindingFacts, _ field: FindingField) -> String { x.integer(field).map(Timestamp.iso) ?? "?" }

@@ -45,9 +45,12 @@ enum RunChecks {
             return RunWarning(
                 .ledgerUpgraded,
                 "the ledger (schema version \(version)) was migrated to version \(Schema.version) in place, every record kept: "
-                    + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
-                    + (version < 9 ? "its stored facts now carry checksums, checked as they are read; " : "")
-                    + "the findings now carry their facts and actions (finding_action)\(periods)", file: databasePath)
+                    + [
+                        version < 8 ? "the findings now give loss_at, when each loss happened" : nil,
+                        version < 9 ? "its stored facts now carry checksums, checked as they are read" : nil,
+                        version < 10 ? "the findings now carry their facts and actions (finding_action)" : nil,
+                        "it now keeps people's actions (iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)",
+                    ].compactMap { $0 }.joined(separator: "; ") + periods, file: databasePath)
         case .rebuilt(let version):
             return RunWarning(
                 .ledgerUpgraded,

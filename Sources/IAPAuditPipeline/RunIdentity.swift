@@ -20,6 +20,7 @@ import IAPAuditStore
 /// signatures <hex>                   SHA-256 of the trust anchors and the check time
 /// redacted_ledger k_<hex>            only under --redact-ledger: the key's fingerprint (its ids are tokens)
 /// limits line-bytes=33554432         only under --limit: the limits not at their defaults (what is read of a file)
+/// manual 3 17                        only when people recorded actions (`iap-audit resolve`): how many, the newest number
 /// file <sha256> <path>               per imported or rejected input file, by path (bytes)
 /// ```
 /// `--redact` alone changes what the outputs show, not the findings: it is no part of the identity.
@@ -36,7 +37,7 @@ struct RunIdentity {
     /// next run compares its files with to say which it brought (`run_input`).
     let given: [(path: String, sha256: String)]
 
-    init(files: [LedgerFile], options: AuditOptions, signatures: String) {
+    init(files: [LedgerFile], options: AuditOptions, signatures: String, manual: ManualActions = .none) {
         let lines =
             [
                 "tool \(ToolVersion.current)", "reader \(Schema.readerVersion)", "schema \(Schema.version)",
@@ -45,7 +46,7 @@ struct RunIdentity {
                 "from \(options.fromMs.map(String.init) ?? "none")", "to \(options.toMs.map(String.init) ?? "none")",
                 "signatures \(signatures)",
             ] + (options.redaction.map { $0.ledger ? ["redacted_ledger \($0.redactor.fingerprint)"] : [] } ?? [])
-            + (options.limits.parameter.isEmpty ? [] : ["limits \(options.limits.parameter)"])
+            + (options.limits.parameter.isEmpty ? [] : ["limits \(options.limits.parameter)"]) + (manual.identity.map { [$0] } ?? [])
         given = files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map { ($0.path, $0.sha256) }
         inputs = files.filter { $0.status != "skipped" }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             .map { ($0.path, $0.sha256) }

@@ -21,6 +21,8 @@ struct RunLifecycle {
     /// The files the last recorded run had that the ledger no longer holds (dropped by `--forget-missing`, or read by
     /// another version and not given), by path.
     let inputsGone: [String]
+    /// What people did about purchases (`iap-audit resolve`): a finding it closed is resolved by it.
+    let manual: ManualActions
 
     /// The same inputs and parameters as the last recorded run.
     var repeated: Bool { last?.fingerprint == identity.fingerprint }
@@ -29,9 +31,13 @@ struct RunLifecycle {
     /// before reconciliation).
     /// - Parameter read: the files this run read (a file the ledger held as the last run left it, read again — a copy
     ///   imported once its original was forgotten — is brought too).
-    init(_ store: AuditStore, _ options: AuditOptions, signatures: String, read: [String: LedgerImporter.FileRead] = [:]) throws {
+    init(
+        _ store: AuditStore, _ options: AuditOptions, signatures: String, manual: ManualActions = .none,
+        read: [String: LedgerImporter.FileRead] = [:]
+    ) throws {
         let files = try store.ledgerFiles()
-        identity = RunIdentity(files: files, options: options, signatures: signatures)
+        identity = RunIdentity(files: files, options: options, signatures: signatures, manual: manual)
+        self.manual = manual
         last = try store.lastRun()
         previous = last == nil ? [] : try store.unresolvedFindings()
         let before = try store.runInputs()
@@ -89,11 +95,18 @@ struct RunLifecycle {
 
     /// What resolved each finding of `gone`: the records of its transaction in the files new to this run,
     /// but for those that were its evidence already (a file that grew is read whole again).
+    /// A person's actions about the transaction (`iap-audit resolve`) come first, as `manual action #N (words)`.
     private func resolutions(_ gone: [FindingState], _ reader: LifecycleReader) throws -> [String: FindingLifecycle.Resolution] {
-        guard !newFiles.isEmpty else { return [:] }
-        let records = try reader.records(about: try reader.originalIds(of: gone), in: newFiles)
         var result: [String: FindingLifecycle.Resolution] = [:]
         for state in gone {
+            let done = manual.about(state.transactionId)
+            guard !done.isEmpty else { continue }
+            result[state.id] = FindingLifecycle.Resolution(
+                atMs: done.map(\.atMs).max(), evidence: done.map(\.named))
+        }
+        guard !newFiles.isEmpty else { return result }
+        let records = try reader.records(about: try reader.originalIds(of: gone), in: newFiles)
+        for state in gone where result[state.id] == nil {
             guard let found = records[state.transactionId] else { continue }
             // Each finding's evidence read as it comes, not all at once: as many as the ledger has findings, some nights.
             let known = Set(try reader.storedEvidence(state.id))

@@ -9,4 +9,6 @@ struct AuditParameters {
     /// ms.
     let graceMs: Int64
     let window: AuditWindow
+    /// What people did about purchases (`iap-audit resolve`, rule 25).
+    var manual: ManualActions = .none
 }

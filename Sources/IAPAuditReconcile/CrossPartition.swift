@@ -106,7 +106,7 @@ final class CrossPartition: Sendable {
     }
 
     /// Settles the waiting findings and adds them to `findings`.
-    func settle(into findings: FindingSpill) throws {
+    func settle(into findings: FindingSpill, manual: ManualActions = .none) throws {
         let waiting = self.waiting.withLock { $0 }
         guard !waiting.isEmpty else { return }
         // What is asked, by partition.
@@ -177,6 +177,6 @@ final class CrossPartition: Sendable {
                 settled.append(finding)
             }
         }
-        try findings.add(settled)
+        try findings.add(ManualActionRule.settle(settled, manual))
     }
 }

@@ -152,6 +152,18 @@ final class ReconcileContext {
         return (.claimed, nil)
     }
 
+    /// Apple's error codes by which a Get Transaction Info asked by the id says there is no such purchase: 4040010
+    /// (`TransactionIdNotFoundError`), 4000006 (`InvalidTransactionIdError`).
+    static let notFoundCodes: Set<Int64> = [4_040_010, 4_000_006]
+
+    /// Rule 25: the newest production answer, asked by an id of T's purchase, that Apple has no such transaction; nil when
+    /// none, or when a production answer asked by the id found it.
+    func appleNotFound(_ t: Int32) -> LookupFact? {
+        let answers = purchase(t).flatMap { facts.lookups($0) }.filter { $0.environment == .production || $0.environment == .none }
+        if answers.contains(where: { $0.status == 0 }) { return nil }
+        return answers.filter { Self.notFoundCodes.contains($0.status) }.max { ($0.receivedAtMs ?? 0) < ($1.receivedAtMs ?? 0) }
+    }
+
     /// Rule 14 for T; nil when nothing is unresolved.
     func verification(_ t: Int32) -> VerificationState? {
         if let cached = verificationCache[Int(t)] { return cached }
@@ -208,11 +220,17 @@ final class ReconcileContext {
     ) -> Finding {
         let kind = cause.kind
         var evidence = evidence
+        var facts = facts
         var confirmation: AppleConfirmation? = nil
         if kind == .droppedOrder {
             let (said, record) = appleConfirmation(t)
             if let record { evidence.append(location(record)) }
             confirmation = said
+            if said == .claimed, let answer = appleNotFound(t) {
+                let at = location(answer.fileId, answer.line)
+                (confirmation, facts[.appleNotFound]) = (.notFound, .text(at.description))
+                evidence.append(at)
+            }
         }
         // A dropped order is a loss of its purchase's date as rule 17 dates it (the client's earliest `purchased` report,
         // else Apple's purchase date): the date a close's window judges it by, so that each close books it once (its

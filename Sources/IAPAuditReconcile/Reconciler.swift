@@ -15,7 +15,7 @@ public enum Reconciler {
     static let rules: [@Sendable (ReconcileContext) -> [Finding]] = [
         DroppedOrderRule.findings, InReceiptNeverCreditedRule.findings, DuplicateCreditRule.findings,
         SandboxLeakRule.findings, RefundStillGrantedRule.findings, InvalidCreditRule.findings,
-        VerificationBacklogRule.findings, RevokedWhilePaidRule.findings, UnderCreditedRule.findings,
+        VerificationBacklogRule.findings, RevokedWhilePaidRule.findings, UnderCreditedRule.findings, ManualActionRule.findings,
     ]
 
     /// What a reconciliation found, and what the run should say about its input.
@@ -57,13 +57,14 @@ public enum Reconciler {
     ///   - spillBudget: bytes of facts held in memory between the stages before they go to `spillDirectory`.
     ///   - carry: where the request stage's results are kept for the next run, and the ledger's carry generation
     ///     (`RequestCarry`; nil: not kept).
+    ///   - manual: what people did about purchases (`iap-audit resolve`, rule 25).
     ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     package static func run(
         _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, fromMs: Int64? = nil, toMs: Int64? = nil,
         spillDirectory: String? = nil,
         spillBudget: Int = 64 << 20, carry kept: (directory: String, generation: RequestCarry.Generation)? = nil,
-        lap: (String) -> Void = { _ in }
+        manual: ManualActions = .none, lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
@@ -109,10 +110,11 @@ public enum Reconciler {
             do {
                 unproven = try TransactionStage(
                     source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries,
-                    purchases: purchases, audit: AuditParameters(config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window),
+                    purchases: purchases,
+                    audit: AuditParameters(config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, manual: manual),
                     cross: cross, findings: findings
                 ).run()
-                try cross.settle(into: findings)
+                try cross.settle(into: findings, manual: manual)
             } catch {
                 try? committing?.wait()
                 throw error

@@ -52,6 +52,8 @@ final class TransactionFacts {
     private(set) var carriers: [Carrier] = []
     private(set) var listings: [Listing] = []
     private(set) var evidence: [CarrierFact.Evidence] = []
+    /// Apple's answers kept with the id asked (`iap-audit ask-apple`, rule 25), by transaction: few, so a dictionary.
+    private(set) var lookups: [Int32: [LookupFact]] = [:]
 
     /// Per transaction, the range of each sorted array.
     private(set) var clientRange: [Range<Int>] = []
@@ -89,6 +91,10 @@ final class TransactionFacts {
                 let fact = LinkFact.read(&r)
                 guard keep(fact.id) else { return }
                 links[recordKey(fact.fileId, fact.line)] = fact.userId
+            case .lookup?:
+                let fact = LookupFact.read(&r, chunkFile: chunkFile)
+                guard keep(fact.id) else { return }
+                lookups[local(fact.id), default: []].append(fact)
             case .carrier?:
                 let start = evidence.count
                 let fact = CarrierFact.read(&r, evidence: &evidence)
@@ -180,4 +186,6 @@ final class TransactionFacts {
     func carriers(_ t: Int32) -> ArraySlice<Carrier> { carriers[carrierRange[Int(t)]] }
     func listings(_ t: Int32) -> ArraySlice<Listing> { listings[listingRange[Int(t)]] }
     func evidence(_ c: Carrier) -> ArraySlice<CarrierFact.Evidence> { evidence[c.fact.evidence] }
+    /// Apple's answers about the id T, asked by the id (rule 25), in ledger order.
+    func lookups(_ t: Int32) -> [LookupFact] { lookups[t] ?? [] }
 }

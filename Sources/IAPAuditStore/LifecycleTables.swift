@@ -5,10 +5,37 @@
 /// tables were declared otherwise (`Schema.tablesFingerprint`) keeps them (`Schema.lifecycleTables`), so a
 /// changed declaration needs a `Schema.version` bump and a migration, not an edit here alone.
 enum LifecycleTables {
-    static let names = ["audit_run", "run_input", "finding_state", "finding_history"]
+    static let names = ["audit_run", "run_input", "finding_state", "finding_history", "manual_action"]
 
-    /// The tables as this version declares them (`finding_state` with `Schema.findingStateAddedColumns`).
-    static let create = create(stateColumns: Schema.findingStateAddedColumns)
+    /// The tables as this version declares them (`finding_state` with `Schema.findingStateAddedColumns`, and
+    /// `manual_action`).
+    static let create = create(stateColumns: Schema.findingStateAddedColumns) + manualActionTable
+
+    /// What people did about a purchase (`iap-audit resolve`), one row per action, never updated or deleted: evidence
+    /// the next run reads (docs/semantics.md rule 25). `action` credited, refused, revoked or refunded; `quantity` the
+    /// units credited or taken back (NULL: not said); `user_id` the account acted on; `at_ms` when it was done (ms since
+    /// 1970 UTC; `--at`, else when it was recorded), `recorded_at_ms` when it was recorded.
+    static let manualActionTable = """
+        CREATE TABLE IF NOT EXISTS manual_action (
+            action_id INTEGER PRIMARY KEY,
+            transaction_id TEXT NOT NULL,
+            action TEXT NOT NULL CHECK (action IN ('credited', 'refused', 'revoked', 'refunded')),
+            quantity INTEGER,
+            user_id TEXT,
+            by TEXT NOT NULL,
+            note TEXT NOT NULL,
+            at TEXT NOT NULL,
+            at_ms INTEGER NOT NULL,
+            recorded_at TEXT NOT NULL,
+            recorded_at_ms INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS manual_action_transaction ON manual_action (transaction_id);
+        CREATE TRIGGER IF NOT EXISTS manual_action_no_update BEFORE UPDATE ON manual_action
+            BEGIN SELECT RAISE(ABORT, 'manual_action only grows'); END;
+        CREATE TRIGGER IF NOT EXISTS manual_action_no_delete BEFORE DELETE ON manual_action
+            BEGIN SELECT RAISE(ABORT, 'manual_action only grows'); END;
+
+        """
 
     /// The tables with `stateColumns` added to `finding_state` (none: as versions 5 to 9 declared them).
     static func create(stateColumns: [String]) -> String {

@@ -36,27 +36,55 @@ extension Schema {
     /// name); NULL when not said.
     static let findingStateAddedColumns = ["acknowledged_by TEXT"]
 
+    /// `apple_record`'s column added by version 11: the transaction id a wrapped Get Transaction Info answer was asked
+    /// about (`iap-audit ask-apple`'s evidence).
+    static let appleRecordAddedColumns = ["asked_transaction_id TEXT"]
+
+    /// The record tables as versions 6 to 10 declared them: this version's without `appleRecordAddedColumns`.
+    static let recordTablesVersion10 = RecordTables.create.replacingOccurrences(of: "\n    asked_transaction_id TEXT,", with: "")
+
+    /// The lifecycle tables as versions 6 to 9 declared them (`manual_action` is version 11's).
+    static let lifecycleVersion9 = LifecycleTables.create(stateColumns: [])
+
+    /// `finding.apple_confirmation`'s values as versions 6 to 10 declared them: without version 11's `not_found`.
+    static let confirmationsVersion10 = ["confirmed", "refunded", "claimed"]
+
+    /// `finding_action` as version 10 declared it: its codes without version 11's `refuse`.
+    static let actionTableVersion10 = actionTable(codes: FindingActionCode.allCases.map(\.rawValue).filter { $0 != "refuse" })
+
+    /// The fingerprint of version 10's tables (before `asked_transaction_id`, `manual_action` and the action `refuse`).
+    static let version10Fingerprint = fingerprint(
+        ownTables(
+            sourceFileColumns, finding: findingAddedColumns + findingFactsColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns,
+            confirmations: confirmationsVersion10) + actionTableVersion10 + LifecycleTables.create(stateColumns: findingStateAddedColumns)
+            + recordTablesVersion10 + indexes
+            + traceIndexes)
+
     /// The fingerprint of version 9's tables (before version 10's columns and `finding_action`): a ledger that has it is
     /// migrated.
     static let version9Fingerprint = fingerprint(
-        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns)
-            + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
+        ownTables(
+            sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns,
+            confirmations: confirmationsVersion10)
+            + lifecycleVersion9 + recordTablesVersion10 + indexes + traceIndexes)
 
     /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
     static let version6Fingerprint = fingerprint(
-        ownTables([]) + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
+        ownTables([], confirmations: confirmationsVersion10) + lifecycleVersion9 + recordTablesVersion10 + indexes + traceIndexes)
 
     /// The fingerprint of version 7's tables (before `findingAddedColumns` and `closeLossColumns`): a ledger that has
     /// it is migrated.
     static let version7Fingerprint = fingerprint(
-        ownTables(sourceFileColumns) + LifecycleTables.create(stateColumns: []) + RecordTables.create + indexes + traceIndexes)
+        ownTables(sourceFileColumns, confirmations: confirmationsVersion10) + lifecycleVersion9 + recordTablesVersion10 + indexes
+            + traceIndexes)
 
     /// The fingerprint of version 8's tables (before `factChunkColumns`): a ledger that has it is migrated.
     static let version8Fingerprint = fingerprint(
-        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns) + LifecycleTables.create(stateColumns: [])
-            + RecordTables.create + indexes + traceIndexes)
+        ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, confirmations: confirmationsVersion10)
+            + lifecycleVersion9
+            + recordTablesVersion10 + indexes + traceIndexes)
 
-    /// Migrates a ledger of version 6, 7, 8 or 9 as that version declared its tables (inside the open's transaction):
+    /// Migrates a ledger of version 6 to 10 as that version declared its tables (inside the open's transaction):
     /// adds the columns of the versions since; nothing is dropped. Returns false (nothing done) for any other.
     static func migrate(_ database: SQLiteDatabase, version: Int64, fingerprint stored: String?) throws -> Bool {
         switch (version, stored) {
@@ -65,15 +93,22 @@ extension Schema {
             try addVersion8Columns(database)
             try addVersion9Columns(database)
             try addVersion10Columns(database)
+            try addVersion11Columns(database)
         case (7, version7Fingerprint?):
             try addVersion8Columns(database)
             try addVersion9Columns(database)
             try addVersion10Columns(database)
+            try addVersion11Columns(database)
         case (8, version8Fingerprint?):
             try addVersion9Columns(database)
             try addVersion10Columns(database)
+            try addVersion11Columns(database)
         case (9, version9Fingerprint?):
             try addVersion10Columns(database)
+            try addVersion11Columns(database)
+        case (10, version10Fingerprint?):
+            try database.execute("DROP TABLE finding_action")
+            try addVersion11Columns(database)
         default:
             return false
         }
@@ -102,6 +137,21 @@ extension Schema {
         for column in findingFactsColumns { try database.execute("ALTER TABLE finding ADD COLUMN \(column)") }
         for column in findingStateAddedColumns { try database.execute("ALTER TABLE finding_state ADD COLUMN \(column)") }
         try database.execute(actionTable)
+    }
+
+    /// Adds `apple_record.asked_transaction_id`; `manual_action` and `finding_action` (its codes with `refuse`) are made by
+    /// the open, as every table is.
+    /// `finding` is made again with `apple_confirmation` allowing `not_found`, its rows kept (SQLite cannot change a CHECK).
+    private static func addVersion11Columns(_ database: SQLiteDatabase) throws {
+        for column in appleRecordAddedColumns { try database.execute("ALTER TABLE apple_record ADD COLUMN \(column)") }
+        let columns = try database.prepare("SELECT name FROM pragma_table_info('finding') ORDER BY cid")
+        var names: [String] = []
+        while try columns.step() { names.append("\"\(columns.text(0))\"") }
+        try database.execute("ALTER TABLE finding RENAME TO finding_before_11")
+        try database.execute(
+            findingTable(findingAddedColumns + findingFactsColumns, confirmations: AppleConfirmation.allCases.map(\.rawValue)))
+        let list = names.joined(separator: ", ")
+        try database.execute("INSERT INTO finding (\(list)) SELECT \(list) FROM finding_before_11; DROP TABLE finding_before_11")
     }
 
     private static func addVersion8Columns(_ database: SQLiteDatabase) throws {

@@ -5,10 +5,10 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 10
+    package static let version = 11
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
-    package static let readerVersion = 11
+    package static let readerVersion = 12
 
     /// Versions 7 to 10 keep what a ledger of version 6 to 9 holds (`migrate`, Schema+Migration.swift): 7 adds
     /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and
@@ -68,10 +68,14 @@ package enum Schema {
     /// What to do about each finding of the last run (`FindingAction`), one row per `finding.finding_id`, joined with
     /// its lifecycle: an acknowledged or resolved finding's `code` is `none`, `open_code` what it called for.
     /// `amount_milliunits` of `currency`: Apple's price of the transaction, from a verified signed transaction.
-    static let actionTable = """
+    static let actionTable = actionTable(codes: FindingActionCode.allCases.map(\.rawValue))
+
+    /// `finding_action` whose `code` is one of `codes` (version 10's lacked `refuse`).
+    static func actionTable(codes: [String]) -> String {
+        """
         CREATE TABLE IF NOT EXISTS finding_action (
             finding_id TEXT PRIMARY KEY,
-            code TEXT NOT NULL CHECK (code IN (\(FindingActionCode.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))),
+            code TEXT NOT NULL CHECK (code IN (\(codes.map { "'\($0)'" }.joined(separator: ", ")))),
             user_id TEXT,
             product_id TEXT,
             quantity INTEGER,
@@ -88,6 +92,7 @@ package enum Schema {
         ) STRICT, WITHOUT ROWID;
 
         """
+    }
 
     /// FNV-1a of `text`, hex.
     static func fingerprint(_ text: String) -> String {
@@ -97,8 +102,15 @@ package enum Schema {
     }
 
     /// The tables but the lifecycle's and the records', `source_file` with the columns `added`.
-    static func ownTables(_ added: [String], finding: [String] = [], closeLoss: [String] = [], factChunk: [String] = []) -> String {
-        [fileTables(added, factChunk: factChunk), runTables(finding: finding), closeTables(closeLoss: closeLoss)].joined(separator: "\n")
+    /// `confirmations`: the `finding.apple_confirmation` values it allows (versions 6 to 10 lacked `not_found`).
+    static func ownTables(
+        _ added: [String], finding: [String] = [], closeLoss: [String] = [], factChunk: [String] = [],
+        confirmations: [String] = AppleConfirmation.allCases.map(\.rawValue)
+    ) -> String {
+        [
+            fileTables(added, factChunk: factChunk), findingTable(finding, confirmations: confirmations) + runTables,
+            closeTables(closeLoss: closeLoss),
+        ].joined(separator: "\n")
     }
 
     /// `source_file` with the columns `added`, `rejection`, and `fact_chunk` with the columns `factChunk`.
@@ -138,8 +150,8 @@ package enum Schema {
         """
     }
 
-    /// `finding` with the columns `finding`, the run's parameters and warnings, `ledger_schema`, `verify_status_code`.
-    private static func runTables(finding: [String]) -> String {
+    /// `finding` with the columns `finding`, its `apple_confirmation` one of `confirmations`.
+    static func findingTable(_ finding: [String], confirmations: [String]) -> String {
         """
         CREATE TABLE IF NOT EXISTS finding (
             finding_id TEXT NOT NULL,
@@ -155,14 +167,19 @@ package enum Schema {
             first_seen_ms INTEGER,
             evidence TEXT NOT NULL,
             detail TEXT NOT NULL,
-            apple_confirmation TEXT CHECK (apple_confirmation IN ('confirmed', 'refunded', 'claimed'))\(finding.map { ",\n    " + $0 }.joined())
+            apple_confirmation TEXT CHECK (apple_confirmation IN (\(confirmations.map { "'\($0)'" }.joined(separator: ", "))))\(finding.map { ",\n    " + $0 }.joined())
         ) STRICT;
+
+        """
+    }
+
+    /// The run's parameters and warnings, `ledger_schema`, `verify_status_code`.
+    private static let runTables = """
         CREATE TABLE IF NOT EXISTS run_parameter (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS run_warning (code TEXT NOT NULL, message TEXT NOT NULL, file TEXT) STRICT;
         CREATE TABLE IF NOT EXISTS ledger_schema (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS verify_status_code (status INTEGER PRIMARY KEY, meaning TEXT NOT NULL) STRICT;
         """
-    }
 
     /// The close's tables (`AuditStore.replaceClose`), `close_loss` with the columns `closeLoss`.
     private static func closeTables(closeLoss: [String]) -> String {

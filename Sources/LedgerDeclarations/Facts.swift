@@ -13,7 +13,7 @@ public let factStreams: [(name: String, doc: String)] = [
 /// Every fact kind, in kind-byte order.
 public let factDeclarations: [FactDeclaration] = [
     requestLineFact, linkedResponseFact, clientFact, revokeFact, listingFact, carrierFact, notificationFact, purchaseFact,
-    summaryFact, linkFact, holdingFact, ownerFact,
+    summaryFact, linkFact, holdingFact, ownerFact, lookupFact,
 ]
 
 let requestLineFact = FactDeclaration(
@@ -184,3 +184,16 @@ let ownerFact = FactDeclaration(
         `originalId` (rule 9: a renewal only Apple lists is attributed to that user).
         """,
     fields: [FactField("originalId", .requiredId), FactField("userId", .requiredText)])
+
+let lookupFact = FactDeclaration(
+    kind: "lookup", code: 13, type: "LookupFact", stream: "transactions",
+    doc: """
+        An App Store Server API answer kept with the transaction id it was asked about (`{"transaction_id", "received_at",
+        "environment", "response"}`, as `iap-audit ask-apple` writes it), keyed by that id: found (status 0, its listing
+        is a `ListingFact`) or Apple's error (`errorCode`, e.g. 4040010 not found). Semantics.md rule 25.
+        """,
+    fields: [
+        FactField("id", .requiredId, "the transaction id asked"), FactField("fileId", .file), FactField("line", .u32),
+        FactField("receivedAtMs", .optionalInt), FactField("status", .zigzag, "0, or Apple's `errorCode`"),
+        FactField("environment", .environment, "the environment asked"),
+    ])

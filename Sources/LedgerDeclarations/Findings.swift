@@ -114,6 +114,9 @@ public let findingFieldDeclarations = findingFields(
     dated_ms integer: The purchase's date as rule 17 dates it.
     window_bound text: The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`.
     window_bound_ms integer: That bound.
+    manual_credits objects(action_id, by, at_ms, user_id, note): Rule 25: each credit a person recorded (`iap-audit resolve --credited`):
+        its number in `manual_action`, who, when, the account and the note.
+    apple_not_found text: Rule 25: the Apple answer (file:line) by which the App Store Server API does not know the id in production.
     """)
 
 /// The fields of a table of `findingFieldDeclarations`' form.
@@ -158,6 +161,11 @@ private let duplicateCreditReasons: [FindingReasonDeclaration] =
             ("restore_credited_as_purchase", "A consumable credited again by a restore request."),
             ("same_user", "A consumable (or a product of unknown type) credited twice to one user."),
         ])
+    + [
+        .init(
+            "manual_and_automatic", rule: 25, "Credited by hand (`iap-audit resolve --credited`) and by the server.",
+            fields: creditFacts + ["manual_credits"], action: "revoke")
+    ]
 
 /// Rule 14's two reasons, for the verification backlog and for a pending verification: no answer (`noAnswer`),
 /// or a retryable status.
@@ -283,6 +291,7 @@ public let findingActionCodes: [(code: String, doc: String)] = [
     ("credit", "Credit the customer: Apple confirms a payment nobody holds."),
     ("revoke", "Take a credit back: refunded, sandbox, or credited more than once."),
     ("ask_apple", "Ask Apple (Get Transaction Info, or retry the verification) before deciding."),
+    ("refuse", "Refuse the claim: Apple does not know the purchase (or a person refused it); tell the customer."),
     ("ask_customer", "Ask the customer (the id, the account, the order) before deciding."),
     ("fix_input", "Fix the input the run rejected or lacks, and run again."),
     ("none", "Nothing to do."),

@@ -97,6 +97,12 @@ let appleRecord = RecordDeclaration(
                 "order id on the customer's invoice that the App Store Server API was asked about; nil otherwise.",
             ]),
         FieldDeclaration(
+            "transaction_id", "askedTransactionId", .text(required: false), column: "asked_transaction_id",
+            doc: [
+                "`transaction_id` of a wrapped Get Transaction Info answer (`{\"transaction_id\", \"received_at\", \"environment\",",
+                "\"response\"}`, as `iap-audit ask-apple` writes it): the id the App Store Server API was asked about; nil otherwise.",
+            ]),
+        FieldDeclaration(
             "status", "status", .integer(swift: "Int", required: true),
             doc: [
                 "`status`: 0, or 21000–21199 (see `VerifyStatus`); an App Store Server API error body's `errorCode`.",

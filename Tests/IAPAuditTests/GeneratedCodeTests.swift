@@ -22,9 +22,10 @@ final class GeneratedCodeTests: XCTestCase {
     /// 10: the same layout as 9 (a JWS header with `crit` is invalid; a listing below the trust level the rules need
     /// makes no `purchase` fact: docs/security.md).
     /// 11: the same layout as 10 (the transaction of a notification-history entry carries its entry's signature too).
+    /// 12: the `lookup` fact (an Apple answer kept with the id asked, rule 25).
     static let pinnedLayouts: [Int: UInt64] = [
         7: 0xCE39_E162_4DF1_E374, 8: 0x8CF4_4A55_E568_EC17, 9: 0x8CF4_4A55_E568_EC17, 10: 0x8CF4_4A55_E568_EC17,
-        11: 0x8CF4_4A55_E568_EC17,
+        11: 0x8CF4_4A55_E568_EC17, 12: 0x7D1F_68A3_DE90_E39A,
     ]
 
     func testTheFactLayoutIsPinnedToTheReaderVersion() {

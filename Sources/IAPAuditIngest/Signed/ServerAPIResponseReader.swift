@@ -86,6 +86,28 @@ enum ServerAPIResponseReader {
             location: location, requestId: try o.id("request_id"), receivedAtMs: try o.logTimestamp("received_at"), raw: raw)
         var record = try read(body, context: context, checker: checker, orderLookup: true)
         record.orderId = orderId
+        if record.environment == nil { record.environment = try o.environment() }
+        return record
+    }
+
+    /// A Get Transaction Info answer kept with the transaction id asked and the environment asked, as `iap-audit
+    /// ask-apple` writes it: `{"transaction_id", "received_at", "environment", "endpoint", "http_status", "response": {…}}`,
+    /// stored with `askedTransactionId` (an error body, which names no environment, with the one asked).
+    /// - Throws: `IngestError` for a missing or bad `transaction_id` or `received_at`, or a `response` that is no Server API
+    ///   body (`signedTransactionInfo`, `signedTransactions`) or error body (`errorCode`).
+    static func readTransactionLookup(_ o: any RecordObject, at location: SourceLocation, raw: String, checker: any SignatureChecking)
+        throws -> AppleRecord
+    {
+        let asked = try o.requiredId("transaction_id")
+        guard case .object(let body)? = o.field("response"), SignedRecordReader.kind(of: body) == .serverAPIResponse else {
+            throw IngestError.badField(
+                "response", "expected Apple's Get Transaction Info response (signedTransactionInfo) or error body (errorCode)")
+        }
+        let context = SignedRecordReader.Context(
+            location: location, requestId: nil, receivedAtMs: try o.logTimestamp("received_at"), raw: raw)
+        var record = try read(body, context: context, checker: checker)
+        record.askedTransactionId = asked
+        if record.environment == nil { record.environment = try o.environment() }
         return record
     }
 

@@ -95,6 +95,14 @@ package enum FactEncoder {
                 listing(batch.appleTransactions[Int(i)], of: r, environment: environment, conflict: conflict, &set)
             }
             linkedResponse(r, batch, environment: environment, conflict: conflict, &set)
+            if let asked = bytes(r.askedTransactionId) {
+                // Keyed by the id asked (rule 25): Apple's "not found" names no transaction of its own.
+                var w = FactWriter()
+                LookupFact.write(
+                    &w, id: .bytes(asked), fileId: 0, line: r.line, receivedAtMs: r.receivedAtMs, status: r.status,
+                    environment: EnvironmentCode.effective(status: r.status, environment: bytes(r.environment), receiptType: nil))
+                set.append(.transactions, FactKey.partition(id: asked), w)
+            }
         }
 
         /// One transaction an Apple record lists: its `ListingFact`, and a `PurchaseFact` when it joins a purchase under

@@ -60,12 +60,17 @@ package enum FactKind: UInt8, CaseIterable {
     /// `originalId` (rule 9: a renewal only Apple lists is attributed to that user).
     /// `OwnerFact`.
     case owner = 12
+    /// An App Store Server API answer kept with the transaction id it was asked about (`{"transaction_id", "received_at",
+    /// "environment", "response"}`, as `iap-audit ask-apple` writes it), keyed by that id: found (status 0, its listing
+    /// is a `ListingFact`) or Apple's error (`errorCode`, e.g. 4040010 not found). Semantics.md rule 25.
+    /// `LookupFact`.
+    case lookup = 13
 }
 
 /// Every fact layout in one text, and its FNV-1a hash: a test pins the hash to `Schema.readerVersion`, so a
 /// layout change without a version bump (which makes the next run read every file again) fails.
 package enum FactLayout {
-    package static let fingerprint: UInt64 = 0x8CF44A55E568EC17
+    package static let fingerprint: UInt64 = 0x7D1F68A3DE90E39A
 }
 
 /// One server-log line (verify or revoke), keyed by `request_id`.
@@ -1396,5 +1401,81 @@ package struct OwnerFact {
         w.u8(FactKind.owner.rawValue)
         w.id(originalId)
         w.text(userId)
+    }
+}
+
+/// An App Store Server API answer kept with the transaction id it was asked about (`{"transaction_id", "received_at",
+/// "environment", "response"}`, as `iap-audit ask-apple` writes it), keyed by that id: found (status 0, its listing
+/// is a `ListingFact`) or Apple's error (`errorCode`, e.g. 4040010 not found). Semantics.md rule 25.
+///
+/// Stream `transactions`; kind byte 13.
+package struct LookupFact {
+    /// The transaction id asked.
+    package var id: FactId
+    package var fileId: UInt32
+    package var line: UInt32
+    package var receivedAtMs: Int64?
+    /// 0, or Apple's `errorCode`.
+    package var status: Int64
+    /// The environment asked.
+    package var environment: EnvironmentCode
+    package var environmentRaw: FactText?
+
+    package init(
+        id: FactId,
+        fileId: UInt32,
+        line: UInt32,
+        receivedAtMs: Int64?,
+        status: Int64,
+        environment: EnvironmentCode,
+        environmentRaw: FactText?
+    ) {
+        self.id = id
+        self.fileId = fileId
+        self.line = line
+        self.receivedAtMs = receivedAtMs
+        self.status = status
+        self.environment = environment
+        self.environmentRaw = environmentRaw
+    }
+
+    /// Reads the fact after its kind byte. `chunkFile`: the file of the chunk read.
+    @inline(__always)
+    package static func read(_ r: inout FactReader, chunkFile: UInt32) -> LookupFact {
+        let id = r.requiredId()
+        let fileIdStored = r.u32()
+        let fileId = fileIdStored == 0 ? chunkFile : fileIdStored
+        let line = r.u32()
+        let receivedAtMs = r.optionalInt()
+        let status = r.zigzag()
+        let (environment, environmentRaw) = r.environment()
+        return LookupFact(
+            id: id,
+            fileId: fileId,
+            line: line,
+            receivedAtMs: receivedAtMs,
+            status: status,
+            environment: environment,
+            environmentRaw: environmentRaw
+        )
+    }
+
+    /// Writes the fact, its kind byte first.
+    package static func write(
+        _ w: inout FactWriter,
+        id: FactIdInput,
+        fileId: UInt32,
+        line: UInt32,
+        receivedAtMs: Int64?,
+        status: Int64,
+        environment: (EnvironmentCode, UnsafeBufferPointer<UInt8>?)
+    ) {
+        w.u8(FactKind.lookup.rawValue)
+        w.id(id)
+        w.u32(fileId)
+        w.u32(line)
+        w.optional(receivedAtMs)
+        w.zigzag(status)
+        w.environment(environment)
     }
 }

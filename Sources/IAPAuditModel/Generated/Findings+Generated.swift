@@ -57,6 +57,7 @@ public enum FindingReason: String, Sendable, CaseIterable {
         duplicateCreditReissuedIdCredited = "duplicate_credit/reissued_id_credited",
         duplicateCreditRestoreCreditedAsPurchase = "duplicate_credit/restore_credited_as_purchase",
         duplicateCreditSameUser = "duplicate_credit/same_user",
+        duplicateCreditManualAndAutomatic = "duplicate_credit/manual_and_automatic",
         sandboxLeakSandboxCredited = "sandbox_leak/sandbox_credited",
         sandboxLeakEnvironmentConflict = "sandbox_leak/environment_conflict",
         refundStillGrantedCancelledNotRevoked = "refund_still_granted/cancelled_not_revoked",
@@ -111,6 +112,7 @@ public enum FindingReason: String, Sendable, CaseIterable {
         (.duplicateCredit, 18, [.grants, .transactionIds, .grantedTransactionIds, .reportedBy], .revoke),
         (.duplicateCredit, 10, [.grants, .transactionIds, .grantedTransactionIds, .reportedBy], .revoke),
         (.duplicateCredit, 10, [.grants, .transactionIds, .grantedTransactionIds, .reportedBy], .revoke),
+        (.duplicateCredit, 25, [.grants, .transactionIds, .grantedTransactionIds, .manualCredits], .revoke),
         (.sandboxLeak, 11, [.requestIds], .revoke), (.sandboxLeak, 24, [.requestIds], .revoke),
         (
             .refundStillGranted,
@@ -152,6 +154,7 @@ public enum FindingReason: String, Sendable, CaseIterable {
         One user credited two ids of one subscription period or non-renewing purchase.
         A consumable credited again by a restore request.
         A consumable (or a product of unknown type) credited twice to one user.
+        Credited by hand (`iap-audit resolve --credited`) and by the server.
         Credited on a Sandbox answer.
         Credited on an answer whose environment signals are the sandbox's.
         Apple shows a cancellation date; somebody still holds the credit.
@@ -192,7 +195,8 @@ public enum FindingField: String, Sendable, CaseIterable {
         quantityCredited = "quantity_credited", quantitySource = "quantity_source", unprovenGrants = "unproven_grants",
         unresolvedCount = "unresolved_count", oldestRequestId = "oldest_request_id", oldestRequestMs = "oldest_request_ms",
         asOfMs = "as_of_ms", appleConfirmsAt = "apple_confirms_at", judged = "judged", datedMs = "dated_ms",
-        windowBound = "window_bound", windowBoundMs = "window_bound_ms"
+        windowBound = "window_bound", windowBoundMs = "window_bound_ms", manualCredits = "manual_credits",
+        appleNotFound = "apple_not_found"
 
     public var shape: FindingFieldShape { Self.table[index].shape }
     /// `objects`: each object's keys, in order.
@@ -207,7 +211,7 @@ public enum FindingField: String, Sendable, CaseIterable {
         (.objects, ["user_id", "transaction_id", "product_id", "purchase_ms"]), (.texts, []), (.text, []), (.integer, []),
         (.integer, []), (.integer, []), (.integer, []), (.integer, []), (.text, []), (.objects, ["request_id", "reason"]),
         (.integer, []), (.text, []), (.integer, []), (.integer, []), (.text, []), (.text, []), (.integer, []), (.text, []),
-        (.integer, []),
+        (.integer, []), (.objects, ["action_id", "by", "at_ms", "user_id", "note"]), (.text, []),
     ]
     /// Each case's `doc`, one a line, in case order.
     private static let docs = """
@@ -247,6 +251,8 @@ public enum FindingField: String, Sendable, CaseIterable {
         The purchase's date as rule 17 dates it.
         The bound it falls outside: `to` (--to), `logs_end` (the newest log), `from` (--from), `logs_start`.
         That bound.
+        Rule 25: each credit a person recorded (`iap-audit resolve --credited`): its number in `manual_action`, who, when, the account and the note.
+        Rule 25: the Apple answer (file:line) by which the App Store Server API does not know the id in production.
         """.split(separator: "\n").map(String.init)
 }
 
@@ -254,7 +260,7 @@ public enum FindingField: String, Sendable, CaseIterable {
 ///
 /// Generated from `findingActionCodes`.
 public enum FindingActionCode: String, Sendable, CaseIterable {
-    case credit = "credit", revoke = "revoke", askApple = "ask_apple", askCustomer = "ask_customer",
+    case credit = "credit", revoke = "revoke", askApple = "ask_apple", refuse = "refuse", askCustomer = "ask_customer",
         fixInput = "fix_input", noAction = "none"
 
     /// What it means, in one line.
@@ -265,6 +271,7 @@ public enum FindingActionCode: String, Sendable, CaseIterable {
         Credit the customer: Apple confirms a payment nobody holds.
         Take a credit back: refunded, sandbox, or credited more than once.
         Ask Apple (Get Transaction Info, or retry the verification) before deciding.
+        Refuse the claim: Apple does not know the purchase (or a person refused it); tell the customer.
         Ask the customer (the id, the account, the order) before deciding.
         Fix the input the run rejected or lacks, and run again.
         Nothing to do.

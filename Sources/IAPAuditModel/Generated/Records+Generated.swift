@@ -228,6 +228,9 @@ public struct AppleRecord: Hashable, Sendable {
     /// `order_id` of a wrapped Look Up Order ID answer (`{"order_id", "received_at", "response"}`): the Apple
     /// order id on the customer's invoice that the App Store Server API was asked about; nil otherwise.
     public var orderId: String?
+    /// `transaction_id` of a wrapped Get Transaction Info answer (`{"transaction_id", "received_at", "environment",
+    /// "response"}`, as `iap-audit ask-apple` writes it): the id the App Store Server API was asked about; nil otherwise.
+    public var askedTransactionId: String?
     /// `status`: 0, or 21000–21199 (see `VerifyStatus`); an App Store Server API error body's `errorCode`.
     /// Apple sends a number or a string.
     public var status: Int
@@ -273,6 +276,7 @@ public struct AppleRecord: Hashable, Sendable {
         requestId: String? = nil,
         receivedAtMs: Int64? = nil,
         orderId: String? = nil,
+        askedTransactionId: String? = nil,
         status: Int,
         environment: String? = nil,
         isRetryable: Bool? = nil,
@@ -295,6 +299,7 @@ public struct AppleRecord: Hashable, Sendable {
         self.requestId = requestId
         self.receivedAtMs = receivedAtMs
         self.orderId = orderId
+        self.askedTransactionId = askedTransactionId
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable
@@ -357,6 +362,7 @@ package struct AppleRecordRow: Sendable {
     package var requestId: TextRef
     package var receivedAtMs: Int64?
     package var orderId: TextRef
+    package var askedTransactionId: TextRef
     package var status: Int64
     package var environment: TextRef
     package var isRetryable: Bool?
@@ -384,6 +390,7 @@ package struct AppleRecordRow: Sendable {
         requestId: TextRef = .null,
         receivedAtMs: Int64? = nil,
         orderId: TextRef = .null,
+        askedTransactionId: TextRef = .null,
         status: Int64,
         environment: TextRef = .null,
         isRetryable: Bool? = nil,
@@ -410,6 +417,7 @@ package struct AppleRecordRow: Sendable {
         self.requestId = requestId
         self.receivedAtMs = receivedAtMs
         self.orderId = orderId
+        self.askedTransactionId = askedTransactionId
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable
@@ -2123,6 +2131,7 @@ extension RecordBatch {
             requestId: arena.append(r.requestId),
             receivedAtMs: r.receivedAtMs,
             orderId: arena.append(r.orderId),
+            askedTransactionId: arena.append(r.askedTransactionId),
             status: Int64(r.status),
             environment: arena.append(r.environment),
             isRetryable: r.isRetryable,

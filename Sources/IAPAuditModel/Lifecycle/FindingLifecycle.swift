@@ -100,23 +100,30 @@ public enum FindingLifecycle {
             let successors = (now[ExactText(state.transactionId)] ?? []).map { f in
                 "\(f.id) (\(f.reason)\(openBefore[ExactText(f.id)].map { ", open since run \(previous[$0].firstSeenRun)" } ?? ""))"
             }.joined(separator: ", ")
-            let detail: String
-            switch (resolution.evidence.isEmpty, successors.isEmpty) {
-            case (true, true):
-                detail = "no new record of \(state.transactionId): resolved by what changed in the inputs\(gone) or parameters"
-            case (true, false):
-                detail =
-                    "no new record of \(state.transactionId); it is \(successors) now: the as-of passed a grace, or the inputs\(gone) "
-                    + "or parameters changed"
-            case (false, _):
-                detail =
-                    "resolved by \(resolution.evidence.count) new record(s): \(resolution.evidence.joined(separator: ", "))"
-                    + (successors.isEmpty ? "" : "; it is \(successors) now")
-            }
+            let detail = resolvedDetail(resolution, successors: successors, transactionId: state.transactionId, gone: gone)
             changes.append(FindingChange(event: .resolved, state: state, detail: detail))
         }
         // In place: a sorted copy beside them doubled the peak on a night that changed every finding.
         changes.sort { $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8) }
         return changes
     }
+
+    /// What resolved a finding, in words: a person's action, new records, or what changed in the inputs (`gone`: the files
+    /// no longer in the ledger, said) or parameters; `successors`: this run's findings on the transaction.
+    private static func resolvedDetail(_ resolution: Resolution, successors: String, transactionId: String, gone: String) -> String {
+        switch (resolution.evidence.isEmpty, successors.isEmpty) {
+        case (true, true):
+            return "no new record of \(transactionId): resolved by what changed in the inputs\(gone) or parameters"
+        case (true, false):
+            return "no new record of \(transactionId); it is \(successors) now: the as-of passed a grace, or the inputs\(gone) "
+                + "or parameters changed"
+        case (false, _) where resolution.evidence.allSatisfy({ $0.hasPrefix("manual action #") }):
+            // A person's action (`iap-audit resolve`, rule 25).
+            return "resolved by \(resolution.evidence.joined(separator: ", "))" + (successors.isEmpty ? "" : "; it is \(successors) now")
+        case (false, _):
+            return "resolved by \(resolution.evidence.count) new record(s): \(resolution.evidence.joined(separator: ", "))"
+                + (successors.isEmpty ? "" : "; it is \(successors) now")
+        }
+    }
+
 }

@@ -42,7 +42,7 @@ enum ImportPhase {
         try store.setRunParameter("input_limits", options.limits.parameter)
         // The carry a run left is for the ledger as that run left it.
         let generation = try store.advanceCarryGeneration()
-        let lifecycle = try RunLifecycle(store, options, signatures: plan.signatures.fingerprint, read: read)
+        let lifecycle = try RunLifecycle(store, options, signatures: plan.signatures.fingerprint, manual: plan.manual, read: read)
         timer.lap("import")
         return ImportedRun(
             plan: plan, parsed: parsed, bulk: bulk, read: read,

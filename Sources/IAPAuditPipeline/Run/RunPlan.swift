@@ -23,6 +23,8 @@ struct RunPlan {
     let settingsChanged: Bool
     /// Other `--limit`s than the last run's: the files it cut at a limit are read again.
     let limitsChanged: Bool
+    /// What people did about purchases (`iap-audit resolve`): evidence the rules read (rule 25), part of the run's identity.
+    let manual: ManualActions
 
     /// Opens the ledger, refuses an empty input folder, and marks the ledger `run_status = incomplete` (a run that
     /// stores results: its workbook is removed until the run writes it again).
@@ -57,10 +59,11 @@ struct RunPlan {
                         + "are verified as they are read, and the ledger holds their verdicts); runs with these settings read only "
                         + "what changed"))
         }
+        let manual = ManualActions(try store.manualActions())
         return RunPlan(
             options: options, entries: entries, signatures: signatures, output: output, timer: timer, store: store, stored: stored,
             warnings: warnings, feedsSeenBefore: feedsSeenBefore, pending: pending, settingsChanged: settingsChanged,
-            limitsChanged: limitsChanged)
+            limitsChanged: limitsChanged, manual: manual)
     }
 
     /// No file at all under the paths (an empty folder: a failed mount, a log export that did not run) would empty a ledger

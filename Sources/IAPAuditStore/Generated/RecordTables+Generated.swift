@@ -46,6 +46,7 @@ enum RecordTables {
             request_id TEXT,
             received_at_ms INTEGER,
             order_id TEXT,
+            asked_transaction_id TEXT,
             status INTEGER NOT NULL,
             environment TEXT,
             is_retryable INTEGER,
@@ -413,6 +414,7 @@ final class RecordInserts {
                 appleRecord.bind(AppleRecordColumn.requestId, text: r.requestId, in: base)
                 appleRecord.bind(AppleRecordColumn.receivedAtMs, r.receivedAtMs)
                 appleRecord.bind(AppleRecordColumn.orderId, text: r.orderId, in: base)
+                appleRecord.bind(AppleRecordColumn.askedTransactionId, text: r.askedTransactionId, in: base)
                 appleRecord.bind(AppleRecordColumn.status, r.status)
                 appleRecord.bind(AppleRecordColumn.environment, text: r.environment, in: base)
                 appleRecord.bind(AppleRecordColumn.isRetryable, r.isRetryable)
@@ -812,6 +814,7 @@ private enum AppleRecordColumn: Int32 {
     case requestId
     case receivedAtMs
     case orderId
+    case askedTransactionId
     case status
     case environment
     case isRetryable
@@ -833,12 +836,12 @@ private enum AppleRecordColumn: Int32 {
     case notes
 
     static let insert = """
-        INSERT INTO apple_record (record_id, file_id, line, request_id, received_at_ms, order_id, status, environment,
-            is_retryable, bundle_id, receipt_type, receipt_environment, receipt_creation_date_ms, request_date_ms, raw_json,
-            source, signature, signed_date_ms, notification_uuid, notification_type, notification_subtype,
+        INSERT INTO apple_record (record_id, file_id, line, request_id, received_at_ms, order_id, asked_transaction_id, status,
+            environment, is_retryable, bundle_id, receipt_type, receipt_environment, receipt_creation_date_ms, request_date_ms,
+            raw_json, source, signature, signed_date_ms, notification_uuid, notification_type, notification_subtype,
             notification_version, notification_status, error_message, notes)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,
-            ?25)
+            ?25, ?26)
         """
 }
 

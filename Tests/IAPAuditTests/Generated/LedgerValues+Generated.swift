@@ -61,6 +61,7 @@ extension RecordBatch {
             requestId: text(r.requestId),
             receivedAtMs: r.receivedAtMs,
             orderId: text(r.orderId),
+            askedTransactionId: text(r.askedTransactionId),
             status: Int(r.status),
             environment: text(r.environment),
             isRetryable: r.isRetryable,
@@ -478,21 +479,21 @@ extension AuditStore {
         }
         let appleRecordQuery = try database.prepare(
             """
-            SELECT t.record_id, f.path, t.line, t.request_id, t.received_at_ms, t.order_id, t.status, t.environment,
-                t.is_retryable, t.bundle_id, t.receipt_type, t.receipt_environment, t.receipt_creation_date_ms, t.request_date_ms,
-                t.raw_json, t.source, t.signature, t.signed_date_ms, t.notification_uuid, t.notification_type,
+            SELECT t.record_id, f.path, t.line, t.request_id, t.received_at_ms, t.order_id, t.asked_transaction_id, t.status,
+                t.environment, t.is_retryable, t.bundle_id, t.receipt_type, t.receipt_environment, t.receipt_creation_date_ms,
+                t.request_date_ms, t.raw_json, t.source, t.signature, t.signed_date_ms, t.notification_uuid, t.notification_type,
                 t.notification_subtype, t.notification_version, t.notification_status, t.error_message, t.notes
             FROM apple_record t JOIN source_file f USING (file_id) ORDER BY f.path, t.line
             """)
         while try appleRecordQuery.step() {
             var notification: NotificationInfo? = nil
-            if !appleRecordQuery.isNull(19) {
+            if !appleRecordQuery.isNull(20) {
                 notification = NotificationInfo(
-                    notificationUUID: appleRecordQuery.optionalText(18),
-                    notificationType: appleRecordQuery.text(19),
-                    subtype: appleRecordQuery.optionalText(20),
-                    version: appleRecordQuery.optionalText(21),
-                    status: appleRecordQuery.optionalInt64(22).map { Int($0) }
+                    notificationUUID: appleRecordQuery.optionalText(19),
+                    notificationType: appleRecordQuery.text(20),
+                    subtype: appleRecordQuery.optionalText(21),
+                    version: appleRecordQuery.optionalText(22),
+                    status: appleRecordQuery.optionalInt64(23).map { Int($0) }
                 )
             }
             let value = AppleRecord(
@@ -500,23 +501,24 @@ extension AuditStore {
                 requestId: appleRecordQuery.optionalText(3),
                 receivedAtMs: appleRecordQuery.optionalInt64(4),
                 orderId: appleRecordQuery.optionalText(5),
-                status: Int(appleRecordQuery.int64(6)),
-                environment: appleRecordQuery.optionalText(7),
-                isRetryable: appleRecordQuery.optionalInt64(8).map { $0 != 0 },
-                bundleId: appleRecordQuery.optionalText(9),
-                receiptType: appleRecordQuery.optionalText(10),
-                receiptEnvironment: appleRecordQuery.optionalText(11),
-                receiptCreationDateMs: appleRecordQuery.optionalInt64(12),
-                requestDateMs: appleRecordQuery.optionalInt64(13),
+                askedTransactionId: appleRecordQuery.optionalText(6),
+                status: Int(appleRecordQuery.int64(7)),
+                environment: appleRecordQuery.optionalText(8),
+                isRetryable: appleRecordQuery.optionalInt64(9).map { $0 != 0 },
+                bundleId: appleRecordQuery.optionalText(10),
+                receiptType: appleRecordQuery.optionalText(11),
+                receiptEnvironment: appleRecordQuery.optionalText(12),
+                receiptCreationDateMs: appleRecordQuery.optionalInt64(13),
+                requestDateMs: appleRecordQuery.optionalInt64(14),
                 items: appleTransactions[appleRecordQuery.int64(0)] ?? [],
                 pendingRenewals: pendingRenewals[appleRecordQuery.int64(0)] ?? [],
-                rawJSON: appleRecordQuery.text(14),
-                source: EvidenceSource(rawValue: appleRecordQuery.text(15))!,
-                signature: SignatureStatus(text: appleRecordQuery.text(16)) ?? .notChecked,
-                signedDateMs: appleRecordQuery.optionalInt64(17),
+                rawJSON: appleRecordQuery.text(15),
+                source: EvidenceSource(rawValue: appleRecordQuery.text(16))!,
+                signature: SignatureStatus(text: appleRecordQuery.text(17)) ?? .notChecked,
+                signedDateMs: appleRecordQuery.optionalInt64(18),
                 notification: notification,
-                errorMessage: appleRecordQuery.optionalText(23),
-                notes: IdList.decode(appleRecordQuery.text(24))
+                errorMessage: appleRecordQuery.optionalText(24),
+                notes: IdList.decode(appleRecordQuery.text(25))
             )
             ledger.appleRecords.append(value)
         }
@@ -980,6 +982,17 @@ enum FactSamples {
         var owner = FactWriter()
         OwnerFact.write(&owner, originalId: .bytes(text("id1")), userId: text("t2-é"))
         result.append(("owner", owner.bytes))
+        var lookup = FactWriter()
+        LookupFact.write(
+            &lookup,
+            id: .bytes(text("id1")),
+            fileId: 2007,
+            line: 3007,
+            receivedAtMs: nil,
+            status: -105000,
+            environment: (.production, nil)
+        )
+        result.append(("lookup", lookup.bytes))
         return result
     }
 

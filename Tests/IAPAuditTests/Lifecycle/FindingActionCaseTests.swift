@@ -24,7 +24,8 @@ final class FindingActionCaseTests: XCTestCase {
         """
 
     /// The code a finding calls for, from docs/semantics.md (independent of `FindingAction.of`): rule 22 decides a dropped
-    /// order's; a credit without proof that Apple confirms stands.
+    /// order's, and rule 25 a claim Apple's production does not know (`refuse`); a credit without proof that Apple confirms
+    /// stands.
     static func specifiedCode(kind: String, reason: String, confirmation: String?, facts: [String: Any]) -> String {
         switch kind {
         case "dropped_order":
@@ -32,6 +33,7 @@ final class FindingActionCaseTests: XCTestCase {
             switch confirmation {
             case "confirmed": return "credit|ask_customer"
             case "refunded": return "none"
+            case "not_found": return "refuse"
             default: return "ask_apple"
             }
         case "duplicate_credit", "sandbox_leak", "refund_still_granted": return "revoke"

@@ -256,6 +256,7 @@ final class DamagedLedgerTests: XCTestCase {
             case .link?: _ = LinkFact.read(&r)
             case .holding?: _ = HoldingFact.read(&r)
             case .owner?: _ = OwnerFact.read(&r)
+            case .lookup?: _ = LookupFact.read(&r, chunkFile: 1)
             case nil: r.fail()
             }
             XCTAssertLessThanOrEqual(r.at, b.count, "never past the end")

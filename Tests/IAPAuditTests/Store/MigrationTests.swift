@@ -61,6 +61,10 @@ final class MigrationTests: XCTestCase {
 
     func testVersion9IsMigratedKeepingItsRecords() throws { try migrates(from: 9) }
 
+    /// A version-10 ledger (before `manual_action`, `apple_record.asked_transaction_id` and `not_found`/`refuse`) is migrated
+    /// in place: its findings are kept through the remade `finding` table.
+    func testVersion10IsMigratedKeepingItsRecords() throws { try migrates(from: 10) }
+
     /// A ledger of version 5 is rebuilt keeping its lifecycle, whose `finding_state` lacks version 10's `acknowledged_by`:
     /// the column is added, so the next run stores its states and `ack --by` records who.
     func testAKeptLifecycleGainsTheColumnsOfLaterVersions() throws {
@@ -104,7 +108,7 @@ final class MigrationTests: XCTestCase {
         let (input, out, _) = try ledger(of: 7)
         let killed = try BuiltBinary.run(["run", input, "--out", out], environment: ["IAP_AUDIT_KILL_AT": "import_files"])
         XCTAssertEqual(killed.status, -SIGKILL, killed.err)
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 10)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 11)
         // A close of 2026-09 since: it is no longer a period to close again (found by a retest); the close says the upgrade
         // too, and leaves it to the next run.
         let close = try BuiltBinary.run(["close", "--period", "2026-09", "--out", out, input])
@@ -114,9 +118,10 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(next.status, 0, next.err)
         XCTAssertTrue(
             next.err.contains(
-                "iap-audit: warning: the ledger (schema version 7) was migrated to version 10 in place, every record kept: the "
+                "iap-audit: warning: the ledger (schema version 7) was migrated to version 11 in place, every record kept: the "
                     + "findings now give loss_at, when each loss happened; its stored facts now carry checksums, checked as they are "
-                    + "read; the findings now carry their facts and actions (finding_action)\n"),
+                    + "read; the findings now carry their facts and actions (finding_action); it now keeps people's actions "
+                    + "(iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)\n"),
             next.err)
         let third = try BuiltBinary.run(["run", input, "--out", out])
         XCTAssertFalse(third.err.contains("was migrated"), third.err)
@@ -140,11 +145,14 @@ final class MigrationTests: XCTestCase {
                 if sys.argv[3] in ("6", "7"):
                     for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
                     db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
-                if sys.argv[3] != "9":
+                if sys.argv[3] not in ("9", "10"):
                     db.execute("ALTER TABLE fact_chunk DROP COLUMN checksum")
-                db.execute("ALTER TABLE finding DROP COLUMN facts")
-                db.execute("ALTER TABLE finding_state DROP COLUMN acknowledged_by")
-                db.execute("DROP TABLE finding_action")
+                if sys.argv[3] != "10":
+                    db.execute("ALTER TABLE finding DROP COLUMN facts")
+                    db.execute("ALTER TABLE finding_state DROP COLUMN acknowledged_by")
+                    db.execute("DROP TABLE finding_action")
+                db.execute("ALTER TABLE apple_record DROP COLUMN asked_transaction_id")
+                db.execute("DROP TABLE manual_action")
                 if sys.argv[3] == "7":
                     db.execute("INSERT INTO close_period VALUES ('2026-09', 'gregorian', 'UTC', '2026-09-01', '2026-09-30', 0, 0, '[]', NULL, NULL)")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
@@ -156,7 +164,7 @@ final class MigrationTests: XCTestCase {
                     out + "/audit.sqlite",
                     [
                         6: Schema.version6Fingerprint, 7: Schema.version7Fingerprint, 8: Schema.version8Fingerprint,
-                        9: Schema.version9Fingerprint,
+                        9: Schema.version9Fingerprint, 10: Schema.version10Fingerprint,
                     ][version]!, "\(version)",
                 ])
             as? Int
@@ -172,15 +180,16 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 10)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 11)
         // Said, once (found by a user test: the upgrade was silent).
         XCTAssertEqual(
             result.warnings.filter { $0.code == .ledgerUpgraded }.map(\.message),
             [
-                "the ledger (schema version \(version)) was migrated to version 10 in place, every record kept: "
+                "the ledger (schema version \(version)) was migrated to version 11 in place, every record kept: "
                     + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
                     + (version < 9 ? "its stored facts now carry checksums, checked as they are read; " : "")
-                    + "the findings now carry their facts and actions (finding_action)"
+                    + (version < 10 ? "the findings now carry their facts and actions (finding_action); " : "")
+                    + "it now keeps people's actions (iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)"
                     + (version == 7
                         ? "; the periods closed before (2026-09) booked each loss when its finding was first seen: close them again to "
                             + "book it when it happened (a figure that moves is said, close_restated)" : "")
@@ -190,7 +199,7 @@ final class MigrationTests: XCTestCase {
             (try PythonReader.run(
                 "import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute("
                     + "'SELECT parameters FROM audit_run ORDER BY run DESC LIMIT 1').fetchone()[0]))", args: [out + "/audit.sqlite"])
-                as? String)?.contains("\nschema 10\n") ?? false)
+                as? String)?.contains("\nschema 11\n") ?? false)
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(again.warnings.filter { $0.code == .ledgerUpgraded }.count, 0)
         let losses =
@@ -221,7 +230,8 @@ final class MigrationTests: XCTestCase {
                 "apple_record", "apple_transaction", "audit_run", "client_report", "close_bridge", "close_loss", "close_period",
                 "close_refund", "close_sale", "close_total", "fact_chunk",
                 "financial_report_line", "financial_report_total",
-                "finding", "finding_action", "finding_history", "finding_state", "ledger_schema", "payment_summary_line", "pending_renewal",
+                "finding", "finding_action", "finding_history", "finding_state", "ledger_schema", "manual_action", "payment_summary_line",
+                "pending_renewal",
                 "rejection",
                 "run_input", "run_parameter", "run_warning",
                 "sales_report_line", "server_request", "source_file", "subscriber_report_line", "subscription_event_line",
@@ -260,9 +270,9 @@ final class MigrationTests: XCTestCase {
             """, args: [folder])
         let store = try AuditStore(path: folder + "/audit.sqlite")
         XCTAssertEqual(try store.storedFiles().count, 0, "dropped when opened")
-        XCTAssertEqual(store.schemaChange, .rebuilt(from: 10))
+        XCTAssertEqual(store.schemaChange, .rebuilt(from: 11))
         // Kept until a run completes.
-        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 10))
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 11))
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(again.filesParsed, 1)
         XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
