@@ -16,20 +16,7 @@ package enum TraceWorkbook {
             about += r.rejectedLines.map { [.text("rejected line"), .text("\($0.location) (\($0.reason))")] }
         }
         about += r.nextAction.map { [[.text("next action"), .text($0.text)]] } ?? []
-        let verdicts: [[ReportCell]] = r.transactions.map { t in
-            let v = t.verdict
-            let price = t.verifiedPrice
-            return [
-                .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
-                t.purchaseMs.map(ReportCell.dateTime) ?? .empty,
-                price.map { ReportCell.money($0.milliunits, currency: $0.currency) } ?? .empty,
-                .text(price?.currency ?? ""),
-                .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
-                .text(v?.apple.record?.description ?? ""),
-                .text(v.map(credited) ?? ""), .text(v.map(revoked) ?? ""),
-                v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
-            ]
-        }
+        let verdicts = r.transactions.map(verdictRow)
         var timeline: [[ReportCell]] = []
         for t in r.transactions { timeline += t.events.map { row(t.transactionId, $0) } }
         timeline += r.unattached.map { row("", $0) }
@@ -85,6 +72,22 @@ package enum TraceWorkbook {
                             rows: findings, isPrimary: true, wrappedColumn: 8)
                     ]),
             ], createdMs: r.asOfMs)
+    }
+
+    /// A Verdicts row: the transaction, its product, purchase date, Apple's verified price and currency, then its verdict.
+    private static func verdictRow(_ t: TransactionTrace) -> [ReportCell] {
+        let v = t.verdict
+        let price = t.verifiedPrice
+        return [
+            .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
+            t.purchaseMs.map(ReportCell.dateTime) ?? .empty,
+            price.map { ReportCell.money($0.milliunits, currency: $0.currency) } ?? .empty,
+            .text(price?.currency ?? ""),
+            .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
+            .text(v?.apple.record?.description ?? ""),
+            .text(v.map(credited) ?? ""), .text(v.map(revoked) ?? ""),
+            v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
+        ]
     }
 
     private static func row(_ transactionId: String, _ e: TraceEvent) -> [ReportCell] {
