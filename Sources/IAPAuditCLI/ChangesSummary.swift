@@ -42,6 +42,7 @@ enum ChangesSummary {
                 )
             }
         }
+        lines += payable(c)
         // What needs someone now: the problem findings open and not acknowledged (info findings never alert).
         var (current, problems, waiting) = (0, 0, 0)
         for i in c.changes.indices where c.changes[i].event != .resolved {
@@ -54,6 +55,27 @@ enum ChangesSummary {
         lines.append(
             "  open now: \(waiting) problem finding(s) not acknowledged, \(problems - waiting) acknowledged, "
                 + "\(current - problems) info")
+        return lines
+    }
+
+    /// The findings that became payable (`RunChanges.payable`: `ask_apple` at the last run, `credit` now), one line each,
+    /// the first `listed`, then how many more: `became payable: 1 (ask_apple → credit)`, then `  payable    <finding_id>
+    /// <transaction_id> to u1: com.example.gems ×1, USD 4.99: <because>`.
+    static func payable(_ c: RunChanges) -> [String] {
+        guard !c.payable.isEmpty else { return [] }
+        var lines = ["  became payable: \(c.payable.count) (ask_apple → credit: an Apple record now confirms the payment)"]
+        for p in c.payable.prefix(listed) {
+            let a = p.action
+            let what = [
+                a.productId.map { $0 + (a.quantity.map { " ×\($0)" } ?? "") },
+                a.amountMilliunits.flatMap { m in a.currency.map { Money(milliunits: m, currency: $0).description } },
+            ]
+            let parts = what.compactMap { $0 }.joined(separator: ", ")
+            lines.append(
+                "  payable    " + RunSummary.printable("\(p.findingId) \(a.transactionId) to \(a.userId ?? "no named user")")
+                    + (parts.isEmpty ? "" : ": " + RunSummary.printable(parts)) + ": " + RunSummary.printable(a.because))
+        }
+        if c.payable.count > listed { lines.append("  payable    … and \(c.payable.count - listed) more (Changes sheet)") }
         return lines
     }
 
@@ -93,6 +115,8 @@ enum ChangesSummary {
             .merging(["acknowledged": c.acknowledged.count]) { a, _ in a },
         ]
         for event in [LifecycleEvent.new, .reopened, .stillOpen] { object[event.rawValue] = c.ids(event) }
+        // Each finding that became payable: its action (`FindingAction.jsonObject`) with its `finding_id`.
+        object["payable"] = c.payable.map { p in p.action.jsonObject.merging(["finding_id": p.findingId]) { a, _ in a } }
         object["resolved"] = c.changes.indices.filter { c.changes[$0].event == .resolved }.map {
             let s = c.changes[$0].state
             return [

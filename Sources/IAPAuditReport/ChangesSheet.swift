@@ -47,6 +47,7 @@ enum ChangesSheet {
         let title =
             "Run \(c.run)\(repeated), \(against): " + counts.joined(separator: ", ")
             + (acknowledged > 0 ? "; \(acknowledged) acknowledged" : "") + listed
+            + (c.payable.isEmpty ? "" : "; \(c.payable.count) became payable (ask_apple → credit), listed below")
         var tables = [ReportTable(title: title, header: header, rows: rows, isPrimary: true, wrappedColumn: header.count - 1)]
         if recorded > listedCount {
             tables.append(
@@ -54,7 +55,29 @@ enum ChangesSheet {
                     title: "\(recorded - listedCount) more changes not listed here: all \(recorded) are in audit.sqlite (table "
                         + "finding_history, run \(c.run)) and in run --json's changes", header: [], rows: []))
         }
+        if !c.payable.isEmpty { tables.append(payableTable(c)) }
         return ReportSheet(name: "Changes", tables: tables)
+    }
+
+    static let payableHeader = [
+        "finding_id", "transaction_id", "user_id", "product_id", "quantity", "amount", "currency", "because",
+    ]
+
+    /// The findings that became payable (`RunChanges.payable`: `ask_apple` at the last run, `credit` now), one row each;
+    /// the amount in the currency's unit. Not there when none did.
+    static func payableTable(_ c: RunChanges) -> ReportTable {
+        let rows: [[ReportCell]] = c.payable.map { p in
+            let a = p.action
+            return [
+                .text(p.findingId), .text(a.transactionId), a.userId.map(ReportCell.text) ?? .empty,
+                a.productId.map(ReportCell.text) ?? .empty, a.quantity.map(ReportCell.integer) ?? .empty,
+                a.amountMilliunits.flatMap { m in a.currency.map { ReportCell.money(m, currency: $0) } } ?? .empty,
+                a.currency.map(ReportCell.text) ?? .empty, .text(a.because),
+            ]
+        }
+        return ReportTable(
+            title: "Became payable since run \(c.previousRun.map(String.init) ?? "?") (ask_apple → credit): \(c.payable.count)",
+            header: payableHeader, rows: rows, wrappedColumn: payableHeader.count - 1, wrapsToWidths: true)
     }
 
     static func row(_ change: FindingChange) -> [ReportCell] {

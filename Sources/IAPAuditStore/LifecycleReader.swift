@@ -135,6 +135,32 @@ package final class LifecycleReader {
         return result
     }
 
+    /// The findings whose action the last run stored (`finding_action`, joined with the lifecycle) has code `code`: read
+    /// before this run replaces the table (the findings that became payable: `ask_apple` then).
+    package func findingIds(withAction code: FindingActionCode) throws -> Set<String> {
+        let q = try database.prepare("SELECT finding_id FROM finding_action WHERE code = ?1")
+        q.bind([code.rawValue])
+        var ids = Set<String>()
+        while try q.step() { ids.insert(q.text(0)) }
+        return ids
+    }
+
+    /// Apple's price of each of `transactionIds` a verified signed transaction gives, as `AuditSnapshot.prices` takes it
+    /// (the first such listing, record order).
+    package func verifiedPrices(of transactionIds: [String]) throws -> [String: Money] {
+        guard !transactionIds.isEmpty else { return [:] }
+        let q = try database.prepare(
+            """
+            SELECT transaction_id, price_milliunits, currency FROM apple_transaction
+            WHERE transaction_id IN (SELECT value FROM json_each(?1)) AND signature = 'verified' AND price_milliunits IS NOT NULL
+            AND currency IS NOT NULL ORDER BY record_id DESC, position DESC
+            """)
+        q.bind([IdList.encode(transactionIds)])
+        var prices: [String: Money] = [:]
+        while try q.step() { prices[q.text(0)] = Money(milliunits: q.int64(1), currency: q.text(2)) }
+        return prices
+    }
+
     /// When run `run` was recorded (machine clock, ms since 1970 UTC); nil when there is no such run.
     package func recordedAtMs(ofRun run: Int) throws -> Int64? {
         let q = try database.prepare("SELECT recorded_at_ms FROM audit_run WHERE run = ?1")

@@ -271,6 +271,9 @@ package enum TraceReader {
         for var event in candidates {
             guard case .request(var r) = event.detail, kept[event.location.description] == nil else { continue }
             guard try relate(&r, posted: posted, answered: answered, q) else { continue }
+            if r.creditsTransaction, let n = try q.creditedQuantity(r, at: event.location, of: transactionId) {
+                (r.creditedQuantity, r.quantitySource) = (n, "credited_quantity")
+            }
             event.detail = .request(r)
             kept[event.location.description] = event
         }

@@ -17,6 +17,18 @@ public struct RunChanges: Sendable, Equatable {
     /// copy delivered again), by path: what this run brought (`--fail-on-rejected` looks at their rejected lines;
     /// the text summary lists them). Empty for a repeated run.
     public var newFiles: [String] = []
+    /// The findings that became payable: the action the last recorded run stored was `ask_apple`, this run's is `credit`
+    /// (an Apple record came that confirms what only the client claimed), in table order. Empty for a ledger's first run
+    /// and a repeated one.
+    public var payable: [Payable] = []
+
+    /// A finding that became payable, and its action now (priced; its user as the outputs show it).
+    public struct Payable: Sendable, Equatable {
+        public var findingId: String
+        public var action: FindingAction
+
+        public init(findingId: String, action: FindingAction) { (self.findingId, self.action) = (findingId, action) }
+    }
 
     public init(run: Int, previousRun: Int?, repeated: Bool, fingerprint: String, recordedAtMs: Int64, changes: [FindingChange]) {
         (self.run, self.previousRun, self.repeated, self.fingerprint) = (run, previousRun, repeated, fingerprint)

@@ -121,6 +121,16 @@ package struct TransactionTrace: Sendable {
         return dated.filter { $0.0 == top }.map(\.1).min()
     }
 
+    /// Apple's price of it: the first listing on the timeline of a verified signed record that gives a price and
+    /// currency (as `FindingAction.amountMilliunits` takes it); nil when none does.
+    package var verifiedPrice: Money? {
+        for event in events {
+            guard case .apple(let a) = event.detail, let l = a.listing, l.signature == "verified", let price = l.price else { continue }
+            return price
+        }
+        return nil
+    }
+
     /// The action of `finding`, one of `findings`, as the ledger holds it.
     package func action(of finding: Finding) -> FindingAction? {
         guard let i = findings.firstIndex(where: { $0 == finding }), i < findingActions.count else { return nil }
@@ -225,6 +235,13 @@ package struct TraceRequest: Sendable {
     /// It credited this transaction: a granted verify whose credited ids (else posted ids), resolved by
     /// rule 6, hold it.
     package var creditsTransaction = false
+    /// Units it credited of this transaction, when it did (`creditsTransaction`): the server log's `credited_quantity`
+    /// for it (set by the reader), else Apple's listed `quantity`, else the client's reported one (set by `TraceJudge`);
+    /// nil when none says.
+    package var creditedQuantity: Int?
+    /// Where `creditedQuantity` comes from: `credited_quantity` (the server log), `apple` (an Apple listing the verdict
+    /// reads) or `client` (a client report); nil when no quantity is known.
+    package var quantitySource: String?
 
     package enum Relation: String, Sendable {
         /// It posted (or credited) the transaction's id, standing for it.

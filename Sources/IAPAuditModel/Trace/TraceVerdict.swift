@@ -7,6 +7,9 @@ package struct TraceVerdict: Sendable {
     package var credits: [TraceCredit] = []
     /// Revokes that took it back, by time.
     package var revokes: [TraceCredit] = []
+    /// The credits the verdict says delivered (no problem finding decides, no refund stands): those still held, by time;
+    /// empty otherwise. The JSON's `verdict.delivered`.
+    package var delivered: [TraceCredit] = []
     /// Apple's refund that stands (not reversed later), if any.
     package var refund: TraceRefund?
     /// Apple's refund taken back (a REFUND_REVERSED signed after it): `atMs` the refund's date, `location` the reversal's
@@ -26,7 +29,10 @@ package struct TraceVerdict: Sendable {
     }
 
     /// The verdict cannot be trusted until the run goes again over the same inputs: the action says so (`fix_input`).
-    package mutating func rerunFirst() { (findingAction.code, findingAction.because) = (.fixInput, nextAction) }
+    /// Nothing is said delivered then either.
+    package mutating func rerunFirst() {
+        (findingAction.code, findingAction.because, delivered) = (.fixInput, nextAction, [])
+    }
 
     /// Whether Apple confirms the payment (semantics.md rule 22, from the listings' `PaymentEvidence`).
     package enum AppleWord: Sendable, Equatable {
@@ -62,9 +68,27 @@ package struct TraceCredit: Sendable, Equatable {
     package var requestId: String
     package var timeMs: Int64?
     package var location: SourceLocation
+    /// Units a credit gave (`TraceRequest.creditedQuantity`) and where that comes from (`credited_quantity`, `apple`,
+    /// `client`); nil when unknown, and for a revoke.
+    package var quantity: Int?
+    package var quantitySource: String?
 
     package init(userId: String?, requestId: String, timeMs: Int64?, location: SourceLocation) {
         (self.userId, self.requestId, self.timeMs, self.location) = (userId, requestId, timeMs, location)
+    }
+
+    /// The quantity in words: `quantity 2 as the server logged it`, `… as Apple lists it`, `… as the client reported it`,
+    /// `quantity unknown`.
+    package var quantityWords: String { Self.quantityWords(quantity, source: quantitySource) }
+
+    /// `quantityWords` of a quantity and its source.
+    package static func quantityWords(_ quantity: Int?, source: String?) -> String {
+        guard let quantity else { return "quantity unknown" }
+        switch source {
+        case "credited_quantity": return "quantity \(quantity) as the server logged it"
+        case "apple": return "quantity \(quantity) as Apple lists it"
+        default: return "quantity \(quantity) as the client reported it"
+        }
     }
 }
 

@@ -21,12 +21,18 @@ enum LifecyclePhase {
         let (plan, outcome) = (reconciled.plan, reconciled.outcome)
         ImportProgress.phase("writing audit.xlsx and storing the findings")
         var parameters = runParameters(plan, outcome)
-        let recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
+        var recorded: (changes: RunChanges, record: LifecycleRecord?, runInputs: [(path: String, sha256: String)]?)?
         do {
             let observed = plan.options.storesResults ? reconciled.imported.lifecycle : nil
             recorded = try observed?.changes(
                 outcome.findings, databasePath: plan.output.databasePath, asOfMs: outcome.asOfMs,
                 nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            // Against the actions the last run stored, before this run replaces them (a repeated run records nothing).
+            if let changes = recorded?.changes, recorded?.record != nil, changes.previousRun != nil {
+                recorded?.changes.payable = try PayableChanges.list(
+                    outcome.findings, changes: changes, reader: try LifecycleReader(path: plan.output.databasePath),
+                    shown: plan.options.redaction.flatMap { $0.ledger ? nil : $0.redactor })
+            }
         } catch {
             try? reconciled.indexing.wait()
             throw error

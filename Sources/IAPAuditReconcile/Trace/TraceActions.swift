@@ -177,9 +177,15 @@ enum TraceActions {
                     + (superseded.map { "; \($0)" } ?? "")
             )
         }
-        let holders = facts.holders
-        if !holders.isEmpty, let first = facts.credits.first {
-            return (.noAction, "no action: credited to \(users(holders)) (\(first.location))\(confirmed)")
+        let held = facts.held
+        if !held.isEmpty {
+            // Delivered: each credit held, when, to whom, by which request, how many (found by support: "no action" read as
+            // nothing done for a customer disputing a delivered order).
+            let credits = held.map { c in
+                "credited on \(c.timeMs.map(Timestamp.iso) ?? "an unknown date") to \(c.userId ?? "no named user") "
+                    + "(request \(c.requestId), \(c.quantityWords))"
+            }
+            return (.noAction, "delivered: " + credits.joined(separator: "; ") + (confirmed.isEmpty ? "" : ";" + confirmed.dropFirst()))
         }
         if let last = facts.revokes.last, !facts.credits.isEmpty {
             let users = ExactText.distinctSorted(facts.credits.compactMap(\.userId))

@@ -7,7 +7,10 @@ import IAPAuditModel
 package enum TraceJudge {
     /// Judges every transaction of `result` at its ledger's as-of, and what to do when none answers.
     package static func judge(_ result: inout TraceResult) {
-        for i in result.transactions.indices { result.transactions[i].verdict = verdict(result.transactions[i]) }
+        for i in result.transactions.indices {
+            TraceCreditQuantity.fill(&result.transactions[i])
+            result.transactions[i].verdict = verdict(result.transactions[i])
+        }
         result.nextAction = TraceResultActions.next(result)
         // Records a close imported after the last run (or a killed run's): the findings have not judged them yet (a
         // grant there would not have resolved the dropped order the findings still show). Records removed since (a file
@@ -46,6 +49,8 @@ package enum TraceJudge {
     }
 
     package static func verdict(_ trace: TransactionTrace) -> TraceVerdict {
+        var trace = trace
+        TraceCreditQuantity.fill(&trace)
         let facts = TraceFacts(trace)
         var verdict = TraceVerdict(
             apple: facts.appleWord, action: .noAction, nextAction: "",
@@ -59,6 +64,8 @@ package enum TraceJudge {
             verdict.findingAction = trace.action(of: f) ?? FindingAction.of(f).joined(with: trace.state(of: f))
         } else {
             (verdict.findingAction.code, verdict.findingAction.because) = (verdict.action.code, verdict.nextAction)
+            // Delivered: the credits still held, when no refund stands (`TraceActions.fromRecords` says them).
+            if facts.refund == nil { verdict.delivered = facts.held }
         }
         // What a rejected line holds is in no finding: fixing it comes first (found by a support user test).
         if !trace.rejectedLines.isEmpty {
@@ -118,15 +125,16 @@ struct TraceFacts {
     }
 
     private static func credit(_ e: (TraceEvent, TraceRequest)) -> TraceCredit {
-        TraceCredit(userId: e.1.userId, requestId: e.1.requestId, timeMs: e.0.timeMs, location: e.0.location)
+        var credit = TraceCredit(userId: e.1.userId, requestId: e.1.requestId, timeMs: e.0.timeMs, location: e.0.location)
+        (credit.quantity, credit.quantitySource) = (e.1.creditedQuantity, e.1.quantitySource)
+        return credit
     }
 
-    /// Users holding a credit now: credited, and not revoked (by a revoke of theirs, or naming nobody) since.
-    var holders: [String] {
-        let held = credits.filter { c in
+    /// The credits held now, by time: not revoked (by a revoke of their user's, or naming nobody) since.
+    var held: [TraceCredit] {
+        credits.filter { c in
             !revokes.contains { r in (r.userId == nil || r.userId == c.userId) && (r.timeMs ?? .max) >= (c.timeMs ?? .min) }
         }
-        return ExactText.distinctSorted(held.compactMap(\.userId))
     }
 
     /// Apple's refund that stands: the first revocation on a listing whose signature did not fail, unless

@@ -209,7 +209,7 @@ package enum TraceOutput {
             let credit = { (c: TraceCredit) -> [String: Any] in
                 [
                     "user_id": c.userId ?? null, "request_id": c.requestId, "time": c.timeMs.map(Timestamp.iso) ?? null,
-                    "location": c.location.description,
+                    "location": c.location.description, "quantity": c.quantity ?? null, "quantity_source": c.quantitySource ?? null,
                 ]
             }
             var why: Any = null
@@ -226,7 +226,7 @@ package enum TraceOutput {
                         ["refunded_at": Timestamp.iso($0.atMs), "location": $0.location.description] as [String: Any]
                     } ?? null,
                     "next_action": ["code": v.action.rawValue, "text": v.nextAction],
-                    "action": v.findingAction.jsonObject,
+                    "action": v.findingAction.jsonObject, "delivered": v.delivered.map(TraceWording.delivered),
                 ] as [String: Any]
         }
         return object
@@ -250,7 +250,8 @@ package enum TraceOutput {
                 "transaction_ids": r.postedIds, "credited_transaction_ids": r.creditedIds ?? null, "granted": r.granted,
                 "restore": r.restore, "logged_status": r.loggedStatus ?? null, "environment": r.environment ?? null,
                 "latency_ms": r.latencyMs ?? null, "relation": r.relation.rawValue, "stands_for": r.standsFor ?? null,
-                "credits_transaction": r.creditsTransaction,
+                "credits_transaction": r.creditsTransaction, "credited_quantity": r.creditedQuantity ?? null,
+                "quantity_source": r.quantitySource ?? null,
             ]
         case .apple(let a):
             object["apple"] = apple(a)

@@ -1,3 +1,4 @@
+import Foundation
 import IAPAuditModel
 
 /// What one record on a trace's timeline says, in one line of words (the text, the JSON's `says` and the
@@ -10,6 +11,16 @@ package enum TraceWording {
         case .request(let r): return request(r)
         case .apple(let a): return apple(a, source: event.source)
         }
+    }
+
+    /// One credit the verdict says delivered, as the JSON's `verdict.delivered` holds it: `user_id`, `request_id`,
+    /// `credited_ms` (UTC ms), `quantity` and `quantity_source` (`credited_quantity`, `apple`, `client`; null when unknown).
+    package static func delivered(_ c: TraceCredit) -> [String: Any] {
+        let null = NSNull() as Any
+        return [
+            "user_id": c.userId ?? null, "request_id": c.requestId, "credited_ms": c.timeMs ?? null, "quantity": c.quantity ?? null,
+            "quantity_source": c.quantitySource ?? null,
+        ]
     }
 
     /// Ids as a list: at most five, then how many more.
@@ -39,6 +50,7 @@ package enum TraceWording {
         }
         if r.granted {
             text += "; granted" + (r.creditedIds.map { ", credited \(ids($0))" } ?? "")
+            if r.creditsTransaction { text += "; credited it, " + TraceCredit.quantityWords(r.creditedQuantity, source: r.quantitySource) }
         } else {
             text += "; not granted"
         }

@@ -16,16 +16,7 @@ package enum TraceWorkbook {
             about += r.rejectedLines.map { [.text("rejected line"), .text("\($0.location) (\($0.reason))")] }
         }
         about += r.nextAction.map { [[.text("next action"), .text($0.text)]] } ?? []
-        let verdicts: [[ReportCell]] = r.transactions.map { t in
-            let v = t.verdict
-            return [
-                .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
-                .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
-                .text(v?.apple.record?.description ?? ""),
-                .text(v.map(credited) ?? ""), .text(v.map(revoked) ?? ""),
-                v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
-            ]
-        }
+        let verdicts = r.transactions.map(verdictRow)
         var timeline: [[ReportCell]] = []
         for t in r.transactions { timeline += t.events.map { row(t.transactionId, $0) } }
         timeline += r.unattached.map { row("", $0) }
@@ -57,16 +48,16 @@ package enum TraceWorkbook {
                     tables: [
                         ReportTable(
                             header: [
-                                "transaction_id", "original_transaction_id", "product_id", "findings", "apple", "apple record",
-                                "credited to", "revoked",
-                                "refunded (UTC)", "action", "next action",
-                            ], rows: verdicts, isPrimary: true, wrappedColumn: 10)
+                                "transaction_id", "original_transaction_id", "product_id", "purchased (UTC)", "price", "currency",
+                                "findings", "apple", "apple record", "credited to", "revoked", "refunded (UTC)", "action", "next action",
+                            ], rows: verdicts, isPrimary: true, wrappedColumn: 13)
                     ]),
                 ReportSheet(
                     name: "Timeline",
                     tables: [
                         ReportTable(
-                            header: ["transaction_id", "time (UTC)", "source", "file:line", "what it says"], rows: timeline,
+                            header: ["transaction_id", "time (UTC)", "source", "file:line", "what it says", "quantity credited"],
+                            rows: timeline,
                             isPrimary: true,
                             wrappedColumn: 4)
                     ]),
@@ -83,11 +74,33 @@ package enum TraceWorkbook {
             ], createdMs: r.asOfMs)
     }
 
+    /// A Verdicts row: the transaction, its product, purchase date, Apple's verified price and currency, then its verdict.
+    private static func verdictRow(_ t: TransactionTrace) -> [ReportCell] {
+        let v = t.verdict
+        let price = t.verifiedPrice
+        return [
+            .text(t.transactionId), .text(t.originalTransactionId ?? ""), .text(t.productId ?? ""),
+            t.purchaseMs.map(ReportCell.dateTime) ?? .empty,
+            price.map { ReportCell.money($0.milliunits, currency: $0.currency) } ?? .empty,
+            .text(price?.currency ?? ""),
+            .text(t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")), .text(v?.apple.code ?? ""),
+            .text(v?.apple.record?.description ?? ""),
+            .text(v.map(credited) ?? ""), .text(v.map(revoked) ?? ""),
+            v?.refund.map { ReportCell.dateTime($0.atMs) } ?? .empty, .text(v?.action.rawValue ?? ""), .text(v?.nextAction ?? ""),
+        ]
+    }
+
     private static func row(_ transactionId: String, _ e: TraceEvent) -> [ReportCell] {
         [
             .text(transactionId), e.timeMs.map(ReportCell.dateTime) ?? .empty, .text(e.source), .text(e.location.description),
-            .text(TraceWording.says(e)),
+            .text(TraceWording.says(e)), quantityCredited(e).map { ReportCell.integer(Int64($0)) } ?? .empty,
         ]
+    }
+
+    /// The units a request credited of the transaction (`TraceRequest.creditedQuantity`); nil for any other record.
+    private static func quantityCredited(_ e: TraceEvent) -> Int? {
+        guard case .request(let r) = e.detail, r.creditsTransaction else { return nil }
+        return r.creditedQuantity
     }
 
     /// "revoked": the revokes that took it back, as the text's `revoked:` line says them (found by a support user test: a

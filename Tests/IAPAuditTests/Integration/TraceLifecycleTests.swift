@@ -67,7 +67,7 @@ final class TraceLifecycleTests: XCTestCase {
             findings: none
             resolved findings:
               dropped_order/never_sent (dropped_order:2000000400000101): resolved in run 2 (2026-10-12T09:00:02.000Z) by server.jsonl:1, verify.jsonl:1
-            next action: no action: credited to u7 (server.jsonl:1), Apple confirms payment (verify.jsonl:1)
+            next action: delivered: credited on 2026-10-12T09:00:02.000Z to u7 (request r7a, quantity 1 as Apple lists it); Apple confirms payment (verify.jsonl:1)
             """)
     }
 }

@@ -54,13 +54,13 @@ final class TraceLostOrderTests: XCTestCase {
             == transaction 2000000400000101 (original 2000000400000101, com.example.gems60, bought 2026-10-12T09:00:00.000Z)
             time (UTC)  source  file:line  what it says
             2026-10-12T09:00:01.000Z  client_report  client.jsonl:1  client: purchased com.example.gems60 (user u7, device 6F1C0007-8C2B-4FB7-8EC2-AD2F8EC00007)
-            2026-10-12T09:00:02.000Z  server_request  server.jsonl:1  verify r7a by u7: posted 2000000400000101; granted, credited 2000000400000101; logged status 0 (valid receipt), Production, 140 ms
+            2026-10-12T09:00:02.000Z  server_request  server.jsonl:1  verify r7a by u7: posted 2000000400000101; granted, credited 2000000400000101; credited it, quantity 1 as Apple lists it; logged status 0 (valid receipt), Production, 140 ms
             2026-10-12T09:00:03.000Z  verify_receipt  verify.jsonl:1  Apple verifyReceipt answer to request r7a: status 0 (valid receipt), Production, lists it (in_app), purchased 2026-10-12T09:00:00.000Z, com.example.gems60, signature not_checked; proves the payment
             2026-10-14T10:00:00.000Z  server_api  order-lookup.jsonl:1  Apple Look Up Order ID MK5TTTVWJH: Production, lists it (server_api), purchased 2026-10-12T09:00:00.000Z, com.example.gems60, USD 0.99, signature verified; proves the payment
             findings: none
             Apple: confirms the payment (verify.jsonl:1)
             credited: u7 by r7a (server.jsonl:1)
-            next action: no action: credited to u7 (server.jsonl:1), Apple confirms payment (verify.jsonl:1)
+            next action: delivered: credited on 2026-10-12T09:00:02.000Z to u7 (request r7a, quantity 1 as Apple lists it); Apple confirms payment (verify.jsonl:1)
 
             == transaction 2000000400000102 (original 2000000400000102, com.example.gems300, bought 2026-10-12T09:03:00.000Z)
             time (UTC)  source  file:line  what it says
@@ -238,13 +238,14 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertEqual(
             text(verdicts[0]),
             [
-                "transaction_id", "original_transaction_id", "product_id", "findings", "apple", "apple record", "credited to",
-                "revoked", "refunded (UTC)", "action", "next action",
+                "transaction_id", "original_transaction_id", "product_id", "purchased (UTC)", "price", "currency", "findings", "apple",
+                "apple record", "credited to", "revoked", "refunded (UTC)", "action", "next action",
             ])
         XCTAssertEqual(
             text(verdicts[2]).map { $0.replacingOccurrences(of: Self.caseFolder + "/", with: "") },
             [
-                "2000000400000102", "2000000400000102", "com.example.gems300", "dropped_order/in_receipt_never_credited", "confirmed",
+                "2000000400000102", "2000000400000102", "com.example.gems300", "2026-10-12T09:03:00", "4990", "USD",
+                "dropped_order/in_receipt_never_credited", "confirmed",
                 "order-lookup.jsonl:1", "nobody", "", "", "credit_manually",
                 "credit manually: Apple confirms payment (order-lookup.jsonl:1), no credit found; no log names its user",
             ])
@@ -285,7 +286,8 @@ final class TraceLostOrderTests: XCTestCase {
         XCTAssertEqual(
             try verdicts("refund-reversed-in-notification-history", ["2000000400000001", "2000000400000002"]),
             [
-                "confirmed | no action: credited to u1 (server.jsonl:1), Apple confirms payment (verify.jsonl:1)",
+                "confirmed | delivered: credited on 2026-10-01T09:05:00.000Z to u1 (request r1, quantity 1 as Apple lists it); "
+                    + "Apple confirms payment (verify.jsonl:1)",
                 "confirmed | revoke: refunded on 2026-10-03 (notification-history.json:1) but still granted to u1",
             ])
     }

@@ -155,11 +155,14 @@ final class TraceTests: XCTestCase {
             ),
             (
                 "regranted/non_consumable", "2000000400594358", .noAction,
-                "no action: credited to u343 (sample-data/server.jsonl:777), Apple confirms payment (sample-data/verify.jsonl:595)"
+                "delivered: credited on 2026-10-12T20:52:42.000Z to u343 (request ref90d24e42a81c11, quantity 1 as Apple lists it); credited on "
+                    + "2026-10-13T23:12:46.000Z to u343 (request r3cadd0a9d95bb0e2, quantity 1 as Apple lists it); Apple confirms payment "
+                    + "(sample-data/verify.jsonl:595)"
             ),
             (
                 "id_reissued/same_billing_event", "2000000400594613", .noAction,
-                "no action: credited to u387 (sample-data/server.jsonl:140), Apple confirms payment (sample-data/verify.jsonl:101)"
+                "delivered: credited on 2026-10-03T03:41:57.000Z to u387 (request rf14cdede3aa1e73b, quantity 1 as Apple lists it); Apple confirms "
+                    + "payment (sample-data/verify.jsonl:101)"
             ),
             (
                 "outside_window/before_window", "2000000400594673", .notJudged,
