@@ -92,7 +92,8 @@ public final class AppleAPIClient {
                 continue
             }
             let answer = AppleAnswer(
-                endpoint: endpoint, id: id, environment: environment, receivedAtMs: clockMs(), httpStatus: response.status, data: response.body)
+                endpoint: endpoint, id: id, environment: environment, receivedAtMs: clockMs(), httpStatus: response.status,
+                data: response.body)
             guard let answer else { return .failure(AppleAPIFailure(description: Self.noAnswer(response.status))) }
             return .success(answer)
         }

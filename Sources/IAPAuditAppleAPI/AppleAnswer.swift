@@ -49,7 +49,9 @@ public struct AppleAnswer: Sendable {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             let compact = Self.compacted(data)
         else { return nil }
-        (self.endpoint, self.id, self.environment, self.receivedAtMs, self.httpStatus) = (endpoint, id, environment, receivedAtMs, httpStatus)
+        (self.endpoint, self.id, self.environment, self.receivedAtMs, self.httpStatus) = (
+            endpoint, id, environment, receivedAtMs, httpStatus
+        )
         body = compact
         errorCode = (object["errorCode"] as? NSNumber)?.intValue
         orderStatus = (object["status"] as? NSNumber)?.intValue

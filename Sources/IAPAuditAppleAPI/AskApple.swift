@@ -68,7 +68,9 @@ public enum AskApple {
     static let transactionIdNotFound = 4_040_010, invalidTransactionId = 4_000_006
 
     /// - Parameter progress: told each result as it is known.
-    public static func ask(_ items: [AskAppleItem], client: AppleAPIClient, progress: (AskAppleResult) -> Void = { _ in }) -> [AskAppleResult] {
+    public static func ask(_ items: [AskAppleItem], client: AppleAPIClient, progress: (AskAppleResult) -> Void = { _ in })
+        -> [AskAppleResult]
+    {
         items.map { item in
             var result = AskAppleResult(item: item)
             ask(item, client: client, into: &result, environment: .production)
@@ -77,7 +79,8 @@ public enum AskApple {
         }
     }
 
-    private static func ask(_ item: AskAppleItem, client: AppleAPIClient, into result: inout AskAppleResult, environment: AppleEnvironment) {
+    private static func ask(_ item: AskAppleItem, client: AppleAPIClient, into result: inout AskAppleResult, environment: AppleEnvironment)
+    {
         result.environments.append(environment)
         switch client.ask(item.endpoint, item.id, in: environment) {
         case .failure(let failure):

@@ -50,14 +50,17 @@ enum AskAppleCommand: Subcommand {
             out(json ? RunSummary.encoded(["asked": [Any](), "evidence": NSNull(), "answers": 0, "summary": words, "exit": 0]) : words)
             return 0
         }
-        let token = AppleAPIToken(key: key, keyId: required["--key-id"]!, issuerId: required["--issuer-id"]!, bundleId: required["--bundle-id"]!)
+        let token = AppleAPIToken(
+            key: key, keyId: required["--key-id"]!, issuerId: required["--issuer-id"]!, bundleId: required["--bundle-id"]!)
         let client = AppleAPIClient(settings: settings, token: token)
         let results = AskApple.ask(items, client: client) { if !json { out(AskAppleSummary.line($0)) } }
         for result in results where result.outcome == .failed || result.failure != nil {
             err("iap-audit: ask-apple: \(result.item.id): \(result.failure ?? "failed")")
         }
         let answers = results.flatMap(\.answers)
-        let evidence = answers.isEmpty ? nil : try EvidenceFile.write(answers, folder: required["--evidence"]!, atMs: Int64(Date().timeIntervalSince1970 * 1000))
+        let evidence =
+            answers.isEmpty
+            ? nil : try EvidenceFile.write(answers, folder: required["--evidence"]!, atMs: Int64(Date().timeIntervalSince1970 * 1000))
         let status: Int32 = results.contains { $0.outcome == .failed || $0.failure != nil } ? 1 : 0
         if json {
             out(AskAppleSummary.json(results, evidence: evidence, folder: required["--evidence"]!, exit: status))
