@@ -13,14 +13,16 @@ public enum AppleEndpoint: String, Sendable {
     /// Look Up Order ID: `GET /inApps/v1/lookup/{orderId}` (the id on the customer's invoice; production only).
     case lookUpOrderId = "look_up_order_id"
 
-    /// The path under a base URL for `id`, the id percent-encoded (letters and digits kept).
+    /// The path under a base URL for `id`, the id percent-encoded (ASCII letters and digits kept).
     func path(_ id: String) -> String {
-        let encoded = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let encoded = id.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? ""
         switch self {
         case .getTransactionInfo: return "/inApps/v1/transactions/" + encoded
         case .lookUpOrderId: return "/inApps/v1/lookup/" + encoded
         }
     }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     /// The evidence file's key for the id asked about.
     var idKey: String { self == .getTransactionInfo ? "transaction_id" : "order_id" }

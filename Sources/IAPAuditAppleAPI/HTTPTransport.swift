@@ -27,7 +27,7 @@ public struct HTTPTransportError: Error, CustomStringConvertible {
 }
 
 /// `HTTPTransport` over Foundation's `URLSession` (FoundationNetworking on Linux: libcurl), one request at a time,
-/// `timeoutSeconds` each; no cookies, no cache.
+/// `timeoutSeconds` each; no cookies, no cache, no redirect followed.
 public struct URLSessionTransport: HTTPTransport {
     public let timeoutSeconds: Double
 
@@ -41,7 +41,8 @@ public struct URLSessionTransport: HTTPTransport {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.urlCache = nil
-        let session = URLSession(configuration: configuration)
+        // No redirect is followed: the token goes to the base URL's host only; a 3xx is no answer.
+        let session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
@@ -61,6 +62,16 @@ public struct URLSessionTransport: HTTPTransport {
             if let name = name as? String, let value = value as? String { lowered[name.lowercased()] = value }
         }
         return HTTPResponse(status: response.statusCode, headers: lowered, body: data ?? Data())
+    }
+
+    /// Refuses every redirect: the 3xx itself is the response.
+    private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
+        }
     }
 
     /// The completion handler's results, handed from URLSession's queue to the waiting thread.

@@ -52,6 +52,18 @@ extension AskAppleTests {
         try assertNoSecret(in: [run.out, run.err], server: server)
     }
 
+    func testARedirectIsNotFollowed() throws {
+        let server = try server([
+            "/production/inApps/v1/transactions/2000000400000006": [.init(status: 302, headers: ["Location": "/elsewhere"])],
+            "/elsewhere": [.init(status: 200, body: #"{"signedTransactionInfo":"x"}"#)],
+        ])
+        let run = CLIRun(arguments(server, ["2000000400000006"]))
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(server.requests.map(\.path), ["/production/inApps/v1/transactions/2000000400000006"], "the token goes nowhere else")
+        XCTAssertEqual(run.err, "iap-audit: ask-apple: 2000000400000006: HTTP 302 with no answer of Apple's (no JSON object)")
+        XCTAssertEqual(run.out.components(separatedBy: "\n").last, "no answer of Apple's to save: nothing written")
+    }
+
     func testKeyReadableByOthersIsRefusedBeforeAnyRequest() throws {
         let server = try server([:])
         chmod(keyPath, 0o644)
