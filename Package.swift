@@ -3,7 +3,9 @@ import PackageDescription
 
 // Layers, each a target, so that a wrong-way import does not compile (docs/architecture.md):
 //
-//   iap-audit (main.swift) → IAPAuditCLI → IAPAuditPipeline, IAPAuditReport (trace's rendering), IAPAuditSample
+//   iap-audit (main.swift) → IAPAuditCLI → IAPAuditPipeline, IAPAuditReport (trace's rendering), IAPAuditSample,
+//     IAPAuditAppleAPI (`ask-apple`: the one part that goes on the network, only when a user runs it)
+//   IAPAuditAppleAPI → IAPAuditCrypto (it signs its token), IAPAuditModel; FoundationNetworking (libcurl4)
 //   IAPAuditSample → IAPAuditCrypto (it signs its synthetic JWS)
 //   IAPAuditPipeline → IAPAuditIngest, IAPAuditCrypto, IAPAuditStore, IAPAuditReconcile, IAPAuditReport
 //   each of those → IAPAuditModel (the bottom: records, facts, findings; no C, no I/O)
@@ -43,7 +45,10 @@ let package = Package(
             dependencies: ["IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest", "IAPAuditStore", "IAPAuditReconcile", "IAPAuditReport"],
             path: "Sources/IAPAuditPipeline"),
         .target(name: "IAPAuditSample", dependencies: ["IAPAuditModel", "IAPAuditCrypto"], path: "Sources/IAPAuditSample"),
-        .target(name: "IAPAuditCLI", dependencies: ["IAPAuditPipeline", "IAPAuditReport", "IAPAuditSample"], path: "Sources/IAPAuditCLI"),
+        .target(name: "IAPAuditAppleAPI", dependencies: ["IAPAuditModel", "IAPAuditCrypto"], path: "Sources/IAPAuditAppleAPI"),
+        .target(
+            name: "IAPAuditCLI", dependencies: ["IAPAuditPipeline", "IAPAuditReport", "IAPAuditSample", "IAPAuditAppleAPI"],
+            path: "Sources/IAPAuditCLI"),
         .executableTarget(name: "iap-audit", dependencies: ["IAPAuditCLI"], path: "Sources/iap-audit"),
         .executableTarget(name: "iap-audit-json-probe", dependencies: ["IAPAuditIngest"], path: "Sources/iap-audit-json-probe"),
         .executableTarget(
@@ -53,7 +58,7 @@ let package = Package(
             name: "IAPAuditTests",
             dependencies: [
                 "IAPAuditModel", "IAPAuditCrypto", "IAPAuditIngest", "IAPAuditStore", "IAPAuditReconcile", "IAPAuditReport",
-                "IAPAuditPipeline", "IAPAuditSample", "IAPAuditCLI", "LedgerCodeGenerator",
+                "IAPAuditPipeline", "IAPAuditSample", "IAPAuditCLI", "IAPAuditAppleAPI", "LedgerCodeGenerator",
             ],
             path: "Tests/IAPAuditTests", exclude: ["Fixtures"]),
     ],

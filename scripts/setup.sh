@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what iap-audit needs on Debian 12 (the Swift toolchain is assumed present):
-# the C libraries it links (SQLite, libxlsxwriter, OpenSSL's libcrypto, zlib), sqlite3, and a Python
+# the C libraries it links (SQLite, libxlsxwriter, OpenSSL's libcrypto, zlib, libcurl), sqlite3, and a Python
 # virtual environment (.venv) with the independent readers the tests use (openpyxl).
 #   --with-test-tools   also the .venv with openpyxl (scripts/test.sh)
 #   --with-bench-tools  the test tools, plus duckdb in .venv and libsimdjson-dev (bench/run.sh)
@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 option="${1:-}"
-packages=(libsqlite3-dev libxlsxwriter-dev libssl-dev zlib1g-dev openssl sqlite3 python3 python3-venv)
+# libcurl4: FoundationNetworking (URLSession, ask-apple) loads it; the Swift toolchain's own dependencies usually bring it.
+packages=(libsqlite3-dev libxlsxwriter-dev libssl-dev zlib1g-dev libcurl4 openssl sqlite3 python3 python3-venv)
 [ "$option" != "--with-bench-tools" ] || packages+=(libsimdjson-dev g++ time)
 missing=()
 for p in "${packages[@]}"; do

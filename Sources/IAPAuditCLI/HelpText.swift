@@ -19,6 +19,8 @@ enum HelpText {
           ack       Mark a finding of the ledger known: kept in the reports, out of alerts.
           resolve   Record what a person did about a purchase (credited, refused, revoked,
                     refunded): evidence the next run and every trace read.
+          ask-apple Ask Apple's App Store Server API about the open claims only Apple can
+                    decide (the one command that goes online); saves the answers as evidence.
           sample    Generate sample inputs with planted anomalies and their answer key.
 
         OPTIONS:
@@ -253,6 +255,41 @@ enum HelpText {
 
         Exit status: 0 recorded, 1 no ledger, an unknown ID or another account, or a run is writing DIR,
         64 usage error.
+        """
+
+    static let askApple = """
+        USAGE: iap-audit ask-apple --key FILE --key-id ID --issuer-id ID --bundle-id ID --evidence DIR
+                                   [--out DIR | --ledger FILE] [TRANSACTION_ID ...] [--order-id ORDER_ID ...]
+                                   [--rate N] [--base-url URL] [--sandbox-base-url URL] [--json]
+
+        Asks Apple's App Store Server API about every open finding of DIR/audit.sqlite whose action
+        is ask_apple (Get Transaction Info), and the ids given: production first, then the sandbox
+        when production says 4040010 (not found). Apple's answers go to a new file,
+        EVIDENCE/ask-apple-YYYYMMDDTHHMMSSZ.jsonl; run again with that folder among the inputs.
+        The key, the token and the Authorization header are never printed nor written.
+
+        ARGUMENTS:
+          TRANSACTION_ID        A transaction id to ask about too (Get Transaction Info).
+        OPTIONS:
+          --key FILE            The App Store Connect API key (AuthKey_XXXX.p8); chmod 600.
+          --key-id ID           The key's id (the token's kid).
+          --issuer-id ID        The issuer id of App Store Connect's Keys page (iss).
+          --bundle-id ID        The app's bundle id (bid).
+          --evidence DIR        Where the answers file is written (made if missing).
+          --out DIR             The ledger's folder (default: reports/, read when no id is given).
+          --ledger FILE         The ledger, when run was given --ledger FILE.
+          --order-id ORDER_ID   An order id of a customer's invoice (Look Up Order ID); repeatable.
+          --rate N              At most N requests a second, retries included (default: 10).
+          --base-url URL        The production API (default: https://api.storekit.itunes.apple.com).
+          --sandbox-base-url URL
+                                The sandbox API (default: https://api.storekit-sandbox.itunes.apple.com).
+          --json                Print the outcome as one JSON object.
+          -h, --help            Show this help.
+
+        A 429 or 5xx answer, or none, is retried 3 times (Retry-After, else 1 s, 2 s, 4 s); then the id
+        failed and nothing of it is saved. Exit status: 0 every id answered (or nothing to ask),
+        1 an id failed (the others' answers are saved), the key is unreadable or readable by group or
+        others, or no ledger; 64 usage error.
         """
 
     static let sample = """

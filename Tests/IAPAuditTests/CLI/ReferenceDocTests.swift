@@ -54,7 +54,7 @@ final class ReferenceDocTests: XCTestCase {
             + CommandLineInterface.commands.map {
                 ("iap-audit \($0.name)", $0.options, $0.help)
             }
-        XCTAssertEqual(CommandLineInterface.commands.map(\.name), ["run", "close", "trace", "ack", "resolve", "sample"])
+        XCTAssertEqual(CommandLineInterface.commands.map(\.name), ["run", "close", "trace", "ack", "resolve", "ask-apple", "sample"])
         for (command, options, help) in sections {
             let lines = try XCTUnwrap(Self.section("`\(command)`", of: page), "docs/reference.md has no section ## `\(command)`")
             let documented = Self.documentedOptions(lines)
