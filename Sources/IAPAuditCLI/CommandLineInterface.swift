@@ -15,7 +15,8 @@ public enum CommandLineInterface {
     /// documents each under its heading, `ReferenceDocTests`).
     static let commands: [(name: String, options: Set<String>, help: String)] = subcommands.map { ($0.name, $0.options, $0.help) }
     private static let subcommands: [any Subcommand.Type] = [
-        RunCommand.self, CloseCommand.self, TraceCommand.self, AckCommand.self, ResolveCommand.self, AskAppleCommand.self, SampleCommand.self,
+        RunCommand.self, CloseCommand.self, TraceCommand.self, AckCommand.self, ResolveCommand.self, AskAppleCommand.self,
+        SampleCommand.self,
     ]
 
     /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails

@@ -161,13 +161,14 @@ final class AskAppleTests: XCTestCase {
         let rerun = CLIRun(
             ["run", folder + "/input", folder + "/evidence", "--out", out, "--as-of", "2026-10-10T00:00:00Z", "--jws-root", root])
         XCTAssertEqual(rerun.status, 0, rerun.err)
-        let rows = try PythonReader.run(
-            """
-            import json, sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            print(json.dumps(db.execute("SELECT f.finding_id, f.apple_confirmation, a.code, a.status FROM finding f "
-                                        "JOIN finding_action a USING (finding_id) ORDER BY f.finding_id").fetchall()))
-            """, args: [out + "/audit.sqlite"]) as? [[Any]]
+        let rows =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps(db.execute("SELECT f.finding_id, f.apple_confirmation, a.code, a.status FROM finding f "
+                                            "JOIN finding_action a USING (finding_id) ORDER BY f.finding_id").fetchall()))
+                """, args: [out + "/audit.sqlite"]) as? [[Any]]
         XCTAssertEqual(
             rows?.map { $0.map { "\($0)" } },
             [
