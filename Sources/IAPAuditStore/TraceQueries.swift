@@ -351,6 +351,11 @@ final class TraceQueries {
         return result
     }
 
+    /// What people did about `transactionId` (`iap-audit resolve`, table `manual_action`), oldest first.
+    func manualActions(about transactionId: String) throws -> [ManualAction] {
+        try AuditStore.manualActions(db, about: transactionId)
+    }
+
     /// `text` holds `id` as a whole id (not inside a longer one: no ASCII letter, digit, `-` or `_` on either
     /// side; with `nonASCIIInIds`, no other character than ASCII punctuation and white space).
     static func names(_ text: String, _ id: String, nonASCIIInIds: Bool = false) -> Bool {

@@ -236,6 +236,7 @@ package enum TraceReader {
         let findings = try q.findings(of: transactionId, original: original)
         (trace.findings, trace.findingStates, trace.findingActions) = (findings.map(\.0), findings.map(\.1), findings.map(\.2))
         trace.resolvedFindings = try q.resolvedFindings(of: transactionId)
+        trace.manualActions = try q.manualActions(about: transactionId)
         trace.originalTransactionId = original
         trace.productId = product ?? trace.findings.lazy.compactMap(\.productId).first
         let posted = [transactionId] + (original.map { $0.utf8.elementsEqual(transactionId.utf8) ? [] : [$0] } ?? [])

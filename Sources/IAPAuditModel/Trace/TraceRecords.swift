@@ -100,6 +100,9 @@ package struct TransactionTrace: Sendable {
     package var resolvedFindings: [FindingState] = []
     /// Lines the runs rejected that name its id (the run could not read them: what they hold is in no finding).
     package var rejectedLines: [TraceRejectedLine] = []
+    /// What people did about it (`iap-audit resolve`, table `manual_action`), oldest first: shown with the timeline,
+    /// and part of the verdict before the next run reads them (rule 25).
+    package var manualActions: [ManualAction] = []
     /// Set by `TraceJudge`.
     package var verdict: TraceVerdict?
 

@@ -37,6 +37,10 @@ extension TraceResult {
             transactions[i].rejectedLines = transactions[i].rejectedLines.map {
                 TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason))
             }
+            // The account a person acted on is a user id too; the note is the person's words, kept as written.
+            for j in transactions[i].manualActions.indices {
+                transactions[i].manualActions[j].userId = transactions[i].manualActions[j].userId.map(redactor.user)
+            }
         }
         unattached = unattached.map(redacted)
         rejectedLines = rejectedLines.map { TraceRejectedLine(location: $0.location, reason: IdRedactor.reason($0.reason)) }

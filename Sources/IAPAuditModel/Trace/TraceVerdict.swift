@@ -115,6 +115,7 @@ package enum TraceAction: String, Sendable, CaseIterable {
         case .revoke: return .revoke
         case .fixInput: return .fixInput
         case .tellCustomer, .checkId: return .askCustomer
+        case .refuse: return .refuse
         }
     }
 
@@ -140,6 +141,8 @@ package enum TraceAction: String, Sendable, CaseIterable {
     case fixInput = "fix_input"
     /// Apple does not know the order id (Look Up Order ID status 1): tell the customer.
     case tellCustomer = "tell_customer"
+    /// Refuse the claim: Apple, asked by the id, has no such purchase in production (rule 25).
+    case refuse = "refuse"
     /// No record of the ledger holds the id: check it (a near match?), else give the run what would hold it.
     case checkId = "check_id"
 }

@@ -5,7 +5,11 @@ import IAPAuditModel
 /// the window), else from its records (credited, refunded, nothing to do).
 enum TraceActions {
     static func next(_ trace: TransactionTrace, _ facts: TraceFacts) -> (TraceAction, String) {
-        if let f = deciding(trace) { return acknowledged(f.kind.isInfo ? info(f, facts) : problem(f, trace, facts), trace.state(of: f)) }
+        if let f = deciding(trace) {
+            let action = acknowledged(f.kind.isInfo ? info(f, facts) : problem(f, trace, facts), trace.state(of: f))
+            return TraceManualActions.judged(action, f, trace)
+        }
+        if let double = TraceManualActions.doubleCredit(trace, facts) { return double }
         let findings = trace.findings.sorted { $0.kind < $1.kind }
         let superseded = findings.first { $0.kind == .refundSuperseded }.flatMap {
             FindingSentence.laterPurchases($0.facts, productId: $0.productId)
@@ -104,6 +108,12 @@ enum TraceActions {
         case .refunded?:
             let day = facts.refund.map { Timestamp.day($0.atMs) } ?? "?"
             return (.noAction, "no action: refunded on \(day) (\(facts.refund?.location.description ?? proof(f, facts))), never credited")
+        case .notFound?:
+            return (
+                .refuse,
+                "refuse the claim: asked by the id, Apple has no such purchase in production (\(f.facts.text(.appleNotFound) ?? "?")); "
+                    + "tell the customer, and ask for the order id of Apple's receipt email if they insist"
+            )
         default:
             return (.requery, "re-query Apple Get Transaction Info for \(t): \(claimed(f))")
         }

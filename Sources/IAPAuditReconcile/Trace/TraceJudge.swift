@@ -62,6 +62,13 @@ package enum TraceJudge {
         // without one, the action is the records' (its code from the next action's).
         if let f = TraceActions.deciding(trace) {
             verdict.findingAction = trace.action(of: f) ?? FindingAction.of(f).joined(with: trace.state(of: f))
+            // Closed by a person's action the next run reads (rule 25): nothing to do now, whatever the ledger's row says.
+            if let last = trace.manualActions.last, ManualActionRule.closes(trace.manualActions, f) {
+                var a = verdict.findingAction
+                (a.openCode, a.code, a.because) = (a.openCode ?? a.code, .noAction, verdict.nextAction)
+                (a.note, a.by, a.atMs) = (last.note, last.by, last.atMs)
+                verdict.findingAction = a
+            }
         } else {
             (verdict.findingAction.code, verdict.findingAction.because) = (verdict.action.code, verdict.nextAction)
             // Delivered: the credits still held, when no refund stands (`TraceActions.fromRecords` says them).

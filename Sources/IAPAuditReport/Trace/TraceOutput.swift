@@ -125,9 +125,15 @@ package enum TraceOutput {
             lines.append("resolved findings:")
             lines += t.resolvedFindings.map { "  \($0.kind)/\($0.reason) (\($0.id)): \(TraceWording.state($0))" }
         }
+        if !t.manualActions.isEmpty {
+            lines.append("by hand (iap-audit resolve):")
+            lines += t.manualActions.map { "  " + $0.named }
+        }
         guard let v = t.verdict else { return lines }
         lines.append("Apple: " + appleWord(v.apple))
-        let credits = v.credits.map { "\($0.userId ?? "?") by \($0.requestId) (\($0.location))" }
+        let credits =
+            v.credits.map { "\($0.userId ?? "?") by \($0.requestId) (\($0.location))" }
+            + t.manualActions.filter { $0.kind == .credited }.map { "\($0.userId ?? "?") by hand (manual action #\($0.actionId))" }
         lines.append("credited: " + (credits.isEmpty ? "nobody" : credits.joined(separator: "; ")))
         if !v.revokes.isEmpty {
             lines.append(
@@ -198,6 +204,12 @@ package enum TraceOutput {
                 ] as [String: Any]
             },
             "rejected_lines": t.rejectedLines.map { ["location": $0.location.description, "reason": $0.reason] },
+            "manual_actions": t.manualActions.map { a in
+                [
+                    "action_id": a.actionId, "action": a.kind.rawValue, "quantity": a.quantity ?? null, "user_id": a.userId ?? null,
+                    "by": a.by, "note": a.note, "at": Timestamp.iso(a.atMs), "at_ms": a.atMs,
+                ] as [String: Any]
+            },
             "resolved_findings": t.resolvedFindings.map { s in
                 [
                     "finding_id": s.id, "kind": s.kind, "reason": s.reason, "resolved_run": s.resolvedRun ?? null,

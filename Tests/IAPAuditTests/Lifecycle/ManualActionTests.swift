@@ -61,6 +61,33 @@ final class ManualActionTests: XCTestCase {
                     + "  open: dropped_order:2000000400594083; the next run judges it with this action (docs/semantics.md rule 25): "
                     + "a dropped order is resolved, and a credit by the server of the same purchase is a duplicate_credit "
                     + "(manual_and_automatic)\n"), recorded.out)
+        // Before the next run, trace already says it: a second agent must not credit it again.
+        let traced = try BuiltBinary.run(["trace", "2000000400594083", "--out", out])
+        XCTAssertTrue(
+            traced.out.contains(
+                "by hand (iap-audit resolve):\n  manual action #1: credited by hand (quantity 1, to u251) by ana on "
+                    + "2026-10-31T09:00:00.000Z: \"ticket 881\"\n"), traced.out)
+        XCTAssertTrue(traced.out.contains("credited: u251 by hand (manual action #1)\n"), traced.out)
+        XCTAssertTrue(
+            traced.out.contains(
+                "next action: no action: manual action #1: credited by hand (quantity 1, to u251) by ana on 2026-10-31T09:00:00.000Z: "
+                    + "\"ticket 881\" (the next run resolves dropped_order:2000000400594083); it called for: re-query Apple"),
+            traced.out)
+        let json = try BuiltBinary.run(["trace", "2000000400594083", "--out", out, "--format", "json"])
+        TestPaths.write(json.out, to: out + "/trace.json")
+        let verdict =
+            try PythonReader.run(
+                """
+                import json, sys
+                t = json.load(open(sys.argv[1]))["transactions"][0]
+                a = t["verdict"]["action"]
+                print(json.dumps([a["code"], a["open_code"], a["by"], [m["action"] for m in t["manual_actions"]]]))
+                """, args: [out + "/trace.json"]) as? [Any]
+        XCTAssertEqual(verdict?.count, 4)
+        XCTAssertEqual(verdict?[0] as? String, "none")
+        XCTAssertEqual(verdict?[1] as? String, "ask_apple")
+        XCTAssertEqual(verdict?[2] as? String, "ana")
+        XCTAssertEqual(verdict?[3] as? [String], ["credited"])
         try run(input, out)
         XCTAssertEqual(try finding(lost, in: out)?[0] as? String, "resolved")
         XCTAssertEqual(
