@@ -56,10 +56,14 @@ enum TraceCommand: Subcommand {
         let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
         let tail = TraceSearchCommand.tail(args)
         if !args.has("--exact"),
-            let (answer, note) = try TracePipeline.mangled(id: id, userId: args.value("--user"), ledgerPath: ledger, onWait: { err("iap-audit: " + $0) })
+            let (answer, note) = try TracePipeline.mangled(
+                id: id, userId: args.value("--user"), ledgerPath: ledger, onWait: { err("iap-audit: " + $0) })
         {
             if let note { err("iap-audit: " + RunSummary.printable(note)) }
-            out(format == "json" ? TraceMangledOutput.json(answer, tail: tail) : TraceSearchCommand.printable(TraceMangledOutput.text(answer, tail: tail)))
+            out(
+                format == "json"
+                    ? TraceMangledOutput.json(answer, tail: tail)
+                    : TraceSearchCommand.printable(TraceMangledOutput.text(answer, tail: tail)))
             return mangledIdStatus
         }
         if args.value("--user") != nil {

@@ -60,7 +60,8 @@ enum TraceSearchCommand {
         if let within = args.value("--within") {
             guard request.atMs != nil else { throw UsageError(message: "--within needs --at", usage: usage, command: "trace") }
             guard let ms = durationMs(within) else {
-                throw UsageError(message: "--within: expected a duration like 30m, 2h or 1d, not '\(within)'", usage: usage, command: "trace")
+                throw UsageError(
+                    message: "--within: expected a duration like 30m, 2h or 1d, not '\(within)'", usage: usage, command: "trace")
             }
             request.withinMs = ms
         }

@@ -166,9 +166,10 @@ extension TracePipeline {
         guard let mangled = TraceMangledId.recognise(id) else { return nil }
         return try reading(ledgerPath, onWait: onWait) { indexNote in
             _ = try TraceReader.runParameters(ledgerPath: ledgerPath)  // the ledger's checks (missing, another version)
-            let (candidates, more) = try TraceMangledSearch.candidates(of: id, mangled, userId: userId, ledgerPath: ledgerPath)
-            let answer = TraceMangledOutput.Answer(
+            let (candidates, more, capped) = try TraceMangledSearch.candidates(of: id, mangled, userId: userId, ledgerPath: ledgerPath)
+            var answer = TraceMangledOutput.Answer(
                 id: id, mangled: mangled, candidates: candidates, more: more, userId: userId, ledgerPath: ledgerPath)
+            answer.moreCapped = capped
             return (answer, indexNote)
         }
     }

@@ -7,11 +7,15 @@ package enum TraceMangledSearch {
     /// Candidates listed, at most.
     package static let limit = 20
 
+    /// Ids of a range counted, at most (a count past it is said as "more than").
+    package static let countedAtMost = 10_000
+
     /// - Parameter userId: `--user`: that user's ids first.
-    /// - Returns: the candidates (the user's first, then by id) and how many more the range holds (at least).
+    /// - Returns: the candidates (the user's first, then by id), and how many more the range holds (`countedAtMost` at
+    ///   most: `moreCapped`).
     package static func candidates(
         of id: String, _ mangled: TraceMangledId, userId: String?, ledgerPath: String
-    ) throws -> (candidates: [TraceMangledCandidate], more: Int) {
+    ) throws -> (candidates: [TraceMangledCandidate], more: Int, moreCapped: Bool) {
         let db = try TraceReader.open(ledgerPath)
         let q = TraceQueries(db, bundleIds: [])
         var ids: [String] = []
@@ -29,10 +33,25 @@ package enum TraceMangledSearch {
             }
             found = ExactText.distinctSorted(found + own)
         }
-        var list = try found.map { try candidate($0, given: id, userId: userId, q) }
+        // The id's own digits (a float's whole part) are its exact match.
+        let given = id.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).first.map(String.init) ?? id
+        var list = try found.map { try candidate($0, given: given, userId: userId, q) }
         list.sort { a, b in a.ofUser != b.ofUser ? a.ofUser : a.transactionId.utf8.lexicographicallyPrecedes(b.transactionId.utf8) }
-        let more = max(0, list.count - limit)
-        return (Array(list.prefix(limit)), more)
+        list = Array(list.prefix(limit))
+        // Counted by reading each index's range in order, merged: a UNION would sort the whole range first.
+        var all = Set<ExactText>()
+        for table in ["client_report", "apple_transaction"] {
+            try q.each(
+                "SELECT DISTINCT transaction_id FROM \(table) WHERE transaction_id >= ?1 AND transaction_id < ?2 "
+                    + "AND length(transaction_id) = ?3 ORDER BY transaction_id LIMIT \(countedAtMost + 1)",
+                [mangled.low, mangled.high, Int64(mangled.length)]
+            ) { r in
+                let id = r.text(0)
+                if id.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { all.insert(ExactText(id)) }
+            }
+        }
+        let total = all.count
+        return (list, max(0, min(total, countedAtMost) - list.count), total > countedAtMost)
     }
 
     private static func candidate(_ id: String, given: String, userId: String?, _ q: TraceQueries) throws -> TraceMangledCandidate {

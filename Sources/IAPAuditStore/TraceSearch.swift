@@ -33,7 +33,11 @@ package enum TraceSearch {
             all.removeAll { $0.priceMilliunits != nil && $0.priceMilliunits != price }
             result.priceUnknown = all.filter { $0.priceMilliunits == nil }.count
         }
-        all.sort(by: nearestFirst)
+        // With --price, the purchases whose price Apple's signed transaction proves first.
+        all.sort { a, b in
+            let (x, y) = (a.priceMilliunits != nil, b.priceMilliunits != nil)
+            return request.priceMilliunits != nil && x != y ? x : nearestFirst(a, b)
+        }
         result.candidates = Array(all.prefix(limit))
         result.more = max(0, all.count - limit)
         traced.transactions = try result.candidates.map { try TraceReader.trace($0.transactionId, q) }

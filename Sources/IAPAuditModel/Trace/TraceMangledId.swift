@@ -63,8 +63,9 @@ package struct TraceMangledId: Sendable, Equatable {
             guard mantissa[1] == UInt8(ascii: "."), mantissa.count > 2, mantissa[2...].allSatisfy(isDigit) else { return nil }
             digits += mantissa[2...]
         }
+        // A spreadsheet shows a number of 12 digits or more this way; fewer are no id's.
         let length = n + 1
-        guard length > digits.count, length <= 40 else { return nil }
+        guard length > digits.count, length >= 12, length <= 40 else { return nil }
         let shown = String(decoding: digits, as: UTF8.self)
         let why = "it is in scientific notation (\(s)): a spreadsheet showed the id as a number of \(length) digits"
         if digits.count >= keptDigits {
@@ -125,4 +126,3 @@ package struct TraceMangledCandidate: Sendable {
 
     package init(transactionId: String) { self.transactionId = transactionId }
 }
-

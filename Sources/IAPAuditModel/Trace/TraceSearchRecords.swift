@@ -52,4 +52,3 @@ package struct TraceSearchResult: Sendable {
 
     package init(request: TraceSearchRequest, traced: TraceResult) { (self.request, self.traced) = (request, traced) }
 }
-

@@ -1,7 +1,6 @@
 import Foundation
 import IAPAuditModel
 
-
 /// What `trace ID` says of an id that looks spreadsheet-mangled (`TraceMangledId`): why, and every ledger id it may
 /// be, none traced (the one equal to ID neither: it may be another customer's).
 package enum TraceMangledOutput {
@@ -9,8 +8,9 @@ package enum TraceMangledOutput {
         package var id: String
         package var mangled: TraceMangledId
         package var candidates: [TraceMangledCandidate]
-        /// Candidates beyond those listed (at least).
+        /// Candidates beyond those listed; `moreCapped`: at least that many (counted no further).
         package var more: Int
+        package var moreCapped = false
         package var userId: String?
         package var ledgerPath: String
 
@@ -32,7 +32,7 @@ package enum TraceMangledOutput {
         if a.candidates.isEmpty {
             lines.append("no ledger id it may be (\(a.mangled.length) digits from \(a.mangled.low) to below \(a.mangled.high))")
         } else {
-            let count = a.more > 0 ? "more than \(a.candidates.count)" : "\(a.candidates.count)"
+            let count = a.moreCapped ? "more than \(a.candidates.count + a.more)" : "\(a.candidates.count + a.more)"
             lines.append(
                 "it may be any of \(count) ledger id(s) of \(a.mangled.length) digits"
                     + (a.userId.map { ", those of user \($0) first" } ?? "") + "; ask the customer for the id as Apple sent it:")
@@ -47,10 +47,11 @@ package enum TraceMangledOutput {
             lines.append("    iap-audit trace --exact \(c.transactionId)\(tail)")
         }
         if a.more > 0 {
+            let more = "and \(a.moreCapped ? "more than " : "")\(a.more) more"
             lines.append(
                 a.userId == nil
-                    ? "and more: give the customer's user id (trace \(a.id) --user USER) to list theirs first"
-                    : "and more: none of them shown beyond the first \(a.candidates.count)")
+                    ? "\(more): give the customer's user id (trace \(a.id) --user USER) to list theirs first"
+                    : "\(more), none of them user \(a.userId!)'s")
         }
         lines.append("to trace an id that only looks mangled (a real id ending in 0): trace --exact ID")
         return lines.map(\.controlCharactersEscaped).joined(separator: "\n")
@@ -71,7 +72,7 @@ package enum TraceMangledOutput {
                     "of_user": c.ofUser, "command": "iap-audit trace --exact \(c.transactionId)\(tail)",
                 ] as [String: Any]
             },
-            "more": a.more,
+            "more": a.more, "more_is_at_least": a.moreCapped,
         ]
         return JSONText.encode(object)
     }

@@ -1,7 +1,6 @@
 import Foundation
 import IAPAuditModel
 
-
 /// What `trace --user U …` prints (text, JSON) and writes (`trace-search-<U>.xlsx`): the user's purchases that
 /// match what the customer knows, nearest first, each with its verdict in a few words and the command tracing it.
 package enum TraceSearchOutput {
@@ -15,14 +14,16 @@ package enum TraceSearchOutput {
             lines.append(
                 r.purchasesOfUser == 0
                     ? "no purchase: no client report, server request or Apple record answering one names this user"
-                    : "no purchase matches: the user has \(r.purchasesOfUser) purchase(s); widen --within, or leave out --product "
-                        + "or --price")
+                    : "no purchase matches: the user has \(r.purchasesOfUser) purchase(s); "
+                        + (r.request.atMs == nil ? "" : "widen --within (or move --at), or ") + "leave out --product or --price")
         } else {
             let shown = r.candidates.count + r.more
             lines.append("\(shown) candidate\(shown == 1 ? "" : "s") of \(r.purchasesOfUser) purchase(s) of the user, " + order(r) + ":")
         }
         for (c, t) in zip(r.candidates, r.traced.transactions) {
-            let price = c.priceMilliunits.map { "  " + Money(milliunits: $0, currency: c.currency ?? "").description } ?? ""
+            let price =
+                c.priceMilliunits.map { "  " + Money(milliunits: $0, currency: c.currency ?? "").description }
+                ?? (r.request.priceMilliunits == nil ? "" : "  price unknown")
             lines.append(
                 "  \(c.transactionId)  \(c.productId ?? "product unknown")  \(c.purchaseMs.map(Timestamp.iso) ?? "date unknown")  "
                     + "quantity \(c.quantity.map(String.init) ?? "unknown")\(price)"
@@ -34,8 +35,7 @@ package enum TraceSearchOutput {
             lines.append("\(r.priceUnknown) kept without a known price (no verified signed transaction gives it): check them by hand")
         }
         if r.more > 0 {
-            lines.append(
-                "and \(r.more) more: narrow with --product, --at with a shorter --within, or --price")
+            lines.append("and \(r.more) more: narrow with --product, --at with a shorter --within, or --price")
         }
         if let workbookPath { lines += ["", "Wrote \(workbookPath)"] }
         return lines.map(\.controlCharactersEscaped).joined(separator: "\n")
