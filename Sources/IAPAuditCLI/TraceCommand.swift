@@ -7,8 +7,8 @@ import IAPAuditReport
 enum TraceCommand: Subcommand {
     static let name = "trace", help = HelpText.trace
     static let usage =
-        "iap-audit trace ID [--exact] | --user USER [--product PRODUCT] [--at TIME [--within DURATION]] [--price AMOUNT]\n"
-        + "                 [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]"
+        "iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]] [--exact]\n"
+        + "       iap-audit trace --user USER [--product PRODUCT] [--at TIME [--within DURATION]] [--price AMOUNT] [--out DIR | …]"
     /// The options `trace` takes a value for, and its flags (`--redact-ledger` is read to be refused: exit 64).
     static let valuedOptions: Set<String> = [
         "--out", "--ledger", "--format", "--redact-key", "--user", "--product", "--at", "--within", "--price",
