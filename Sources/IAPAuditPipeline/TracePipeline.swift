@@ -175,7 +175,7 @@ extension TracePipeline {
     }
 
     /// What an id that leads to no transaction, or to a user's, is, and how to find one purchase (`trace --user`): a note
-    /// for the trace's output. Nil for any other id.
+    /// for the trace's output. Nil for any other id, and for an unknown id with near matches or rejected lines.
     /// - Parameter tail: the options a command repeats (`--out DIR`).
     static func hint(_ result: TraceResult, ledgerPath: String, tail: String) throws -> String? {
         let at = "--at 'YYYY-MM-DD HH:MM'"
@@ -184,6 +184,8 @@ extension TracePipeline {
                 return "\(result.id) is a product (\(count) purchase\(count == 1 ? "" : "s") reported by the app): find one with "
                     + "iap-audit trace --user USER --product \(result.id) \(at)\(tail)"
             }
+            // A near match or a rejected line holding it says more than a search would.
+            guard result.nearMatches.isEmpty && result.rejectedLines.isEmpty else { return nil }
             return "\(result.id) is no id, product or user the ledger knows; to find a purchase from what the customer knows: "
                 + "iap-audit trace --user USER [--product PRODUCT] [\(at)] [--price AMOUNT]\(tail)"
         }
