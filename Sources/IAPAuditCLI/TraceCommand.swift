@@ -57,7 +57,7 @@ enum TraceCommand: Subcommand {
         let tail = TraceSearchCommand.tail(args)
         if !args.has("--exact"),
             let (answer, note) = try TracePipeline.mangled(
-                id: id, userId: args.value("--user"), ledgerPath: ledger, onWait: { err("iap-audit: " + $0) })
+                id: id, userId: args.value("--user"), ledgerPath: ledger, redaction: redaction, onWait: { err("iap-audit: " + $0) })
         {
             if let note { err("iap-audit: " + RunSummary.printable(note)) }
             out(

@@ -159,17 +159,28 @@ extension TracePipeline {
 
     /// `trace ID` for an id that looks spreadsheet-mangled (`TraceMangledId`): the ledger ids it may be, none traced; nil
     /// when the id has none of the mangled forms.
-    /// - Parameter userId: `--user`: that user's ids first.
+    /// - Parameters:
+    ///   - userId: `--user`: that user's ids first (a token looked up as `trace --redact` does).
+    ///   - redaction: `--redact`: the candidates' users shown as tokens.
     package static func mangled(
-        id: String, userId: String?, ledgerPath: String, onWait: (String) -> Void = { _ in }
+        id: String, userId: String?, ledgerPath: String, redaction: Redaction? = nil, onWait: (String) -> Void = { _ in }
     ) throws -> (answer: TraceMangledOutput.Answer, indexNote: String?)? {
         guard let mangled = TraceMangledId.recognise(id) else { return nil }
         return try reading(ledgerPath, onWait: onWait) { indexNote in
-            _ = try TraceReader.runParameters(ledgerPath: ledgerPath)  // the ledger's checks (missing, another version)
-            let (candidates, more, capped) = try TraceMangledSearch.candidates(of: id, mangled, userId: userId, ledgerPath: ledgerPath)
+            let lookup = try userId.map {
+                try TraceRedaction.plan(id: $0, ledgerPath: ledgerPath, redaction: redaction).lookup[.userId] ?? $0
+            }
+            var (candidates, more, capped) = try TraceMangledSearch.candidates(of: id, mangled, userId: lookup, ledgerPath: ledgerPath)
+            // A ledger of original ids under --redact: its users as tokens (a ledger of tokens holds them so already).
+            if let redactor = redaction?.redactor,
+                Redaction.ledgerKey(try TraceReader.runParameters(ledgerPath: ledgerPath)["redaction"]) == nil
+            {
+                for i in candidates.indices { candidates[i].userIds = candidates[i].userIds.map(redactor.user) }
+            }
             var answer = TraceMangledOutput.Answer(
                 id: id, mangled: mangled, candidates: candidates, more: more, userId: userId, ledgerPath: ledgerPath)
             answer.moreCapped = capped
+            if let redactor = redaction?.redactor, let userId, !IdRedactor.isToken(userId) { answer.userId = redactor.user(userId) }
             return (answer, indexNote)
         }
     }

@@ -59,6 +59,27 @@ final class TraceMangledIdTests: XCTestCase {
         XCTAssertEqual(object["more"] as? Int, 1974)
     }
 
+    /// Under --redact, the candidates' users are tokens, and so is --user.
+    func testRedactShowsTokens() throws {
+        let key = RedactionCheck.keyFile("a-key-of-more-than-16-bytes-xx")
+        let run = try trace(["2000000400598500", "--user", "u63", "--redact", "--redact-key", key])
+        XCTAssertEqual(run.status, 4, run.err)
+        for user in ["u63", "u183"] { XCTAssertFalse(run.out.contains("user \(user)"), run.out) }
+        XCTAssertEqual(run.out.components(separatedBy: "\n").filter { $0.hasPrefix("  2000000400598") && $0.contains("user u_") }.count, 2)
+        XCTAssertTrue(run.out.components(separatedBy: "\n")[3].hasPrefix("  2000000400598509  user u_"), run.out)
+    }
+
+    /// A near match is never shown alone while others are as near: all 13 ids one digit longer are listed (5 were).
+    func testEqualNearMatchesAreAllListed() throws {
+        let run = try trace(["200000040059848", "--format", "json"])
+        XCTAssertEqual(run.status, 2)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let near = try XCTUnwrap(object["near_matches"] as? [[String: Any]])
+        XCTAssertEqual(near.count, 13)
+        XCTAssertEqual(Set(near.map { $0["why"] as? String }), ["one character left out near its end"])
+        XCTAssertEqual(near.first?["id"] as? String, "2000000400594848")
+    }
+
     /// `--exact` traces the id as given.
     func testExactTraces() throws {
         let run = try trace(["--exact", "2000000400598500"])
