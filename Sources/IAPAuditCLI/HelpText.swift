@@ -29,7 +29,8 @@ enum HelpText {
 
         Exit status: 0 the run completed (even with findings and rejected lines),
         1 it could not complete, 2 trace found no record of the id, 3 it completed and alerts
-        (run --fail-on, --fail-on-stale, --fail-on-rejected), 64 usage error. Scheduling it nightly:
+        (run --fail-on, --fail-on-stale, --fail-on-rejected), 4 trace was given an id that looks
+        spreadsheet-mangled, 64 usage error. Scheduling it nightly:
         docs/operations.md. Every command, option and warning code: docs/reference.md.
         """
 
@@ -168,7 +169,9 @@ enum HelpText {
         """
 
     static let trace = """
-        USAGE: iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]
+        USAGE: iap-audit trace ID [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]] [--exact]
+               iap-audit trace --user USER [--product PRODUCT] [--at TIME [--within DURATION]] [--price AMOUNT]
+                               [--out DIR | --ledger FILE] [--format text|json|xlsx] [--redact [--redact-key FILE]]
 
         Answers a support ticket ("I paid on Oct 12 and got nothing; here is my Apple order id") from the
         ledger a run left (DIR/audit.sqlite; run `iap-audit run … --out DIR` first). ID is any of: a
@@ -179,7 +182,18 @@ enum HelpText {
         revokes, Apple's answers, signed transactions, notifications and receipts — time (UTC), source,
         file:line, what it says — then the verdict: the findings on it, whether Apple confirms the
         payment and by which record, who was credited, any refund, and the next action in words.
-        An unknown id says which tables and columns were searched, and near matches if any.
+        An unknown id says which tables and columns were searched, and near matches if any; a product
+        id or a user id says so, with the search that finds one purchase.
+
+        Without the id, --user finds the purchase from what the customer knows ("980 gems, Oct 23
+        around 05:30"): the user's purchases (by client reports, server requests and the Apple records
+        answering them), filtered, at most 20, nearest to --at first (else newest first), each with its
+        verdict in a few words and the command that traces it.
+
+        An id a spreadsheet may have mangled is never traced, not even when it matches: a float
+        (2000000400072794.0), scientific notation (2.00000040007279E+15, 2E+15), or 16+ digits ending
+        in zeros with at most 15 significant (2000000400072790: Excel keeps 15 digits). It lists every
+        ledger id it may be (the 15 kept digits as prefix), with user, product and time; exit 4.
 
         OPTIONS:
           --out DIR             The run's output folder (default: reports/): reads DIR/audit.sqlite.
@@ -192,14 +206,25 @@ enum HelpText {
           --redact-key FILE     The key (a file other users cannot read); else the environment variable
                                 IAP_AUDIT_REDACT_KEY.
           --redact-ledger       Refused (a usage error): run's; trace never changes the ledger.
+          --exact               Trace ID as given even when it looks spreadsheet-mangled (a real id
+                                ending in 0).
+          --user USER           Search the user's purchases instead of tracing an ID. With an ID that
+                                looks mangled: list that user's candidates first.
+          --product PRODUCT     Only purchases of this product id.
+          --at TIME             Near this time: ISO-8601 (2026-10-23T05:30:00Z) or YYYY-MM-DD HH:MM, UTC.
+          --within DURATION     How far from --at: 30m, 2h, 1d (default: 6h).
+          --price AMOUNT        Only purchases at this price (9.99, in the currency's unit), by Apple's
+                                verified signed transaction; those whose price is unknown are kept, and
+                                said.
           -h, --help            Show this help.
         A ledger made with run --redact-ledger holds tokens: trace a user or device by its token, or by
         its original id with --redact and the same key (another key is refused).
 
-        Exit status: 0 traced; 2 no record holds the id (the output says what was searched, and the
-        rejected lines holding it; JSON
-        "found": false); 1 could not complete (the ledger missing or of another version, the workbook
-        not written); 64 usage error. A guide to each verdict: docs/trace.md.
+        Exit status: 0 traced (a search: candidates listed); 2 no record holds the id (the output says
+        what was searched, and the rejected lines holding it; JSON "found": false; a search: no
+        candidate); 4 the id looks spreadsheet-mangled: not traced, its candidates listed; 1 could not
+        complete (the ledger missing or of another version, the workbook not written); 64 usage error.
+        A guide to each verdict: docs/trace.md.
         """
 
     static let ack = """

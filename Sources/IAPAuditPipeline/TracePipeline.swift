@@ -29,11 +29,13 @@ public enum TracePipeline {
     ///   - workbookFolder: where to write `trace-<id>.xlsx`; nil: no workbook.
     ///   - redaction: `--redact` and its key: user and device ids shown as tokens (`TraceRedaction`).
     ///   - onWait: told once when a run is writing the ledger and the trace waits for it (`FolderLock`).
+    ///   - tail: the options a command of the output repeats (`--out DIR`), with a leading space (`hint`).
     /// - Throws: `AuditError.ledger` (missing, not iap-audit's, another version, redacted with another key than
     ///   `redaction`'s); `TraceWorkbookError` when the workbook cannot be written (it carries the trace, to be
     ///   shown all the same).
     public static func run(
-        id: String, ledgerPath: String, workbookFolder: String? = nil, redaction: Redaction? = nil, onWait: (String) -> Void = { _ in }
+        id: String, ledgerPath: String, workbookFolder: String? = nil, redaction: Redaction? = nil, tail: String = "",
+        onWait: (String) -> Void = { _ in }
     ) throws -> TraceOutcome {
         let folder = (ledgerPath as NSString).deletingLastPathComponent
         // No ledger file there (a folder with no run yet, a folder or another kind of file given as --ledger): nothing to
@@ -51,6 +53,7 @@ public enum TracePipeline {
         }
         plan.apply(&result)
         TraceJudge.judge(&result)
+        if let hint = try hint(result, ledgerPath: ledgerPath, tail: tail) { result.notes.append(hint) }
         var outcome = TraceOutcome(result: result, indexNote: indexNote)
         if let folder = workbookFolder {
             // Named by the id as shown: a user's token, not the user id.
@@ -113,5 +116,101 @@ public enum TracePipeline {
         } catch {
             return "traced without the ledger's trace indexes (slower on a large ledger): \(error)"
         }
+    }
+}
+
+/// What `trace --user U …` found, and wrote.
+public struct TraceSearchOutcome: Sendable {
+    package var result: TraceSearchResult
+    /// `DIR/trace-search-<user>.xlsx`, when asked for.
+    public var workbookPath: String?
+    public var indexNote: String?
+}
+
+extension TracePipeline {
+    /// `trace --user U [--product P] [--at TIME [--within D]] [--price AMOUNT]`: the user's purchases matching what the
+    /// customer knows (`TraceSearch`), each judged (`TraceJudge`), under the folder's shared lock as `run` reads.
+    /// - Parameter tail: the options each candidate's command repeats (`--out DIR`), for the workbook.
+    /// - Throws: as `run`.
+    package static func search(
+        _ request: TraceSearchRequest, ledgerPath: String, workbookFolder: String? = nil, redaction: Redaction? = nil, tail: String = "",
+        onWait: (String) -> Void = { _ in }
+    ) throws -> TraceSearchOutcome {
+        try reading(ledgerPath, onWait: onWait) { indexNote in
+            let plan = try TraceRedaction.plan(id: request.userId, ledgerPath: ledgerPath, redaction: redaction)
+            var result = try TraceSearch.read(request, ledgerPath: ledgerPath, lookupUser: plan.lookup[.userId])
+            plan.apply(&result.traced)
+            TraceJudge.judge(&result.traced)
+            var outcome = TraceSearchOutcome(result: result, indexNote: indexNote)
+            if let folder = workbookFolder {
+                let path = folder + "/trace-search-\(TraceWorkbookName.of(result.traced.id)).xlsx"
+                do {
+                    try XLSXWriter.write(TraceSearchOutput.workbook(result, tail: tail), to: path + ".partial")
+                    if rename(path + ".partial", path) != 0 { throw AuditError.output(path, String(cString: strerror(errno))) }
+                } catch {
+                    try? FileManager.default.removeItem(atPath: path + ".partial")
+                    throw AuditError.output(path, "\(error)")
+                }
+                outcome.workbookPath = path
+            }
+            return outcome
+        }
+    }
+
+    /// `trace ID` for an id that looks spreadsheet-mangled (`TraceMangledId`): the ledger ids it may be, none traced; nil
+    /// when the id has none of the mangled forms.
+    /// - Parameters:
+    ///   - userId: `--user`: that user's ids first (a token looked up as `trace --redact` does).
+    ///   - redaction: `--redact`: the candidates' users shown as tokens.
+    package static func mangled(
+        id: String, userId: String?, ledgerPath: String, redaction: Redaction? = nil, onWait: (String) -> Void = { _ in }
+    ) throws -> (answer: TraceMangledOutput.Answer, indexNote: String?)? {
+        guard let mangled = TraceMangledId.recognise(id) else { return nil }
+        return try reading(ledgerPath, onWait: onWait) { indexNote in
+            let lookup = try userId.map {
+                try TraceRedaction.plan(id: $0, ledgerPath: ledgerPath, redaction: redaction).lookup[.userId] ?? $0
+            }
+            var (candidates, more, capped) = try TraceMangledSearch.candidates(of: id, mangled, userId: lookup, ledgerPath: ledgerPath)
+            // A ledger of original ids under --redact: its users as tokens (a ledger of tokens holds them so already).
+            if let redactor = redaction?.redactor,
+                Redaction.ledgerKey(try TraceReader.runParameters(ledgerPath: ledgerPath)["redaction"]) == nil
+            {
+                for i in candidates.indices { candidates[i].userIds = candidates[i].userIds.map(redactor.user) }
+            }
+            var answer = TraceMangledOutput.Answer(
+                id: id, mangled: mangled, candidates: candidates, more: more, userId: userId, ledgerPath: ledgerPath)
+            answer.moreCapped = capped
+            if let redactor = redaction?.redactor, let userId, !IdRedactor.isToken(userId) { answer.userId = redactor.user(userId) }
+            return (answer, indexNote)
+        }
+    }
+
+    /// What an id that leads to no transaction, or to a user's, is, and how to find one purchase (`trace --user`): a note
+    /// for the trace's output. Nil for any other id, and for an unknown id with near matches or rejected lines.
+    /// - Parameter tail: the options a command repeats (`--out DIR`).
+    static func hint(_ result: TraceResult, ledgerPath: String, tail: String) throws -> String? {
+        let at = "--at 'YYYY-MM-DD HH:MM'"
+        if result.matches.isEmpty {
+            if let count = try TraceSearch.productPurchases(result.id, ledgerPath: ledgerPath) {
+                return "\(result.id) is a product (\(count) purchase\(count == 1 ? "" : "s") reported by the app): find one with "
+                    + "iap-audit trace --user USER --product \(result.id) \(at)\(tail)"
+            }
+            // A near match or a rejected line holding it says more than a search would.
+            guard result.nearMatches.isEmpty && result.rejectedLines.isEmpty else { return nil }
+            return "\(result.id) is no id, product or user the ledger knows; to find a purchase from what the customer knows: "
+                + "iap-audit trace --user USER [--product PRODUCT] [\(at)] [--price AMOUNT]\(tail)"
+        }
+        guard result.matches.contains(where: { $0.kind == .userId }) else { return nil }
+        let count = result.transactions.count
+        return "\(result.id) is a user (\(count) transaction\(count == 1 ? "" : "s")): to find one purchase, "
+            + "iap-audit trace --user \(result.id) --product PRODUCT \(at)\(tail)"
+    }
+
+    /// `body` under the folder's shared lock, with `trace`'s indexes built when missing (their note passed on).
+    static func reading<T>(_ ledgerPath: String, onWait: (String) -> Void, _ body: (String?) throws -> T) throws -> T {
+        let folder = (ledgerPath as NSString).deletingLastPathComponent
+        let lock = mayBeLedger(ledgerPath) ? try FolderLock.shared(folder: folder.isEmpty ? "." : folder, onWait: onWait) : nil
+        defer { if let lock { close(lock) } }
+        return try body(try ensureIndexes(ledgerPath))
     }
 }

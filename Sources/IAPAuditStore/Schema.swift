@@ -246,7 +246,7 @@ package enum Schema {
     static let indexNames =
         [
             "client_report_transaction", "server_request_request", "apple_record_request", "apple_transaction_id",
-            "apple_record_notification",
+            "apple_record_notification", "client_report_product",
         ] + traceIndexNames
 
     static var dropIndexes: String { indexNames.map { "DROP INDEX IF EXISTS \($0);" }.joined(separator: "\n") }
@@ -284,6 +284,7 @@ package enum Schema {
         CREATE INDEX IF NOT EXISTS apple_transaction_id ON apple_transaction (transaction_id);
         CREATE INDEX IF NOT EXISTS apple_record_notification ON apple_record (notification_uuid)
             WHERE notification_uuid IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS client_report_product ON client_report (product_id, transaction_id) WHERE product_id IS NOT NULL;
         CREATE INDEX IF NOT EXISTS finding_kind ON finding (kind, reason);
         CREATE INDEX IF NOT EXISTS finding_transaction ON finding (transaction_id);
         CREATE INDEX IF NOT EXISTS finding_original ON finding (original_transaction_id);

@@ -20,7 +20,7 @@ enum TraceNearMatches {
         (.webOrderLineItemId, "apple_transaction", "web_order_line_item_id", ""),
     ]
 
-    /// At most this many, nearest first.
+    /// At least this many, nearest first, and every other as near as the last of them.
     static let limit = 5
 
     static func find(_ id: String, _ q: TraceQueries) throws -> [(id: String, kind: TraceIdKind, why: String)] {
@@ -50,11 +50,15 @@ enum TraceNearMatches {
             }
         }
         let order = { (kind: TraceIdKind) in TraceIdKind.allCases.firstIndex(of: kind)! }
-        return found.sorted { a, b in
+        let sorted = found.sorted { a, b in
             if a.distance != b.distance { return a.distance < b.distance }
             if a.kind != b.kind { return order(a.kind) < order(b.kind) }
             return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-        }.prefix(limit).map { ($0.id, $0.kind, why($0.id, near: id)) }
+        }
+        // Never one shown alone while another as near is left out (issue 29: a pasted id's neighbour looked like the
+        // answer): all of the last rank kept go too.
+        let kept = sorted.count > limit ? sorted.prefix { $0.distance <= sorted[limit - 1].distance } : sorted[...]
+        return kept.map { ($0.id, $0.kind, why($0.id, near: id)) }
     }
 
     /// Why `candidate` is near `id`, in words: `white space trimmed`, `other case`, and the characters off

@@ -1,3 +1,4 @@
+import Foundation
 import IAPAuditModel
 
 /// The record reads of `trace`, each through an index (Schema.indexes), on one read-only connection;
@@ -9,6 +10,13 @@ final class TraceQueries {
     private var requestsBy: [String: [ExactText: [TraceEvent]]] = [:]
 
     init(_ db: SQLiteDatabase, bundleIds: Set<String>) { (self.db, self.bundleIds) = (db, bundleIds) }
+
+    /// The config's bundle ids (the run parameter `config`, canonical JSON), as `TraceReader` reads them.
+    static func bundleIds(_ config: String?) -> Set<String> {
+        guard let data = config?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [] }
+        return Set(object["bundle_ids"] as? [String] ?? [])
+    }
 
     /// Runs `sql` with `values`, calling `row` for each row.
     func each(_ sql: String, _ values: [any SQLBindable], _ row: (SQLiteStatement) throws -> Void) throws {

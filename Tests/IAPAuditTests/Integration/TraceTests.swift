@@ -36,9 +36,10 @@ final class TraceTests: XCTestCase {
     }
 
     /// Compares the trace of `id` with Fixtures/trace/`name`.txt.
-    func assertGolden(_ name: String, _ id: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// - Parameter options: more of trace's options (`--exact`: an id ending in 0 that would look spreadsheet-mangled).
+    func assertGolden(_ name: String, _ id: String, _ options: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
         let out = try sampleLedger()
-        let run = Self.trace([id, "--out", out])
+        let run = Self.trace([id, "--out", out] + options)
         XCTAssertEqual(run.status, 0, run.err, file: file, line: line)
         let text = Self.portable(run.out, out: out) + "\n"
         let path = Self.goldenFolder + "/\(name).txt"
@@ -60,7 +61,7 @@ final class TraceTests: XCTestCase {
     /// A transaction id whose timeline crosses a JWS signed transaction, a V2 REFUND notification (prorated)
     /// and the server's revoke: refunded and taken back, nothing to do.
     func testSignedTransactionAndRefundNotification() throws {
-        try assertGolden("sample-refund-notification", "2000000400594860")
+        try assertGolden("sample-refund-notification", "2000000400594860", ["--exact"])
     }
 
     /// An original transaction id: a subscription's first id and its renewals, each credited through the
@@ -84,7 +85,7 @@ final class TraceTests: XCTestCase {
     func testAppleOrderId() throws { try assertGolden("sample-apple-order-id", "MQ7K2XW9PL") }
 
     /// A web order line item id: one subscription period under two ids (re-issued), credited twice.
-    func testWebOrderLineItemId() throws { try assertGolden("sample-web-order-line-item-id", "2000000384090660") }
+    func testWebOrderLineItemId() throws { try assertGolden("sample-web-order-line-item-id", "2000000384090660", ["--exact"]) }
 
     // MARK: Verdicts
 

@@ -103,7 +103,7 @@ final class FindingActionCaseTests: XCTestCase {
         for (transaction, findings) in byTransaction {
             var printed = ""
             let status = CommandLineInterface.main(
-                arguments: ["trace", transaction, "--out", out, "--format", "json"], out: { printed += $0 }, err: { _ in })
+                arguments: ["trace", "--exact", transaction, "--out", out, "--format", "json"], out: { printed += $0 }, err: { _ in })
             XCTAssertEqual(status, 0, "\(name): trace \(transaction)")
             let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: Any])
             let traced = try XCTUnwrap(
