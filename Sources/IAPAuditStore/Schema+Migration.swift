@@ -46,7 +46,8 @@ extension Schema {
     /// The indexes as versions 6 to 10 declared them: this version's without `client_report_product` (trace's search by
     /// product).
     static let indexesVersion10 = indexes.replacingOccurrences(
-        of: "\nCREATE INDEX IF NOT EXISTS client_report_product ON client_report (product_id, transaction_id) WHERE product_id IS NOT NULL;",
+        of: "\nCREATE INDEX IF NOT EXISTS client_report_product ON client_report (product_id, transaction_id) "
+            + "WHERE product_id IS NOT NULL;",
         with: "")
 
     /// The lifecycle tables as versions 6 to 9 declared them (`manual_action` is version 11's).
