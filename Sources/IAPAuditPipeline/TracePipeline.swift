@@ -140,6 +140,11 @@ extension TracePipeline {
             let plan = try TraceRedaction.plan(id: request.userId, ledgerPath: ledgerPath, redaction: redaction)
             var result = try TraceSearch.read(request, ledgerPath: ledgerPath, lookupUser: plan.lookup[.userId])
             plan.apply(&result.traced)
+            // As trace shows a user's id: its token under --redact.
+            if let redactor = redaction?.redactor, !IdRedactor.isToken(request.userId) {
+                result.request.userId = redactor.user(request.userId)
+            }
+            result.traced.id = result.request.userId
             TraceJudge.judge(&result.traced)
             var outcome = TraceSearchOutcome(result: result, indexNote: indexNote)
             if let folder = workbookFolder {

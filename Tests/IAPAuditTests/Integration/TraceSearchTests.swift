@@ -146,6 +146,17 @@ final class TraceSearchTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: Self.out + "/trace-search-u161.xlsx"))
     }
 
+    /// Under --redact the user shows as its token, as trace shows an ID.
+    func testRedactShowsTheUsersToken() throws {
+        let key = RedactionCheck.keyFile("a-key-of-more-than-16-bytes-xx")
+        let run = try trace(["--user", "u161", "--redact", "--redact-key", key])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertFalse(run.out.contains("u161"), run.out)
+        XCTAssertTrue(run.out.hasPrefix("trace --user u_"), run.out)
+        XCTAssertTrue(run.out.contains("\n6 candidates of 6 purchase(s) of the user, newest first:\n"), run.out)
+        XCTAssertTrue(run.out.contains("    iap-audit trace 2000000400598495 --out \(Self.out) --redact\n"), run.out)
+    }
+
     /// Usage errors: a filter without --user, --within without --at, a time, duration or price that does not read.
     func testUsageErrors() throws {
         for arguments in [
