@@ -65,6 +65,12 @@ enum ResolveCommand: Subcommand {
         if kind == .credited && outcome.earlier.contains(where: { $0.kind == .credited }) {
             out("  warning: this purchase was credited by hand before: check that the customer is not credited twice")
         }
+        // Found by a support user test: a credit by hand of a claim only Apple can decide passed without a word.
+        if kind == .credited && outcome.calledFor.contains("ask_apple") && !outcome.calledFor.contains("credit") {
+            out(
+                "  warning: Apple does not confirm this payment (its finding called for ask_apple): a credit by hand may pay for a "
+                    + "purchase never made; iap-audit ask-apple settles it")
+        }
         let open = outcome.openFindings.isEmpty ? "no open finding" : "open: \(outcome.openFindings.joined(separator: ", "))"
         out(
             "  \(RunSummary.printable(open)); the next run judges it with this action (docs/semantics.md rule 25): "

@@ -14,6 +14,8 @@ public enum ManualResolution {
         public var openFindings: [String]
         /// Earlier actions about the same transaction, oldest first.
         public var earlier: [ManualAction]
+        /// What the last run's findings on it called for (`finding_action` codes: `ask_apple`, `credit`…).
+        public var calledFor: Set<String> = []
     }
 
     /// Records `action` in the ledger of `outputDirectory` (or `ledger`), holding the folder's lock.
@@ -46,6 +48,6 @@ public enum ManualResolution {
         let recorded = try store.record(action)
         return Outcome(
             action: recorded, databasePath: databasePath, openFindings: try store.unresolvedFindingIds(of: action.transactionId),
-            earlier: earlier)
+            earlier: earlier, calledFor: try store.actionCodes(of: action.transactionId))
     }
 }

@@ -83,4 +83,13 @@ extension AuditStore {
         while try q.step() { ids.append(q.text(0)) }
         return ids
     }
+
+    /// The action codes the last run's findings on transaction `id` called for (`finding_action`, before any lifecycle).
+    package func actionCodes(of id: String) throws -> Set<String> {
+        let q = try database.prepare("SELECT coalesce(open_code, code) FROM finding_action WHERE transaction_id = ?1")
+        q.bind([id])
+        var codes = Set<String>()
+        while try q.step() { codes.insert(q.text(0)) }
+        return codes
+    }
 }

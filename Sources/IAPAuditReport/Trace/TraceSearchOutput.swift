@@ -68,9 +68,14 @@ package enum TraceSearchOutput {
         case .refunded: apple = "Apple confirms the payment and refunded it"
         case .notConfirmed: apple = "Apple does not confirm the payment"
         }
-        let credits = v.credits.isEmpty ? "not credited" : "credited \(v.credits.count)×"
+        // A credit by hand (`iap-audit resolve`) is a credit: "not credited" beside it invites a second one (found by a
+        // support user test).
+        let byHand = t.manualActions.filter { $0.kind == .credited }.map { "credited by hand by \($0.by) (manual action #\($0.actionId))" }
+        let credits =
+            (v.credits.isEmpty ? [] : ["credited \(v.credits.count)×"]) + byHand
+        let credited = credits.isEmpty ? "not credited" : credits.joined(separator: ", ")
         let findings = t.findings.isEmpty ? "" : "; " + t.findings.map { "\($0.kind.rawValue)/\($0.reason)" }.joined(separator: ", ")
-        return "\(v.action.rawValue.replacingOccurrences(of: "_", with: " ")); \(apple); \(credits)\(findings)"
+        return "\(v.action.rawValue.replacingOccurrences(of: "_", with: " ")); \(apple); \(credited)\(findings)"
     }
 
     /// `6h`, `30m`, `1d 2h`, `45s`.

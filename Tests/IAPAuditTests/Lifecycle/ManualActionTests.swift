@@ -58,6 +58,8 @@ final class ManualActionTests: XCTestCase {
         XCTAssertTrue(
             recorded.out.hasSuffix(
                 ": manual action #1: credited by hand (quantity 1, to u251) by ana on 2026-10-31T09:00:00.000Z: \"ticket 881\"\n"
+                    + "  warning: Apple does not confirm this payment (its finding called for ask_apple): a credit by hand may pay for a "
+                    + "purchase never made; iap-audit ask-apple settles it\n"
                     + "  open: dropped_order:2000000400594083; the next run judges it with this action (docs/semantics.md rule 25): "
                     + "a dropped order is resolved, and a credit by the server of the same purchase is a duplicate_credit "
                     + "(manual_and_automatic)\n"), recorded.out)
@@ -73,6 +75,9 @@ final class ManualActionTests: XCTestCase {
                 "next action: no action: manual action #1: credited by hand (quantity 1, to u251) by ana on 2026-10-31T09:00:00.000Z: "
                     + "\"ticket 881\" (the next run resolves dropped_order:2000000400594083); it called for: re-query Apple"),
             traced.out)
+        // The search by what the customer knows says it too (found by a support user test: "not credited" beside it).
+        let search = try BuiltBinary.run(["trace", "--user", "u251", "--out", out])
+        XCTAssertTrue(search.out.contains("; credited by hand by ana (manual action #1); dropped_order/never_sent"), search.out)
         let json = try BuiltBinary.run(["trace", "2000000400594083", "--out", out, "--format", "json"])
         TestPaths.write(json.out, to: out + "/trace.json")
         let verdict =
