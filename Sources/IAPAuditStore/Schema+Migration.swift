@@ -43,9 +43,9 @@ extension Schema {
     /// The record tables as versions 6 to 10 declared them: this version's without `appleRecordAddedColumns`.
     static let recordTablesVersion10 = RecordTables.create.replacingOccurrences(of: "\n    asked_transaction_id TEXT,", with: "")
 
-    /// The indexes as versions 6 to 10 declared them: this version's without `client_report_product` (trace's search by
-    /// product).
-    static let indexesVersion10 = indexes.replacingOccurrences(
+    /// `trace`'s indexes as versions 6 to 10 declared them: this version's without `client_report_product` (trace's
+    /// search by product).
+    static let traceIndexesVersion10 = traceIndexes.replacingOccurrences(
         of: "\nCREATE INDEX IF NOT EXISTS client_report_product ON client_report (product_id, transaction_id) "
             + "WHERE product_id IS NOT NULL;",
         with: "")
@@ -64,8 +64,8 @@ extension Schema {
         ownTables(
             sourceFileColumns, finding: findingAddedColumns + findingFactsColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns,
             confirmations: confirmationsVersion10) + actionTableVersion10 + LifecycleTables.create(stateColumns: findingStateAddedColumns)
-            + recordTablesVersion10 + indexesVersion10
-            + traceIndexes)
+            + recordTablesVersion10 + indexes
+            + traceIndexesVersion10)
 
     /// The fingerprint of version 9's tables (before version 10's columns and `finding_action`): a ledger that has it is
     /// migrated.
@@ -73,23 +73,23 @@ extension Schema {
         ownTables(
             sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns,
             confirmations: confirmationsVersion10)
-            + lifecycleVersion9 + recordTablesVersion10 + indexesVersion10 + traceIndexes)
+            + lifecycleVersion9 + recordTablesVersion10 + indexes + traceIndexesVersion10)
 
     /// The fingerprint of version 6's tables (before `sourceFileColumns`): a ledger that has it is migrated.
     static let version6Fingerprint = fingerprint(
-        ownTables([], confirmations: confirmationsVersion10) + lifecycleVersion9 + recordTablesVersion10 + indexesVersion10 + traceIndexes)
+        ownTables([], confirmations: confirmationsVersion10) + lifecycleVersion9 + recordTablesVersion10 + indexes + traceIndexesVersion10)
 
     /// The fingerprint of version 7's tables (before `findingAddedColumns` and `closeLossColumns`): a ledger that has
     /// it is migrated.
     static let version7Fingerprint = fingerprint(
-        ownTables(sourceFileColumns, confirmations: confirmationsVersion10) + lifecycleVersion9 + recordTablesVersion10 + indexesVersion10
-            + traceIndexes)
+        ownTables(sourceFileColumns, confirmations: confirmationsVersion10) + lifecycleVersion9 + recordTablesVersion10 + indexes
+            + traceIndexesVersion10)
 
     /// The fingerprint of version 8's tables (before `factChunkColumns`): a ledger that has it is migrated.
     static let version8Fingerprint = fingerprint(
         ownTables(sourceFileColumns, finding: findingAddedColumns, closeLoss: closeLossColumns, confirmations: confirmationsVersion10)
             + lifecycleVersion9
-            + recordTablesVersion10 + indexesVersion10 + traceIndexes)
+            + recordTablesVersion10 + indexes + traceIndexesVersion10)
 
     /// Migrates a ledger of version 6 to 10 as that version declared its tables (inside the open's transaction):
     /// adds the columns of the versions since; nothing is dropped. Returns false (nothing done) for any other.
