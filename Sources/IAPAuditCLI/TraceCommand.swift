@@ -27,17 +27,7 @@ enum TraceCommand: Subcommand {
                 usage: usage, command: "trace")
         }
         if id.isEmpty { throw UsageError(message: "an empty ID (\"\") names nothing", usage: usage, command: "trace") }
-        let format = args.value("--format") ?? "text"
-        guard ["text", "json", "xlsx"].contains(format) else {
-            throw UsageError(message: "--format: expected text, json or xlsx, not '\(format)'", usage: usage, command: "trace")
-        }
-        // As `run` and `ack` say it (found by a support user test: `--out ""` looked for /audit.sqlite, exit 1).
-        if args.value("--out") == "" || args.value("--ledger") == "" {
-            throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "trace")
-        }
-        if args.value("--out") != nil && args.value("--ledger") != nil {
-            throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
-        }
+        let (format, ledger, folder) = try output(args)
         if args.has("--redact-ledger") {
             throw UsageError(
                 message: "--redact-ledger is run's: trace never changes the ledger (a redacted ledger is traced as it is; give --redact "
@@ -45,15 +35,6 @@ enum TraceCommand: Subcommand {
         }
         // The same key, and the same usage errors, as run's (a redacted ledger is traced as it is: see TraceRedaction).
         let redaction = try RunCommand.redaction(args, usage: usage, command: "trace")
-        if let out = args.value("--out"), FileManager.default.fileExists(atPath: out),
-            (try? FileManager.default.attributesOfItem(atPath: out)[.type] as? FileAttributeType) == .typeRegular
-        {
-            throw UsageError(
-                message: "--out \(out) is a file: --out names the folder a run wrote (--out DIR); a ledger file is --ledger FILE",
-                usage: usage, command: "trace")
-        }
-        let ledger = args.value("--ledger") ?? OutputFolder.normalized(args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
-        let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
         let tail = TraceSearchCommand.tail(args)
         if !args.has("--exact"),
             let (answer, note) = try TracePipeline.mangled(
@@ -74,7 +55,7 @@ enum TraceCommand: Subcommand {
         let outcome: TraceOutcome
         do {
             outcome = try TracePipeline.run(
-                id: id, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 }, redaction: redaction, tail: tail,
+                id: id, ledgerPath: ledger, workbookFolder: folder, redaction: redaction, tail: tail,
                 onWait: { err("iap-audit: " + $0) })
         } catch let failed as TraceWorkbookError {
             // The trace is still worth reading; the missing workbook makes it exit 1.
@@ -83,6 +64,33 @@ enum TraceCommand: Subcommand {
         }
         show(outcome, format: format, out: out, err: err)
         return outcome.result.matches.isEmpty ? unknownIdStatus : 0
+    }
+
+    /// The output `args` ask for, checked as `run` and `ack` check theirs: the format (text, json, xlsx), the ledger
+    /// (`--ledger FILE`, else `--out DIR`'s, else reports/'s) and, for xlsx, the folder the workbook goes to.
+    /// - Throws: `UsageError` for another format, an empty path (found by a support user test: `--out ""` looked for
+    ///   /audit.sqlite, exit 1), both `--out` and `--ledger`, or an `--out` that is a file.
+    static func output(_ args: ArgumentReader) throws -> (format: String, ledger: String, workbookFolder: String?) {
+        let format = args.value("--format") ?? "text"
+        guard ["text", "json", "xlsx"].contains(format) else {
+            throw UsageError(message: "--format: expected text, json or xlsx, not '\(format)'", usage: usage, command: "trace")
+        }
+        if args.value("--out") == "" || args.value("--ledger") == "" {
+            throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "trace")
+        }
+        if args.value("--out") != nil && args.value("--ledger") != nil {
+            throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
+        }
+        if let out = args.value("--out"), FileManager.default.fileExists(atPath: out),
+            (try? FileManager.default.attributesOfItem(atPath: out)[.type] as? FileAttributeType) == .typeRegular
+        {
+            throw UsageError(
+                message: "--out \(out) is a file: --out names the folder a run wrote (--out DIR); a ledger file is --ledger FILE",
+                usage: usage, command: "trace")
+        }
+        let ledger = args.value("--ledger") ?? OutputFolder.normalized(args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
+        let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
+        return (format, ledger, folder.map { $0.isEmpty ? "." : $0 })
     }
 
     /// The exit status of an id no record of the ledger holds (the output says what was searched).
@@ -95,6 +103,6 @@ enum TraceCommand: Subcommand {
         if let note = outcome.indexNote { err("iap-audit: " + RunSummary.printable(note)) }
         if format == "json" { return out(TraceOutput.json(outcome.result, workbookPath: outcome.workbookPath)) }
         let text = TraceOutput.text(outcome.result, workbookPath: outcome.workbookPath)
-        out(text.split(separator: "\n", omittingEmptySubsequences: false).map { RunSummary.printable(String($0)) }.joined(separator: "\n"))
+        out(TraceSearchCommand.printable(text))
     }
 }

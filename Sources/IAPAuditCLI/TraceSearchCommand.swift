@@ -11,27 +11,16 @@ enum TraceSearchCommand {
     /// Exit status: 0 candidates listed, 2 none (the output says what was searched).
     static func execute(_ args: ArgumentReader, out: (String) -> Void, err: (String) -> Void) throws -> Int32 {
         let request = try self.request(args)
-        let format = args.value("--format") ?? "text"
-        guard ["text", "json", "xlsx"].contains(format) else {
-            throw UsageError(message: "--format: expected text, json or xlsx, not '\(format)'", usage: usage, command: "trace")
-        }
-        if args.value("--out") == "" || args.value("--ledger") == "" {
-            throw UsageError(message: "an empty path (\"\") names no file or folder", usage: usage, command: "trace")
-        }
-        if args.value("--out") != nil && args.value("--ledger") != nil {
-            throw UsageError(message: "give --out DIR or --ledger FILE, not both", usage: usage, command: "trace")
-        }
+        let (format, ledger, folder) = try TraceCommand.output(args)
         if args.has("--redact-ledger") || args.has("--exact") {
             throw UsageError(
                 message: args.has("--exact") ? "--exact traces an ID as given: give it an ID, not --user" : "--redact-ledger is run's",
                 usage: usage, command: "trace")
         }
         let redaction = try RunCommand.redaction(args, usage: usage, command: "trace")
-        let ledger = args.value("--ledger") ?? OutputFolder.normalized(args.value("--out") ?? RunCommand.defaultOutput) + "/audit.sqlite"
-        let folder = format == "xlsx" ? (ledger as NSString).deletingLastPathComponent : nil
         let tail = self.tail(args)
         let outcome = try TracePipeline.search(
-            request, ledgerPath: ledger, workbookFolder: folder.map { $0.isEmpty ? "." : $0 }, redaction: redaction, tail: tail,
+            request, ledgerPath: ledger, workbookFolder: folder, redaction: redaction, tail: tail,
             onWait: { err("iap-audit: " + $0) })
         if let note = outcome.indexNote { err("iap-audit: " + RunSummary.printable(note)) }
         if format == "json" {

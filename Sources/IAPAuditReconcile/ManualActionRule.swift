@@ -12,7 +12,9 @@ enum ManualActionRule {
     static func findings(_ c: ReconcileContext) -> [Finding] {
         guard !c.audit.manual.isEmpty else { return [] }
         var findings: [Finding] = []
-        for t in c.transactions {
+        // The few transactions people acted on, found in this partition by their id (not every transaction's id made text).
+        let acted = c.audit.manual.byTransaction.keys.compactMap { c.facts.local(of: GlobalId($0)) }.sorted()
+        for t in acted {
             let credits = c.audit.manual.about(c.id(t)).filter { $0.kind == .credited }
             guard !credits.isEmpty else { continue }
             let ids = c.purchase(t)

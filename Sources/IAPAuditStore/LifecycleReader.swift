@@ -148,17 +148,7 @@ package final class LifecycleReader {
     /// Apple's price of each of `transactionIds` a verified signed transaction gives, as `AuditSnapshot.prices` takes it
     /// (the first such listing, record order).
     package func verifiedPrices(of transactionIds: [String]) throws -> [String: Money] {
-        guard !transactionIds.isEmpty else { return [:] }
-        let q = try database.prepare(
-            """
-            SELECT transaction_id, price_milliunits, currency FROM apple_transaction
-            WHERE transaction_id IN (SELECT value FROM json_each(?1)) AND signature = 'verified' AND price_milliunits IS NOT NULL
-            AND currency IS NOT NULL ORDER BY record_id DESC, position DESC
-            """)
-        q.bind([IdList.encode(transactionIds)])
-        var prices: [String: Money] = [:]
-        while try q.step() { prices[q.text(0)] = Money(milliunits: q.int64(1), currency: q.text(2)) }
-        return prices
+        transactionIds.isEmpty ? [:] : try AuditStore.verifiedPrices(database, of: transactionIds)
     }
 
     /// When run `run` was recorded (machine clock, ms since 1970 UTC); nil when there is no such run.

@@ -92,13 +92,17 @@ extension AuditStore {
 
     /// Apple's price of each transaction a verified signed transaction gives (`price`, `currency`), the first such
     /// listing's (record order): what a finding's action is worth (`FindingAction.amountMilliunits`).
-    static func verifiedPrices(_ database: SQLiteDatabase) throws -> [String: Money] {
+    /// - Parameter of: only these transactions' (nil: every transaction's).
+    static func verifiedPrices(_ database: SQLiteDatabase, of transactionIds: [String]? = nil) throws -> [String: Money] {
         var prices: [String: Money] = [:]
         let q = try database.prepare(
             """
             SELECT transaction_id, price_milliunits, currency FROM apple_transaction
-            WHERE signature = 'verified' AND price_milliunits IS NOT NULL AND currency IS NOT NULL ORDER BY record_id DESC, position DESC
+            WHERE signature = 'verified' AND price_milliunits IS NOT NULL AND currency IS NOT NULL
+            \(transactionIds == nil ? "" : "AND transaction_id IN (SELECT value FROM json_each(?1))")
+            ORDER BY record_id DESC, position DESC
             """)
+        if let transactionIds { q.bind([IdList.encode(transactionIds)]) }
         while try q.step() { prices[q.text(0)] = Money(milliunits: q.int64(1), currency: q.text(2)) }
         return prices
     }

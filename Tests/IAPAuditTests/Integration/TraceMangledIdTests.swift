@@ -17,6 +17,14 @@ final class TraceMangledIdTests: XCTestCase {
         return try XCTUnwrap(object["candidates"] as? [[String: Any]])
     }
 
+    /// A candidate only Apple lists names the user its finding names (found by a support user test: 2000000400594191,
+    /// which trace says to credit to u278, was listed as "user unknown").
+    func testACandidateOnlyAppleListsNamesItsFindingsUser() throws {
+        let list = try candidates(try trace(["2.00000040059419E+15", "--format", "json"]))
+        let apple = try XCTUnwrap(list.first { $0["transaction_id"] as? String == "2000000400594191" })
+        XCTAssertEqual(apple["user_ids"] as? [String], ["u278"])
+    }
+
     /// Each form: exit 4, both ids of the 15 kept digits listed with their user, nothing traced, the exact one marked.
     func testEachFormListsBothIdsAndTracesNone() throws {
         for (id, exact) in [
