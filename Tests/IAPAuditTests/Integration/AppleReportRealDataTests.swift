@@ -9,6 +9,7 @@ import XCTest
 /// App Store Connect's reports in ../shared/real-data, run through the product (from there, never
 /// copied) and read back from audit.sqlite. Every expected total was added up by hand from the files
 /// (units, and amounts in milliunits per currency); the trailer lines are checked by the reader.
+/// The paths come from `TestPaths.realData`, which throws XCTSkip (one line) when ../shared is absent.
 final class AppleReportRealDataTests: XCTestCase {
     static let folders = ["matisiekpl__appstore-sdk-go", "fedoco__apple-slicer", "alexvollmer__itunes-connect"]
     nonisolated(unsafe) static var stored: (result: AuditResult, ledger: LoadedLedger)?

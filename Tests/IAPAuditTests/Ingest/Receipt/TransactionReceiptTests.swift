@@ -11,7 +11,8 @@ import XCTest
 @testable import IAPAuditSample
 @testable import IAPAuditStore
 
-/// iOS 6 transaction receipts (base64 of an old-style plist) from ../shared/real-data.
+/// iOS 6 transaction receipts (base64 of an old-style plist) from ../shared/real-data, read through `TestPaths.realData`:
+/// each test skips with one line (XCTSkip) when ../shared is absent.
 final class TransactionReceiptTests: XCTestCase {
     func testVoltrueSandboxReceipt() throws {
         let checker = StubReceiptChecker(.verified)

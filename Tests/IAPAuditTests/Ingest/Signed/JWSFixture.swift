@@ -67,7 +67,8 @@ enum JWSFixture {
         return payload
     }
 
-    /// The text of a file under `../shared/real-data` (never copied).
+    /// The text of a file under `../shared/real-data` (never copied); `TestPaths.realData` throws XCTSkip (one line) when
+    /// ../shared is absent.
     static func realText(_ relative: String) throws -> String {
         try String(contentsOfFile: try TestPaths.realData(relative), encoding: .utf8)
     }
