@@ -18,7 +18,16 @@ package enum TraceWorkbook {
         about += r.nextAction.map { [[.text("next action"), .text($0.text)]] } ?? []
         let verdicts = r.transactions.map(verdictRow)
         var timeline: [[ReportCell]] = []
-        for t in r.transactions { timeline += t.events.map { row(t.transactionId, $0) } }
+        for t in r.transactions {
+            timeline += t.events.map { row(t.transactionId, $0) }
+            // What people recorded (`iap-audit resolve`), after its records: the same rows as the text's "by hand" block.
+            timeline += t.manualActions.map { a in
+                [
+                    .text(t.transactionId), .dateTime(a.atMs), .text("manual_action"), .text("manual action #\(a.actionId)"),
+                    .text(a.words), a.kind == .credited ? a.quantity.map { ReportCell.integer($0) } ?? .empty : .empty,
+                ]
+            }
+        }
         timeline += r.unattached.map { row("", $0) }
         var findings: [[ReportCell]] = []
         for t in r.transactions {

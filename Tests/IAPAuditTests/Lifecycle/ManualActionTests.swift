@@ -93,6 +93,24 @@ final class ManualActionTests: XCTestCase {
         XCTAssertEqual(verdict?[1] as? String, "ask_apple")
         XCTAssertEqual(verdict?[2] as? String, "ana")
         XCTAssertEqual(verdict?[3] as? [String], ["credited"])
+        // The workbook's Timeline has the same row, read back with openpyxl.
+        XCTAssertEqual(try BuiltBinary.run(["trace", "2000000400594083", "--out", out, "--format", "xlsx"]).status, 0)
+        let sheetRow =
+            try PythonReader.run(
+                """
+                import json, sys, openpyxl
+                ws = openpyxl.load_workbook(sys.argv[1])["Timeline"]
+                rows = [[str(c) for c in r] for r in ws.iter_rows(min_row=2, values_only=True) if r[2] == "manual_action"]
+                print(json.dumps(rows))
+                """, args: [out + "/trace-2000000400594083.xlsx"]) as? [[String]]
+        XCTAssertEqual(
+            sheetRow,
+            [
+                [
+                    "2000000400594083", "2026-10-31 09:00:00", "manual_action", "manual action #1",
+                    "credited by hand (quantity 1, to u251) by ana on 2026-10-31T09:00:00.000Z: \"ticket 881\"", "1",
+                ]
+            ])
         try run(input, out)
         XCTAssertEqual(try finding(lost, in: out)?[0] as? String, "resolved")
         XCTAssertEqual(
@@ -125,7 +143,26 @@ final class ManualActionTests: XCTestCase {
         try run(input, out)
         let ack = try BuiltBinary.run(["ack", "dropped_order:2000000400594084", "--note", "known", "--by", "bo", "--out", out])
         XCTAssertEqual(ack.status, 0, ack.err)
-        _ = try resolve(["2000000400594085", "--refused", "--by", "bo", "--note", "ticket 12: no such purchase on the invoice"], out)
+        let refused = try resolve(
+            ["2000000400594085", "--refused", "--by", "bo", "--note", "ticket 12: no such purchase on the invoice", "--json"], out)
+        TestPaths.write(refused.out, to: out + "/resolve.json")
+        let recorded =
+            try PythonReader.run(
+                """
+                import json, sys
+                o = json.load(open(sys.argv[1]))
+                print(json.dumps([o["action_id"], o["transaction_id"], o["action"], o["quantity"], o["user_id"], o["by"], o["note"],
+                                  o["open_findings"], o["earlier_action_ids"]]))
+                """, args: [out + "/resolve.json"]) as? [Any]
+        XCTAssertEqual(recorded?[0] as? Int, 1)
+        XCTAssertEqual(recorded?[1] as? String, "2000000400594085")
+        XCTAssertEqual(recorded?[2] as? String, "refused")
+        XCTAssertTrue(recorded?[3] is NSNull)
+        XCTAssertEqual(recorded?[4] as? String, "u253")
+        XCTAssertEqual(recorded?[5] as? String, "bo")
+        XCTAssertEqual(recorded?[6] as? String, "ticket 12: no such purchase on the invoice")
+        XCTAssertEqual(recorded?[7] as? [String], ["dropped_order:2000000400594085"])
+        XCTAssertEqual(recorded?[8] as? [Int], [])
         // Apple confirms this one's payment (its action is credit): refusing it closes nothing.
         XCTAssertEqual(try finding("dropped_order:2000000400594180", in: out)?[2] as? String, "credit")
         _ = try resolve(["2000000400594180", "--refused", "--by", "bo", "--note", "ticket 13"], out)
