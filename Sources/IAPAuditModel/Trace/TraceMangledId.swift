@@ -1,5 +1,4 @@
 import Foundation
-import IAPAuditModel
 
 /// An id that looks like a number a spreadsheet rewrote: Excel keeps 15 significant digits, so a 16-digit
 /// transaction id pasted through it ends in 0 (`2000000400072794` → `2000000400072790`), shows in scientific

@@ -1,5 +1,4 @@
 import Foundation
-import IAPAuditModel
 
 /// What `trace --user U [--product P] [--at TIME [--within DURATION]] [--price AMOUNT]` asks: a purchase the
 /// customer describes ("980 gems, Oct 23 around 05:30"), not its id.
