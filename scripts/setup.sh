@@ -2,7 +2,8 @@
 # Installs what iap-audit needs on Debian 12 (the Swift toolchain is assumed present):
 # the C libraries it links (SQLite, libxlsxwriter, OpenSSL's libcrypto, zlib, libcurl), sqlite3, and a Python
 # virtual environment (.venv) with the independent readers the tests use (openpyxl).
-#   --with-test-tools   also the .venv with openpyxl (scripts/test.sh)
+#   --with-test-tools   also logrotate (the rotation tests drive the real program) and the .venv with openpyxl
+#                       (scripts/test.sh)
 #   --with-bench-tools  the test tools, plus duckdb in .venv and libsimdjson-dev (bench/run.sh)
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/.."
 option="${1:-}"
 # libcurl4: FoundationNetworking (URLSession, ask-apple) loads it; the Swift toolchain's own dependencies usually bring it.
 packages=(libsqlite3-dev libxlsxwriter-dev libssl-dev zlib1g-dev libcurl4 openssl sqlite3 python3 python3-venv)
+[ "$option" = "" ] || packages+=(logrotate)
 [ "$option" != "--with-bench-tools" ] || packages+=(libsimdjson-dev g++ time)
 missing=()
 for p in "${packages[@]}"; do
