@@ -19,29 +19,54 @@ import IAPAuditStore
 /// hashing, not the parsing. A CSV file's part is read under its header (its first non-blank line), and only
 /// when no record was still open at the old end: a quoted field whose closing quote had not come yet (the lines
 /// that follow could close it) was rejected there, so a rejection among the old part's last
-/// `CSVRecords.maxLinesPerRecord` non-blank lines has the file read whole. Anything else — another format (a JWS
-/// file is one kind of record throughout, but small), a gzip file, a file that shrank or whose old part changed —
-/// is read whole.
+/// `CSVRecords.maxLinesPerRecord` non-blank lines has the file read whole.
+///
+/// A gzip file whose inflated content begins with a plain log the ledger holds is that log grown and compressed
+/// (logrotate's `compress` without `delaycompress`: `server.jsonl` grew, then became `server.jsonl.1.gz`, its records
+/// followed to that path by `LedgerImporter.followingRotation`): the content is inflated once, into an unlinked file,
+/// and read from its old end as a plain log's. Anything else — another format (a JWS file is one kind of record
+/// throughout, but small), a gzip file of another content, a file that shrank or whose old part changed — is read
+/// whole.
 struct GrownFile {
     /// Bytes stored before, and the lines they hold (line feeds).
     let oldBytes: Int
     let oldLines: Int
-    /// The SHA-256 of the whole file as mapped, and its size (bytes): what is read, stored and hashed.
+    /// The SHA-256 of the whole file as it is on disk, and its size (bytes): what is stored (a gzip file's compressed bytes).
     let sha256: String
     let bytes: Int
-    /// The one mapping read.
+    /// The SHA-256 of the content read (a gzip file's inflated bytes; else `sha256`).
+    let contentSha256: String
+    /// The one mapping read (a gzip file's inflated content).
     private let mapped: MappedFile
+    /// A gzip file's own mapping (nil: a plain file, `mapped`).
+    private let compressed: MappedFile?
     /// A CSV file's header: the bytes up to and including its line feed, and its line number (nil: JSON Lines).
     let header: (bytes: Int, line: Int)?
 
     /// The file at `path` as it grew from `previous`, or nil when it is not only a grown JSON Lines or CSV file.
     /// - Parameter rejectedSince: whether the stored file has a rejected line at this line number or after.
-    init?(path: String, bytes: Int64, previous: StoredFile, rejectedSince: (Int) throws -> Bool) throws {
+    /// - Parameters:
+    ///   - inflating: where a gzip file's content is inflated, and within which limits (nil: a gzip file is read whole).
+    init?(
+        path: String, bytes: Int64, previous: StoredFile, inflating: (scratch: String, limits: InputLimits)? = nil,
+        rejectedSince: (Int) throws -> Bool
+    ) throws {
         let csv = previous.format == SourceFormat.csv.rawValue
         guard previous.format == SourceFormat.jsonLines.rawValue || csv, previous.status == ImportStatus.imported.rawValue,
-            previous.isCurrentReader, previous.contentSha256 == previous.sha256, previous.bytes > 0, bytes > previous.bytes
+            previous.isCurrentReader, previous.contentSha256 == previous.sha256, previous.bytes > 0
         else { return nil }
-        let mapped = try MappedFile(path: path)
+        var mapped = try MappedFile(path: path)
+        var compressed: MappedFile? = nil
+        if GzipInput.isGzip(mapped.data) {
+            guard let inflating, mapped.data.count >= 18,
+                previous.bytes >= 1 << 32 || LedgerImporter.inflatedSize(mapped.data) > previous.bytes,
+                let content = try GzipInput.wholeContent(
+                    of: mapped.data, path: path, directory: inflating.scratch, limits: inflating.limits)
+            else { return nil }
+            (compressed, mapped) = (mapped, content)
+        } else if bytes <= previous.bytes {
+            return nil
+        }
         let data = mapped.data
         guard data.count > previous.bytes, data[data.startIndex + previous.bytes - 1] == 0x0A, !GzipInput.isGzip(data) else {
             return nil
@@ -61,9 +86,11 @@ struct GrownFile {
         }
         oldBytes = previous.bytes
         oldLines = scan.lineFeeds
-        sha256 = hashes.whole
-        self.bytes = data.count
+        contentSha256 = hashes.whole
+        sha256 = compressed.map { Digest.sha256Hex($0) } ?? hashes.whole
+        self.bytes = compressed?.data.count ?? data.count
         self.mapped = mapped
+        self.compressed = compressed
     }
 
     /// What the readers read: `oldLines` line feeds (blank lines, read as nothing; a CSV file's header first) and then
@@ -87,8 +114,11 @@ struct GrownFile {
         return InputFile(path: path, data: part.data, sha256: sha256, bytes: bytes, mapping: part)
     }
 
-    /// The whole file as hashed (read whole when its new part was not taken for what the file was).
-    var whole: MappedFile { mapped }
+    /// The whole file as it is on disk (read whole when its new part was not taken for what the file was).
+    var whole: MappedFile { compressed ?? mapped }
+
+    /// The content's bytes beyond the old part (a gzip file's inflated bytes).
+    var newBytes: Int { mapped.data.count - oldBytes }
 }
 
 /// One pass over a grown file's old part: its line feeds, its first non-blank line (a CSV file's header) and the

@@ -135,10 +135,10 @@ final class ImportRound {
                         part, checker: importer.checker, sink: importer.redacting($0), scratchDirectory: importer.scratchDirectory))
             })
         guard let added else { return false }
-        progress.finish(fileBytes: part.bytes - grown.oldBytes)
-        (bytesSeen[grown.sha256], recordsSeen[grown.sha256]) = (entry.path, entry.path)
+        progress.finish(fileBytes: grown.newBytes)
+        (bytesSeen[grown.sha256], recordsSeen[grown.contentSha256]) = (entry.path, entry.path)
         read[entry.path] = LedgerImporter.FileRead(fromLine: grown.oldLines + 1, rejected: Int64(added.recordsRejected))
-        try importer.mark(entry.path, item.stamp, content: grown.sha256, wrote: true, stored)
+        try importer.mark(entry.path, item.stamp, content: grown.contentSha256, wrote: true, stored)
         return true
     }
 

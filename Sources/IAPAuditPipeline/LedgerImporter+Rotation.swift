@@ -22,9 +22,11 @@ extension LedgerImporter {
         let movable = stored.filter { _, file in
             file.status == ImportStatus.imported.rawValue && file.isCurrentReader && file.recordsImported + file.recordsRejected > 0
         }
+        // Files skipped last run (an empty log gzipped: `ifempty`) move along the numbered names too.
+        let skipped = stored.filter { _, file in file.status == ImportStatus.skipped.rawValue && file.given && file.bytes > 0 }
         let bySize = Set(movable.values.map(\.bytes))
         guard !bySize.isEmpty else { return (stored, []) }
-        let (heldNow, unchanged) = try contentsNow(entries, stored, sizes: bySize)
+        let (heldNow, holders, unchanged) = try contentsNow(entries, stored, sizes: bySize.union(skipped.values.map(\.bytes)))
         let given = Set(entries.filter { $0.skipReason == nil }.map(\.path))
         // Stored paths given again whose old content another given path holds now.
         var movedTo: [String: String] = [:]
@@ -34,10 +36,14 @@ extension LedgerImporter {
                 movedTo[path] = now
             }
         }
-        let grownInto = Self.grownInto(given, movable, unchanged: unchanged, movedTo: movedTo)
-        guard !movedTo.isEmpty || !grownInto.isEmpty else { return (stored, []) }
+        let grownInto = grownInto(given, movable, unchanged: unchanged, movedTo: movedTo)
+        // Stored paths holding now what a skipped file held (its bytes moved on to them).
+        let receivedSkipped = skipped.flatMap { path, file in
+            (holders[file.sha256] ?? []).filter { $0 != path && movable[$0] != nil && !unchanged.contains($0) }
+        }
+        guard !movedTo.isEmpty || !grownInto.isEmpty || !receivedSkipped.isEmpty else { return (stored, []) }
         // Paths that received a content, their own old content gone from every path: rotated away.
-        let received = Set(movedTo.values).union(grownInto.values)
+        let received = Set(movedTo.values).union(grownInto.values).union(receivedSkipped)
         let rotatedAway = received.filter { movable[$0] != nil && movedTo[$0] == nil && grownInto[$0] == nil && given.contains($0) }
         let (result, kept, followed) = try keep(Array(movedTo.keys) + rotatedAway, grownInto, stored)
         let moves =
@@ -60,11 +66,12 @@ extension LedgerImporter {
     /// The content each given file holds now (SHA-256 of its bytes, or of a gzip file's inflated content: the path), where
     /// its size says it may be a stored file's (`sizes`); and the stored paths that still hold what they held.
     private func contentsNow(_ entries: [InputEntry], _ stored: [String: StoredFile], sizes bySize: Set<Int>) throws -> (
-        heldNow: [String: String], unchanged: Set<String>
+        heldNow: [String: String], holders: [String: [String]], unchanged: Set<String>
     ) {
         // A stored path that still holds what it held is unchanged (a copy of a file elsewhere is no rotation of it: found by an on-call user test, where
         // `cp verify.jsonl verify.jsonl.bak` moved the untouched original's records out of the files given).
         var heldNow: [String: String] = [:]
+        var holders: [String: [String]] = [:]  // every given path holding these bytes, by their SHA-256
         var unchanged: Set<String> = []
         for entry in entries where entry.skipReason == nil {
             guard let stamp = try? Self.stamp(of: entry.path) else { continue }
@@ -77,6 +84,7 @@ extension LedgerImporter {
             if bySize.contains(Int(stamp.bytes)) {
                 let hash = Digest.sha256Hex(mapped)
                 heldNow[hash] = entry.path
+                holders[hash, default: []].append(entry.path)
                 if let known, hash == known.sha256 { unchanged.insert(entry.path) }
             }
             if GzipInput.isGzip(mapped.data), mapped.data.count >= 18, bySize.contains(Self.inflatedSize(mapped.data)),
@@ -88,29 +96,54 @@ extension LedgerImporter {
                 if let known, hash == known.contentSha256 { unchanged.insert(entry.path) }
             }
         }
-        return (heldNow, unchanged)
+        return (heldNow, holders, unchanged)
     }
 
-    /// Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation — a given
-    /// path whose name extends this one's begins with its old content and goes on (checked only for such names).
-    /// Returns the path holding it now, by the stored path.
-    private static func grownInto(
+    /// Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation (or compressed
+    /// to `path.1.gz`, `path-20261008.gz`, or moved to another folder: logrotate's `olddir`) — a given file whose name
+    /// extends this one's file name begins with its old content and goes on. Checked only for the stored logs that no
+    /// longer hold what they held and did not grow (rotated nights), or that the last run was given and this one is not;
+    /// files of the same folder first. Returns the path holding it now, by the stored path.
+    private func grownInto(
         _ given: Set<String>, _ movable: [String: StoredFile], unchanged: Set<String>, movedTo: [String: String]
     ) -> [String: String] {
+        let candidates = movable.filter { path, file in
+            movedTo[path] == nil && !unchanged.contains(path) && (given.contains(path) || file.given)
+        }
+        guard !candidates.isEmpty else { return [:] }
+        var byName: [String: [String]] = [:]
+        for path in candidates.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            byName[String(Self.split(path).name), default: []].append(path)
+        }
+        // A log given that grew holds its old content still (hashed only when a name extends its own: a usual night's
+        // logs are hashed once, by the plan).
+        var grew: [String: Bool] = [:]
+        let moved = { (path: String) -> Bool in
+            if let known = grew[path] { return !known }
+            grew[path] = given.contains(path) && Self.grew(path, from: candidates[path]!)
+            return !grew[path]!
+        }
         var grownInto: [String: String] = [:]
-        for longer in given.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            // The names it extends: itself cut at each `.` or `-` of its file name (`server.jsonl.1` → `server.jsonl`).
-            let name = longer.lastIndex(of: "/").map { longer.index(after: $0) } ?? longer.startIndex
-            for cut in longer[name...].indices where longer[cut] == "." || longer[cut] == "-" {
-                let path = String(longer[..<cut])
-                guard let file = movable[path], given.contains(path), !unchanged.contains(path), movedTo[path] == nil,
-                    grownInto[path] == nil,
-                    Self.continues(longer, file), !Self.grew(path, from: file)
-                else { continue }
+        for longer in given.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !unchanged.contains(longer) {
+            let (folder, name) = Self.split(longer)
+            // The names it extends: its file name cut at each `.` or `-` (`server.jsonl.1.gz` → `server.jsonl`).
+            for cut in name.indices where name[cut] == "." || name[cut] == "-" {
+                let paths = (byName[String(name[..<cut])] ?? []).filter { grownInto[$0] == nil && $0 != longer }
+                let sameFolder = paths.filter { Self.split($0).folder == folder }
+                guard let path = (sameFolder + paths).first(where: { moved($0) && continues(longer, candidates[$0]!) }) else {
+                    continue
+                }
                 grownInto[path] = longer
+                break
             }
         }
         return grownInto
+    }
+
+    /// A path's folder (with its final `/`; empty for none) and file name.
+    static func split(_ path: String) -> (folder: Substring, name: Substring) {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        return (path[..<name], path[name...])
     }
 
     /// In one transaction: the rotated paths' records kept under `path@<sha8>` (no longer given), and the contents that
@@ -157,10 +190,19 @@ extension LedgerImporter {
         return Digest.sha256Hex(mapped.data, prefix: file.bytes).prefix == file.sha256
     }
 
-    /// The plain file at `path` begins with `file`'s stored content, ended by a line feed, and goes on.
-    static func continues(_ path: String, _ file: StoredFile) -> Bool {
-        guard file.format == SourceFormat.jsonLines.rawValue || file.format == SourceFormat.csv.rawValue,
-            let mapped = try? MappedFile(path: path), mapped.data.count > file.bytes, file.bytes > 0, !GzipInput.isGzip(mapped.data),
+    /// The file at `path` begins with `file`'s stored content, ended by a line feed, and goes on: a plain file, or a gzip
+    /// file whose inflated content does (inflated within the limits, into an unlinked file).
+    func continues(_ path: String, _ file: StoredFile) -> Bool {
+        guard file.format == SourceFormat.jsonLines.rawValue || file.format == SourceFormat.csv.rawValue, file.bytes > 0,
+            file.contentSha256 == file.sha256, var mapped = try? MappedFile(path: path)
+        else { return false }
+        if GzipInput.isGzip(mapped.data) {
+            guard mapped.data.count >= 18, file.bytes >= 1 << 32 || Self.inflatedSize(mapped.data) > file.bytes,
+                let content = try? GzipInput.wholeContent(of: mapped.data, path: path, directory: scratch, limits: limits)
+            else { return false }
+            mapped = content
+        }
+        guard mapped.data.count > file.bytes, !GzipInput.isGzip(mapped.data),
             mapped.data[mapped.data.startIndex + file.bytes - 1] == 0x0A
         else { return false }
         return Digest.sha256Hex(mapped.data, prefix: file.bytes).prefix == file.sha256

@@ -57,9 +57,10 @@ struct LedgerImporter {
     ///
     /// `vanished`: a warning for each file the ledger holds records of that the last run was given and this
     /// one is not (its records are kept), or, with `forgetMissing`, that left the ledger with its records. `read`: what
-    /// the run read of each file it read (`parsed` of them).
+    /// the run read of each file it read (`parsed` of them). `stored`: the ledger's files before the import, under the
+    /// paths that hold them now (renamed and rotated files followed).
     func importEntries(_ entries: [InputEntry]) throws -> (
-        parsed: Int, bulk: Bool, vanished: [RunWarning], read: [String: FileRead]
+        parsed: Int, bulk: Bool, vanished: [RunWarning], read: [String: FileRead], stored: [String: StoredFile]
     ) {
         let (renamedStored, renamed) = try renamingMoved(entries, try store.storedFiles())
         let (stored, rotated) = try followingRotation(entries, renamedStored)
@@ -106,7 +107,7 @@ struct LedgerImporter {
                     let why: Vanished = round.keptPaths.contains(path) ? .kept : forgetMissing ? .forgotten : .otherReader
                     return why == .kept && !newlyMissing.contains(path) && unreadable[path] == nil
                         ? nil : Self.vanished(path, stored[path]!, why, copy: round.copiedAs[path], unreadable: unreadable[path])
-                }, round.read
+                }, round.read, stored
         )
     }
 
@@ -144,10 +145,10 @@ struct LedgerImporter {
             // Only grown: read from its old end (the old part checked against its stored hash).
             if !rereading, let previous = stored[entry.path],
                 let grown = try GrownFile(
-                    path: entry.path, bytes: bytes, previous: previous,
+                    path: entry.path, bytes: bytes, previous: previous, inflating: (scratch, limits),
                     rejectedSince: { try store.hasRejections(path: entry.path, fromLine: $0) })
             {
-                importBytes += bytes - Int64(grown.oldBytes)
+                importBytes += Int64(grown.newBytes)
                 files.append((entry, bytes, stamp, nil, grown))
                 continue
             }

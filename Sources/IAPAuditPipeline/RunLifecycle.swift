@@ -23,6 +23,9 @@ struct RunLifecycle {
     let inputsGone: [String]
     /// What people did about purchases (`iap-audit resolve`): a finding it closed is resolved by it.
     let manual: ManualActions
+    /// The first line this run read of each file it read (a grown log's, or a rotated one's continued: the lines before
+    /// it arrived before, under this name or another, and resolve nothing), by path.
+    let firstNewLine: [String: Int]
 
     /// The same inputs and parameters as the last recorded run.
     var repeated: Bool { last?.fingerprint == identity.fingerprint }
@@ -38,6 +41,7 @@ struct RunLifecycle {
         let files = try store.ledgerFiles()
         identity = RunIdentity(files: files, options: options, signatures: signatures, manual: manual)
         self.manual = manual
+        firstNewLine = read.mapValues(\.fromLine)
         last = try store.lastRun()
         previous = last == nil ? [] : try store.unresolvedFindings()
         let before = try store.runInputs()
@@ -110,7 +114,9 @@ struct RunLifecycle {
             guard let found = records[state.transactionId] else { continue }
             // Each finding's evidence read as it comes, not all at once: as many as the ledger has findings, some nights.
             let known = Set(try reader.storedEvidence(state.id))
-            let new = found.filter { !known.contains($0.location.description) }
+            let new = found.filter {
+                $0.location.line >= firstNewLine[$0.location.file] ?? 1 && !known.contains($0.location.description)
+            }
             guard !new.isEmpty else { continue }
             result[state.id] = FindingLifecycle.Resolution(
                 atMs: new.compactMap(\.ms).min(), evidence: new.map(\.location.description))

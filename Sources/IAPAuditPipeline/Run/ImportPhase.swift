@@ -24,7 +24,7 @@ struct ImportedRun {
 enum ImportPhase {
     static func run(_ plan: RunPlan) throws -> ImportedRun {
         let (options, store, timer) = (plan.options, plan.store, plan.timer)
-        let (parsed, bulk, vanished, imported) = try LedgerImporter(
+        let (parsed, bulk, vanished, imported, followed) = try LedgerImporter(
             store: store, checker: plan.signatures.checker, rereadAll: plan.settingsChanged,
             reread: Set(options.reread.map { [$0] } ?? []), metrics: timer.metrics,
             scratchDirectory: plan.output.spillPath, limits: options.limits, rereadCut: plan.limitsChanged,
@@ -32,7 +32,7 @@ enum ImportPhase {
             pending: plan.pending
         )
         .importEntries(plan.entries)
-        let read = try UnrecordedImports.widened(imported, stored: plan.stored, store: store)
+        let read = try UnrecordedImports.widened(imported, stored: followed, store: store)
         let carried = PendingWarnings.carried(plan.pending, read: Set(read.keys), given: Set(plan.entries.map(\.path)), said: vanished)
         if !plan.pending.isEmpty || vanished.contains(where: { PendingWarnings.codes.contains($0.code) }) {
             try store.setRunParameter(PendingWarnings.parameter, PendingWarnings.encode(vanished + carried))

@@ -1,0 +1,161 @@
+import Foundation
+import XCTest
+
+@testable import IAPAuditModel
+@testable import IAPAuditPipeline
+
+/// Ten nights of the sample month delivered day by day, the logs rotated by the real `logrotate` (`-f`, a state file
+/// in the test's folder) in each of its modes, twice in the ten nights (twice in one night for `maxsize`), always after
+/// the day's first lines were written since the last run. Each mode's nights must page exactly as ten nights of the
+/// same deliveries with no rotation at all: the same finding changes (ids and events), the one planted bad line alerted
+/// on the night it arrived and never again, no file said emptied, and every night the ledger's records equal a single
+/// run's over the days delivered (found by an on-call user test: `compress` without `delaycompress` paged a rotated log
+/// as a failed export, and re-reading the `.gz` doubled the log and paged old bad lines again).
+final class LogrotateModesTests: XCTestCase {
+    static let logrotate = "/usr/sbin/logrotate"
+    static let names = ["client.jsonl", "server.jsonl", "verify.jsonl"]
+    /// The nights (0-based) the logs are rotated on.
+    static let rotationNights: Set<Int> = [3, 7]
+    /// The night the bad line arrives.
+    static let badNight = 2
+    /// The night a late credit arrives, before the rotation: it resolves the dropped order of 2000000400594092 (October 3).
+    static let lateNight = 7
+
+    /// A grant of 2000000400594092 to its buyer, logged early on `day` (the dropped order it resolves is rule 8's).
+    static func lateCredit(_ day: String) -> String {
+        "{\"ts\":\"\(day)T00:10:00Z\",\"request_id\":\"rlate0001\",\"user_id\":\"u260\",\"transaction_ids\":[\"2000000400594092\"],"
+            + "\"restore\":false,\"verify_status\":0,\"environment\":\"Production\",\"granted\":true}"
+    }
+
+    /// logrotate's directives for each mode (besides `missingok`, `notifempty` off: an empty log is rotated too).
+    static let modes: [(name: String, directives: String, twice: Bool)] = [
+        ("create, compress", "create\ncompress\nrotate 4", false),
+        ("create, compress, delaycompress", "create\ncompress\ndelaycompress\nrotate 4", false),
+        ("copytruncate", "copytruncate\nrotate 4", false),
+        ("copytruncate, compress", "copytruncate\ncompress\nrotate 4", false),
+        ("dateext", "create\ncompress\ndateext\ndateformat -%Y%m%d-%s\nrotate 4", false),
+        ("olddir", "create\ncompress\nolddir old\ncreateolddir\nrotate 4", false),
+        ("rotate 1 deleting the oldest", "create\ncompress\nrotate 1", false),
+        ("maxsize, twice in one night", "create\ncompress\nrotate 8", true),
+    ]
+
+    /// One night's outcome: the finding changes (`event id`, sorted), the alert reasons about rejected lines, the
+    /// warnings that would page as lost data, and the ledger's record counts.
+    struct Night: Equatable {
+        var changes: [String]
+        /// Each finding resolved, and how: by how many new records, or by none (its detail up to the first colon).
+        var resolvedBy: [String]
+        var rejectedAlerts: Int
+        var emptied: [String]
+        var counts: String
+    }
+
+    func testEveryModeNightByNightAsWithoutRotation() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.logrotate), "logrotate is not installed")
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        let plain = try nights(month, mode: nil)
+        XCTAssertEqual(plain.map(\.rejectedAlerts), (0..<10).map { $0 == Self.badNight ? 1 : 0 }, "the bad line, once")
+        XCTAssertFalse(plain.allSatisfy { $0.changes.isEmpty }, "the nights change findings: the comparison can fail")
+        XCTAssertEqual(
+            plain[Self.lateNight].resolvedBy.filter { $0.hasSuffix(" new record(s)") },
+            ["dropped_order:2000000400594092 resolved by 1 new record(s)"], "the late credit")
+        for mode in Self.modes {
+            let rotated = try nights(month, mode: mode)
+            for (night, (got, want)) in zip(rotated, plain).enumerated() {
+                let (extra, missing) = (Set(got.changes).subtracting(want.changes), Set(want.changes).subtracting(got.changes))
+                XCTAssertEqual(
+                    "\(extra.sorted()) \(missing.sorted())", "[] []", "\(mode.name), night \(night + 1): the same finding changes")
+                XCTAssertEqual(got.resolvedBy, want.resolvedBy, "\(mode.name), night \(night + 1): resolved by the same new records")
+                XCTAssertEqual(got.rejectedAlerts, want.rejectedAlerts, "\(mode.name), night \(night + 1): rejected lines")
+                XCTAssertEqual(got.emptied, [], "\(mode.name), night \(night + 1)")
+                XCTAssertEqual(got.counts, want.counts, "\(mode.name), night \(night + 1): every record once")
+            }
+        }
+    }
+
+    /// Ten nights of deliveries, rotated in `mode` (nil: never), each night's run judged.
+    func nights(_ month: NightlyFeed, mode: (name: String, directives: String, twice: Bool)?) throws -> [Night] {
+        let root = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let exports = root + "/exports", days = root + "/days"
+        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+        if let mode {
+            let files = Self.names.map { exports + "/" + $0 }.joined(separator: " ")
+            TestPaths.write("\(files) {\n\(mode.directives)\nmissingok\nifempty\n}\n", to: root + "/logrotate.conf")
+        }
+        func rotate() throws {
+            try shell("\(Self.logrotate) -f -s '\(root)/logrotate.state' '\(root)/logrotate.conf'")
+            // dateext names a rotation by the second: two in one night need two seconds.
+            if mode?.directives.contains("dateext") == true { sleep(1) }
+        }
+        var result: [Night] = []
+        for night in 0..<10 {
+            var parts: [String: [[String]]] = [:]
+            for name in Self.names {
+                var lines = month.days[night].files[name] ?? []
+                if night == Self.badNight && name == "server.jsonl" { lines.insert("{\"ts\": \"2026-10-0", at: lines.count / 2) }
+                if night == Self.lateNight && name == "server.jsonl" { lines.insert(Self.lateCredit(month.days[night].day), at: 0) }
+                let (a, b) = (lines.count / 3, 2 * lines.count / 3)
+                parts[name] = [Array(lines[..<a]), Array(lines[a..<b]), Array(lines[b...])]
+                try FileManager.default.createDirectory(atPath: days + "/\(night)", withIntermediateDirectories: true)
+                try append(lines, days + "/\(night)/" + name)
+            }
+            // The day's first lines, a rotation, more lines (a second rotation: `maxsize`), the rest.
+            for part in 0..<3 {
+                for name in Self.names { try append(parts[name]![part], exports + "/" + name) }
+                let rotating = mode != nil && Self.rotationNights.contains(night)
+                if rotating && (part == 0 || (part == 1 && mode!.twice)) { try rotate() }
+            }
+            try shell("find '\(exports)' -type f -exec touch -d '1 hour ago' {} +")
+            let run = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
+            let verdict = try RunAlerts.verdict(run, rules: AlertRules(failOnRejected: true), nowMs: 0)
+            if let mode, Self.rotationNights.contains(night) {  // the rotation was seen (and the test rotated)
+                XCTAssertEqual(run.warnings.filter { $0.code == .inputRotated }.count, 1, "\(mode.name), night \(night + 1)")
+            }
+            let changes = try XCTUnwrap(run.snapshot.changes).changes.map { "\($0.event) \($0.state.id)" }.sorted()
+            let counts = try self.counts(root + "/ledger")
+            if mode == nil {  // a single run over the days delivered (the same days in every mode)
+                _ = try AuditPipeline.run(AuditOptions(paths: [days], outputDirectory: root + "/fresh\(night)"))
+                XCTAssertEqual(counts, try self.counts(root + "/fresh\(night)"), "no rotation, night \(night + 1)")
+            }
+            let resolved = try XCTUnwrap(run.snapshot.changes).changes.filter { $0.event == .resolved }
+            result.append(
+                Night(
+                    changes: changes, resolvedBy: resolved.map { "\($0.state.id) \($0.detail.prefix { $0 != ":" })" }.sorted(),
+                    rejectedAlerts: verdict.reasons.filter { $0.contains("rejected") }.count,
+                    emptied: run.warnings.filter { $0.code == .inputEmptied }.map(\.message), counts: counts))
+        }
+        return result
+    }
+
+    /// The ledger's records, by table, and its rejected lines.
+    func counts(_ out: String) throws -> String {
+        let rows = try PythonReader.run(
+            """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
+            print(json.dumps([db.execute("SELECT count(*) FROM " + t).fetchone()[0]
+                              for t in ("client_report", "server_request", "apple_record", "rejection")]))
+            """, args: [out])
+        return "\(rows)"
+    }
+
+    /// Appends `lines` to the file at `path` (made when missing), each ended by a line feed.
+    func append(_ lines: [String], _ path: String) throws {
+        guard !lines.isEmpty else { return }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+    }
+
+    func shell(_ script: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script]
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, script)
+    }
+}
