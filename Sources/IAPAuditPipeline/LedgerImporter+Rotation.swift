@@ -22,11 +22,9 @@ extension LedgerImporter {
         let movable = stored.filter { _, file in
             file.status == ImportStatus.imported.rawValue && file.isCurrentReader && file.recordsImported + file.recordsRejected > 0
         }
-        // Files skipped last run (an empty log gzipped: `ifempty`) move along the numbered names too.
-        let skipped = stored.filter { _, file in file.status == ImportStatus.skipped.rawValue && file.given && file.bytes > 0 }
         let bySize = Set(movable.values.map(\.bytes))
         guard !bySize.isEmpty else { return (stored, []) }
-        let (heldNow, holders, unchanged) = try contentsNow(entries, stored, sizes: bySize.union(skipped.values.map(\.bytes)))
+        let (heldNow, unchanged) = try contentsNow(entries, stored, sizes: bySize)
         let given = Set(entries.filter { $0.skipReason == nil }.map(\.path))
         // Stored paths given again whose old content another given path holds now.
         var movedTo: [String: String] = [:]
@@ -37,13 +35,15 @@ extension LedgerImporter {
             }
         }
         let grownInto = grownInto(given, movable, unchanged: unchanged, movedTo: movedTo)
-        // Stored paths holding now what a skipped file held (its bytes moved on to them).
-        let receivedSkipped = skipped.flatMap { path, file in
-            (holders[file.sha256] ?? []).filter { $0 != path && movable[$0] != nil && !unchanged.contains($0) }
+        // A rotated generation (`server.jsonl.3.gz` beside `server.jsonl`) with other content received one, whatever it is
+        // (an empty log gzipped again, `ifempty`; a log rotated three times between two runs): no export rewrites it.
+        let generations = movable.keys.filter { path in
+            given.contains(path) && !unchanged.contains(path) && movedTo[path] == nil && grownInto[path] == nil
+                && Self.extendsGivenName(path, given)
         }
-        guard !movedTo.isEmpty || !grownInto.isEmpty || !receivedSkipped.isEmpty else { return (stored, []) }
+        guard !movedTo.isEmpty || !grownInto.isEmpty || !generations.isEmpty else { return (stored, []) }
         // Paths that received a content, their own old content gone from every path: rotated away.
-        let received = Set(movedTo.values).union(grownInto.values).union(receivedSkipped)
+        let received = Set(movedTo.values).union(grownInto.values).union(generations)
         let rotatedAway = received.filter { movable[$0] != nil && movedTo[$0] == nil && grownInto[$0] == nil && given.contains($0) }
         let (result, kept, followed) = try keep(Array(movedTo.keys) + rotatedAway, grownInto, stored)
         let moves =
@@ -66,12 +66,11 @@ extension LedgerImporter {
     /// The content each given file holds now (SHA-256 of its bytes, or of a gzip file's inflated content: the path), where
     /// its size says it may be a stored file's (`sizes`); and the stored paths that still hold what they held.
     private func contentsNow(_ entries: [InputEntry], _ stored: [String: StoredFile], sizes bySize: Set<Int>) throws -> (
-        heldNow: [String: String], holders: [String: [String]], unchanged: Set<String>
+        heldNow: [String: String], unchanged: Set<String>
     ) {
         // A stored path that still holds what it held is unchanged (a copy of a file elsewhere is no rotation of it: found by an on-call user test, where
         // `cp verify.jsonl verify.jsonl.bak` moved the untouched original's records out of the files given).
         var heldNow: [String: String] = [:]
-        var holders: [String: [String]] = [:]  // every given path holding these bytes, by their SHA-256
         var unchanged: Set<String> = []
         for entry in entries where entry.skipReason == nil {
             guard let stamp = try? Self.stamp(of: entry.path) else { continue }
@@ -84,7 +83,6 @@ extension LedgerImporter {
             if bySize.contains(Int(stamp.bytes)) {
                 let hash = Digest.sha256Hex(mapped)
                 heldNow[hash] = entry.path
-                holders[hash, default: []].append(entry.path)
                 if let known, hash == known.sha256 { unchanged.insert(entry.path) }
             }
             if GzipInput.isGzip(mapped.data), mapped.data.count >= 18, bySize.contains(Self.inflatedSize(mapped.data)),
@@ -96,7 +94,7 @@ extension LedgerImporter {
                 if let known, hash == known.contentSha256 { unchanged.insert(entry.path) }
             }
         }
-        return (heldNow, holders, unchanged)
+        return (heldNow, unchanged)
     }
 
     /// Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation (or compressed
@@ -138,6 +136,13 @@ extension LedgerImporter {
             }
         }
         return grownInto
+    }
+
+    /// The file name of `path` extends that of another path of `given` in its folder, cut at a `.` or `-`
+    /// (`server.jsonl.1.gz`, `server.jsonl-20261008` beside `server.jsonl`).
+    static func extendsGivenName(_ path: String, _ given: Set<String>) -> Bool {
+        let (folder, name) = split(path)
+        return name.indices.contains { cut in (name[cut] == "." || name[cut] == "-") && given.contains(String(folder + name[..<cut])) }
     }
 
     /// A path's folder (with its final `/`; empty for none) and file name.

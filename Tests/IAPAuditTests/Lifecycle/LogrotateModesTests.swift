@@ -5,7 +5,7 @@ import XCTest
 @testable import IAPAuditPipeline
 
 /// Ten nights of the sample month delivered day by day, the logs rotated by the real `logrotate` (`-f`, a state file
-/// in the test's folder) in each of its modes, twice in the ten nights (twice in one night for `maxsize`), always after
+/// in the test's folder) in each of its modes, twice in the ten nights (twice or three times in one night for `maxsize`), always after
 /// the day's first lines were written since the last run. Each mode's nights must page exactly as ten nights of the
 /// same deliveries with no rotation at all: the same finding changes (ids and events), the one planted bad line alerted
 /// on the night it arrived and never again, no file said emptied, and every night the ledger's records equal a single
@@ -28,15 +28,16 @@ final class LogrotateModesTests: XCTestCase {
     }
 
     /// logrotate's directives for each mode (besides `missingok`, `notifempty` off: an empty log is rotated too).
-    static let modes: [(name: String, directives: String, twice: Bool)] = [
-        ("create, compress", "create\ncompress\nrotate 4", false),
-        ("create, compress, delaycompress", "create\ncompress\ndelaycompress\nrotate 4", false),
-        ("copytruncate", "copytruncate\nrotate 4", false),
-        ("copytruncate, compress", "copytruncate\ncompress\nrotate 4", false),
-        ("dateext", "create\ncompress\ndateext\ndateformat -%Y%m%d-%s\nrotate 4", false),
-        ("olddir", "create\ncompress\nolddir old\ncreateolddir\nrotate 4", false),
-        ("rotate 1 deleting the oldest", "create\ncompress\nrotate 1", false),
-        ("maxsize, twice in one night", "create\ncompress\nrotate 8", true),
+    static let modes: [(name: String, directives: String, rotations: Int)] = [
+        ("create, compress", "create\ncompress\nrotate 4", 1),
+        ("create, compress, delaycompress", "create\ncompress\ndelaycompress\nrotate 4", 1),
+        ("copytruncate", "copytruncate\nrotate 4", 1),
+        ("copytruncate, compress", "copytruncate\ncompress\nrotate 4", 1),
+        ("dateext", "create\ncompress\ndateext\ndateformat -%Y%m%d-%s\nrotate 4", 1),
+        ("olddir", "create\ncompress\nolddir old\ncreateolddir\nrotate 4", 1),
+        ("rotate 1 deleting the oldest", "create\ncompress\nrotate 1", 1),
+        ("maxsize, twice in one night", "create\ncompress\nrotate 8", 2),
+        ("three times in one night, ifempty, rotate 4", "create\ncompress\nrotate 4", 3),
     ]
 
     /// One night's outcome: the finding changes (`event id`, sorted), the alert reasons about rejected lines, the
@@ -74,7 +75,7 @@ final class LogrotateModesTests: XCTestCase {
     }
 
     /// Ten nights of deliveries, rotated in `mode` (nil: never), each night's run judged.
-    func nights(_ month: NightlyFeed, mode: (name: String, directives: String, twice: Bool)?) throws -> [Night] {
+    func nights(_ month: NightlyFeed, mode: (name: String, directives: String, rotations: Int)?) throws -> [Night] {
         let root = TestPaths.scratch()
         addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
         let exports = root + "/exports", days = root + "/days"
@@ -100,11 +101,11 @@ final class LogrotateModesTests: XCTestCase {
                 try FileManager.default.createDirectory(atPath: days + "/\(night)", withIntermediateDirectories: true)
                 try append(lines, days + "/\(night)/" + name)
             }
-            // The day's first lines, a rotation, more lines (a second rotation: `maxsize`), the rest.
+            // The day's first lines, a rotation, more lines (a second rotation: `maxsize`), the rest (a third: the run finds
+            // the log empty, and each older file moved three names on, the oldest deleted).
             for part in 0..<3 {
                 for name in Self.names { try append(parts[name]![part], exports + "/" + name) }
-                let rotating = mode != nil && Self.rotationNights.contains(night)
-                if rotating && (part == 0 || (part == 1 && mode!.twice)) { try rotate() }
+                if let mode, Self.rotationNights.contains(night), part < mode.rotations { try rotate() }
             }
             try shell("find '\(exports)' -type f -exec touch -d '1 hour ago' {} +")
             let run = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger"))
