@@ -196,7 +196,9 @@ class Plan:
                     clients.add(record["transaction_id"])
         self.late_line = self._credit(days, self.late_day, clients, busy)
         self.dropped_line = self._credit(days, self.dropped_day, clients, busy)
-        self.planted = {json.loads(x)["transaction_ids"][0] for x in (self.late_line, self.dropped_line) if x}
+        tid = lambda line: json.loads(line)["transaction_ids"][0] if line else None  # noqa: E731
+        self.late_tid, self.dropped_tid = tid(self.late_line), tid(self.dropped_line)
+        self.planted = {x for x in (self.late_tid, self.dropped_tid) if x}
 
     @staticmethod
     def _credit(days, day, clients, busy):
@@ -279,10 +281,11 @@ class Night:
         self.events, self.rotations, self.exit, self.reasons = [], 0, None, []
         self.false, self.missed, self.new_ids, self.seconds, self.notes = [], [], [], 0.0, []
         self.workbook_kept = None  # after a failed run: whether last night's audit.xlsx is still there
+        self.expected, self.counts = [], {}  # what should page; the run's record and change counts
 
     def row(self):
         return {k: getattr(self, k) for k in ("number", "date", "events", "rotations", "exit", "reasons", "false",
-                                              "missed", "new_ids", "seconds", "notes", "workbook_kept")}
+                                              "missed", "new_ids", "seconds", "notes", "workbook_kept", "expected", "counts")}
 
 
 def simulate_mode(mode, args, days, base, plan, truth, clock):
@@ -351,15 +354,35 @@ def simulate_mode(mode, args, days, base, plan, truth, clock):
             if k == plan.ack_night:
                 acked = acknowledge(night, args.binary, root, ledger, truth_problems, clock.env(clock.at(k, 9)))
             nights.append(night)
-        final = os.path.join(ledger, "audit.sqlite")
+        final = os.path.join(root, "final.sqlite")  # kept after the tmpfs goes
+        shutil.copy(os.path.join(ledger, "audit.sqlite"), final)
         got_findings, got_counts = ledger_findings(final), record_counts(final)
     finally:
         if mounted:
             subprocess.run(["umount", ledger], check=False)
+    explain_cleared(nights, final)
     missing = sorted(f[0] for f in truth_findings - got_findings)
     extra = sorted(f[0] for f in got_findings - truth_findings)
     never = sorted(set(truth_problems) - set(paged) - ({acked} if acked else set()))
-    return verdict(mode, nights, missing, extra, never, got_counts, truth["counts"], mounted, plan)
+    result = verdict(mode, nights, missing, extra, never, got_counts, truth["counts"], mounted, plan)
+    # The nights each planted purchase's findings first paged (the late credit's should clear: not in the single run).
+    result["planted_pages"] = {tid: sorted({n for i, n in paged.items() if i.endswith(":" + tid)})
+                               for tid in (plan.late_tid, plan.dropped_tid) if tid}
+    return result
+
+
+def explain_cleared(nights, ledger):
+    """Adds to each false page on a finding the single run does not hold how the ledger saw it end."""
+    db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True)
+    states = {r[0]: r[1:] for r in db.execute(
+        "SELECT finding_id, reason, status, resolved_run, resolved_evidence FROM finding_state")}
+    db.close()
+    for night in nights:
+        for n, text in enumerate(night.false):
+            finding = text.split(": not a finding", 1)[0]
+            if finding != text and finding in states:
+                reason, status, run, evidence = states[finding]
+                night.false[n] = f"{text}: {reason}, {status} at run {run} by {evidence[:120]}"
 
 
 def rotate_logs(night, root, conf, flags, env):
@@ -401,6 +424,7 @@ def judge(night, out, err, status, plan, truth_problems, paged, acked, ledger, b
         db.close()
         problems = {i for i in ids if severity.get(i) in ("error", "warning") and states.get(i) == "open"}
     night.new_ids = sorted(problems)
+    real = 0
     for i in sorted(problems):
         tid = i.split(":", 1)[1]
         if i == acked:
@@ -409,7 +433,18 @@ def judge(night, out, err, status, plan, truth_problems, paged, acked, ledger, b
             night.false.append(f"{i}: paged again (first on night {paged[i]})")
         elif i not in truth_problems and tid not in plan.planted:
             night.false.append(f"{i}: not a finding of the single run (cleared later)")
+        else:
+            real += 1
         paged.setdefault(i, k)
+    records, counts = summary.get("records") or {}, changes.get("counts") or {}
+    night.counts = {"records_in": records.get("in"), "rejected": records.get("rejected"), "new": counts.get("new"),
+                    "resolved": counts.get("resolved"), "still_open": counts.get("still_open")}
+    expected = [f"{real} real new finding(s)"] if real else []
+    expected += ["rejected line"] if k == plan.cut_night else []
+    expected += ["killed"] if k == plan.kill_night else []
+    expected += ["exit 1 (disk full)"] if k == plan.disk_night else []
+    expected += ["client reports stale"] if plan.stop_night and k >= plan.stop_night else []
+    night.expected = expected
     kinds = [classify(r) for r in reasons]
     for reason, kind in zip(reasons, kinds):
         if kind == "rejected" and k != plan.cut_night:
@@ -488,7 +523,8 @@ def report(results, args, plan):
              f"{plan.period} nights\n",
              f"Planted: cut line night {plan.cut_night}, late credit day {plan.late_day} → night {plan.late_night}, "
              f"dropped order day {plan.dropped_day}, kill night {plan.kill_night}, full disk night {plan.disk_night}, "
-             f"ack night {plan.ack_night}, client export stopped from night {plan.stop_night}.\n",
+             f"ack night {plan.ack_night}, client export stopped from night {plan.stop_night}. Late credit: "
+             f"transaction {plan.late_tid}; dropped order: transaction {plan.dropped_tid}.\n",
              "| mode | verdict | nights with a false page | missed pages | findings ≠ single run | records = single run |",
              "|---|---|---|---|---|---|"]
     for r in results:
@@ -501,13 +537,19 @@ def report(results, args, plan):
                   f"Failed runs that removed last night's audit.xlsx (not in the verdict): "
                   f"{r['workbook_removed_nights'] or 'none'}.",
                   f"Findings only in the single run: {r['findings_missing'][:8]}; only in the nightly ledger: "
-                  f"{r['findings_extra'][:8]}.", f"Missed: {r['missed']}\n",
-                  "| night | date | planted | rot. | exit | s | reasons | false |", "|---|---|---|---|---|---|---|---|"]
+                  f"{r['findings_extra'][:8]}.", f"Missed: {r['missed']}",
+                  f"Nights the planted purchases first paged: {r['planted_pages']}\n",
+                  "| night | date | planted | rot. | expected page | exit | s | records in / new / resolved | page's reasons "
+                  "| verdict: why |", "|---|---|---|---|---|---|---|---|---|---|"]
         for n in r["nights"]:
-            reasons = "; ".join(short(x, 90) for x in n["reasons"]) or "-"
-            false = "; ".join(short(x) for x in n["false"] + n["missed"] + n["notes"]) or "-"
+            reasons = "; ".join(short(x, 70) for x in n["reasons"]) or "-"
+            verdict_text = "FALSE PAGE" if n["false"] else "MISSED" if n["missed"] else "ok"
+            why = "; ".join(short(x, 220) for x in n["false"] + n["missed"] + n["notes"])
+            c = n["counts"]
             lines.append(f"| {n['number']} | {n['date']} | {','.join(n['events']) or '-'} | {n['rotations']} | "
-                         f"{n['exit']} | {n['seconds']:.1f} | {reasons} | {false} |")
+                         f"{', '.join(n['expected']) or 'none'} | {n['exit']} | {n['seconds']:.1f} | "
+                         f"{c.get('records_in')} / {c.get('new')} / {c.get('resolved')} | {reasons} | "
+                         f"{verdict_text}{': ' + why if why else ''} |")
     return "\n".join(lines) + "\n"
 
 
@@ -560,7 +602,8 @@ def main():
                 f.write(text)
         if args.json:
             with open(args.json, "w") as f:
-                json.dump({"nights": args.nights, "results": results}, f, indent=1, default=str)
+                json.dump({"nights": args.nights, "late_credit": plan.late_tid, "dropped": plan.dropped_tid,
+                           "results": results}, f, indent=1, default=str)
     finally:
         if not keep:
             shutil.rmtree(args.work, ignore_errors=True)

@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+
+/// Ten nights of a generated month delivered night by night through the real logrotate, in each of its modes
+/// (`bench/nights.py --nights 10`: weekly rotation every 3 nights, maxsize twice a night), with the planted faults of
+/// issue 30 (a dropped order, a late credit, a cut line, a kill -9, a full disk, an ack, a stopped export). The docs'
+/// cron line runs each night at the night's clock. Per mode: no page but the planted ones, every due page given, and
+/// the final ledger's findings and record counts equal a single run's over the same data.
+///
+/// Some checks fail on today's code (issue 30 is open): they are listed in `knownFailures` and reported, one line
+/// each, without failing the test; `IAP_AUDIT_NIGHTS_STRICT=1` makes them failures. A check that fails and is not
+/// listed fails the test; a listed check that passes is reported, to be taken off the list.
+final class NightsSimulationTests: XCTestCase {
+    /// The logrotate modes the script simulates, in its order (bench/nights.py, MODES).
+    static let modes = [
+        "create-compress", "create-delaycompress", "copytruncate", "copytruncate-compress", "dateext", "olddir", "rotate-2",
+        "maxsize",
+    ]
+
+    /// The checks of a mode: `pages` (a page no planted problem explains), `due` (a planted fault or the stopped
+    /// export's first night gave no page), `findings` and `records` (the final ledger against the single run).
+    static let knownFailures: [String: Set<String>] = [
+        // compress without delaycompress: the emptied log after a rotation pages as a failed export (exit 3).
+        "create-compress": ["pages", "due"],
+        "copytruncate-compress": ["pages", "due"],
+        // olddir: the rotated file's name is not the log's name extended (another folder), so it is not followed.
+        "olddir": ["pages", "due"],
+        // --fail-on-stale 36 at 06:30 says nothing the first night client.jsonl stops (30.5 hours old).
+        "create-delaycompress": ["due"], "copytruncate": ["due"], "dateext": ["due"], "rotate-2": ["due"],
+        "maxsize": ["due"],
+    ]
+
+    func testTenNightsInEveryRotationModePageOnlyForWhatWasPlanted() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/logrotate") else {
+            throw XCTSkip("needs /usr/sbin/logrotate (scripts/setup.sh --with-test-tools installs it)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: BuiltBinary.path) else { throw BuiltBinary.Missing() }
+        let scratch = TestPaths.scratch()
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: scratch) }
+        let json = scratch + "/nights.json"
+        let (status, _, err) = try BuiltBinary.run(
+            [
+                TestPaths.repoRoot + "/bench/nights.py", "--binary", BuiltBinary.path, "--nights", "10",
+                "--transactions", "800", "--json", json, "--work", scratch + "/work",
+            ], executable: try PythonReader.pythonPath())
+        XCTAssertEqual(status, 0, err)
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: json), err)
+        let results = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["results"] as? [[String: Any]])
+        XCTAssertEqual(results.compactMap { $0["mode"] as? String }, Self.modes)
+        let strict = ProcessInfo.processInfo.environment["IAP_AUDIT_NIGHTS_STRICT"] == "1"
+        for result in results { try judge(result, strict: strict) }
+    }
+
+    /// Checks one mode's result: its nights and planted faults as planned, then the four checks.
+    func judge(_ result: [String: Any], strict: Bool) throws {
+        let mode = try XCTUnwrap(result["mode"] as? String)
+        let nights = try XCTUnwrap(result["nights"] as? [[String: Any]])
+        XCTAssertEqual(nights.count, 10, mode)
+        let exits = nights.map { $0["exit"] as? Int }
+        // Night 5 is killed (-9); night 6 runs on a full disk (exit 1) when ledger/ could be a tmpfs.
+        XCTAssertEqual(exits[4], -9, "\(mode): the kill -9 night")
+        if result["disk_full"] as? String == "run" { XCTAssertEqual(exits[5], 1, "\(mode): the full disk's night") }
+        XCTAssertEqual(exits[6], 3, "\(mode): the night after the faults alerts on the findings they held back")
+        let counts = try XCTUnwrap(result["single_run_counts"] as? [String: Int])
+        XCTAssertGreaterThan(counts["server_request"] ?? 0, 100, "\(mode): the single run read the month's first 10 days")
+        let falseNights = (result["false_page_nights"] as? [Int]) ?? []
+        let missing = result["findings_missing"] as? [String] ?? [], extra = result["findings_extra"] as? [String] ?? []
+        let checks: [(String, Bool, String)] = [
+            ("pages", falseNights.isEmpty, "false pages on nights \(falseNights): \(firstFalse(nights))"),
+            ("due", (result["missed"] as? [String] ?? []).isEmpty, "due pages not given: \(result["missed"] ?? "")"),
+            ("findings", missing.isEmpty && extra.isEmpty, "findings ≠ the single run's: missing \(missing), extra \(extra)"),
+            ("records", result["counts_equal"] as? Bool == true, "records \(result["counts"] ?? "") ≠ single run's \(counts)"),
+        ]
+        for (check, passed, message) in checks {
+            let known = Self.knownFailures[mode]?.contains(check) == true
+            if !passed && (!known || strict) {
+                XCTFail("\(mode): \(message)")
+            } else if !passed {
+                print("NightsSimulationTests: known failure (issue 30; IAP_AUDIT_NIGHTS_STRICT=1 fails on it): \(mode): \(message)")
+            } else if known {
+                print("NightsSimulationTests: \(mode): \(check) now passes: take it off knownFailures")
+            }
+        }
+    }
+
+    /// The first false page's night and reasons, for the failure message.
+    func firstFalse(_ nights: [[String: Any]]) -> String {
+        guard let night = nights.first(where: { !(($0["false"] as? [String]) ?? []).isEmpty }) else { return "" }
+        return "night \(night["number"] ?? ""): \((night["false"] as? [String] ?? []).joined(separator: "; "))"
+    }
+}
