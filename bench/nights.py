@@ -7,29 +7,35 @@
 
 `iap-audit sample` writes a month (October 2026). Its four daily feeds (client.jsonl, server.jsonl, verify.jsonl,
 signed.jsonl) are cut by the day of each line's timestamp (ts, received_at). Night k (1..N) is 2026-10-(k+1):
-at 00:30 the upstream job appends day k's lines to exports/<feed>; at 06:25 the real logrotate (cron.daily's hour)
-rotates them in the mode under test (weekly: `-f` every PERIOD nights, 7 for a month, 3 for fewer than 21 nights;
-maxsize: twice a night, without -f); at 06:30 the docs' cron line runs:
+at 00:30 the upstream job appends day k's lines to exports/<feed>; at 06:25 (cron.daily's hour) the real logrotate
+rotates them in the mode under test, with `-f` every PERIOD nights (a weekly rotation: 7 for a month, 3 for fewer
+than 21 nights); in the maxsize mode it runs without -f before each half of the night's delivery (00:25, 03:00) and
+rotates what passed 40 KiB. At 06:30 the docs' cron line runs:
 
     iap-audit run exports/ --config etc/config.json --out ledger/ --fail-on new --fail-on-stale 36 --fail-on-rejected
 
-(with --json, stdout and stderr kept apart). The machine's clock is the night's: a small LD_PRELOAD library (built
-here with cc) shifts CLOCK_REALTIME for iap-audit and logrotate. Exit 3, 1 or a kill is a page (cron mails it).
+(with --json; stdout and stderr kept apart). The machine's clock is the night's: a small LD_PRELOAD library (built
+here with cc) shifts CLOCK_REALTIME for iap-audit and logrotate. Exit 3, exit 1 or a kill is a page (cron mails it).
 
-Planted problems and faults (all on; --without drops some): `dropped` (a credited purchase's server line never
-delivered: a real dropped order), `late-credit` (a purchase's server line delivered 2 nights late, at its own ts),
-`cut-line` (a night's server delivery ends mid-line; the rest comes first the next night), `kill` (the run killed -9
-halfway; the next night's run is the retry), `disk-full` (ledger/ is a 256 MiB tmpfs, filled for one run: root only,
-else skipped and said), `ack` (an open real finding acknowledged after a run: it must never page again), `stop`
-(client.jsonl stops being delivered from a night on: a stale page is due that night and after).
+Planted problems and faults (all on; --without drops some):
+- `dropped`: a credited purchase's server line never delivered (a real dropped order);
+- `late-credit`: a purchase's server line delivered 2 nights late (at its own ts);
+- `cut-line`: a night's server delivery ends mid-line; the writer ends the line after the run (not on or before a
+  rotation night, which would split it across two files);
+- `bad-line`: a garbled server line that stays: it pages the night it comes, and never again under any name;
+- `kill`: the run killed -9 halfway through; the next night's run is the retry;
+- `disk-full`: ledger/ is a 256 MiB tmpfs, filled for one run (root only; else skipped, and the report says so);
+- `ack`: an open real finding acknowledged after a run: it must never page again;
+- `stop`: client.jsonl is no longer delivered from a night on: a stale page is due that night and every night after.
 
-Expected pages: a finding page only for problem findings of the final single run (over every line delivered) on the
-first night they page, or for the planted purchases; a rejected-lines page only on the cut night; a stale page only for
-client reports from the stop night on; exit 1 only on the disk-full night; the kill. Due pages: the cut night, the
-stop night (stale), the disk-full night, the kill night. At the end the ledger's findings (id, kind, reason, severity,
-transaction, product, users, environment, confirmation, loss time) and record counts must equal a single run's over
-the same data at the same clock. Prints a table of nights and a verdict per mode; --json writes them for the test
-(Tests/IAPAuditTests/Lifecycle/NightsSimulationTests.swift). Standard library only.
+Expected pages: a finding page only for problem findings of the final single run (one run over every line delivered,
+at the last night's clock) on the first night they page, or for the planted purchases; a rejected-lines page only on
+the cut and bad-line nights; a stale page only for client reports from the stop night on; exit 1 only on the
+disk-full night; the kill. Due pages: the cut and bad-line nights, the stop night, the disk-full and kill nights.
+At the end the ledger's findings (id, kind, reason, severity, transaction, product, users, environment, confirmation,
+loss time) and record counts must equal the single run's. Prints a table of nights (expected page, actual page, why)
+and a verdict per mode; --json writes them for Tests/IAPAuditTests/Lifecycle/NightsSimulationTests.swift. Needs
+/usr/sbin/logrotate and a C compiler; Python's standard library only.
 """
 
 import argparse
@@ -45,7 +51,8 @@ import tempfile
 import time
 
 FEEDS = {"client.jsonl": "ts", "server.jsonl": "ts", "verify.jsonl": "received_at", "signed.jsonl": "received_at"}
-FAULTS = ["dropped", "late-credit", "cut-line", "kill", "disk-full", "ack", "stop"]
+FAULTS = ["dropped", "late-credit", "cut-line", "bad-line", "kill", "disk-full", "ack", "stop"]
+BAD_LINE = b'{"ts":"garbled by the export job\n'
 COMMON = "    missingok\n    rotate {rotate}\n"
 MODES = {
     "create-compress": "    weekly\n    create\n    compress\n",
@@ -180,6 +187,7 @@ class Plan:
         while cut % self.period == 0 or (cut + 1) % self.period == 0:
             cut += 1
         self.cut_night = cut if "cut-line" in self.faults else None
+        self.bad_night = pick(0.3) if "bad-line" in self.faults else None
         self.late_day = pick(0.2) if "late-credit" in self.faults else None
         self.late_night = min(n, self.late_day + 2) if self.late_day else None
         self.dropped_day = pick(0.4) if "dropped" in self.faults else None
@@ -223,12 +231,15 @@ class Plan:
             lines = [x for x in days[feed].get(night, []) if x not in (self.late_line, self.dropped_line)]
             if feed == "server.jsonl" and night == self.late_night and self.late_line:
                 lines.append(self.late_line)
+            if feed == "server.jsonl" and night == self.bad_night:
+                lines.insert(len(lines) // 2, BAD_LINE)
             out[feed] = b"".join(lines)
         return out
 
     def events(self, night):
-        names = {self.cut_night: "cut-line", self.late_night: "late-credit", self.dropped_day: "dropped",
-                 self.kill_night: "kill", self.disk_night: "disk-full", self.ack_night: "ack", self.stop_night: "stop"}
+        names = {self.cut_night: "cut-line", self.bad_night: "bad-line", self.late_night: "late-credit",
+                 self.dropped_day: "dropped", self.kill_night: "kill", self.disk_night: "disk-full",
+                 self.ack_night: "ack", self.stop_night: "stop"}
         return [name for at, name in names.items() if at == night]
 
 
@@ -284,8 +295,9 @@ class Night:
         self.expected, self.counts = [], {}  # what should page; the run's record and change counts
 
     def row(self):
-        return {k: getattr(self, k) for k in ("number", "date", "events", "rotations", "exit", "reasons", "false",
-                                              "missed", "new_ids", "seconds", "notes", "workbook_kept", "expected", "counts")}
+        keys = ("number", "date", "events", "rotations", "exit", "reasons", "false", "missed", "new_ids", "seconds",
+                "notes", "workbook_kept", "expected", "counts")
+        return {k: getattr(self, k) for k in keys}
 
 
 def simulate_mode(mode, args, days, base, plan, truth, clock):
@@ -440,21 +452,21 @@ def judge(night, out, err, status, plan, truth_problems, paged, acked, ledger, b
     night.counts = {"records_in": records.get("in"), "rejected": records.get("rejected"), "new": counts.get("new"),
                     "resolved": counts.get("resolved"), "still_open": counts.get("still_open")}
     expected = [f"{real} real new finding(s)"] if real else []
-    expected += ["rejected line"] if k == plan.cut_night else []
+    expected += ["rejected line"] if k in (plan.cut_night, plan.bad_night) else []
     expected += ["killed"] if k == plan.kill_night else []
     expected += ["exit 1 (disk full)"] if k == plan.disk_night else []
     expected += ["client reports stale"] if plan.stop_night and k >= plan.stop_night else []
     night.expected = expected
     kinds = [classify(r) for r in reasons]
     for reason, kind in zip(reasons, kinds):
-        if kind == "rejected" and k != plan.cut_night:
+        if kind == "rejected" and k not in (plan.cut_night, plan.bad_night):
             night.false.append(reason[:400])
         elif kind.startswith("stale") and not (plan.stop_night and k >= plan.stop_night and "client" in kind):
             night.false.append(reason[:400])
         elif kind == "other":
             night.false.append(reason[:400])
-    if k == plan.cut_night and "rejected" not in kinds:
-        night.missed.append("cut line: no rejected-lines page")
+    if k in (plan.cut_night, plan.bad_night) and "rejected" not in kinds:
+        night.missed.append("cut or bad line: no rejected-lines page")
     if k == plan.stop_night and not any(x.startswith("stale:client") for x in kinds):
         night.missed.append("stopped client export: no stale page on its first night")
     if k == plan.disk_night and status != 1 and "disk-full skipped" not in " ".join(night.notes):
@@ -521,7 +533,8 @@ def short(text, width=110):
 def report(results, args, plan):
     lines = [f"# {args.nights} nights, {args.transactions} transactions (seed {args.seed}), rotation every "
              f"{plan.period} nights\n",
-             f"Planted: cut line night {plan.cut_night}, late credit day {plan.late_day} → night {plan.late_night}, "
+             f"Planted: cut line night {plan.cut_night}, bad line (kept) night {plan.bad_night}, "
+             f"late credit day {plan.late_day} → night {plan.late_night}, "
              f"dropped order day {plan.dropped_day}, kill night {plan.kill_night}, full disk night {plan.disk_night}, "
              f"ack night {plan.ack_night}, client export stopped from night {plan.stop_night}. Late credit: "
              f"transaction {plan.late_tid}; dropped order: transaction {plan.dropped_tid}.\n",
@@ -539,8 +552,8 @@ def report(results, args, plan):
                   f"Findings only in the single run: {r['findings_missing'][:8]}; only in the nightly ledger: "
                   f"{r['findings_extra'][:8]}.", f"Missed: {r['missed']}",
                   f"Nights the planted purchases first paged: {r['planted_pages']}\n",
-                  "| night | date | planted | rot. | expected page | exit | s | records in / new / resolved | page's reasons "
-                  "| verdict: why |", "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| night | date | planted | rot. | expected page | exit | s | records in / new / resolved "
+                  "| page's reasons | verdict: why |", "|---|---|---|---|---|---|---|---|---|---|"]
         for n in r["nights"]:
             reasons = "; ".join(short(x, 70) for x in n["reasons"]) or "-"
             verdict_text = "FALSE PAGE" if n["false"] else "MISSED" if n["missed"] else "ok"
