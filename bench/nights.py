@@ -182,19 +182,25 @@ class Plan:
         self.faults = set(FAULTS) - set(args.without)
         self.period = args.period or (7 if n >= 21 else 3)
         pick = lambda share: max(2, min(n - 1, round(share * n)))  # noqa: E731
+        # The failed runs come after the second rotation (a failed run before it would hide what it pages again).
+        self.kill_night = max(pick(0.5), 2 * self.period + 1) if "kill" in self.faults else None
+        self.disk_night = max(pick(0.6), (self.kill_night or 0) + 1) if "disk-full" in self.faults else None
+        # The bad line comes after the first rotation and before the second: rotating must not page it again (the
+        # second rotation moves a file onto a name the ledger already holds).
+        bad = self.period + 1
         # The cut line is completed after the run; a rotation that night or the next would split it across files.
-        cut = pick(0.13)
-        while cut % self.period == 0 or (cut + 1) % self.period == 0:
-            cut += 1
+        # Not the last night either (its rest would come after the last run).
+        start = pick(0.13)
+        cut = next((k for k in list(range(start, n)) + list(range(1, start))
+                    if k % self.period not in (0, self.period - 1) and k not in (bad, self.kill_night, self.disk_night)),
+                   None)
         self.cut_night = cut if "cut-line" in self.faults else None
-        self.bad_night = pick(0.3) if "bad-line" in self.faults else None
+        self.bad_night = bad if "bad-line" in self.faults else None
         self.late_day = pick(0.2) if "late-credit" in self.faults else None
         self.late_night = min(n, self.late_day + 2) if self.late_day else None
         self.dropped_day = pick(0.4) if "dropped" in self.faults else None
-        self.kill_night = pick(0.5) if "kill" in self.faults else None
-        self.disk_night = pick(0.6) if "disk-full" in self.faults else None
         self.ack_night = pick(0.7) if "ack" in self.faults else None
-        self.stop_night = pick(0.83) if "stop" in self.faults else None
+        self.stop_night = max(pick(0.83), (self.disk_night or 0) + 1) if "stop" in self.faults else None
         busy = {f[4] for f in baseline_findings}
         clients = set()
         for lines in days["client.jsonl"].values():
@@ -614,9 +620,11 @@ def main():
             with open(args.report, "w") as f:
                 f.write(text)
         if args.json:
+            keys = ("period", "cut_night", "bad_night", "late_day", "late_night", "dropped_day", "kill_night",
+                    "disk_night", "ack_night", "stop_night")
             with open(args.json, "w") as f:
                 json.dump({"nights": args.nights, "late_credit": plan.late_tid, "dropped": plan.dropped_tid,
-                           "results": results}, f, indent=1, default=str)
+                           "plan": {k: getattr(plan, k) for k in keys}, "results": results}, f, indent=1, default=str)
     finally:
         if not keep:
             shutil.rmtree(args.work, ignore_errors=True)
