@@ -306,7 +306,7 @@ class Night:
         return {k: getattr(self, k) for k in keys}
 
 
-def simulate_mode(mode, args, days, base, plan, truth, clock):
+def simulate_mode(mode, args, days, plan, truth, clock):
     root = os.path.join(args.work, mode)
     exports, etc, ledger = (os.path.join(root, d) for d in ("exports", "etc", "ledger"))
     for d in (exports, etc, ledger, os.path.join(exports, "old")):
@@ -368,12 +368,14 @@ def simulate_mode(mode, args, days, base, plan, truth, clock):
                 night.notes.append(f"the run ended before the kill at {kill_after:.2f} s")
             if kill_after is None and status in (0, 3):
                 walls.append(night.seconds)
-            judge(night, out, err, status, plan, truth_problems, paged, acked, ledger, args.binary)
+            judge(night, out, err, status, plan, truth_problems, paged, acked, ledger)
             if k == plan.ack_night:
                 acked = acknowledge(night, args.binary, root, ledger, truth_problems, clock.env(clock.at(k, 9)))
             nights.append(night)
         final = os.path.join(root, "final.sqlite")  # kept after the tmpfs goes
-        shutil.copy(os.path.join(ledger, "audit.sqlite"), final)
+        source, copy = sqlite3.connect(os.path.join(ledger, "audit.sqlite")), sqlite3.connect(final)
+        source.backup(copy)  # a committed WAL's pages too
+        source.close(), copy.close()
         got_findings, got_counts = ledger_findings(final), record_counts(final)
     finally:
         if mounted:
@@ -411,7 +413,7 @@ def rotate_logs(night, root, conf, flags, env):
     night.rotations += 1
 
 
-def judge(night, out, err, status, plan, truth_problems, paged, acked, ledger, binary):
+def judge(night, out, err, status, plan, truth_problems, paged, acked, ledger):
     """Sets night.reasons, night.false and night.missed from the run's output."""
     k = night.number
     try:
@@ -612,7 +614,7 @@ def main():
         results = []
         for mode in modes:
             log(f"mode {mode}: {args.nights} nights")
-            results.append(simulate_mode(mode, args, days, base, plan, truth, clock))
+            results.append(simulate_mode(mode, args, days, plan, truth, clock))
             log(f"mode {mode}: {'PASS' if results[-1]['pass'] else 'FAIL'}")
         text = report(results, args, plan)
         print(text)
