@@ -80,10 +80,17 @@ public enum RunAlerts {
             .map { (event: $0.event, kind: $0.state.kind, id: $0.state.id) }
         switch failOn {
         case .new:
+            let unpaged = changes.undelivered.filter { $0.state.status == .open && $0.state.isProblem }.map(\.state.id)
             return [LifecycleEvent.new, .reopened].compactMap { event in
                 let ids = Array(open.filter { $0.event == event }.map(\.id))
                 return ids.isEmpty ? nil : "\(ids.count) \(event == .new ? "new" : "reopened") problem finding(s): \(named(ids))"
             }
+                + (unpaged.isEmpty
+                    ? []
+                    : [
+                        "\(unpaged.count) problem finding(s) new since a run that did not complete (killed or failed after "
+                            + "storing them; never paged): \(named(unpaged))"
+                    ])
         case .any:
             let ids = Array(open.map(\.id))
             return ids.isEmpty ? [] : ["\(ids.count) open problem finding(s): \(named(ids))"]

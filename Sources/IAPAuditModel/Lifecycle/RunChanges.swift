@@ -21,6 +21,10 @@ public struct RunChanges: Sendable, Equatable {
     /// (an Apple record came that confirms what only the client claimed), in table order. Empty for a ledger's first run
     /// and a repeated one.
     public var payable: [Payable] = []
+    /// The findings first found (or reopened) by recorded runs that never delivered their verdict (killed after storing
+    /// their findings, before completing) and still open, as this run found them: their page was never given, so this
+    /// run gives it (`run --fail-on new`). Empty for a repeated run.
+    public var undelivered: [FindingChange] = []
 
     /// A finding that became payable, and its action now (priced; its user as the outputs show it).
     public struct Payable: Sendable, Equatable {

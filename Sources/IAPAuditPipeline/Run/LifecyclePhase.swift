@@ -27,6 +27,10 @@ enum LifecyclePhase {
             recorded = try observed?.changes(
                 outcome.findings, databasePath: plan.output.databasePath, asOfMs: outcome.asOfMs,
                 nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+            if let changes = recorded?.changes, recorded?.record != nil {
+                recorded?.changes.undelivered = try UndeliveredPages.findings(
+                    changes, deliveredRun: plan.deliveredRun, reader: try LifecycleReader(path: plan.output.databasePath))
+            }
             // Against the actions the last run stored, before this run replaces them (a repeated run records nothing).
             if let changes = recorded?.changes, recorded?.record != nil, changes.previousRun != nil {
                 recorded?.changes.payable = try PayableChanges.list(
@@ -72,6 +76,8 @@ enum LifecyclePhase {
             (.appleRecords, outcome.newestReceivedMs != nil),
         ]
         parameters["feeds_seen"] = RecordFeed.seenText(plan.feedsSeenBefore.union(feedsNow.filter(\.1).map(\.0)))
+        // Carried until this run's verdict is delivered (`ReportPhase` sets it to this run).
+        if let delivered = plan.deliveredRun { parameters[UndeliveredPages.parameter] = String(delivered) }
         return parameters
     }
 }

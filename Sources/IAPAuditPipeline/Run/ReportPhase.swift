@@ -93,6 +93,7 @@ enum ReportPhase {
             // Complete first: a run killed between the two leaves no workbook, not one beside `incomplete` (found by a
             // user test killing runs the moment audit.xlsx appeared: 4 of 4 left it beside an incomplete ledger).
             try store.setRunParameter("run_status", "complete")
+            if let run = recorded?.changes.run { try store.setRunParameter(UndeliveredPages.parameter, String(run)) }
             try output.publishWorkbook()
         } catch {
             output.discardWorkbook()

@@ -25,6 +25,9 @@ struct RunPlan {
     let limitsChanged: Bool
     /// What people did about purchases (`iap-audit resolve`): evidence the rules read (rule 25), part of the run's identity.
     let manual: ManualActions
+    /// The last recorded run whose verdict was delivered (`UndeliveredPages`; 0: none yet, a new ledger); nil: not known (a
+    /// ledger of an iap-audit before it was kept).
+    let deliveredRun: Int?
 
     /// Opens the ledger, refuses an empty input folder, and marks the ledger `run_status = incomplete` (a run that
     /// stores results: its workbook is removed until the run writes it again).
@@ -60,10 +63,11 @@ struct RunPlan {
                         + "what changed"))
         }
         let manual = ManualActions(try store.manualActions())
+        let deliveredRun = try UndeliveredPages.deliveredRun(store)
         return RunPlan(
             options: options, entries: entries, signatures: signatures, output: output, timer: timer, store: store, stored: stored,
             warnings: warnings, feedsSeenBefore: feedsSeenBefore, pending: pending, settingsChanged: settingsChanged,
-            limitsChanged: limitsChanged, manual: manual)
+            limitsChanged: limitsChanged, manual: manual, deliveredRun: deliveredRun)
     }
 
     /// No file at all under the paths (an empty folder: a failed mount, a log export that did not run) would empty a ledger
