@@ -70,6 +70,10 @@ public enum Reconciler {
         let summary = try Summary(source, ranks)
         let asOf = asOfMs ?? summary.newest?.ms
         let window = AuditWindow(fromMs: fromMs, toMs: toMs, logStartMs: summary.oldestLogMs, logEndMs: summary.newestLogMs)
+        // No timestamped record: no request to age, any instant will do. The feed ends (rule 26) are known before any rule.
+        let audit = AuditParameters(
+            config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, feedEnds: summary.feedEnds(graceMs: graceMs),
+            manual: manual)
         let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
         let purchases = try Purchases(source, ranks: ranks, redeliveries: redeliveries, products: config.products)
         lap("reconcile_prepare")
@@ -102,7 +106,6 @@ public enum Reconciler {
                 return Background { try carry.commit(flushed, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries) }
             }
             lap("reconcile_requests")
-            // Without any timestamped record there is no request to age: any instant will do.
             let findings = try FindingSpill(directory: spillDirectory)
             let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
             defer { cross.removeAll() }
@@ -110,11 +113,9 @@ public enum Reconciler {
             do {
                 unproven = try TransactionStage(
                     source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries,
-                    purchases: purchases,
-                    audit: AuditParameters(config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, manual: manual),
-                    cross: cross, findings: findings
+                    purchases: purchases, audit: audit, cross: cross, findings: findings
                 ).run()
-                try cross.settle(into: findings, manual: manual)
+                try cross.settle(into: findings, manual: manual, feedEnds: audit.feedEnds)
             } catch {
                 try? committing?.wait()
                 throw error
@@ -197,6 +198,11 @@ public enum Reconciler {
             }
             newest = kinds.compactMap { $0 }.max { $0.ms < $1.ms }
             newestReceivedMs = kinds[2]?.ms
+        }
+
+        /// Where the server log and Apple's answers end (rule 26).
+        func feedEnds(graceMs: Int64) -> PendingEvidenceRule.FeedEnds {
+            PendingEvidenceRule.FeedEnds(serverLogMs: serverSpan?.upperBound, appleAnswersMs: newestReceivedMs, graceMs: graceMs)
         }
 
         static func union(_ a: ClosedRange<Int64>?, _ b: ClosedRange<Int64>) -> ClosedRange<Int64> {
