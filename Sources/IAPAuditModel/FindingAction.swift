@@ -210,7 +210,7 @@ public struct FindingAction: Hashable, Sendable {
         guard let state else { return self }
         return joined(
             status: state.status, note: state.note, by: state.acknowledgedBy,
-            atMs: state.status == .resolved ? state.resolvedAtMs : state.acknowledgedAtMs)
+            atMs: state.status.isClosed ? state.resolvedAtMs : state.acknowledgedAtMs)
     }
 
     /// `joined(with:)` from the parts of a state a run's listing holds (`RunChanges.Listing`).
