@@ -181,8 +181,7 @@ extension Schema {
     /// their indexes and triggers go with the old ones and are made again by the open. Does nothing to tables that allow it
     /// already, or to a ledger without a lifecycle.
     static func addVersion12Lifecycle(_ database: SQLiteDatabase) throws {
-        let q = try database.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'finding_state'")
-        guard try q.step(), !q.text(0).contains("'expired'") else { return }
+        guard let state = try tableSQL("finding_state", database), !state.contains("'expired'") else { return }
         try database.execute(dropViews)
         let runColumns = try columnNames("audit_run", database)
         if !runColumns.isEmpty && !runColumns.contains("\"expired\"") {
@@ -201,6 +200,13 @@ extension Schema {
             let list = try columnNames(table + "_before_12", database).joined(separator: ", ")
             try database.execute("INSERT INTO \(table) (\(list)) SELECT \(list) FROM \(table)_before_12; DROP TABLE \(table)_before_12")
         }
+    }
+
+    /// A table's CREATE statement; nil when there is no such table. (Read in a function of its own: its statement is done
+    /// with when it returns, as the ALTERs that follow need.)
+    private static func tableSQL(_ table: String, _ database: SQLiteDatabase) throws -> String? {
+        let q = try database.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = '\(table)'")
+        return try q.step() ? q.text(0) : nil
     }
 
     /// A table's columns, quoted, in order (none: no such table).
