@@ -25,7 +25,8 @@ final class MidnightEdgeTests: XCTestCase {
             TestPaths.write(Day.answer("r9", "2026-10-01T23:59:31Z", "2000000000000039") + "\n", to: folder + "/verify.jsonl")
         case 2:
             TestPaths.write(
-                Day.request("r1", "2026-10-02T00:01:00Z", "u1", t1) + "\n" + Day.request("r8", "2026-10-02T20:00:00Z", "u8", "2000000000000038")
+                Day.request("r1", "2026-10-02T00:01:00Z", "u1", t1) + "\n"
+                    + Day.request("r8", "2026-10-02T20:00:00Z", "u8", "2000000000000038")
                     + "\n", to: folder + "/server.jsonl")
             TestPaths.write(
                 Day.answer("r1", "2026-10-02T00:01:01Z", t1) + "\n" + Day.answer("r8", "2026-10-02T20:00:01Z", "2000000000000038") + "\n",
@@ -47,18 +48,19 @@ final class MidnightEdgeTests: XCTestCase {
         }
         // Only night 3 pages: T2's dropped order, once its log passed the grace.
         XCTAssertEqual(statuses, [0, 0, 3])
-        let db = try PythonReader.run(
-            """
-            import json, sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            def rows(sql): return [["NULL" if v is None else v for v in r] for r in db.execute(sql)]
-            print(json.dumps({
-                "runs": rows("SELECT run, findings, new, still_open, resolved, reopened, expired FROM audit_run ORDER BY run"),
-                "states": rows("SELECT finding_id, status, first_seen_run, last_seen_run, resolved_run, resolved_at, resolved_evidence "
-                               "FROM finding_state ORDER BY finding_id"),
-                "history": rows("SELECT run, finding_id, event, detail FROM finding_history ORDER BY run, finding_id"),
-                "facts": rows("SELECT finding_id, facts FROM finding ORDER BY finding_id")}))
-            """, args: [out + "/audit.sqlite"]) as! [String: Any]
+        let db =
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                def rows(sql): return [["NULL" if v is None else v for v in r] for r in db.execute(sql)]
+                print(json.dumps({
+                    "runs": rows("SELECT run, findings, new, still_open, resolved, reopened, expired FROM audit_run ORDER BY run"),
+                    "states": rows("SELECT finding_id, status, first_seen_run, last_seen_run, resolved_run, resolved_at, resolved_evidence "
+                                   "FROM finding_state ORDER BY finding_id"),
+                    "history": rows("SELECT run, finding_id, event, detail FROM finding_history ORDER BY run, finding_id"),
+                    "facts": rows("SELECT finding_id, facts FROM finding ORDER BY finding_id")}))
+                """, args: [out + "/audit.sqlite"]) as! [String: Any]
         XCTAssertEqual(
             db["runs"] as? [[AnyHashable]], [[1, 2, 2, 0, 0, 0, 0], [2, 1, 0, 1, 1, 0, 0], [3, 1, 1, 0, 0, 0, 1]])
         let (p1, p2, d2) = ("pending_evidence:\(Self.t1)", "pending_evidence:\(Self.t2)", "dropped_order:\(Self.t2)")
