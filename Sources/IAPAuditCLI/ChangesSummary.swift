@@ -9,7 +9,9 @@ enum ChangesSummary {
 
     static func text(_ c: RunChanges) -> [String] {
         // New and reopened split into problems and info: the alert counts problem findings only (info never alerts).
-        let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { event -> String in
+        // Expired findings (a grace ran out) are counted when there are any.
+        let events = [LifecycleEvent.new, .stillOpen, .resolved, .reopened] + (c.count(.expired) > 0 ? [.expired] : [])
+        let counts = events.map { event -> String in
             // Counted, not copied: a night that lost a log has as many changes as the ledger has findings.
             var (count, problems) = (0, 0)
             for i in c.changes.indices where c.changes[i].event == event {
@@ -29,7 +31,7 @@ enum ChangesSummary {
                 : "Changes: run \(c.run), \(against):",
             "  " + counts.joined(separator: ", ") + (acknowledged > 0 ? "; \(acknowledged) of this run's findings acknowledged" : ""),
         ]
-        for event in [LifecycleEvent.new, .reopened, .resolved, .stillOpen] {
+        for event in [LifecycleEvent.new, .reopened, .resolved, .expired, .stillOpen] {
             for i in c.changes.indices.lazy.filter({ c.changes[$0].event == event }).prefix(listed) {
                 lines.append(
                     "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(c.changes[i])))")
@@ -45,7 +47,7 @@ enum ChangesSummary {
         lines += payable(c)
         // What needs someone now: the problem findings open and not acknowledged (info findings never alert).
         var (current, problems, waiting) = (0, 0, 0)
-        for i in c.changes.indices where c.changes[i].event != .resolved {
+        for i in c.changes.indices where !c.changes[i].event.isGone {
             current += 1
             if c.changes[i].state.isProblem {
                 problems += 1
@@ -83,7 +85,7 @@ enum ChangesSummary {
     static func line(_ change: FindingChange) -> String {
         let s = change.state
         switch change.event {
-        case .resolved:
+        case .resolved, .expired:
             let at = s.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
             // The history's detail: by which records, and what the transaction's finding is now (a pending
             // verification past the grace is a verification backlog: resolved under its old id, not settled).
@@ -100,6 +102,7 @@ enum ChangesSummary {
         case .new: return "new"
         case .reopened: return "reopened"
         case .resolved: return "resolved"
+        case .expired: return "expired"
         case .stillOpen: return "still open"
         case .acknowledged: return "acknowledged"
         }
@@ -114,7 +117,7 @@ enum ChangesSummary {
             )
             .merging(["acknowledged": c.acknowledged.count]) { a, _ in a },
         ]
-        for event in [LifecycleEvent.new, .reopened, .stillOpen] { object[event.rawValue] = c.ids(event) }
+        for event in [LifecycleEvent.new, .reopened, .stillOpen, .expired] { object[event.rawValue] = c.ids(event) }
         // Each finding that became payable: its action (`FindingAction.jsonObject`) with its `finding_id`.
         object["payable"] = c.payable.map { p in p.action.jsonObject.merging(["finding_id": p.findingId]) { a, _ in a } }
         object["resolved"] = c.changes.indices.filter { c.changes[$0].event == .resolved }.map {

@@ -91,6 +91,7 @@ public struct FindingAction: Hashable, Sendable {
                 "retry the verification: request \(x.text(.oldestRequestId) ?? "?") has waited since "
                     + "\(x.integer(.oldestRequestMs).map(Timestamp.iso) ?? "?"), past the grace")
         case .pendingVerification: return make(.noAction, user: nil, "wait: Apple has not settled it yet, inside the grace")
+        case .pendingEvidence: return make(.noAction, user: nil, "wait: the next delivery may clear it (\(f.detail))")
         case .sandboxRefused: return make(.noAction, user: nil, "a sandbox purchase, correctly not credited: no money was paid")
         case .sandboxAllowlisted: return make(.noAction, user: nil, "credited to an allowlisted tester on a sandbox answer")
         case .regranted: return make(.noAction, user: nil, "credited again where that is right (a restore)")
@@ -209,7 +210,7 @@ public struct FindingAction: Hashable, Sendable {
         guard let state else { return self }
         return joined(
             status: state.status, note: state.note, by: state.acknowledgedBy,
-            atMs: state.status == .resolved ? state.resolvedAtMs : state.acknowledgedAtMs)
+            atMs: state.status.isClosed ? state.resolvedAtMs : state.acknowledgedAtMs)
     }
 
     /// `joined(with:)` from the parts of a state a run's listing holds (`RunChanges.Listing`).

@@ -75,6 +75,9 @@ public enum FindingSentence {
                 "one purchase under \(ids.count) transaction ids: \(ids.joined(separator: ", "))"
                 + (granted.isEmpty ? "; none granted" : "; granted as \(granted.joined(separator: ", "))")
         case .outsideWindowBeforeWindow?, .outsideWindowAfterWindow?: body = outside(x)
+        case .pendingEvidenceAwaitingServerLog?, .pendingEvidenceAwaitingAppleAnswer?:
+            body = pending(
+                x, feed: f.reason == FindingReason.pendingEvidenceAwaitingAppleAnswer.name ? "Apple's answers end" : "the server log ends")
         case nil: return f.detail
         }
         return body + attribution(x)
@@ -176,6 +179,14 @@ public enum FindingSentence {
             "\(x.integer(.unresolvedCount) ?? 0) unresolved request(s); oldest \(x.text(.oldestRequestId) ?? "?") is "
             + "\(String(format: "%.1f", ageHours)) h old at as-of"
             + (x.integer(.status).map { ", status \($0): \(VerifyStatus.meaning(Int($0)))" } ?? ", no answer from Apple")
+    }
+
+    /// Rule 26: what it would be, where its feed ends, and the grace it is within.
+    private static func pending(_ x: FindingFacts, feed: String) -> String {
+        let hours = Double(x.integer(.graceMs) ?? 0) / 3_600_000
+        let grace = hours == hours.rounded() ? String(Int64(hours)) : String(format: "%.1f", hours)
+        return "would be \(x.text(.wouldBe) ?? "?"); \(feed) at \(iso(x, .feedEndMs)), within the \(grace) h grace of "
+            + "\(x.text(.wouldBe)?.hasPrefix("refund_still_granted") == true ? "the refund" : x.text(.wouldBe)?.hasPrefix("invalid_credit") == true ? "the grant" : "the purchase") at \(iso(x, .pendingSinceMs))"
     }
 
     /// Rule 17: what would have been judged, its date, and the bound it falls outside.

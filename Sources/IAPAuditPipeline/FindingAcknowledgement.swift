@@ -53,7 +53,8 @@ public enum FindingAcknowledgement {
         case .resolved(let state):
             let at = state.resolvedAtMs.map { " at \(Timestamp.iso($0))" } ?? ""
             throw AuditError.ledger(
-                databasePath, "finding \(id) is resolved (run \(state.resolvedRun ?? state.lastSeenRun)\(at)): nothing to acknowledge")
+                databasePath,
+                "finding \(id) is \(state.status.rawValue) (run \(state.resolvedRun ?? state.lastSeenRun)\(at)): nothing to acknowledge")
         case .unknown(let nearest, let holdsFindings):
             let list = nearest.map { "\($0.id) (\($0.status))" }.joined(separator: ", ")
             let near = nearest.isEmpty ? (holdsFindings ? "" : " (it holds no finding yet)") : "; nearest: \(list)"

@@ -49,7 +49,9 @@ enum RunChecks {
                         version < 8 ? "the findings now give loss_at, when each loss happened" : nil,
                         version < 9 ? "its stored facts now carry checksums, checked as they are read" : nil,
                         version < 10 ? "the findings now carry their facts and actions (finding_action)" : nil,
-                        "it now keeps people's actions (iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)",
+                        version < 11
+                            ? "it now keeps people's actions (iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)" : nil,
+                        "its lifecycle now records a finding whose grace ran out as expired, not resolved",
                     ].compactMap { $0 }.joined(separator: "; ") + periods, file: databasePath)
         case .rebuilt(let version):
             return RunWarning(

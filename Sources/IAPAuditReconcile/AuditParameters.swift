@@ -9,6 +9,8 @@ struct AuditParameters {
     /// ms.
     let graceMs: Int64
     let window: AuditWindow
+    /// The newest record of each feed over the whole ledger, known before any rule runs (rule 26).
+    var feedEnds = PendingEvidenceRule.FeedEnds(serverLogMs: nil, appleAnswersMs: nil, graceMs: 0)
     /// What people did about purchases (`iap-audit resolve`, rule 25).
     var manual: ManualActions = .none
 }

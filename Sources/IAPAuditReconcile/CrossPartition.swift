@@ -105,8 +105,12 @@ final class CrossPartition: Sendable {
         let product: ExactText
     }
 
-    /// Settles the waiting findings and adds them to `findings`.
-    func settle(into findings: FindingSpill, manual: ManualActions = .none) throws {
+    /// Settles the waiting findings and adds them to `findings`, less those a person closed (rule 25), those at the edge of
+    /// their feed made pending (`feedEnds`, rule 26).
+    func settle(
+        into findings: FindingSpill, manual: ManualActions = .none,
+        feedEnds: PendingEvidenceRule.FeedEnds = .init(serverLogMs: nil, appleAnswersMs: nil, graceMs: 0)
+    ) throws {
         let waiting = self.waiting.withLock { $0 }
         guard !waiting.isEmpty else { return }
         // What is asked, by partition.
@@ -177,6 +181,6 @@ final class CrossPartition: Sendable {
                 settled.append(finding)
             }
         }
-        try findings.add(ManualActionRule.settle(settled, manual))
+        try findings.add(PendingEvidenceRule.settle(ManualActionRule.settle(settled, manual), feedEnds))
     }
 }

@@ -58,18 +58,24 @@ public enum Reconciler {
     ///   - carry: where the request stage's results are kept for the next run, and the ledger's carry generation
     ///     (`RequestCarry`; nil: not kept).
     ///   - manual: what people did about purchases (`iap-audit resolve`, rule 25).
+    ///   - edges: rule 26: a problem whose feed ends within the grace of its purchase is `pending_evidence` (a run's
+    ///     reconciliation); false judges the records as if every feed were complete (the tests of the other rules).
     ///   - lap: told the name of each step as it ends (the benchmark's phase timings).
     /// - Throws: what reading the facts throws (`SQLiteError`), or a spill file that cannot be written.
     package static func run(
         _ source: FactSource, config: AuditConfig, asOfMs: Int64?, graceMs: Int64, fromMs: Int64? = nil, toMs: Int64? = nil,
         spillDirectory: String? = nil,
         spillBudget: Int = 64 << 20, carry kept: (directory: String, generation: RequestCarry.Generation)? = nil,
-        manual: ManualActions = .none, lap: (String) -> Void = { _ in }
+        manual: ManualActions = .none, edges: Bool = false, lap: (String) -> Void = { _ in }
     ) throws -> Outcome {
         let ranks = FileRanks(source.files)
         let summary = try Summary(source, ranks)
         let asOf = asOfMs ?? summary.newest?.ms
         let window = AuditWindow(fromMs: fromMs, toMs: toMs, logStartMs: summary.oldestLogMs, logEndMs: summary.newestLogMs)
+        // No timestamped record: no request to age, any instant will do. The feed ends (rule 26) are known before any rule.
+        let audit = AuditParameters(
+            config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, feedEnds: summary.feedEnds(graceMs: edges ? graceMs : nil),
+            manual: manual)
         let redeliveries = try NotificationDeliveries.redeliveries(source, ranks: ranks)
         let purchases = try Purchases(source, ranks: ranks, redeliveries: redeliveries, products: config.products)
         lap("reconcile_prepare")
@@ -102,7 +108,6 @@ public enum Reconciler {
                 return Background { try carry.commit(flushed, source: source, bundleIds: config.bundleIds, redeliveries: redeliveries) }
             }
             lap("reconcile_requests")
-            // Without any timestamped record there is no request to age: any instant will do.
             let findings = try FindingSpill(directory: spillDirectory)
             let cross = CrossPartition(directory: spillDirectory.map { $0 + "/cross" }, budget: spillBudget / 4)
             defer { cross.removeAll() }
@@ -110,11 +115,9 @@ public enum Reconciler {
             do {
                 unproven = try TransactionStage(
                     source: source, spill: spill, carried: carry?.outputs, ranks: ranks, redeliveries: redeliveries,
-                    purchases: purchases,
-                    audit: AuditParameters(config: config, asOfMs: asOf ?? 0, graceMs: graceMs, window: window, manual: manual),
-                    cross: cross, findings: findings
+                    purchases: purchases, audit: audit, cross: cross, findings: findings
                 ).run()
-                try cross.settle(into: findings, manual: manual)
+                try cross.settle(into: findings, manual: manual, feedEnds: audit.feedEnds)
             } catch {
                 try? committing?.wait()
                 throw error
@@ -197,6 +200,12 @@ public enum Reconciler {
             }
             newest = kinds.compactMap { $0 }.max { $0.ms < $1.ms }
             newestReceivedMs = kinds[2]?.ms
+        }
+
+        /// Where the server log and Apple's answers end (rule 26); none without a grace (`edges` false).
+        func feedEnds(graceMs: Int64?) -> PendingEvidenceRule.FeedEnds {
+            guard let graceMs else { return PendingEvidenceRule.FeedEnds(serverLogMs: nil, appleAnswersMs: nil, graceMs: 0) }
+            return PendingEvidenceRule.FeedEnds(serverLogMs: serverSpan?.upperBound, appleAnswersMs: newestReceivedMs, graceMs: graceMs)
         }
 
         static func union(_ a: ClosedRange<Int64>?, _ b: ClosedRange<Int64>) -> ClosedRange<Int64> {

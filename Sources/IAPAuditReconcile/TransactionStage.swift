@@ -54,7 +54,7 @@ struct TransactionStage {
         let context = ReconcileContext(facts: facts, audit: audit, ranks: ranks, purchases: purchases, ofPurchases: ofPurchases)
         var found = Reconciler.rules.flatMap { $0(context) }
         if ofPurchases { found += IdReissuedRule.findings(context) }
-        try findings.add(ManualActionRule.settle(found, audit.manual))
+        try findings.add(PendingEvidenceRule.settle(ManualActionRule.settle(found, audit.manual), audit.feedEnds))
         try cross.take(context)
         var unproven = UnprovenListings()
         unproven.add(context)

@@ -1,7 +1,7 @@
 import IAPAuditModel
 
 /// The Changes sheet: what this run changed in the findings' lifecycle against the last recorded run —
-/// new, reopened, resolved (when, and by which new records), still open with another reason — one row a
+/// new, reopened, resolved (when, and by which new records), expired (a grace ran out), still open with another reason — one row a
 /// finding, with its status (acknowledged ones stay listed, marked so). The findings still open as they were
 /// are counted in the title, not listed: the finding sheets list them (status `open` or `acknowledged`), and
 /// listing them here every night made the sheet the whole ledger again. A ledger's first run lists none: all
@@ -17,7 +17,9 @@ enum ChangesSheet {
     public static let rowLimit = 100_000
 
     static func build(_ c: RunChanges) -> ReportSheet {
-        let counts = [LifecycleEvent.new, .stillOpen, .resolved, .reopened].map { "\(c.count($0)) \($0.rawValue)" }
+        let counts = ([LifecycleEvent.new, .stillOpen, .resolved, .reopened] + (c.count(.expired) > 0 ? [.expired] : [])).map {
+            "\(c.count($0)) \($0.rawValue)"
+        }
         let acknowledged = c.acknowledged.count
         let against = c.previousRun.map { "against run \($0)" } ?? "the ledger's first run: every finding is new"
         let repeated = c.repeated ? " (run again on the same inputs and parameters: nothing recorded)" : ""
@@ -82,7 +84,7 @@ enum ChangesSheet {
 
     static func row(_ change: FindingChange) -> [ReportCell] {
         let s = change.state
-        let resolved = change.event == .resolved
+        let resolved = change.event.isGone
         return [
             .text(change.event.rawValue), .text(s.id), .text(s.status.rawValue), .text(s.kind), .text(s.reason), .text(s.transactionId),
             .integer(Int64(s.firstSeenRun)), .integer(Int64(s.lastSeenRun)),

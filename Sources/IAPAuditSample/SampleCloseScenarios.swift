@@ -69,12 +69,12 @@ extension SampleBuilder {
         signedPurchase(edge, edgeD, u1, d1)
 
         // timing_timezone + and timing_fiscal +: bought 2026-11-01T02:30Z, October 31 in Pacific time; the
-        // logs end before it (a ONE_TIME_CHARGE notification shows it), so it is a dropped order of the run
-        // (rule 9), outside the close's window.
+        // logs end before it (a ONE_TIME_CHARGE notification shows it): the server log may still credit it, so it is
+        // pending evidence of the run (rule 26; it would be rule 9's dropped order), outside the close's window.
         planted("close timing_timezone/timing_fiscal: bought in November UTC, October in Pacific time (Apple only)")
         let (late, lateD) = priced(newTransaction("com.example.gems300", at: SampleClock.periodEnd + 2 * hour + 1800), in: "USA")
         notification("ONE_TIME_CHARGE", late, lateD, at: late.purchasedAt)
-        expect(.droppedOrder, "in_receipt_never_credited", late, confirmed: true)
+        expect(.pendingEvidence, "awaiting_server_log", late)
 
         // timing_fiscal +: bought 2026-09-28, in fiscal October (from 2026-09-27) but not in the month.
         planted("close timing_fiscal: bought 2026-09-28, fiscal October (Apple only)")

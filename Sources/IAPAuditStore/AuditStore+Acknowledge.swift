@@ -25,7 +25,7 @@ extension AuditStore {
                 return .unknown(nearest: try nearestFindingIds(to: id), holdsFindings: holds)
             }
             var state = LifecycleReader.state(q)
-            guard state.status != .resolved else { return .resolved(state) }
+            guard !state.status.isClosed else { return .resolved(state) }
             let run = try lastRun()?.run ?? state.lastSeenRun
             let before = state
             (state.status, state.acknowledgedAtMs, state.note, state.acknowledgedBy) = (.acknowledged, atMs, note, by)

@@ -45,7 +45,7 @@ extension AuditStore {
     /// The findings open or acknowledged after the last recorded run.
     package func unresolvedFindings() throws -> [FindingState] {
         let q = try database.prepare(
-            "SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE status <> 'resolved' ORDER BY finding_id")
+            "SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE status NOT IN ('resolved', 'expired') ORDER BY finding_id")
         var states: [FindingState] = []
         while try q.step() { states.append(LifecycleReader.state(q)) }
         return states
@@ -72,13 +72,13 @@ extension AuditStore {
         try database.prepare(
             """
             INSERT INTO audit_run (run, fingerprint, parameters, recorded_at, recorded_at_ms, as_of, as_of_ms, files, findings, new,
-                still_open, resolved, reopened)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                still_open, resolved, reopened, expired)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """
         ).run([
             r.run, r.fingerprint, r.parameters, Timestamp.iso(r.recordedAtMs), r.recordedAtMs, r.asOfMs.map(Timestamp.iso), r.asOfMs,
             r.inputs.count, r.findings, count(r.changes, .new), count(r.changes, .stillOpen), count(r.changes, .resolved),
-            count(r.changes, .reopened),
+            count(r.changes, .reopened), count(r.changes, .expired),
         ])
         try replaceRunInputs(r.given)
         let state = try database.prepare(Self.stateInsert)
@@ -89,7 +89,9 @@ extension AuditStore {
         }
         // The other still-open findings (most of them, every night) change only their last_seen_run: the unresolved
         // states this run did not write are exactly those (new and reopened ones have this run's number already).
-        try database.prepare("UPDATE finding_state SET last_seen_run = ?1 WHERE status <> 'resolved' AND last_seen_run <> ?1").run([
+        try database.prepare(
+            "UPDATE finding_state SET last_seen_run = ?1 WHERE status NOT IN ('resolved', 'expired') AND last_seen_run <> ?1"
+        ).run([
             r.run
         ])
     }

@@ -77,7 +77,7 @@ extension AuditStore {
     /// The ids of the findings on transaction `id` not resolved (open or acknowledged), by id.
     package func unresolvedFindingIds(of id: String) throws -> [String] {
         let q = try database.prepare(
-            "SELECT finding_id FROM finding_state WHERE transaction_id = ?1 AND status <> 'resolved' ORDER BY finding_id")
+            "SELECT finding_id FROM finding_state WHERE transaction_id = ?1 AND status NOT IN ('resolved', 'expired') ORDER BY finding_id")
         q.bind([id])
         var ids: [String] = []
         while try q.step() { ids.append(q.text(0)) }

@@ -43,13 +43,13 @@ package final class LifecycleReader {
     package func resolvedStates(_ ids: [String]) throws -> [String: FindingState] {
         var states: [String: FindingState] = [:]
         guard !ids.isEmpty else { return states }
-        let resolved = try database.scalar("SELECT count(*) FROM finding_state WHERE status = 'resolved'")
+        let resolved = try database.scalar("SELECT count(*) FROM finding_state WHERE status IN ('resolved', 'expired')")
         if Int64(ids.count) * 8 < resolved {
-            for id in ids { if let state = try state(id), state.status == .resolved { states[id] = state } }
+            for id in ids { if let state = try state(id), state.status.isClosed { states[id] = state } }
             return states
         }
         let wanted = Set(ids.map(ExactText.init))
-        let q = try database.prepare("SELECT \(Self.stateColumns) FROM finding_state WHERE status = 'resolved'")
+        let q = try database.prepare("SELECT \(Self.stateColumns) FROM finding_state WHERE status IN ('resolved', 'expired')")
         while try q.step() {
             let id = q.text(0)
             if wanted.contains(ExactText(id)) { states[id] = Self.state(q) }
@@ -181,7 +181,7 @@ package final class LifecycleReader {
         // it neither found first, nor reopened, nor recorded with another reason. (Filtered here, not by a correlated
         // NOT EXISTS: SQLite searched the run's history for each state, 146 s for 45,000 findings.)
         let open = try database.prepare(
-            "SELECT \(Self.stateColumns) FROM finding_state s WHERE s.last_seen_run = ?1 AND s.status <> 'resolved'")
+            "SELECT \(Self.stateColumns) FROM finding_state s WHERE s.last_seen_run = ?1 AND s.status NOT IN ('resolved', 'expired')")
         open.bind([run])
         while try open.step() {
             let state = Self.state(open)

@@ -7,9 +7,9 @@
 enum LifecycleTables {
     static let names = ["audit_run", "run_input", "finding_state", "finding_history", "manual_action"]
 
-    /// The tables as this version declares them (`finding_state` with `Schema.findingStateAddedColumns`, and
-    /// `manual_action`).
-    static let create = create(stateColumns: Schema.findingStateAddedColumns) + manualActionTable
+    /// The tables as this version declares them (`finding_state` with `Schema.findingStateAddedColumns`, the status and
+    /// event `expired` and `audit_run.expired`: version 12's; and `manual_action`).
+    static let create = create(stateColumns: Schema.findingStateAddedColumns, expired: true) + manualActionTable
 
     /// What people did about a purchase (`iap-audit resolve`), one row per action, never updated or deleted: evidence
     /// the next run reads (docs/semantics.md rule 25). `action` credited, refused, revoked or refunded; `quantity` the
@@ -37,8 +37,9 @@ enum LifecycleTables {
 
         """
 
-    /// The tables with `stateColumns` added to `finding_state` (none: as versions 5 to 9 declared them).
-    static func create(stateColumns: [String]) -> String {
+    /// The tables with `stateColumns` added to `finding_state` (none: as versions 5 to 9 declared them); `expired`: with
+    /// version 12's status and event `expired` and `audit_run.expired` (how many findings the run recorded expired).
+    static func create(stateColumns: [String], expired: Bool = false) -> String {
         """
         CREATE TABLE IF NOT EXISTS audit_run (
             run INTEGER PRIMARY KEY,
@@ -53,7 +54,7 @@ enum LifecycleTables {
             new INTEGER NOT NULL,
             still_open INTEGER NOT NULL,
             resolved INTEGER NOT NULL,
-            reopened INTEGER NOT NULL
+            reopened INTEGER NOT NULL\(expired ? ",\n    expired INTEGER NOT NULL DEFAULT 0" : "")
         ) STRICT;
         CREATE TABLE IF NOT EXISTS run_input (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL) STRICT, WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS finding_state (
@@ -61,7 +62,7 @@ enum LifecycleTables {
             kind TEXT NOT NULL,
             transaction_id TEXT NOT NULL,
             reason TEXT NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('open', 'resolved', 'acknowledged')),
+            status TEXT NOT NULL CHECK (status IN ('open', 'resolved', 'acknowledged'\(expired ? ", 'expired'" : ""))),
             first_seen_run INTEGER NOT NULL,
             last_seen_run INTEGER NOT NULL,
             resolved_run INTEGER,
@@ -77,7 +78,7 @@ enum LifecycleTables {
         CREATE TABLE IF NOT EXISTS finding_history (
             run INTEGER NOT NULL,
             finding_id TEXT NOT NULL,
-            event TEXT NOT NULL CHECK (event IN ('new', 'still_open', 'resolved', 'reopened', 'acknowledged')),
+            event TEXT NOT NULL CHECK (event IN ('new', 'still_open', 'resolved', 'reopened', 'acknowledged'\(expired ? ", 'expired'" : ""))),
             time TEXT NOT NULL,
             time_ms INTEGER NOT NULL,
             detail TEXT NOT NULL

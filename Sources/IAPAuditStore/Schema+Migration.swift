@@ -59,6 +59,13 @@ extension Schema {
     /// `finding_action` as version 10 declared it: its codes without version 11's `refuse`.
     static let actionTableVersion10 = actionTable(codes: FindingActionCode.allCases.map(\.rawValue).filter { $0 != "refuse" })
 
+    /// The fingerprint of version 11's tables (before the lifecycle's `expired`): a ledger that has it is migrated.
+    static let version11Fingerprint = fingerprint(
+        ownTables(
+            sourceFileColumns, finding: findingAddedColumns + findingFactsColumns, closeLoss: closeLossColumns, factChunk: factChunkColumns)
+            + actionTable + LifecycleTables.create(stateColumns: findingStateAddedColumns) + LifecycleTables.manualActionTable
+            + RecordTables.create + indexes + traceIndexes)
+
     /// The fingerprint of version 10's tables (before `asked_transaction_id`, `manual_action` and the action `refuse`).
     static let version10Fingerprint = fingerprint(
         ownTables(
@@ -91,9 +98,17 @@ extension Schema {
             + lifecycleVersion9
             + recordTablesVersion10 + indexes + traceIndexesVersion10)
 
-    /// Migrates a ledger of version 6 to 10 as that version declared its tables (inside the open's transaction):
+    /// Migrates a ledger of version 6 to 11 as that version declared its tables (inside the open's transaction):
     /// adds the columns of the versions since; nothing is dropped. Returns false (nothing done) for any other.
     static func migrate(_ database: SQLiteDatabase, version: Int64, fingerprint stored: String?) throws -> Bool {
+        guard try migrateTo11(database, version: version, fingerprint: stored) || (version, stored) == (11, version11Fingerprint)
+        else { return false }
+        try addVersion12Lifecycle(database)
+        return true
+    }
+
+    /// Migrates a ledger of version 6 to 10 to version 11's tables. Returns false (nothing done) for any other.
+    private static func migrateTo11(_ database: SQLiteDatabase, version: Int64, fingerprint stored: String?) throws -> Bool {
         switch (version, stored) {
         case (6, version6Fingerprint?):
             for column in sourceFileColumns { try database.execute("ALTER TABLE source_file ADD COLUMN \(column)") }
@@ -159,6 +174,47 @@ extension Schema {
             findingTable(findingAddedColumns + findingFactsColumns, confirmations: AppleConfirmation.allCases.map(\.rawValue)))
         let list = names.joined(separator: ", ")
         try database.execute("INSERT INTO finding (\(list)) SELECT \(list) FROM finding_before_11; DROP TABLE finding_before_11")
+    }
+
+    /// Version 12's lifecycle: `finding_state.status` and `finding_history.event` allow `expired`, `audit_run` counts them
+    /// (`expired`, 0 in the runs before). The two tables are made again with their rows (SQLite cannot change a CHECK);
+    /// their indexes and triggers go with the old ones and are made again by the open. Does nothing to tables that allow it
+    /// already, or to a ledger without a lifecycle.
+    static func addVersion12Lifecycle(_ database: SQLiteDatabase) throws {
+        guard let state = try tableSQL("finding_state", database), !state.contains("'expired'") else { return }
+        try database.execute(dropViews)
+        let runColumns = try columnNames("audit_run", database)
+        if !runColumns.isEmpty && !runColumns.contains("\"expired\"") {
+            try database.execute("ALTER TABLE audit_run ADD COLUMN expired INTEGER NOT NULL DEFAULT 0")
+        }
+        try database.execute(
+            """
+            DROP INDEX IF EXISTS finding_state_status; DROP INDEX IF EXISTS finding_state_transaction;
+            DROP INDEX IF EXISTS finding_history_finding; DROP INDEX IF EXISTS finding_history_run;
+            DROP TRIGGER IF EXISTS finding_history_no_update; DROP TRIGGER IF EXISTS finding_history_no_delete;
+            ALTER TABLE finding_state RENAME TO finding_state_before_12;
+            ALTER TABLE finding_history RENAME TO finding_history_before_12;
+            """)
+        try database.execute(LifecycleTables.create)
+        for table in ["finding_state", "finding_history"] {
+            let list = try columnNames(table + "_before_12", database).joined(separator: ", ")
+            try database.execute("INSERT INTO \(table) (\(list)) SELECT \(list) FROM \(table)_before_12; DROP TABLE \(table)_before_12")
+        }
+    }
+
+    /// A table's CREATE statement; nil when there is no such table. (Read in a function of its own: its statement is done
+    /// with when it returns, as the ALTERs that follow need.)
+    private static func tableSQL(_ table: String, _ database: SQLiteDatabase) throws -> String? {
+        let q = try database.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = '\(table)'")
+        return try q.step() ? q.text(0) : nil
+    }
+
+    /// A table's columns, quoted, in order (none: no such table).
+    private static func columnNames(_ table: String, _ database: SQLiteDatabase) throws -> [String] {
+        let columns = try database.prepare("SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")
+        var names: [String] = []
+        while try columns.step() { names.append("\"\(columns.text(0))\"") }
+        return names
     }
 
     private static func addVersion8Columns(_ database: SQLiteDatabase) throws {

@@ -5,7 +5,7 @@ import IAPAuditModel
 /// Times are INTEGER milliseconds since 1970 UTC (`*_ms`) unless the column is TEXT ISO 8601 UTC.
 /// Ids are TEXT, exactly as the source wrote them.
 package enum Schema {
-    package static let version = 11
+    package static let version = 12
     /// Bumped whenever a reader changes what it imports or the fact layout changes (`FactLayout`):
     /// files stored by another reader version are read again.
     package static let readerVersion = 12
@@ -13,8 +13,9 @@ package enum Schema {
     /// Versions 7 to 10 keep what a ledger of version 6 to 9 holds (`migrate`, Schema+Migration.swift): 7 adds
     /// `source_file`'s `given`, `mtime_ns`, `inode` and `content_sha256`, 8 the findings' `loss_at` and
     /// `loss_at_ms` and `close_loss.loss_at_ms`, 9 `fact_chunk.checksum` (computed for the chunks kept), 10 `finding.facts`,
-    /// `finding_state.acknowledged_by` and table `finding_action`; since the ledger keeps the records of files no longer
-    /// given, which could not be read again.
+    /// `finding_state.acknowledged_by` and table `finding_action`, 11 `apple_record.asked_transaction_id` and table
+    /// `manual_action`, 12 the lifecycle's `expired` (status, event, `audit_run.expired`); since the ledger keeps the
+    /// records of files no longer given, which could not be read again.
     ///
     /// Older databases are upgraded by dropping everything they hold: version 6 keeps the close's price list
     /// (`close_period.price_list`, `price_list_sha256`), units per sale, refunds and valued findings
@@ -42,6 +43,8 @@ package enum Schema {
             for column in findingStateAddedColumns where !have.contains(String(column.prefix { $0 != " " })) {
                 try database.execute("ALTER TABLE finding_state ADD COLUMN \(column)")
             }
+            // …and version 12's `expired`.
+            try addVersion12Lifecycle(database)
         }
     }
 

@@ -353,7 +353,7 @@ final class TraceQueries {
     func resolvedFindings(of transactionId: String) throws -> [FindingState] {
         var result: [FindingState] = []
         try each(
-            "SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE transaction_id = ?1 AND status = 'resolved' ORDER BY finding_id",
+            "SELECT \(LifecycleReader.stateColumns) FROM finding_state WHERE transaction_id = ?1 AND status IN ('resolved', 'expired') ORDER BY finding_id",
             [transactionId]
         ) { result.append(LifecycleReader.state($0)) }
         return result

@@ -117,6 +117,11 @@ public let findingFieldDeclarations = findingFields(
     manual_credits objects(action_id, by, at_ms, user_id, note): Rule 25: each credit a person recorded (`iap-audit resolve --credited`):
         its number in `manual_action`, who, when, the account and the note.
     apple_not_found text: Rule 25: the Apple answer (file:line) by which the App Store Server API does not know the id in production.
+    would_be text: Rule 26: what a pending finding becomes once its feed passes the grace, as `kind/reason` (`dropped_order/never_sent`).
+    pending_since_ms integer: Rule 26: when the grace runs from: the purchase (a refund's date, a grant without proof's `ts`).
+    feed_end_ms integer: Rule 26: the newest record of the feed it waits for (the server log's newest `ts`, Apple's newest
+        `received_at`).
+    grace_ms integer: Rule 26: the run's grace (`--grace`), ms.
     """)
 
 /// The fields of a table of `findingFieldDeclarations`' form.
@@ -144,6 +149,9 @@ private let creditFacts = ["grants", "transaction_ids", "granted_transaction_ids
 private let refundFacts = ["cancelled_ms", "cancellation_reason", "revocation_type", "revocation_percentage"]
 /// A request Apple has not settled (rule 14).
 private let unsettledFacts = ["unresolved_count", "oldest_request_id", "oldest_request_ms", "as_of_ms"]
+
+/// A problem at the edge of the data (rule 26).
+private let pendingFacts = ["would_be", "pending_since_ms", "feed_end_ms", "grace_ms"]
 
 /// Rules 10 and 18: one payment credited more than once.
 private let duplicateCreditReasons: [FindingReasonDeclaration] =
@@ -257,6 +265,16 @@ public let findingKindDeclarations: [FindingKindDeclaration] = [
     FindingKindDeclaration(
         "pending_verification", "info", "Apple has not settled a request yet, inside the grace.",
         unsettled("No answer from Apple yet.", action: "none")),
+    FindingKindDeclaration(
+        "pending_evidence", "info", "A problem at the edge of the data: the feed that would clear it ends inside the grace.",
+        [
+            .init(
+                "awaiting_server_log", rule: 26, "The server log ends within the grace of the purchase (or the refund).",
+                fields: pendingFacts, action: "none"),
+            .init(
+                "awaiting_apple_answer", rule: 26, "Apple's answers end within the grace of the grant without proof.",
+                fields: pendingFacts, action: "none"),
+        ]),
     FindingKindDeclaration(
         "regranted", "info", "Credited again where that is right (a restore).",
         .alike(

@@ -8,8 +8,9 @@ public enum FindingKind: String, Sendable, CaseIterable {
     case droppedOrder = "dropped_order", duplicateCredit = "duplicate_credit", sandboxLeak = "sandbox_leak",
         refundStillGranted = "refund_still_granted", invalidCredit = "invalid_credit",
         verificationBacklog = "verification_backlog", sandboxAllowlisted = "sandbox_allowlisted",
-        sandboxRefused = "sandbox_refused", pendingVerification = "pending_verification", regranted = "regranted",
-        idReissued = "id_reissued", outsideWindow = "outside_window", refundSuperseded = "refund_superseded"
+        sandboxRefused = "sandbox_refused", pendingVerification = "pending_verification",
+        pendingEvidence = "pending_evidence", regranted = "regranted", idReissued = "id_reissued",
+        outsideWindow = "outside_window", refundSuperseded = "refund_superseded"
 
     /// `error`, `warning` or `info` (docs/semantics.md rule 16).
     public var severity: Severity { Self.table[index].severity }
@@ -22,7 +23,7 @@ public enum FindingKind: String, Sendable, CaseIterable {
     private var index: Int { Self.allCases.firstIndex(of: self)! }
     private static let table: [(severity: Severity, isLoss: Bool)] = [
         (.error, true), (.error, true), (.error, true), (.error, true), (.warning, true), (.warning, false), (.info, false),
-        (.info, false), (.info, false), (.info, false), (.info, false), (.info, false), (.info, false),
+        (.info, false), (.info, false), (.info, false), (.info, false), (.info, false), (.info, false), (.info, false),
     ]
     /// Each case's `doc`, one a line, in case order.
     private static let docs = """
@@ -35,6 +36,7 @@ public enum FindingKind: String, Sendable, CaseIterable {
         Credited on a sandbox answer to an allowlisted tester.
         A sandbox purchase, correctly not credited.
         Apple has not settled a request yet, inside the grace.
+        A problem at the edge of the data: the feed that would clear it ends inside the grace.
         Credited again where that is right (a restore).
         Apple re-issued one purchase under new transaction ids.
         A purchase dated outside the audit window: these logs cannot judge it.
@@ -73,6 +75,8 @@ public enum FindingReason: String, Sendable, CaseIterable {
         sandboxRefusedEnvironmentConflict = "sandbox_refused/environment_conflict",
         pendingVerificationNoVerifyResponse = "pending_verification/no_verify_response",
         pendingVerificationRetryableStatus = "pending_verification/retryable_status",
+        pendingEvidenceAwaitingServerLog = "pending_evidence/awaiting_server_log",
+        pendingEvidenceAwaitingAppleAnswer = "pending_evidence/awaiting_apple_answer",
         regrantedNonConsumable = "regranted/non_consumable", regrantedAutoRenewable = "regranted/auto_renewable",
         regrantedNonRenewing = "regranted/non_renewing", idReissuedSameBillingEvent = "id_reissued/same_billing_event",
         outsideWindowBeforeWindow = "outside_window/before_window",
@@ -131,6 +135,8 @@ public enum FindingReason: String, Sendable, CaseIterable {
         (.sandboxRefused, 24, [.requestIds, .appleRecordCount], .noAction),
         (.pendingVerification, 14, [.unresolvedCount, .oldestRequestId, .oldestRequestMs, .asOfMs], .noAction),
         (.pendingVerification, 14, [.unresolvedCount, .oldestRequestId, .oldestRequestMs, .asOfMs, .status], .noAction),
+        (.pendingEvidence, 26, [.wouldBe, .pendingSinceMs, .feedEndMs, .graceMs], .noAction),
+        (.pendingEvidence, 26, [.wouldBe, .pendingSinceMs, .feedEndMs, .graceMs], .noAction),
         (.regranted, 10, [.grants, .transactionIds, .grantedTransactionIds], .noAction),
         (.regranted, 10, [.grants, .transactionIds, .grantedTransactionIds], .noAction),
         (.regranted, 10, [.grants, .transactionIds, .grantedTransactionIds], .noAction),
@@ -170,6 +176,8 @@ public enum FindingReason: String, Sendable, CaseIterable {
         Only records whose environment signals disagree list it; nothing was granted.
         No answer from Apple yet.
         Apple answered a retryable status.
+        The server log ends within the grace of the purchase (or the refund).
+        Apple's answers end within the grace of the grant without proof.
         A non-consumable restored.
         A subscription credited again.
         A non-renewing subscription credited again.
@@ -196,7 +204,8 @@ public enum FindingField: String, Sendable, CaseIterable {
         unresolvedCount = "unresolved_count", oldestRequestId = "oldest_request_id", oldestRequestMs = "oldest_request_ms",
         asOfMs = "as_of_ms", appleConfirmsAt = "apple_confirms_at", judged = "judged", datedMs = "dated_ms",
         windowBound = "window_bound", windowBoundMs = "window_bound_ms", manualCredits = "manual_credits",
-        appleNotFound = "apple_not_found"
+        appleNotFound = "apple_not_found", wouldBe = "would_be", pendingSinceMs = "pending_since_ms",
+        feedEndMs = "feed_end_ms", graceMs = "grace_ms"
 
     public var shape: FindingFieldShape { Self.table[index].shape }
     /// `objects`: each object's keys, in order.
@@ -211,7 +220,8 @@ public enum FindingField: String, Sendable, CaseIterable {
         (.objects, ["user_id", "transaction_id", "product_id", "purchase_ms"]), (.texts, []), (.text, []), (.integer, []),
         (.integer, []), (.integer, []), (.integer, []), (.integer, []), (.text, []), (.objects, ["request_id", "reason"]),
         (.integer, []), (.text, []), (.integer, []), (.integer, []), (.text, []), (.text, []), (.integer, []), (.text, []),
-        (.integer, []), (.objects, ["action_id", "by", "at_ms", "user_id", "note"]), (.text, []),
+        (.integer, []), (.objects, ["action_id", "by", "at_ms", "user_id", "note"]), (.text, []), (.text, []), (.integer, []),
+        (.integer, []), (.integer, []),
     ]
     /// Each case's `doc`, one a line, in case order.
     private static let docs = """
@@ -253,6 +263,10 @@ public enum FindingField: String, Sendable, CaseIterable {
         That bound.
         Rule 25: each credit a person recorded (`iap-audit resolve --credited`): its number in `manual_action`, who, when, the account and the note.
         Rule 25: the Apple answer (file:line) by which the App Store Server API does not know the id in production.
+        Rule 26: what a pending finding becomes once its feed passes the grace, as `kind/reason` (`dropped_order/never_sent`).
+        Rule 26: when the grace runs from: the purchase (a refund's date, a grant without proof's `ts`).
+        Rule 26: the newest record of the feed it waits for (the server log's newest `ts`, Apple's newest `received_at`).
+        Rule 26: the run's grace (`--grace`), ms.
         """.split(separator: "\n").map(String.init)
 }
 

@@ -5,9 +5,10 @@
 /// |---------------------------------|-------------|--------------|-------------------------|
 /// | never seen                      | yes         | `new`        | open                    |
 /// | open or acknowledged            | yes         | `still_open` | unchanged (a history row only when its reason changed) |
-/// | resolved                        | yes         | `reopened`   | open (the ack is spent) |
+/// | resolved or expired             | yes         | `reopened`   | open (the ack is spent) |
 /// | open or acknowledged            | no          | `resolved`   | resolved                |
-/// | resolved                        | no          | nothing      | resolved                |
+/// | open or acknowledged, a pending kind whose grace ran out | no, its problem is | `expired` | expired |
+/// | resolved or expired             | no          | nothing      | unchanged               |
 public enum FindingLifecycle {
     /// One finding of this run: its id and what the state keeps of it.
     public struct Current: Sendable, Equatable {
@@ -34,10 +35,10 @@ public enum FindingLifecycle {
     /// - Parameters:
     ///   - current: this run's findings (ids unique).
     ///   - previous: the findings open or acknowledged after the last recorded run (ids unique: table `finding_state`'s key).
-    ///   - earlier: the states of the findings of these ids resolved before (asked once, for every id of `current`
-    ///     not in `previous`; an id absent: never seen).
+    ///   - earlier: the states of the findings of these ids resolved or expired before (asked once, for every id of
+    ///     `current` not in `previous`; an id absent: never seen).
     ///   - resolve: what resolved the findings of `previous` this run does not have (by id; one absent:
-    ///     no new record, resolved at `asOfMs`).
+    ///     no new record, resolved at `asOfMs` — or expired, for a pending kind whose transaction has a finding now).
     ///   - asOfMs: this run's as-of.
     ///   - inputsGone: the files the last recorded run had that the ledger no longer holds (dropped by
     ///     `--forget-missing`): named in what resolved a finding without a new record.
@@ -67,7 +68,7 @@ public enum FindingLifecycle {
                 if state.status == .acknowledged { detail += " (acknowledged: \(state.note ?? ""))" }
                 changes.append(FindingChange(event: .stillOpen, state: state, detail: detail, reasonWas: reasonWas))
             } else if var state = resolvedBefore[f.id] {
-                let resolvedIn = state.resolvedRun.map { " (resolved in run \($0))" } ?? ""
+                let resolvedIn = state.resolvedRun.map { " (\(state.status.rawValue) in run \($0))" } ?? ""
                 (state.status, state.lastSeenRun, state.reason) = (.open, run, f.reason)
                 (state.acknowledgedAtMs, state.note, state.acknowledgedBy) = (nil, nil, nil)
                 changes.append(FindingChange(event: .reopened, state: state, detail: f.reason + resolvedIn))
@@ -95,17 +96,31 @@ public enum FindingLifecycle {
                 + (inputsGone.count > 3 ? " and \(inputsGone.count - 3) more" : "") + ")"
         for var state in goneStates {
             let resolution = resolutions[state.id] ?? Resolution(atMs: asOfMs, evidence: [])
-            state.status = .resolved
+            let found = now[ExactText(state.transactionId)] ?? []
+            // A pending finding whose grace ran out, with no new record of its transaction: its problem is found now.
+            let expired = resolution.evidence.isEmpty && Self.waits(state.kind) && !found.isEmpty
+            state.status = expired ? .expired : .resolved
             (state.resolvedRun, state.resolvedAtMs, state.resolvedEvidence) = (run, resolution.atMs ?? asOfMs, resolution.evidence)
-            let successors = (now[ExactText(state.transactionId)] ?? []).map { f in
+            let successors = found.map { f in
                 "\(f.id) (\(f.reason)\(openBefore[ExactText(f.id)].map { ", open since run \(previous[$0].firstSeenRun)" } ?? ""))"
             }.joined(separator: ", ")
+            if expired {
+                let detail = "expired: no new record of \(state.transactionId) and its grace ran out; it is \(successors) now"
+                changes.append(FindingChange(event: .expired, state: state, detail: detail))
+                continue
+            }
             let detail = resolvedDetail(resolution, successors: successors, transactionId: state.transactionId, gone: gone)
             changes.append(FindingChange(event: .resolved, state: state, detail: detail))
         }
         // In place: a sorted copy beside them doubled the peak on a night that changed every finding.
         changes.sort { $0.event != $1.event ? $0.event < $1.event : $0.state.id.utf8.lexicographicallyPrecedes($1.state.id.utf8) }
         return changes
+    }
+
+    /// A kind that waits for time to pass (`pending_verification`, rule 14; `pending_evidence`, rule 26): gone without a
+    /// new record, while its transaction has a finding, it expired.
+    private static func waits(_ kind: String) -> Bool {
+        kind == FindingKind.pendingVerification.rawValue || kind == FindingKind.pendingEvidence.rawValue
     }
 
     /// What resolved a finding, in words: a person's action, new records, or what changed in the inputs (`gone`: the files

@@ -6,6 +6,12 @@ public enum FindingStatus: String, Sendable, CaseIterable {
     case resolved
     /// Among the last recorded run's findings, marked known with `iap-audit ack`: reported, never alerting.
     case acknowledged
+    /// Not among the last recorded run's findings because time passed: its grace ran out (a `pending_verification` is a
+    /// `verification_backlog` now, a `pending_evidence` its problem), with no new record of its transaction.
+    case expired
+
+    /// Gone from the findings: resolved or expired (`iap-audit ack` has nothing to mark; found again, it reopens).
+    public var isClosed: Bool { self == .resolved || self == .expired }
 }
 
 /// What happened to a finding (`finding_history.event`): a run's events, or an acknowledgement.
@@ -16,10 +22,15 @@ public enum LifecycleEvent: String, Sendable, CaseIterable, Comparable {
     case reopened
     /// Found by the last recorded run, not by this one.
     case resolved
+    /// Found by the last recorded run, not by this one because its grace ran out, with no new record of its transaction.
+    case expired
     /// Found by the last recorded run and by this one (open or acknowledged).
     case stillOpen = "still_open"
     /// Marked known by `iap-audit ack` (not a run's event).
     case acknowledged
+
+    /// The finding went away (resolved or expired).
+    public var isGone: Bool { self == .resolved || self == .expired }
 
     /// The order the Changes sheet and the summaries list them in.
     public static func < (a: LifecycleEvent, b: LifecycleEvent) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
@@ -39,7 +50,7 @@ public struct FindingState: Sendable, Equatable {
     public var status: FindingStatus
     public var firstSeenRun: Int
     public var lastSeenRun: Int
-    /// The run that last resolved it (kept when it reopens: the history has every one).
+    /// The run that last resolved or expired it (kept when it reopens: the history has every one).
     public var resolvedRun: Int?
     /// When it was resolved, ms since 1970 UTC: the time of the earliest resolving record, else the
     /// resolving run's as-of (`FindingLifecycle.Resolution`).

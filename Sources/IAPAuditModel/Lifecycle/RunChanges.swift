@@ -55,7 +55,7 @@ public struct RunChanges: Sendable, Equatable {
 
     /// The findings of this run (new, reopened, still open) that are acknowledged.
     public var acknowledged: [String] {
-        changes.indices.filter { changes[$0].event != .resolved && changes[$0].state.status == .acknowledged }.map { changes[$0].state.id }
+        changes.indices.filter { !changes[$0].event.isGone && changes[$0].state.status == .acknowledged }.map { changes[$0].state.id }
     }
 
     /// What a finding sheet shows of a finding's lifecycle: status (`open` or `acknowledged`), the run that first found
@@ -83,7 +83,7 @@ public struct RunChanges: Sendable, Equatable {
         // Built in place, of a few fields each: a night that lost a log has as many changes as the ledger has findings.
         var listings: [String: Listing] = [:]
         listings.reserveCapacity(changes.count)
-        for i in changes.indices where changes[i].event != .resolved && listings[changes[i].state.id] == nil {
+        for i in changes.indices where !changes[i].event.isGone && listings[changes[i].state.id] == nil {
             let state = changes[i].state
             var listing = Listing(status: state.status, firstSeenRun: state.firstSeenRun, note: state.note)
             (listing.acknowledgedBy, listing.acknowledgedAtMs) = (state.acknowledgedBy, state.acknowledgedAtMs)

@@ -28,7 +28,7 @@ enum ReconcilePhase {
             outcome = try Reconciler.run(
                 try store.factReader(), config: options.config, asOfMs: options.asOfMs, graceMs: options.graceMs,
                 fromMs: options.fromMs, toMs: options.toMs, spillDirectory: plan.output.spillPath,
-                carry: (plan.output.carryPath, imported.carryGeneration), manual: plan.manual, lap: timer.lap)
+                carry: (plan.output.carryPath, imported.carryGeneration), manual: plan.manual, edges: true, lap: timer.lap)
         } catch {
             try? indexing.wait()  // the store is the index builder's until it is done
             throw error

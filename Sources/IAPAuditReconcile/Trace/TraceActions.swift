@@ -22,7 +22,9 @@ enum TraceActions {
     static func deciding(_ trace: TransactionTrace) -> Finding? {
         let findings = trace.findings.sorted { $0.kind < $1.kind }
         return findings.first { !$0.kind.isInfo }
-            ?? findings.first { [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .outsideWindow].contains($0.kind) }
+            ?? findings.first {
+                [.sandboxAllowlisted, .sandboxRefused, .pendingVerification, .pendingEvidence, .outsideWindow].contains($0.kind)
+            }
     }
 
     /// An action decided by a finding `iap-audit ack` marked known is none: someone has it in hand. The words say who,
@@ -167,6 +169,7 @@ enum TraceActions {
     private static func info(_ f: Finding, _ facts: TraceFacts) -> (TraceAction, String) {
         switch f.kind {
         case .pendingVerification: return (.wait, "wait: " + unresolved(f, facts, overdue: false))
+        case .pendingEvidence: return (.wait, "wait: " + f.detail)
         case .sandboxRefused: return (.noAction, "no action: a sandbox purchase, correctly not credited (no money was paid)")
         case .sandboxAllowlisted:
             return (.noAction, "no action: credited to \(users(f.userIds)), an allowlisted tester, on a Sandbox answer (no money was paid)")

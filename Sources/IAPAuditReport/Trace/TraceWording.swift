@@ -94,7 +94,7 @@ package enum TraceWording {
     }
 
     /// Where a finding stands across runs, in words: `open since run 1`, `acknowledged on <time>: <note>
-    /// (since run 1)`, `resolved in run 3 (<time>) by server.jsonl:88`.
+    /// (since run 1)`, `resolved in run 3 (<time>) by server.jsonl:88`, `expired in run 2: …`.
     package static func state(_ s: FindingState) -> String {
         switch s.status {
         case .open: return "open since run \(s.firstSeenRun)"
@@ -105,6 +105,9 @@ package enum TraceWording {
             let run = s.resolvedRun.map { " in run \($0)" } ?? ""
             let when = s.resolvedAtMs.map { " (\(Timestamp.iso($0)))" } ?? ""
             return "resolved\(run)\(when)" + (s.resolvedEvidence.isEmpty ? ", no new record of it" : " by " + ids(s.resolvedEvidence))
+        case .expired:
+            let run = s.resolvedRun.map { " in run \($0)" } ?? ""
+            return "expired\(run): its grace ran out with no new record of it"
         }
     }
 

@@ -34,12 +34,16 @@ final class CloseLossDateTests: XCTestCase {
         let july = "2026-07-10T10:00:00Z"
         let (sep30, oct2) = ("2026-09-30T12:00:00Z", "2026-10-02T09:00:00Z")
         TestPaths.write(
-            [grant("r1", refunded, "u1", july), grant("r2", twice, "u2", sep30), grant("r3", twice, "u2", oct2)]
-                .joined(separator: "\n") + "\n", to: folder + "/server.jsonl")
+            // r4 (another purchase, on 2026-10-17) takes the server log a day past the refund: no revoke came (rule 26).
+            [
+                grant("r1", refunded, "u1", july), grant("r2", twice, "u2", sep30), grant("r3", twice, "u2", oct2),
+                grant("r4", "2000000400000004", "u4", "2026-10-17T09:00:00Z"),
+            ].joined(separator: "\n") + "\n", to: folder + "/server.jsonl")
         TestPaths.write(
             [
                 verify("r1", july, item(refunded, purchased: july)), verify("r2", sep30, item(twice, purchased: sep30)),
                 verify("r3", oct2, item(twice, purchased: sep30)),
+                verify("r4", "2026-10-17T09:00:01Z", item("2000000400000004", purchased: "2026-10-17T08:59:00Z")),
             ].joined(separator: "\n") + "\n", to: folder + "/verify.jsonl")
         TestPaths.write(
             answer(item(refunded, purchased: july, cancelled: "2026-10-15T08:00:00Z")) + "\n", to: folder + "/apple-responses.jsonl")

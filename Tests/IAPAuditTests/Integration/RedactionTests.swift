@@ -32,7 +32,8 @@ final class RedactionTests: XCTestCase {
         XCTAssertEqual(look["key_in_captured"] as? Bool, false)
         XCTAssertEqual(look["files_with_key"] as? [String], [])
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
-        XCTAssertEqual((json["findings"] as? [String: Any])?["problems"] as? Int, 112)
+        // 112 before rule 26: the purchase after the logs end (2000000400594857) is pending evidence now.
+        XCTAssertEqual((json["findings"] as? [String: Any])?["problems"] as? Int, 111)
         // The same findings and tokens again: a second key gives other tokens, the same key the same ones.
         let again = CLIRun(sampleRun + ["--out", out, "--redact", "--redact-key", key])
         XCTAssertEqual(again.status, 0, again.err)

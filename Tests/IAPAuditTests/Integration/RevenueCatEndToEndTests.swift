@@ -45,7 +45,8 @@ final class RevenueCatEndToEndTests: XCTestCase {
             verify.append(#"{"request_id": "\#(request)", "received_at": \#(t.purchaseMs + 2900), "response": \#(appleLine)}"#)
         }
         // Planted: the same receipt replayed by another account, crediting one transaction again.
-        let replayMs = Self.ids[6].purchaseMs + 86_400_000
+        // Replayed after the last purchase's day: the server log then runs past the dropped order's grace (rule 26).
+        let replayMs = Self.ids[8].purchaseMs + 86_400_000 + 60_000
         server.append(
             #"{"ts": \#(replayMs), "request_id": "r-mallory", "user_id": "u-mallory", "device_id": "d-9", "transaction_ids": ["\#(Self.replayed)"], "restore": false, "receipt_sha256": "ab12", "verify_status": 0, "environment": "Sandbox", "granted": true, "latency_ms": 1200}"#
         )

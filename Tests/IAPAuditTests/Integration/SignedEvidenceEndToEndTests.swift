@@ -66,6 +66,8 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
             #"{"ts": "2026-10-01T10:00:00Z", "request_id": "r1", "user_id": "u1", "transaction_ids": ["T1"], "granted": true}"#,
             #"{"ts": "2026-10-01T10:05:00Z", "request_id": "r2", "user_id": "u2", "transaction_ids": ["T2"], "granted": true}"#,
             #"{"ts": "2026-10-01T10:10:00Z", "request_id": "r4", "user_id": "u4", "transaction_ids": ["T4"], "granted": true}"#,
+            // A revoke of nothing these records know, two days on: the server log runs past every grace here (rule 26).
+            #"{"ts": "2026-10-03T12:00:00Z", "request_id": "v9", "event": "revoke", "user_id": "u9", "transaction_ids": ["T9"]}"#,
         ]
         try server.joined(separator: "\n").write(toFile: input + "/server.jsonl", atomically: true, encoding: .utf8)
         let apple = [
@@ -117,7 +119,10 @@ final class SignedEvidenceEndToEndTests: XCTestCase {
             config.jwsTrustAnchors = [try TestPaths.realData("namecare__app-store-server-library-rust/AppleRootCA-G3.cer")]
             config.receiptTrustAnchors = [try TestPaths.realData("tikhop__TPInAppReceipt/AppleIncRootCertificate.cer")]
         }
-        return try AuditPipeline.run(AuditOptions(paths: [scenario.input], outputDirectory: out, config: config))
+        // The as-of of the records before v9 (r4's receipt), as rule 14 judged them.
+        var options = AuditOptions(paths: [scenario.input], outputDirectory: out, config: config)
+        options.asOfMs = Timestamp.parseMs("2026-10-01T10:10:01Z")
+        return try AuditPipeline.run(options)
     }
 
     private func keys(_ result: AuditResult) throws -> [String] {

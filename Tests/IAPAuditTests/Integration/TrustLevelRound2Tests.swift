@@ -78,11 +78,14 @@ final class TrustLevelRound2Tests: XCTestCase {
         let messages: [String]
     }
 
-    /// Runs `files` (file name → text) into a fresh ledger.
-    func run(_ files: [String: String], kit: Kit, tag: String) throws -> Outcome {
+    /// Runs `files` (file name → text) into a fresh ledger; `pastTheEdge`: with u-later's purchase of 2026-10-03, so that
+    /// the logs run past the scenario's grace (rule 26).
+    func run(_ files: [String: String], kit: Kit, tag: String, pastTheEdge: Bool = false) throws -> Outcome {
         let input = kit.folder + "/input-\(tag)"
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
-        for (name, text) in files { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+        for (name, text) in pastTheEdge ? TrustLevelTests.pastTheEdge(files) : files {
+            try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8)
+        }
         var config = AuditConfig(bundleIds: [Self.bundle])
         config.jwsTrustAnchors = [kit.anchor]
         config.receiptTrustAnchors = [kit.anchor]
@@ -125,7 +128,7 @@ final class TrustLevelRound2Tests: XCTestCase {
     func testUnlinkedAnswerMovesNoPurchaseOutOfTheWindow() throws {
         let kit = try makeKit()
         let base = try windowBase()
-        let without = try run(base, kit: kit, tag: "base")
+        let without = try run(base, kit: kit, tag: "base", pastTheEdge: true)
         XCTAssertEqual(
             without.keys, ["dropped_order/in_receipt_never_credited/T9/confirmed", "dropped_order/never_sent/T5/claimed"])
         let early = Self.item("T9", purchaseMs: Self.longAgoMs)
@@ -143,7 +146,7 @@ final class TrustLevelRound2Tests: XCTestCase {
         for (name, text) in attacks {
             var files = base
             files[name] = text
-            let with = try run(files, kit: kit, tag: name)
+            let with = try run(files, kit: kit, tag: name, pastTheEdge: true)
             XCTAssertEqual(with.keys, without.keys, name)
         }
         var linked = base
@@ -153,7 +156,8 @@ final class TrustLevelRound2Tests: XCTestCase {
                 "response": Self.answer([Self.item("T0", purchaseMs: Self.logStartMs + 60_000), early]),
             ]) + "\n"
         XCTAssertEqual(
-            try run(linked, kit: kit, tag: "linked").keys, ["dropped_order/never_sent/T5/claimed", "outside_window/before_window/T9"])
+            try run(linked, kit: kit, tag: "linked", pastTheEdge: true).keys,
+            ["dropped_order/never_sent/T5/claimed", "outside_window/before_window/T9"])
     }
 
     /// Rule 17 and the best level: r0's logged answer dates T9 years before the logs (`outside_window`). A verified JWS
@@ -162,11 +166,12 @@ final class TrustLevelRound2Tests: XCTestCase {
         let kit = try makeKit()
         let base = try windowBase(t9Ms: Self.longAgoMs)
         XCTAssertEqual(
-            try run(base, kit: kit, tag: "base").keys, ["dropped_order/never_sent/T5/claimed", "outside_window/before_window/T9"])
+            try run(base, kit: kit, tag: "base", pastTheEdge: true).keys,
+            ["dropped_order/never_sent/T5/claimed", "outside_window/before_window/T9"])
         var files = base
         files["t9.jws"] = try jws(transaction("T9", purchaseMs: Self.logStartMs + 60_000, kit: kit), genuine: true, kit) + "\n"
         XCTAssertEqual(
-            try run(files, kit: kit, tag: "verified").keys,
+            try run(files, kit: kit, tag: "verified", pastTheEdge: true).keys,
             ["dropped_order/in_receipt_never_credited/T9/confirmed", "dropped_order/never_sent/T5/claimed"])
     }
 
@@ -188,7 +193,7 @@ final class TrustLevelRound2Tests: XCTestCase {
         var attacked = base
         attacked["v1.json"] = try Self.json(v1) + "\n"
         func traced(_ files: [String: String], _ tag: String) throws -> [String: Any] {
-            _ = try run(files, kit: kit, tag: tag)
+            _ = try run(files, kit: kit, tag: tag, pastTheEdge: true)
             let run = TraceTests.trace(["T9", "--out", kit.folder + "/out-\(tag)", "--format", "json"])
             XCTAssertEqual(run.status, 0, run.err)
             let text = run.out.replacingOccurrences(of: "/input-\(tag)/", with: "/input/")
@@ -274,7 +279,7 @@ final class TrustLevelRound2Tests: XCTestCase {
                 "request_id": "r1", "received_at": "2026-10-01T10:00:01Z", "response": Self.answer([cancelled]),
             ]) + "\n",
         ]
-        XCTAssertEqual(try run(base, kit: kit, tag: "base").keys, ["refund_still_granted/cancelled_not_revoked/T1"])
+        XCTAssertEqual(try run(base, kit: kit, tag: "base", pastTheEdge: true).keys, ["refund_still_granted/cancelled_not_revoked/T1"])
         let nested = try jws(transaction("T1", purchaseMs: Self.logStartMs - 60_000, kit: kit), genuine: true, kit)
         let reversal: [String: Any] = [
             "notificationType": "REFUND_REVERSED", "notificationUUID": "n-rr", "version": "2.0", "signedDate": kit.nowMs,
@@ -296,11 +301,11 @@ final class TrustLevelRound2Tests: XCTestCase {
         ] {
             var files = base
             files["page.jsonl"] = try page(entries)
-            XCTAssertEqual(try run(files, kit: kit, tag: "page-\(tag)").keys, [], tag)
+            XCTAssertEqual(try run(files, kit: kit, tag: "page-\(tag)", pastTheEdge: true).keys, [], tag)
         }
         var files = base
         files["page.jsonl"] = try page([try jws(reversal, genuine: false, kit)])
-        let forged = try run(files, kit: kit, tag: "page-forged")
+        let forged = try run(files, kit: kit, tag: "page-forged", pastTheEdge: true)
         XCTAssertEqual(forged.keys, ["refund_still_granted/cancelled_not_revoked/T1"])
         XCTAssertEqual(forged.warnings, ["signature_failed page.jsonl:1"])
         XCTAssertTrue(forged.messages.first?.hasSuffix("page.jsonl:1, untrusted_root, server_api)") == true, "\(forged.messages)")

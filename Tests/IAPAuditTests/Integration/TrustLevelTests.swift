@@ -101,11 +101,26 @@ final class TrustLevelTests: XCTestCase {
         let messages: [String]
     }
 
+    /// `base` with u-later's credited purchase of 2026-10-03 (its request and Apple's answer, in files of their own): the
+    /// server log and Apple's answers run past every scenario's grace, so none of them waits at the edge of the data
+    /// (docs/semantics.md rule 26).
+    static func pastTheEdge(_ base: [String: String]) -> [String: String] {
+        base.merging([
+            "later-server.jsonl":
+                #"{"ts": "2026-10-03T12:00:00Z", "request_id": "r-later", "user_id": "u-later", "transaction_ids": ["T-later"], "granted": true}"#
+                + "\n",
+            "later-apple.jsonl":
+                #"{"request_id": "r-later", "received_at": "2026-10-03T12:00:01Z", "response": {"status": 0, "environment": "Production", "#
+                + #""receipt": {"bundle_id": "\#(bundle)", "in_app": [{"transaction_id": "T-later", "original_transaction_id": "T-later", "#
+                + #""product_id": "com.example.gems60", "quantity": "1"}]}}}"# + "\n",
+        ]) { a, _ in a }
+    }
+
     /// Runs `base` (file name → text) plus `twin` into a fresh ledger.
     private func run(_ base: [String: String], twin: (name: String, text: String)?, kit: Kit, tag: String) throws -> Outcome {
         let input = kit.folder + "/input-\(tag)"
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
-        for (name, text) in base { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+        for (name, text) in Self.pastTheEdge(base) { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
         if let twin { try twin.text.write(toFile: input + "/" + twin.name, atomically: true, encoding: .utf8) }
         var config = AuditConfig(bundleIds: [Self.bundle])
         config.jwsTrustAnchors = [kit.anchor]
@@ -257,7 +272,7 @@ final class TrustLevelTests: XCTestCase {
         func sales(_ twin: (name: String, text: String)?, _ tag: String) throws -> [String] {
             let input = kit.folder + "/input-\(tag)"
             try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
-            for (name, text) in base { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+            for (name, text) in Self.pastTheEdge(base) { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
             if let twin { try twin.text.write(toFile: input + "/" + twin.name, atomically: true, encoding: .utf8) }
             let out = kit.folder + "/out-\(tag)"
             let close = CLIRun(["close", "--period", "2026-10", "--out", out, "--config", kit.config, input])
@@ -532,7 +547,7 @@ final class TrustLevelTests: XCTestCase {
         for form in Self.forged {
             let input = kit.folder + "/cli-\(form)"
             try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
-            for (name, text) in base { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
+            for (name, text) in Self.pastTheEdge(base) { try text.write(toFile: input + "/" + name, atomically: true, encoding: .utf8) }
             let twin = try transactionTwin(transaction("T9", purchaseMs: Self.longAgoMs, kit: kit), form, kit)
             try twin.text.write(toFile: input + "/" + twin.name, atomically: true, encoding: .utf8)
             let dropped = CLIRun([

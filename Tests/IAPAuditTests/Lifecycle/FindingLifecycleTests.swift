@@ -51,8 +51,9 @@ final class FindingLifecycleTests: XCTestCase {
             ])
     }
 
-    /// A pending verification past the grace is a verification backlog now (another kind, another id): resolved
-    /// under its old id, and the detail says what it became, not that something settled it.
+    /// A pending verification past the grace is a verification backlog now (another kind, another id): with no new record
+    /// of its transaction it expired under its old id, and the detail says what it became, not that something settled it;
+    /// with a new record it was resolved by it.
     func testAFindingThatBecameAnotherKindSaysWhat() throws {
         let changes = try FindingLifecycle.changes(
             run: 2, current: [current("verification_backlog:7", "no_verify_response"), current("dropped_order:8", "verify_failed")],
@@ -61,11 +62,44 @@ final class FindingLifecycleTests: XCTestCase {
             resolve: { _ in ["pending_verification:8": FindingLifecycle.Resolution(atMs: 5, evidence: ["v.jsonl:2"])] },
             asOfMs: 9_000)
         XCTAssertEqual(
-            changes.filter { $0.event == .resolved }.map(\.detail),
+            changes.filter { $0.event.isGone }.map {
+                "\($0.event.rawValue) \($0.state.id) \($0.state.status.rawValue) \($0.state.resolvedRun ?? 0) "
+                    + "\($0.state.resolvedAtMs ?? 0) \($0.state.resolvedEvidence): \($0.detail)"
+            },
             [
-                "no new record of 7; it is verification_backlog:7 (no_verify_response) now: the as-of passed a grace, or the inputs or "
-                    + "parameters changed",
-                "resolved by 1 new record(s): v.jsonl:2; it is dropped_order:8 (verify_failed) now",
+                "resolved pending_verification:8 resolved 2 5 [\"v.jsonl:2\"]: resolved by 1 new record(s): v.jsonl:2; it is "
+                    + "dropped_order:8 (verify_failed) now",
+                "expired pending_verification:7 expired 2 9000 []: expired: no new record of 7 and its grace ran out; it is "
+                    + "verification_backlog:7 (no_verify_response) now",
+            ])
+    }
+
+    /// A pending finding gone with no new record and no finding of its transaction now was not outgrown but resolved by
+    /// what changed (the inputs, the parameters); a finding of another kind gone without a record is never expired; an
+    /// expired finding found again reopens, saying it had expired.
+    func testOnlyAPendingKindOutgrownByItsProblemExpires() throws {
+        let changes = try FindingLifecycle.changes(
+            run: 3,
+            current: [current("dropped_order:4", "never_sent"), current("pending_evidence:6", "awaiting_server_log")],
+            previous: [
+                state("pending_evidence:3", .open, last: 2), state("pending_evidence:4", .open, last: 2),
+                state("invalid_credit:5", .open, last: 2),
+            ],
+            earlier: { ids in
+                var expired = self.state("pending_evidence:6", .expired, last: 1)
+                expired.resolvedRun = 2
+                return ids.contains("pending_evidence:6") ? ["pending_evidence:6": expired] : [:]
+            },
+            resolve: { _ in [:] }, asOfMs: 9_000)
+        XCTAssertEqual(
+            changes.map { "\($0.event.rawValue) \($0.state.id) \($0.state.status.rawValue): \($0.detail)" },
+            [
+                "new dropped_order:4 open: never_sent",
+                "reopened pending_evidence:6 open: awaiting_server_log (expired in run 2)",
+                "resolved invalid_credit:5 resolved: no new record of 5: resolved by what changed in the inputs or parameters",
+                "resolved pending_evidence:3 resolved: no new record of 3: resolved by what changed in the inputs or parameters",
+                "expired pending_evidence:4 expired: expired: no new record of 4 and its grace ran out; it is dropped_order:4 "
+                    + "(never_sent) now",
             ])
     }
 
@@ -77,10 +111,10 @@ final class FindingLifecycleTests: XCTestCase {
             previous: [state("pending_verification:9", .open, last: 4), state("invalid_credit:9", .open, first: 4, last: 4)],
             earlier: { _ in [:] }, resolve: { _ in [:] }, asOfMs: 9_000)
         XCTAssertEqual(
-            changes.filter { $0.event == .resolved }.map(\.detail),
+            changes.filter { $0.event == .expired }.map(\.detail),
             [
-                "no new record of 9; it is invalid_credit:9 (no_verify_response, open since run 4), verification_backlog:9 "
-                    + "(no_verify_response) now: the as-of passed a grace, or the inputs or parameters changed"
+                "expired: no new record of 9 and its grace ran out; it is invalid_credit:9 (no_verify_response, open since run 4), "
+                    + "verification_backlog:9 (no_verify_response) now"
             ])
     }
 

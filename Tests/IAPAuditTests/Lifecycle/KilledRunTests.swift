@@ -11,7 +11,7 @@ final class KilledRunTests: XCTestCase {
         db = sqlite3.connect(sys.argv[1] + "/audit.sqlite")
         last = db.execute("SELECT max(run) FROM audit_run").fetchone()[0]
         current = sorted(r[0] for r in db.execute("SELECT finding_id FROM finding"))
-        unresolved = sorted(r[0] for r in db.execute("SELECT finding_id FROM finding_state WHERE status <> 'resolved'"))
+        unresolved = sorted(r[0] for r in db.execute("SELECT finding_id FROM finding_state WHERE status NOT IN ('resolved', 'expired')"))
         print(json.dumps({
             "last": last, "consistent": current == unresolved,
             "runs": db.execute("SELECT run, fingerprint, files, findings, new, still_open, resolved, reopened FROM audit_run").fetchall(),

@@ -55,8 +55,8 @@ final class LedgerCopyOrderTests: XCTestCase {
                     + "and --json list every file):\n  \(input)/resend.jsonl  skipped: same content as \(input)/server.jsonl (not counted twice)\n"
             ), copied)
         XCTAssertTrue(copied.contains("Changes: run 1 again (the same inputs and parameters: nothing recorded)"), copied)
-        // New split as the alert counts it (problems; info never alerts).
-        XCTAssertTrue(copied.contains("\n  571 new (543 problems, 28 info), 0 still open, 0 resolved, 0 reopened\n"), copied)
+        // New split as the alert counts it (problems; info never alerts; 10 purchases at the edge of the logs are pending, rule 26).
+        XCTAssertTrue(copied.contains("\n  571 new (533 problems, 38 info), 0 still open, 0 resolved, 0 reopened\n"), copied)
         let next = RunSummary.text(try AuditPipeline.run(options))
         XCTAssertTrue(next.contains("Inputs (4 files; 0 new or changed since run 1, listed;"), next)
     }

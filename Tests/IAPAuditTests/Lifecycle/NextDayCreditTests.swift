@@ -21,16 +21,18 @@ final class NextDayCreditTests: XCTestCase {
         #"{"ts":"\#(at)","user_id":"\#(user)","transaction_id":"\#(t)","product_id":"com.example.gems60","state":"purchased"}"#
     }
 
-    /// Day 1: u1 buys T1 and nothing reaches the server (a dropped order); u2's T2 is credited.
-    /// Day 2: the server credits T1 at 09:00 (Apple answers a second later); u3 buys T3, never sent.
+    /// Day 1: u1's T1, bought the day before, never reached the server (a dropped order: the log runs a day past it,
+    /// rule 26); u2's T2 is credited.
+    /// Day 2: the server credits T1 at 09:00 (Apple answers a second later); u3's T3, bought before day 1 and reported late,
+    /// was never sent (the log runs a day past it).
     static func writeDays(_ feed: String) throws {
         for day in ["day1", "day2"] { try FileManager.default.createDirectory(atPath: feed + "/" + day, withIntermediateDirectories: true) }
         TestPaths.write(
-            [purchase("2026-10-01T10:00:00Z", "u1", t1), purchase("2026-10-01T11:00:00Z", "u2", t2)].joined(separator: "\n") + "\n",
+            [purchase("2026-09-30T10:00:00Z", "u1", t1), purchase("2026-10-01T11:00:00Z", "u2", t2)].joined(separator: "\n") + "\n",
             to: feed + "/day1/client.jsonl")
         TestPaths.write(request("r2", "2026-10-01T11:00:05Z", "u2", t2) + "\n", to: feed + "/day1/server.jsonl")
         TestPaths.write(answer("r2", "2026-10-01T11:00:06Z", t2) + "\n", to: feed + "/day1/verify.jsonl")
-        TestPaths.write(purchase("2026-10-02T12:00:00Z", "u3", t3) + "\n", to: feed + "/day2/client.jsonl")
+        TestPaths.write(purchase("2026-09-30T08:00:00Z", "u3", t3) + "\n", to: feed + "/day2/client.jsonl")
         TestPaths.write(request("r1", "2026-10-02T09:00:00Z", "u1", t1) + "\n", to: feed + "/day2/server.jsonl")
         TestPaths.write(answer("r1", "2026-10-02T09:00:01Z", t1) + "\n", to: feed + "/day2/verify.jsonl")
     }
@@ -81,7 +83,7 @@ final class NextDayCreditTests: XCTestCase {
         let second = CLIRun(["run", feed, "--out", out, "--json"])
         XCTAssertEqual(second.status, 0, second.err)
         db = try ledger(out)
-        XCTAssertEqual((db["runs"] as? [[AnyHashable]])?.last, [2, 6, 1, 1, 0, 1, 0, "2026-10-02T12:00:00.000Z"])
+        XCTAssertEqual((db["runs"] as? [[AnyHashable]])?.last, [2, 6, 1, 1, 0, 1, 0, "2026-10-02T09:00:01.000Z"])
         let evidence = "[\"\(feed)/day2/server.jsonl:1\",\"\(feed)/day2/verify.jsonl:1\"]"
         XCTAssertEqual(
             db["states"] as? [[AnyHashable]],
@@ -115,7 +117,7 @@ final class NextDayCreditTests: XCTestCase {
             #"[{"evidence":["\#(feed)/day2/server.jsonl:1","\#(feed)/day2/verify.jsonl:1"],"finding_id":"dropped_order:\#(Self.t1)","resolved_at":"2026-10-02T09:00:00.000Z"}]"#
         )
         XCTAssertEqual(
-            changes["counts"] as? [String: Int], ["new": 1, "still_open": 0, "resolved": 1, "reopened": 0, "acknowledged": 0])
+            changes["counts"] as? [String: Int], ["new": 1, "still_open": 0, "resolved": 1, "reopened": 0, "expired": 0, "acknowledged": 0])
         XCTAssertEqual(Self.canonical(json["alert"]), #"{"exit":0,"reasons":[]}"#)
 
         // A re-run on the same inputs: no run, no history row; it says run 2's changes again.
@@ -139,7 +141,7 @@ final class NextDayCreditTests: XCTestCase {
         let third = CLIRun(["run", feed, "--out", out, "--forget-missing"])
         XCTAssertEqual(third.status, 0, third.err)
         db = try ledger(out)
-        XCTAssertEqual((db["runs"] as? [[AnyHashable]])?.last, [3, 5, 2, 0, 1, 0, 1, "2026-10-02T12:00:00.000Z"])
+        XCTAssertEqual((db["runs"] as? [[AnyHashable]])?.last, [3, 5, 2, 0, 1, 0, 1, "2026-10-02T09:00:01.000Z"])
         // History keeps the reopened one; t3, still open for the same reason, changes only its last_seen_run.
         XCTAssertEqual(
             (db["history"] as? [[AnyHashable]])?.filter { $0[0] == AnyHashable(3) },

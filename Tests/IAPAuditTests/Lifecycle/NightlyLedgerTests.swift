@@ -18,7 +18,8 @@ final class NightlyLedgerTests: XCTestCase {
         import json, sqlite3, sys
         db = sqlite3.connect(sys.argv[1])
         print(json.dumps({
-            "runs": db.execute("SELECT run, files, findings, new, still_open, resolved, reopened FROM audit_run ORDER BY run").fetchall(),
+            "runs": db.execute("SELECT run, files, findings, new, still_open, resolved + expired, reopened FROM audit_run ORDER BY run").fetchall(),
+            "expired": db.execute("SELECT run, finding_id FROM finding_history WHERE event = 'expired' ORDER BY run, finding_id").fetchall(),
             "history": db.execute("SELECT run, event, finding_id FROM finding_history ORDER BY rowid").fetchall(),
             "states": db.execute("SELECT finding_id, status, first_seen_run, last_seen_run, resolved_run FROM finding_state").fetchall(),
             "last_resolved": db.execute("SELECT finding_id, resolved_at, resolved_evidence FROM finding_state WHERE resolved_run = 31").fetchall(),
@@ -80,7 +81,9 @@ final class NightlyLedgerTests: XCTestCase {
                 events["still_open"]!.count, events["resolved"]!.count, events["reopened"]!.count,
             ])
             for (event, ids) in events {
-                let recorded = Set(history.filter { $0.run == k + 1 && $0.event == event }.map(\.id))
+                // Gone is resolved, or expired (a pending finding outgrown by its problem, no new record of it).
+                let recorded = Set(
+                    history.filter { $0.run == k + 1 && ($0.event == event || event == "resolved" && $0.event == "expired") }.map(\.id))
                 XCTAssertEqual(recorded, event == "still_open" ? changedReason : ids, "run \(k + 1), \(event)")
             }
             seen.formUnion(now)
@@ -91,10 +94,33 @@ final class NightlyLedgerTests: XCTestCase {
             "one row per change (new, resolved, reopened, a still-open finding's new reason), no more")
         XCTAssertEqual(reasonChanges, 0, "no finding of the month changes its reason from one night to the next (ReasonChangeTests)")
 
-        // The month as it unfolds (the numbers checked above against the findings): 186 findings were new on some
-        // night, 23 of them resolved by a later one (an answer, a credit, a later as-of), none came back.
+        // The month as it unfolds (the numbers checked above against the findings): 196 findings were new on some
+        // night, 33 of them gone by a later one (resolved by an answer or a credit, or expired: a pending finding outgrown by
+        // its problem, with no new record of it), none came back.
         XCTAssertEqual(runs.map { $0[3] }.reduce(0, +), seen.count, "every finding ever seen was new once")
-        XCTAssertEqual([3, 5, 6].map { c in runs.map { $0[c] }.reduce(0, +) }, [186, 23, 0])
+        XCTAssertEqual([3, 5, 6].map { c in runs.map { $0[c] }.reduce(0, +) }, [196, 33, 0])
+        // Each expired finding is a pending kind whose transaction has its problem that night.
+        let expired = (lifecycle["expired"] as! [[Any]]).map { (run: $0[0] as! Int, id: $0[1] as! String) }
+        // 30 of the 33: 20 verifications past the grace, 10 purchases whose server log or Apple's answers passed it.
+        XCTAssertEqual(
+            expired.map {
+                "\($0.run) \($0.id.replacingOccurrences(of: "pending_verification:", with: "v:").replacingOccurrences(of: "pending_evidence:", with: "e:"))"
+            },
+            [
+                "3 v:2000000400594096", "3 v:2000000400594097", "5 v:2000000400594347", "6 e:2000000400594115", "6 v:2000000400594095",
+                "7 e:9223372036854775001", "8 e:2000000400594238", "8 v:2000000400594238", "8 v:2000000400594346",
+                "14 v:2000000400594349", "15 e:2000000400594085", "16 v:2000000400594088", "17 v:2000000400594342",
+                "18 e:2000000400594240", "18 v:2000000400594240", "18 v:2000000400594339", "19 v:2000000400594348",
+                "20 v:2000000400594089", "20 v:2000000400594098", "20 v:2000000400594341", "21 e:2000000400594239",
+                "21 v:2000000400594239", "22 e:2000000400594086", "22 v:2000000400594340", "23 e:2000000400594083",
+                "23 e:2000000400594283", "23 v:2000000400594283", "24 e:2000000400594084", "26 v:2000000400594087",
+                "27 v:2000000400594090",
+            ])
+        for e in expired {
+            let t = e.id.split(separator: ":")[1]
+            XCTAssertTrue(e.id.hasPrefix("pending_verification:") || e.id.hasPrefix("pending_evidence:"), e.id)
+            XCTAssertTrue(sets[e.run - 1].contains { $0.hasSuffix(":" + t) && !$0.hasPrefix("pending_") }, e.id)
+        }
         XCTAssertEqual(runs.last, [31, 153, 163, 3, 160, 2, 0], "the last night sees the whole month: the answer key's 163 findings")
         // The 31st brings one Apple answer (received 00:00:00, to a request of the 30th), which proves a credit,
         // and the month's notifications, one of which (sent 2026-10-20 09:00) settles a dropped order.
@@ -102,14 +128,16 @@ final class NightlyLedgerTests: XCTestCase {
             lifecycle["last_resolved"] as? [[String]],
             [
                 ["dropped_order:2000000400594860", "2026-10-20T09:00:00.000Z", "[\"\(feed)/2026-10-31/notifications.jsonl:3\"]"],
-                ["invalid_credit:2000000400599615", "2026-10-31T00:00:00.000Z", "[\"\(feed)/2026-10-31/verify.jsonl:1\"]"],
+                // Granted on the 30th, answered by Apple at midnight: pending evidence on night 30 (rule 26), never a page.
+                ["pending_evidence:2000000400599615", "2026-10-31T00:00:00.000Z", "[\"\(feed)/2026-10-31/verify.jsonl:1\"]"],
             ])
 
         // The last state of every finding: open if the last run had it, else resolved; first and last run seen.
         let states = (lifecycle["states"] as! [[Any]]).map { ($0[0] as! String, $0[1] as! String, $0[2] as! Int, $0[3] as! Int) }
         XCTAssertEqual(states.count, seen.count)
         for (id, status, first, last) in states {
-            XCTAssertEqual(status, sets.last!.contains(id) ? "open" : "resolved", id)
+            XCTAssertEqual(
+                status, sets.last!.contains(id) ? "open" : history.last { $0.id == id }?.event == "expired" ? "expired" : "resolved", id)
             XCTAssertEqual(first, sets.firstIndex { $0.contains(id) }! + 1, id)
             XCTAssertEqual(last, sets.lastIndex { $0.contains(id) }! + 1, id)
         }
@@ -130,7 +158,9 @@ final class NightlyLedgerTests: XCTestCase {
         // The finding sheets: every finding of the last night with its status and the night that first found it.
         XCTAssertEqual(
             sheet["first_seen"] as? [[AnyHashable]],
-            states.filter { $0.1 != "resolved" }.map { [$0.0, $0.1, $0.2] as [AnyHashable] }.sorted { "\($0)" < "\($1)" })
+            states.filter { $0.1 != "resolved" && $0.1 != "expired" }.map { [$0.0, $0.1, $0.2] as [AnyHashable] }.sorted {
+                "\($0)" < "\($1)"
+            })
 
         // The same inputs again: no run, no history row, nothing changed.
         let again = try AuditPipeline.run(options)

@@ -102,7 +102,8 @@ final class RotatedNightlyTests: XCTestCase {
             resolved,
             [
                 ["dropped_order:2000000400594860", "2026-10-20T09:00:00.000Z"],
-                ["invalid_credit:2000000400599615", "2026-10-31T00:00:00.000Z"],
+                // Granted on the 30th, answered at midnight: pending evidence on night 30 (rule 26).
+                ["pending_evidence:2000000400599615", "2026-10-31T00:00:00.000Z"],
             ])
     }
 

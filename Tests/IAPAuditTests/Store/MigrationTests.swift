@@ -65,6 +65,10 @@ final class MigrationTests: XCTestCase {
     /// in place: its findings are kept through the remade `finding` table.
     func testVersion10IsMigratedKeepingItsRecords() throws { try migrates(from: 10) }
 
+    /// A version-11 ledger (before the lifecycle's `expired`) is migrated in place: `finding_state` and `finding_history`
+    /// are made again with their rows, allowing `expired`, and `audit_run` gains `expired`.
+    func testVersion11IsMigratedKeepingItsRecords() throws { try migrates(from: 11) }
+
     /// A ledger of version 5 is rebuilt keeping its lifecycle, whose `finding_state` lacks version 10's `acknowledged_by`:
     /// the column is added, so the next run stores its states and `ack --by` records who.
     func testAKeptLifecycleGainsTheColumnsOfLaterVersions() throws {
@@ -108,7 +112,7 @@ final class MigrationTests: XCTestCase {
         let (input, out, _) = try ledger(of: 7)
         let killed = try BuiltBinary.run(["run", input, "--out", out], environment: ["IAP_AUDIT_KILL_AT": "import_files"])
         XCTAssertEqual(killed.status, -SIGKILL, killed.err)
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 11)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 12)
         // A close of 2026-09 since: it is no longer a period to close again (found by a retest); the close says the upgrade
         // too, and leaves it to the next run.
         let close = try BuiltBinary.run(["close", "--period", "2026-09", "--out", out, input])
@@ -118,10 +122,11 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(next.status, 0, next.err)
         XCTAssertTrue(
             next.err.contains(
-                "iap-audit: warning: the ledger (schema version 7) was migrated to version 11 in place, every record kept: the "
+                "iap-audit: warning: the ledger (schema version 7) was migrated to version 12 in place, every record kept: the "
                     + "findings now give loss_at, when each loss happened; its stored facts now carry checksums, checked as they are "
                     + "read; the findings now carry their facts and actions (finding_action); it now keeps people's actions "
-                    + "(iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)\n"),
+                    + "(iap-audit resolve) and Apple's answers by id (iap-audit ask-apple); its lifecycle now records a finding "
+                    + "whose grace ran out as expired, not resolved\n"),
             next.err)
         let third = try BuiltBinary.run(["run", input, "--out", out])
         XCTAssertFalse(third.err.contains("was migrated"), third.err)
@@ -145,14 +150,28 @@ final class MigrationTests: XCTestCase {
                 if sys.argv[3] in ("6", "7"):
                     for column in ("loss_at", "loss_at_ms"): db.execute(f"ALTER TABLE finding DROP COLUMN {column}")
                     db.execute("ALTER TABLE close_loss DROP COLUMN loss_at_ms")
-                if sys.argv[3] not in ("9", "10"):
+                if int(sys.argv[3]) <= 11:
+                    # Version 12's lifecycle: the CHECKs without 'expired', audit_run without its count.
+                    for (view,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall(): db.execute(f"DROP VIEW {view}")
+                    db.execute("ALTER TABLE audit_run DROP COLUMN expired")
+                    for table in ("finding_state", "finding_history"):
+                        extras = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') "
+                                                           "AND sql IS NOT NULL", (table,))]
+                        sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
+                        db.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+                        db.execute(sql.replace(", 'expired'", ""))
+                        db.execute(f"INSERT INTO {table} SELECT * FROM old_{table}")
+                        db.execute(f"DROP TABLE old_{table}")
+                        for extra in extras: db.execute(extra)
+                if sys.argv[3] not in ("9", "10", "11"):
                     db.execute("ALTER TABLE fact_chunk DROP COLUMN checksum")
-                if sys.argv[3] != "10":
+                if sys.argv[3] not in ("10", "11"):
                     db.execute("ALTER TABLE finding DROP COLUMN facts")
                     db.execute("ALTER TABLE finding_state DROP COLUMN acknowledged_by")
                     db.execute("DROP TABLE finding_action")
-                db.execute("ALTER TABLE apple_record DROP COLUMN asked_transaction_id")
-                db.execute("DROP TABLE manual_action")
+                if sys.argv[3] != "11":
+                    db.execute("ALTER TABLE apple_record DROP COLUMN asked_transaction_id")
+                    db.execute("DROP TABLE manual_action")
                 if sys.argv[3] == "7":
                     db.execute("INSERT INTO close_period VALUES ('2026-09', 'gregorian', 'UTC', '2026-09-01', '2026-09-30', 0, 0, '[]', NULL, NULL)")
                 db.execute("UPDATE ledger_schema SET value = ? WHERE name = 'tables'", (sys.argv[2],))
@@ -164,7 +183,7 @@ final class MigrationTests: XCTestCase {
                     out + "/audit.sqlite",
                     [
                         6: Schema.version6Fingerprint, 7: Schema.version7Fingerprint, 8: Schema.version8Fingerprint,
-                        9: Schema.version9Fingerprint, 10: Schema.version10Fingerprint,
+                        9: Schema.version9Fingerprint, 10: Schema.version10Fingerprint, 11: Schema.version11Fingerprint,
                     ][version]!, "\(version)",
                 ])
             as? Int
@@ -180,16 +199,29 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(
             result.snapshot.recordCounts["client_report"], records.map(Int64.init), "kept through the migration and the file's absence")
         XCTAssertEqual(result.warnings.filter { $0.code == .inputVanished }.map(\.file), [input + "/client.jsonl"])
-        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 11)
+        XCTAssertEqual(try describe(out + "/audit.sqlite")["version"] as? Int, 12)
+        // Version 12's lifecycle tables: `expired` allowed, and counted by the run that migrated (the ledger's first recorded).
+        XCTAssertEqual(
+            try PythonReader.run(
+                """
+                import json, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                print(json.dumps([int(all("'expired'" in db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (t,)).fetchone()[0]
+                                      for t in ("finding_state", "finding_history"))),
+                                  db.execute("SELECT group_concat(run || ':' || expired) FROM audit_run").fetchone()[0],
+                                  db.execute("SELECT count(DISTINCT run) FROM finding_history").fetchone()[0]]))
+                """, args: [out + "/audit.sqlite"]) as? [AnyHashable], [1, "1:0", 1])
         // Said, once (found by a user test: the upgrade was silent).
         XCTAssertEqual(
             result.warnings.filter { $0.code == .ledgerUpgraded }.map(\.message),
             [
-                "the ledger (schema version \(version)) was migrated to version 11 in place, every record kept: "
+                "the ledger (schema version \(version)) was migrated to version 12 in place, every record kept: "
                     + (version < 8 ? "the findings now give loss_at, when each loss happened; " : "")
                     + (version < 9 ? "its stored facts now carry checksums, checked as they are read; " : "")
                     + (version < 10 ? "the findings now carry their facts and actions (finding_action); " : "")
-                    + "it now keeps people's actions (iap-audit resolve) and Apple's answers by id (iap-audit ask-apple)"
+                    + (version < 11
+                        ? "it now keeps people's actions (iap-audit resolve) and Apple's answers by id (iap-audit ask-apple); " : "")
+                    + "its lifecycle now records a finding whose grace ran out as expired, not resolved"
                     + (version == 7
                         ? "; the periods closed before (2026-09) booked each loss when its finding was first seen: close them again to "
                             + "book it when it happened (a figure that moves is said, close_restated)" : "")
@@ -199,7 +231,7 @@ final class MigrationTests: XCTestCase {
             (try PythonReader.run(
                 "import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute("
                     + "'SELECT parameters FROM audit_run ORDER BY run DESC LIMIT 1').fetchone()[0]))", args: [out + "/audit.sqlite"])
-                as? String)?.contains("\nschema 11\n") ?? false)
+                as? String)?.contains("\nschema 12\n") ?? false)
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: out))
         XCTAssertEqual(again.warnings.filter { $0.code == .ledgerUpgraded }.count, 0)
         let losses =
@@ -270,9 +302,9 @@ final class MigrationTests: XCTestCase {
             """, args: [folder])
         let store = try AuditStore(path: folder + "/audit.sqlite")
         XCTAssertEqual(try store.storedFiles().count, 0, "dropped when opened")
-        XCTAssertEqual(store.schemaChange, .rebuilt(from: 11))
+        XCTAssertEqual(store.schemaChange, .rebuilt(from: 12))
         // Kept until a run completes.
-        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 11))
+        XCTAssertEqual(try AuditStore(path: folder + "/audit.sqlite").schemaChange, .rebuilt(from: 12))
         let again = try AuditPipeline.run(AuditOptions(paths: [input], outputDirectory: folder))
         XCTAssertEqual(again.filesParsed, 1)
         XCTAssertEqual(try describe(folder + "/audit.sqlite")["items"] as? [[String]], [["1000000001479608"]])
