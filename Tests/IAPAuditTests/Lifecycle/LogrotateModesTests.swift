@@ -57,9 +57,9 @@ final class LogrotateModesTests: XCTestCase {
         let plain = try nights(month, mode: nil)
         XCTAssertEqual(plain.map(\.rejectedAlerts), (0..<10).map { $0 == Self.badNight ? 1 : 0 }, "the bad line, once")
         XCTAssertFalse(plain.allSatisfy { $0.changes.isEmpty }, "the nights change findings: the comparison can fail")
-        XCTAssertEqual(
-            plain[Self.lateNight].resolvedBy.filter { $0.hasSuffix(" new record(s)") },
-            ["dropped_order:2000000400594092 resolved by 1 new record(s)"], "the late credit")
+        XCTAssertTrue(
+            plain[Self.lateNight].resolvedBy.contains("dropped_order:2000000400594092 resolved by 1 new record(s)"),
+            "the late credit: \(plain[Self.lateNight].resolvedBy)")
         for mode in Self.modes {
             let rotated = try nights(month, mode: mode)
             for (night, (got, want)) in zip(rotated, plain).enumerated() {
