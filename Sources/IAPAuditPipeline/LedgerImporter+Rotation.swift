@@ -37,10 +37,11 @@ extension LedgerImporter {
         let grownInto = grownInto(given, movable, unchanged: unchanged, movedTo: movedTo)
         // A rotated generation (`server.jsonl.3.gz` beside `server.jsonl`) with other content received one, whatever it is
         // (an empty log gzipped again, `ifempty`; a log rotated three times between two runs): no export rewrites it.
-        let generations = movable.keys.filter { path in
+        // One that grew in place is no such thing: a log followed to this name by a run killed before it read the new part.
+        let generations = movable.filter { path, file in
             given.contains(path) && !unchanged.contains(path) && movedTo[path] == nil && grownInto[path] == nil
-                && Self.extendsGivenName(path, given)
-        }
+                && Self.extendsGivenName(path, given) && !Self.grew(path, from: file) && !continues(path, file)
+        }.keys
         guard !movedTo.isEmpty || !grownInto.isEmpty || !generations.isEmpty else { return (stored, []) }
         // Paths that received a content, their own old content gone from every path: rotated away.
         let received = Set(movedTo.values).union(grownInto.values).union(generations)

@@ -64,6 +64,7 @@ struct LedgerImporter {
     ) {
         let (renamedStored, renamed) = try renamingMoved(entries, try store.storedFiles())
         let (stored, rotated) = try followingRotation(entries, renamedStored)
+        PhaseTimer.checkpoint("import_rotation")
         let (files, totalBytes, importBytes) = try plan(entries, stored)
         let hashes = HashPrefetcher(files.compactMap { $0?.unchanged == nil && $0?.grown == nil ? $0?.entry.path : nil })
         let bulk = importBytes >= Self.bulkBytes && importBytes * 2 >= totalBytes

@@ -33,7 +33,8 @@ final class PhaseTimer {
     /// The tests' hold on a known point: a phase's end, or `close_run` (a close's run done, its tables not yet
     /// written). Named in the environment variable
     /// - `IAP_AUDIT_KILL_AT=NAME`: the process kills itself there (SIGKILL) — a kill -9 at a known point
-    ///   (`import_files`: the inputs imported, nothing reconciled);
+    ///   (`import_files`: the inputs imported, nothing reconciled; `import_rotation`: rotated logs followed to their new
+    ///   names, nothing read);
     /// - `IAP_AUDIT_PAUSE_AT=NAME:FILE`: it creates FILE there and waits until FILE is removed (60 s at most) —
     ///   an instant no timing reaches, for a test to act in (start a run while a close holds the folder).
     static func checkpoint(_ name: String) {

@@ -74,6 +74,47 @@ final class LogrotateModesTests: XCTestCase {
         }
     }
 
+    /// A run killed right after it followed a rotated log to its new name (`server.jsonl` grown into `server.jsonl.1`, or
+    /// `.1.gz`), before it read the new part: the next run reads that part, and keeps nothing twice (found by the
+    /// night-by-night simulation: the next run took the followed name for a rotated generation, kept its records under
+    /// `server.jsonl.1@<sha8>` and read the file whole again, 7 Apple records twice).
+    func testAKillAfterARotationWasFollowed() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.logrotate), "logrotate is not installed")
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        for directives in ["create\ncompress\nrotate 4", "create\ncompress\ndelaycompress\nrotate 4"] {
+            let root = TestPaths.scratch()
+            addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+            let exports = root + "/exports", days = root + "/days"
+            try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+            let files = Self.names.map { exports + "/" + $0 }.joined(separator: " ")
+            TestPaths.write("\(files) {\n\(directives)\nmissingok\n}\n", to: root + "/logrotate.conf")
+            for night in 0..<3 {
+                for name in Self.names {
+                    let lines = month.days[night].files[name] ?? []
+                    try append(Array(lines[..<(lines.count / 2)]), exports + "/" + name)
+                    try FileManager.default.createDirectory(atPath: days + "/\(night)", withIntermediateDirectories: true)
+                    try append(lines, days + "/\(night)/" + name)
+                }
+                if night == 1 { try shell("\(Self.logrotate) -f -s '\(root)/logrotate.state' '\(root)/logrotate.conf'") }
+                for name in Self.names {
+                    let lines = month.days[night].files[name] ?? []
+                    try append(Array(lines[(lines.count / 2)...]), exports + "/" + name)
+                }
+                try shell("find '\(exports)' -type f -exec touch -d '1 hour ago' {} +")
+                let arguments = ["run", exports, "--out", root + "/ledger"]
+                if night == 1 {
+                    let killed = try BuiltBinary.run(arguments, environment: ["IAP_AUDIT_KILL_AT": "import_rotation"])
+                    XCTAssertEqual(killed.status, -9, "\(directives): killed where the test says (\(killed.err))")
+                }
+                let (status, _, err) = try BuiltBinary.run(arguments)
+                XCTAssertEqual(status, 0, err)
+                XCTAssertFalse(err.contains("holds no record now"), "\(directives), night \(night + 1): \(err)")
+            }
+            _ = try AuditPipeline.run(AuditOptions(paths: [days], outputDirectory: root + "/fresh"))
+            XCTAssertEqual(try counts(root + "/ledger"), try counts(root + "/fresh"), "\(directives): every record once")
+        }
+    }
+
     /// Ten nights of deliveries, rotated in `mode` (nil: never), each night's run judged.
     func nights(_ month: NightlyFeed, mode: (name: String, directives: String, rotations: Int)?) throws -> [Night] {
         let root = TestPaths.scratch()
