@@ -39,6 +39,10 @@ enum LifecyclePhase {
         }
         if let recorded {
             (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
+            // `--fail-on-stale-runs`: the feeds this run brought records to (a repeated run records nothing: the state stays).
+            let feeds = FeedRuns.after(plan.feedRunsBefore, newest: FeedRuns.newest(outcome), repeated: recorded.changes.repeated)
+            parameters[FeedRuns.parameter] = feeds.state.text
+            if !feeds.stopped.isEmpty { parameters[FeedRuns.stoppedParameter] = FeedRuns.stoppedText(feeds.stopped) }
         }
         plan.timer.lap("report_lifecycle")
         return ObservedRun(reconciled: reconciled, parameters: parameters, recorded: recorded)
