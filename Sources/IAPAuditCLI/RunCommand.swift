@@ -42,7 +42,7 @@ enum RunCommand: Subcommand {
         out(
             args.has("--json")
                 ? try RunSummary.json(result, verdict: verdict)
-                : ([RunSummary.text(result)] + AlertOptions.text(verdict, rules)).joined(separator: "\n"))
+                : RunSummary.text(result, verdict: AlertOptions.text(verdict, rules)))
         return verdict.exit
     }
 
