@@ -31,7 +31,8 @@ enum ChangesSummary {
         ]
         for event in [LifecycleEvent.new, .reopened, .resolved, .stillOpen] {
             // Problem findings first: an info finding takes none of the listed lines a problem needs.
-            let problems = Array(c.changes.indices.lazy.filter { c.changes[$0].event == event && c.changes[$0].state.isProblem }.prefix(listed))
+            let problems = Array(
+                c.changes.indices.lazy.filter { c.changes[$0].event == event && c.changes[$0].state.isProblem }.prefix(listed))
             let info = c.changes.indices.lazy.filter { c.changes[$0].event == event && !c.changes[$0].state.isProblem }
             for i in problems + info.prefix(listed - problems.count) {
                 lines.append(

@@ -53,7 +53,8 @@ enum FolderLock {
         }
         close(descriptor)
         throw FolderBusy(
-            folder: folder, reason: "a run has been writing this ledger for over \(Int(traceWaitSeconds)) s; trace again when it has finished")
+            folder: folder,
+            reason: "a run has been writing this ledger for over \(Int(traceWaitSeconds)) s; trace again when it has finished")
     }
 }
 

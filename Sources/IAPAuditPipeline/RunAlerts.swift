@@ -89,7 +89,8 @@ public enum RunAlerts {
         let newest = try AuditStore.newestRecords(path: databasePath, notAfterMs: Int64.max)
         return alerting.map { feed in
             let record = newest.first { $0.feed == feed }?.newest
-            let last = record.map { "its newest record: \($0.location), \(Timestamp.iso($0.ms))" } ?? "the ledger holds none of its records now"
+            let last =
+                record.map { "its newest record: \($0.location), \(Timestamp.iso($0.ms))" } ?? "the ledger holds none of its records now"
             return "\(feed.rawValue) stopped: it brought records to each of the last \(stopped[feed]!) recorded run(s) and none to "
                 + "this one (\(last); --fail-on-stale-runs \(runs)): has its export stopped?"
         }

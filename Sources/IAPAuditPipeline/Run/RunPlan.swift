@@ -65,7 +65,8 @@ struct RunPlan {
         let manual = ManualActions(try store.manualActions())
         return RunPlan(
             options: options, entries: entries, signatures: signatures, output: output, timer: timer, store: store, stored: stored,
-            warnings: warnings, feedsSeenBefore: feedsSeenBefore, feedRunsBefore: feedRunsBefore, pending: pending, settingsChanged: settingsChanged,
+            warnings: warnings, feedsSeenBefore: feedsSeenBefore, feedRunsBefore: feedRunsBefore, pending: pending,
+            settingsChanged: settingsChanged,
             limitsChanged: limitsChanged, manual: manual)
     }
 
