@@ -42,9 +42,9 @@ package struct FeedRuns: Sendable {
         return newest
     }
 
-    /// The state after this run, and the feeds it brought nothing to with the runs in a row they had brought records to
-    /// before (0 for one already silent). `repeated`: the run records nothing (the same inputs and parameters as the last
-    /// recorded run): the state stays `before`.
+    /// The state after this run, and the feeds that brought records to the last recorded run and none to this one, each with
+    /// the recorded runs in a row it had brought records to (a feed already silent is not among them). `repeated`: the run
+    /// records nothing (the same inputs and parameters as the last recorded run): the state stays `before`.
     static func after(_ before: FeedRuns, newest: [RecordFeed: Int64], repeated: Bool) -> (state: FeedRuns, stopped: [RecordFeed: Int]) {
         var state = FeedRuns()
         var stopped: [RecordFeed: Int] = [:]
