@@ -8,7 +8,8 @@ import IAPAuditStore
 /// recorded runs in a row up to that one it brought records to), and `feeds_stopped` (per feed this run brought nothing to:
 /// how many runs in a row it had brought records to before; absent: none stopped). A feed counts once when it stops:
 /// the next run it brings nothing to has 0 runs before it (the alert does not repeat every silent night). A run on the same
-/// inputs and parameters as the last one (recorded as nothing) leaves `feed_runs` as it was.
+/// inputs and parameters as the last one (recorded as nothing: a night nothing arrived) leaves both as they were, and is
+/// judged from `feed_runs`: every feed that brought records to the last recorded run stopped.
 package struct FeedRuns: Sendable {
     package static let parameter = "feed_runs"
     package static let stoppedParameter = "feeds_stopped"
@@ -42,10 +43,9 @@ package struct FeedRuns: Sendable {
         return newest
     }
 
-    /// The state after this run, and the feeds that brought records to the last recorded run and none to this one, each with
-    /// the recorded runs in a row it had brought records to (a feed already silent is not among them). `repeated`: the run
-    /// records nothing (the same inputs and parameters as the last recorded run): the state stays `before`.
-    static func after(_ before: FeedRuns, newest: [RecordFeed: Int64], repeated: Bool) -> (state: FeedRuns, stopped: [RecordFeed: Int]) {
+    /// The state after a recorded run, and the feeds that brought records to the last recorded run and none to this one,
+    /// each with the recorded runs in a row it had brought records to (a feed already silent is not among them).
+    static func after(_ before: FeedRuns, newest: [RecordFeed: Int64]) -> (state: FeedRuns, stopped: [RecordFeed: Int]) {
         var state = FeedRuns()
         var stopped: [RecordFeed: Int] = [:]
         for feed in RecordFeed.allCases {
@@ -58,7 +58,14 @@ package struct FeedRuns: Sendable {
             if !brought, let last, last.runs > 0 { stopped[feed] = last.runs }
             state.feeds[feed] = (now, brought ? (last?.runs ?? 0) + 1 : 0)
         }
-        return (repeated ? before : state, stopped)
+        return (state, stopped)
+    }
+
+    /// The feeds a run brought nothing to that brought records to the last recorded run: of a recorded run, `feeds_stopped`;
+    /// of a repeated one (the same inputs: it brought nothing), every feed `feed_runs` says brought records to that run.
+    package static func stopped(parameters: [String: String], repeated: Bool) -> [RecordFeed: Int] {
+        guard repeated else { return stopped(parameters[stoppedParameter]) }
+        return FeedRuns(parameters[parameter]).feeds.filter { $0.value.runs > 0 }.mapValues(\.runs)
     }
 
     /// `feeds_stopped`: `serverLog=2,…`.

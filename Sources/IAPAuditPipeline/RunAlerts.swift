@@ -74,8 +74,8 @@ public enum RunAlerts {
                 seen: RecordFeed.seen(result.snapshot.parameters["feeds_seen"]), hours: hours, nowMs: nowMs)
         }
         if let runs = rules.staleRuns {
-            reasons += try stoppedReasons(
-                FeedRuns.stopped(result.snapshot.parameters[FeedRuns.stoppedParameter]), runs: runs, databasePath: result.databasePath)
+            let stopped = FeedRuns.stopped(parameters: result.snapshot.parameters, repeated: result.snapshot.changes?.repeated == true)
+            reasons += try stoppedReasons(stopped, runs: runs, databasePath: result.databasePath)
         }
         return RunVerdict(exit: reasons.isEmpty ? 0 : alertExit, reasons: reasons)
     }

@@ -17,8 +17,9 @@ struct RunPlan {
     let warnings: [RunWarning]
     /// The feeds the ledger held a timed record of at an earlier run (run parameter `feeds_seen`).
     let feedsSeenBefore: Set<RecordFeed>
-    /// Which recorded runs each feed brought records to, as of the last recorded run (run parameter `feed_runs`).
-    let feedRunsBefore: FeedRuns
+    /// Which recorded runs each feed brought records to, as of the last recorded run (run parameter `feed_runs`), and the
+    /// feeds that stopped at it (`feeds_stopped`, as stored): a repeated run keeps both.
+    let feedRunsBefore: (state: FeedRuns, stopped: String?)
     /// The warnings the last runs said of files not read since (`PendingWarnings`).
     let pending: [RunWarning]
     /// The trust anchors or `--signatures-at` differ from the last run's: every file is read again.
@@ -48,7 +49,7 @@ struct RunPlan {
         if options.storesResults { output.removePartialWorkbook() }
         let settingsBefore = try store.runParameter("signature_settings")
         let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
-        let feedRunsBefore = FeedRuns(try store.runParameter(FeedRuns.parameter))
+        let feedRunsBefore = (FeedRuns(try store.runParameter(FeedRuns.parameter)), try store.runParameter(FeedRuns.stoppedParameter))
         let pending = PendingWarnings.decode(try store.runParameter(PendingWarnings.parameter))
         let settingsChanged = settingsBefore != signatures.fingerprint
         // Other limits than the last run's: the files it cut at a limit are read again (they may be read further now).

@@ -69,6 +69,26 @@ final class StaleFirstNightTests: XCTestCase {
         XCTAssertTrue(runs[2].out.contains("\nVerdict: alert, exit 3:\n  server log stopped: "), runs[2].out)
     }
 
+    /// A night nothing arrived at all (the same files: a repeated run, which records nothing) is the first silent night of
+    /// every feed that brought records the night before: it alerts, and leaves the ledger's parameters as they were.
+    func testANightNothingArrivedAlertsForEachFeedThatWasDelivering() throws {
+        let root = TestPaths.scratch(), feed = root + "/feed", out = root + "/out"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        let days = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        for night in 0..<2 {
+            try days.deliver(night, into: feed)
+            XCTAssertEqual(CLIRun(["run", feed, "--out", out, "--fail-on-stale-runs", "2"]).status, 0)
+        }
+        let stored = try AuditStore(path: out + "/audit.sqlite").runParameter(FeedRuns.parameter)
+        let silent = CLIRun(["run", feed, "--out", out, "--fail-on-stale-runs", "2"])
+        XCTAssertEqual(silent.status, 3, silent.err)
+        let alerts = silent.err.components(separatedBy: "\n").filter { $0.hasPrefix("iap-audit: alert: ") }
+        XCTAssertEqual(
+            alerts.map { String($0.dropFirst("iap-audit: alert: ".count).prefix { $0 != ":" }) },
+            ["client reports stopped", "server log stopped", "Apple records stopped"], silent.err)
+        XCTAssertEqual(try AuditStore(path: out + "/audit.sqlite").runParameter(FeedRuns.parameter), stored)
+    }
+
     /// A feed that brought records to one run only is not enough for N = 2 (no alert when it stops), and is for N = 1.
     func testNCountsTheRunsInARowBeforeTheStop() throws {
         XCTAssertEqual(try runs(stopping: "server.jsonl", after: 1, nights: 3, rule: "2").map(\.status), [0, 0, 0])
@@ -76,22 +96,24 @@ final class StaleFirstNightTests: XCTestCase {
     }
 
     /// The feeds' state through runs: brought (the newest record newer), stopped (with the runs before), a repeated run
-    /// judged against the last recorded one and leaving it as it was.
+    /// judged from the last recorded one's state.
     func testFeedRunsCountsRunsInARow() {
         var state = FeedRuns()
         var stopped: [RecordFeed: Int] = [:]
         for newest: Int64 in [10, 20, 30] {
-            (state, stopped) = FeedRuns.after(state, newest: [.serverLog: newest, .clientReports: newest], repeated: false)
+            (state, stopped) = FeedRuns.after(state, newest: [.serverLog: newest, .clientReports: newest])
             XCTAssertEqual(stopped, [:])
         }
         XCTAssertEqual(state.text, "clientReports=30/3,serverLog=30/3")
-        (state, stopped) = FeedRuns.after(state, newest: [.serverLog: 30, .clientReports: 40], repeated: false)
+        (state, stopped) = FeedRuns.after(state, newest: [.serverLog: 30, .clientReports: 40])
         XCTAssertEqual(stopped, [.serverLog: 3])
         XCTAssertEqual(state.text, "clientReports=40/4,serverLog=30/0")
-        let repeated = FeedRuns.after(state, newest: [.serverLog: 30, .clientReports: 40], repeated: true)
-        XCTAssertEqual(repeated.stopped, [.clientReports: 4], "nothing arrived: judged against the last recorded run")
-        XCTAssertEqual(repeated.state.text, state.text, "and nothing recorded")
-        (state, stopped) = FeedRuns.after(state, newest: [.clientReports: 50], repeated: false)
+        // A night nothing arrived (a repeated run, which stores nothing): every feed that brought records to the last
+        // recorded run stopped.
+        let parameters = [FeedRuns.parameter: state.text, FeedRuns.stoppedParameter: FeedRuns.stoppedText(stopped)]
+        XCTAssertEqual(FeedRuns.stopped(parameters: parameters, repeated: true), [.clientReports: 4])
+        XCTAssertEqual(FeedRuns.stopped(parameters: parameters, repeated: false), [.serverLog: 3])
+        (state, stopped) = FeedRuns.after(state, newest: [.clientReports: 50])
         XCTAssertEqual(stopped, [:], "the server log was silent already (and holds no record now)")
         XCTAssertEqual(state.text, "clientReports=50/5")
         XCTAssertEqual(FeedRuns(state.text).text, state.text)
