@@ -2,8 +2,8 @@ import Foundation
 import IAPAuditModel
 import IAPAuditPipeline
 
-/// `run --fail-on new|any|KIND[,KIND…]`, `--fail-on-stale HOURS` and `--fail-on-rejected`, read into `AlertRules`
-/// (usage errors: 64).
+/// `run --fail-on new|any|KIND[,KIND…]`, `--fail-on-stale HOURS`, `--fail-on-stale-runs N` and `--fail-on-rejected`, read
+/// into `AlertRules` (usage errors: 64).
 enum AlertOptions {
     static func rules(_ args: ArgumentReader, usage: String) throws -> AlertRules {
         var rules = AlertRules()
@@ -17,6 +17,13 @@ enum AlertOptions {
                     message: "--fail-on-stale: not a number of hours above 0 and at most 87600: '\(text)'", usage: usage, command: "run")
             }
             rules.staleHours = hours
+        }
+        if let text = args.value("--fail-on-stale-runs") {
+            guard text.range(of: #"^[0-9]{1,4}$"#, options: .regularExpression) != nil, let runs = Int(text), runs >= 1 else {
+                throw UsageError(
+                    message: "--fail-on-stale-runs: not a number of runs from 1 to 9999: '\(text)'", usage: usage, command: "run")
+            }
+            rules.staleRuns = runs
         }
         return rules
     }
@@ -49,7 +56,7 @@ enum AlertOptions {
 
     /// The verdict in the text summary: nothing when no rule was given.
     static func text(_ verdict: RunVerdict, _ rules: AlertRules) -> [String] {
-        guard rules.failOn != nil || rules.staleHours != nil || rules.failOnRejected else { return [] }
+        guard rules.failOn != nil || rules.staleHours != nil || rules.staleRuns != nil || rules.failOnRejected else { return [] }
         guard verdict.exit != 0 else { return ["", "Verdict: ok, exit 0: nothing alerts"] }
         return ["", "Verdict: alert, exit \(verdict.exit):"] + verdict.reasons.map { "  " + RunSummary.printable($0) }
     }

@@ -32,7 +32,11 @@ enum ChangesSummary {
             "  " + counts.joined(separator: ", ") + (acknowledged > 0 ? "; \(acknowledged) of this run's findings acknowledged" : ""),
         ]
         for event in [LifecycleEvent.new, .reopened, .resolved, .expired, .stillOpen] {
-            for i in c.changes.indices.lazy.filter({ c.changes[$0].event == event }).prefix(listed) {
+            // Problem findings first: an info finding takes none of the listed lines a problem needs.
+            let problems = Array(
+                c.changes.indices.lazy.filter { c.changes[$0].event == event && c.changes[$0].state.isProblem }.prefix(listed))
+            let info = c.changes.indices.lazy.filter { c.changes[$0].event == event && !c.changes[$0].state.isProblem }
+            for i in problems + info.prefix(listed - problems.count) {
                 lines.append(
                     "  \(words(event).padding(toLength: 10, withPad: " ", startingAt: 0)) \(RunSummary.printable(line(c.changes[i])))")
             }

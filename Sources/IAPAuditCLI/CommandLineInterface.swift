@@ -4,7 +4,8 @@ import IAPAuditPipeline
 import IAPAuditSample
 
 /// The `iap-audit` command line: parse → validate → run; exit status decided at the end
-/// (0 completed, 1 could not complete, 3 a completed run alerts (`run --fail-on`), 64 usage error).
+/// (0 completed, 1 could not complete, 3 a completed run alerts (`run --fail-on`), 64 usage error, 75 another run, close
+/// or `ack` holds the folder: try again later).
 public enum CommandLineInterface {
     public static let version = ToolVersion.current
 
@@ -21,7 +22,7 @@ public enum CommandLineInterface {
 
     /// Runs one command line; `out` and `err` receive standard output and error text. A command that fails
     /// says why on stderr; asked for `--json` (or `--format json`), it also prints `{"error": "<why>", "exit": 1}` (64 for a usage
-    /// error) on stdout, so a scheduler reading stdout sees the failure.
+    /// error, 75 for a folder another run holds) on stdout, so a scheduler reading stdout sees the failure.
     ///
     /// Every text printed goes through `String.printableLines` here (control characters, line separators and
     /// bidi controls escaped: `\u{85}`), but JSON on stdout, whose strings `JSONString` escapes as JSON does.
@@ -62,9 +63,11 @@ public enum CommandLineInterface {
             if json { out(RunSummary.failure(usage.message, exit: 64)) }
             return 64
         } catch {
+            // Refused by the folder's lock: nothing failed, a scheduler retries (EX_TEMPFAIL).
+            let status = error is FolderBusy ? FolderBusy.exitStatus : 1
             err("iap-audit: \(RunSummary.printable("\(error)"))")
-            if json { out(RunSummary.failure("\(error)", exit: 1)) }
-            return 1
+            if json { out(RunSummary.failure("\(error)", exit: status)) }
+            return status
         }
     }
 }

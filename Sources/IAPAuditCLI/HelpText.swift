@@ -29,15 +29,16 @@ enum HelpText {
 
         Exit status: 0 the run completed (even with findings and rejected lines),
         1 it could not complete, 2 trace found no record of the id, 3 it completed and alerts
-        (run --fail-on, --fail-on-stale, --fail-on-rejected), 4 trace was given an id that looks
-        spreadsheet-mangled, 64 usage error. Scheduling it nightly:
+        (run --fail-on, --fail-on-stale, --fail-on-stale-runs, --fail-on-rejected), 4 trace was given
+        an id that looks spreadsheet-mangled, 64 usage error, 75 another run, close or ack holds the
+        folder (nothing failed: try again later). Scheduling it nightly:
         docs/operations.md. Every command, option and warning code: docs/reference.md.
         """
 
     static let run = """
         USAGE: iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--json] [--as-of TIME] [--from WHEN] [--to WHEN]
                              [--reread FILE] [--grace HOURS] [--config FILE] [--jws-root FILE] [--receipt-root FILE] [--signatures-at signed_date|now|TIME]
-                             [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected]
+                             [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-stale-runs N] [--fail-on-rejected]
                              [--redact [--redact-key FILE] [--redact-ledger]] [--limit NAME=VALUE ...]
 
         Imports every file under the PATHs (files, or folders searched recursively; hidden
@@ -75,6 +76,7 @@ enum HelpText {
                                 ledger inconsistent about a file (exit 1, the file named).
           --json                Print the summary as one JSON object instead of text (warnings as
                                 {"code", "message", "file"}); on failure {"error": "...", "exit": N}.
+                                Stdout holds only that object; progress and warnings go to stderr.
           --as-of TIME          Audit instant, ISO 8601 (UTC unless a zone is given) or epoch ms
                                 (default: the newest timestamp in the input).
           --from WHEN           The audit window (both inclusive): a date (2026-10-01: its whole UTC
@@ -102,7 +104,11 @@ enum HelpText {
           --fail-on-stale HOURS Exit 3 when the newest client report, server-log line or Apple record
                                 is older than HOURS by this machine's clock (an export stopped),
                                 records dated after the clock left out, or when a feed the ledger
-                                held records of holds none now.
+                                held records of holds none now. Run daily: give less than 24 and
+                                more than a normal night's age (20 for yesterday's logs at 06:30).
+          --fail-on-stale-runs N
+                                Exit 3 when a feed brought records to each of the last N recorded
+                                runs and none to this one (once: not again while it stays silent).
           --fail-on-rejected    Exit 3 when the files this run brought (new, changed or grown) hold
                                 rejected lines (a line cut mid-write, a gzip archive cut short),
                                 a file that held records holds none now (a failed export), or
@@ -133,9 +139,13 @@ enum HelpText {
         still open, resolved since the last run and reopened. A re-run on the same inputs and
         parameters records nothing and says that run's changes again.
 
+        A failed run leaves the last good audit.xlsx as it was (the new one is written to
+        audit.xlsx.partial and renamed over it when complete).
+
         Exit status: 0 completed (findings and rejected lines included), 1 could not complete
         (unreadable path, bad config, unwritable output), 3 completed and alerts (--fail-on,
-        --fail-on-stale, --fail-on-rejected: the reasons on stderr), 64 usage error.
+        --fail-on-stale, --fail-on-stale-runs, --fail-on-rejected: the reasons on stderr), 64 usage
+        error, 75 another run, close or ack holds DIR (try again later).
         """
 
     static let close = """
@@ -165,7 +175,8 @@ enum HelpText {
         --forget-missing is refused (dropping files from the ledger is the nightly run's decision).
 
         Exit status: 0 closed (a provisional close too), 1 could not complete (unreadable path, bad
-        config or price list, unwritable output), 64 usage error.
+        config or price list, unwritable output), 64 usage error, 75 a run or ack holds DIR (try
+        again later).
         """
 
     static let trace = """
@@ -223,7 +234,8 @@ enum HelpText {
         Exit status: 0 traced (a search: candidates listed); 2 no record holds the id (the output says
         what was searched, and the rejected lines holding it; JSON "found": false; a search: no
         candidate); 4 the id looks spreadsheet-mangled: not traced, its candidates listed; 1 could not
-        complete (the ledger missing or of another version, the workbook not written); 64 usage error.
+        complete (the ledger missing or of another version, the workbook not written); 64 usage error;
+        75 a run has held the ledger for over 10 minutes (try again later).
         A guide to each verdict: docs/trace.md.
         """
 
@@ -246,7 +258,8 @@ enum HelpText {
           --json                Print what was acknowledged as one JSON object.
           -h, --help            Show this help.
 
-        Exit status: 0 acknowledged, 1 no ledger, unknown or resolved ID, or a run is writing DIR, 64 usage error.
+        Exit status: 0 acknowledged, 1 no ledger, unknown or resolved ID, 64 usage error, 75 a run is
+        writing DIR (try again later).
         """
 
     static let resolve = """
@@ -278,8 +291,8 @@ enum HelpText {
           --json                Print what was recorded as one JSON object.
           -h, --help            Show this help.
 
-        Exit status: 0 recorded, 1 no ledger, an unknown ID or another account, or a run is writing DIR,
-        64 usage error.
+        Exit status: 0 recorded, 1 no ledger, an unknown ID or another account, 64 usage error, 75 a
+        run is writing DIR (try again later).
         """
 
     static let askApple = """
@@ -314,7 +327,7 @@ enum HelpText {
         A 429 or 5xx answer, or none, is retried 3 times (Retry-After, else 1 s, 2 s, 4 s); then the id
         failed and nothing of it is saved. Exit status: 0 every id answered (or nothing to ask),
         1 an id failed (the others' answers are saved), the key is unreadable or readable by group or
-        others, or no ledger; 64 usage error.
+        others, or no ledger; 64 usage error; 75 a run has held the ledger for over 10 minutes.
         """
 
     static let sample = """

@@ -9,13 +9,13 @@ enum RunCommand: Subcommand {
     static let usage =
         "iap-audit run [PATH ...] [--out DIR] [--ledger FILE] [--forget-missing] [--reread FILE] [--json] [--as-of TIME] [--from TIME|DATE] [--to TIME|DATE] [--grace HOURS] "
         + "[--config FILE] [--jws-root FILE] "
-        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-rejected] "
+        + "[--receipt-root FILE] [--signatures-at signed_date|now|TIME] [--fail-on new|any|KIND[,KIND...]] [--fail-on-stale HOURS] [--fail-on-stale-runs N] [--fail-on-rejected] "
         + "[--redact [--redact-key FILE] [--redact-ledger]] [--limit NAME=VALUE ...]"
     /// The options `run` takes a value for, and its flags.
     static let valuedOptions: Set<String> = [
         "--out", "--ledger", "--reread", "--as-of", "--from", "--to", "--grace", "--config", "--jws-root", "--receipt-root",
         "--signatures-at",
-        "--fail-on", "--fail-on-stale", "--redact-key", "--limit",
+        "--fail-on", "--fail-on-stale", "--fail-on-stale-runs", "--redact-key", "--limit",
     ]
     /// The options `run` and `close` take more than once.
     static let repeatable: Set<String> = ["--limit"]
@@ -42,7 +42,7 @@ enum RunCommand: Subcommand {
         out(
             args.has("--json")
                 ? try RunSummary.json(result, verdict: verdict)
-                : ([RunSummary.text(result)] + AlertOptions.text(verdict, rules)).joined(separator: "\n"))
+                : RunSummary.text(result, verdict: AlertOptions.text(verdict, rules)))
         return verdict.exit
     }
 

@@ -9,17 +9,57 @@ enum RunSummary {
     /// escape sequence in a record) shown as `\n`, `\t`, `\u{1B}`.
     static func printable(_ text: String) -> String { text.controlCharactersEscaped }
 
-    static func text(_ result: AuditResult) -> String {
+    /// The text summary, the night's verdict first (what a nightly mail is read for): the changes against the last run
+    /// (problem findings new, reopened, resolved and still open, with their ids), then `verdict` (the alert's lines,
+    /// `AlertOptions.text`), then the run's warnings once each (standing caveats, said every run while they hold), then the
+    /// run's parameters, inputs and findings.
+    static func text(_ result: AuditResult, verdict: [String] = []) -> String {
         let s = result.snapshot
-        var lines = [
-            "iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h",
-            "audit window: \(s.parameters["audit_window"] ?? "")",
-        ]
+        var lines: [String] = []
         // Said up front: what is pasted on from a redacted run must be seen to be one.
         if let redaction = s.parameters["redaction"] {
-            lines.append("redacted (\(redaction)): user and device ids are tokens in the workbook, --json and this summary")
+            lines += ["redacted (\(redaction)): user and device ids are tokens in the workbook, --json and this summary", ""]
+        }
+        if let changes = s.changes { lines += ChangesSummary.text(changes) }
+        if !verdict.isEmpty { lines += (lines.isEmpty ? Array(verdict.drop { $0.isEmpty }) : verdict) }
+        lines += caveats(result.warnings)
+        if !lines.isEmpty { lines.append("") }
+        lines += [
+            "iap-audit run: as of \(s.parameters["as_of"] ?? ""), grace \(s.parameters["grace_hours"] ?? "24") h",
+            "audit window: \(s.parameters["audit_window"] ?? "")", "",
+        ]
+        lines += inputs(s)
+        let problems = s.findings.problems
+        lines.append("")
+        lines.append("Findings: \(plural(problems, "problem")), \(s.findings.total - problems) info")
+        // Rule 22, also when there is none (the JSON and the workbook say 0 too).
+        lines.append(
+            "  dropped orders: \(s.findings.confirmedDroppedOrders) Apple confirms, \(s.findings.refundedDroppedOrders) Apple refunded, "
+                + "\(s.findings.claimedDroppedOrders) the client claims only")
+        for (kind, reasons) in byKind(s.findings) {
+            for (reason, count) in reasons {
+                lines.append(
+                    "  \(kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(reason.padding(toLength: 30, withPad: " ", startingAt: 0)) \(count)\(kind.isInfo ? "  (info)" : "")"
+                )
+            }
         }
         lines.append("")
+        lines.append("Wrote \(result.databasePath) and \(result.workbookPath)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The run's warnings after the verdict, each message once (a caveat that holds is said every run: on stderr too, in
+    /// the workbook's Summary and `--json`'s `warnings`); nothing when there is none.
+    static func caveats(_ warnings: [RunWarning]) -> [String] {
+        var seen: Set<String> = []
+        let messages = warnings.map(\.message).filter { seen.insert($0).inserted }
+        guard !messages.isEmpty else { return [] }
+        return ["", "Caveats (\(messages.count); said every run while they hold):"] + messages.map { "  " + printable($0) }
+    }
+
+    /// The input files (after a ledger's first run, those this run brought) and the records' totals.
+    static func inputs(_ s: AuditSnapshot) -> [String] {
+        var lines: [String] = []
         // After a ledger's first run, the files this run brought: the others are as an earlier run read them (the
         // workbook's Summary and --json list every file). A nightly mail stays the night's length.
         var listed = s.files
@@ -45,27 +85,7 @@ enum RunSummary {
         }
         let (total, imported, rejected) = totals(s)
         lines.append("Records: \(total) in = \(imported) imported + \(rejected) rejected")
-        let problems = s.findings.problems
-        lines.append("")
-        lines.append("Findings: \(plural(problems, "problem")), \(s.findings.total - problems) info")
-        // Rule 22, also when there is none (the JSON and the workbook say 0 too).
-        lines.append(
-            "  dropped orders: \(s.findings.confirmedDroppedOrders) Apple confirms, \(s.findings.refundedDroppedOrders) Apple refunded, "
-                + "\(s.findings.claimedDroppedOrders) the client claims only")
-        for (kind, reasons) in byKind(s.findings) {
-            for (reason, count) in reasons {
-                lines.append(
-                    "  \(kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(reason.padding(toLength: 30, withPad: " ", startingAt: 0)) \(count)\(kind.isInfo ? "  (info)" : "")"
-                )
-            }
-        }
-        if let changes = s.changes {
-            lines.append("")
-            lines += ChangesSummary.text(changes)
-        }
-        lines.append("")
-        lines.append("Wrote \(result.databasePath) and \(result.workbookPath)")
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     static func json(_ result: AuditResult, verdict: RunVerdict = RunVerdict(exit: 0, reasons: [])) throws -> String {

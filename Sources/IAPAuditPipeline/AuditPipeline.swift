@@ -100,7 +100,7 @@ public enum AuditPipeline {
     /// Inputs are checked before the output folder is touched.
     ///
     /// A full disk under `--out` is said as such (`DiskFull`), and leaves a database that says
-    /// `run_status = incomplete` and no workbook.
+    /// `run_status = incomplete` and the last good run's workbook unchanged.
     public static func run(_ options: AuditOptions) throws -> AuditResult { try runHoldingFolder(options).result }
 
     /// What a run stopped by an input cut while it was read says, after the file's path.

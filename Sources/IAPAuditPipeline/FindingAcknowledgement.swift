@@ -25,7 +25,7 @@ public enum FindingAcknowledgement {
     /// Acknowledges finding `id` of the ledger in `outputDirectory` (or `ledger`, `--ledger FILE`) with `note`,
     /// holding the folder's lock.
     /// Throws `AuditError.ledger` for no ledger, an unknown id (naming the nearest ones) or a resolved
-    /// finding; `AuditError.output` while a run writes the folder.
+    /// finding; `FolderBusy` while a run writes the folder (exit 75).
     /// `by`: who acknowledges it (stored with the note; the finding's action names them).
     public static func acknowledge(
         _ id: String, note: String, by: String? = nil, outputDirectory: String, ledger: String? = nil, nowMs: Int64

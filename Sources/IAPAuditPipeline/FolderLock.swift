@@ -36,7 +36,7 @@ enum FolderLock {
     /// run as) is locked all the same: `flock` needs no write access. Waits for a run writing the ledger,
     /// telling `onWait` once.
     /// - Parameter openFile: `open(2)` (a test's stand-in).
-    /// - Throws: `AuditError.output` when the run has not finished within `traceWaitSeconds`.
+    /// - Throws: `FolderBusy` when the run has not finished within `traceWaitSeconds`.
     static func shared(
         folder: String, onWait: (String) -> Void, openFile: (String, Int32) -> Int32 = { open($0, $1, 0o644) }
     ) throws -> Int32? {
@@ -52,7 +52,20 @@ enum FolderLock {
             if flock(descriptor, LOCK_SH | LOCK_NB) == 0 { return descriptor }
         }
         close(descriptor)
-        throw AuditError.output(
-            folder, "a run has been writing this ledger for over \(Int(traceWaitSeconds)) s; trace again when it has finished")
+        throw FolderBusy(
+            folder: folder,
+            reason: "a run has been writing this ledger for over \(Int(traceWaitSeconds)) s; trace again when it has finished")
     }
+}
+
+/// Another run, close or `ack` holds the folder's lock: nothing is wrong, try again later. The command line exits 75
+/// (`EX_TEMPFAIL` of sysexits.h: a scheduler retries) instead of 1 (a real failure). Said as `AuditError.output` says it:
+/// `<folder>: error: cannot write output: <reason>`.
+package struct FolderBusy: Error, CustomStringConvertible {
+    /// The exit status of a command refused by a folder's lock.
+    package static let exitStatus: Int32 = 75
+    package let folder: String
+    package let reason: String
+
+    package var description: String { "\(AuditError.output(folder, reason))" }
 }

@@ -21,7 +21,7 @@ public enum ManualResolution {
     /// Records `action` in the ledger of `outputDirectory` (or `ledger`), holding the folder's lock.
     /// Throws `AuditError.ledger` for no ledger, a transaction id no record or finding of the ledger names (a typo or a
     /// spreadsheet-mangled id must not land on a purchase), or a `userId` the ledger ties the transaction to no record of
-    /// while it names others; `AuditError.output` while a run writes the folder.
+    /// while it names others; `FolderBusy` while a run writes the folder (exit 75).
     public static func record(_ action: ManualAction, outputDirectory: String, ledger: String? = nil) throws -> Outcome {
         let databasePath = ledger ?? OutputFolder.normalized(outputDirectory) + "/audit.sqlite"
         guard FileManager.default.fileExists(atPath: databasePath) else {

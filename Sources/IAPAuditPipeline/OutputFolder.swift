@@ -8,7 +8,8 @@ import IAPAuditStore
 
 /// The output folder of a run: created if missing, locked against a second concurrent run
 /// (an exclusive `flock` on `DIR/.audit.lock`, released when the run ends or dies; `FolderLock`: it
-/// waits for traces reading the ledger), and the place the workbook is written atomically. The ledger is
+/// waits for traces reading the ledger), and the place the workbook is written atomically (to `audit.xlsx.partial`,
+/// renamed over `audit.xlsx` once complete: a failed run leaves the last good one). The ledger is
 /// `DIR/audit.sqlite` unless `--ledger FILE` names another (whose folder is then locked the same way).
 package final class OutputFolder {
     let path: String
@@ -25,8 +26,8 @@ package final class OutputFolder {
     /// The request stage's results kept for the next run (`RequestCarry`): a cache, checked against the ledger.
     var carryPath: String { path + "/.reconcile-carry" }
 
-    /// Throws `AuditError.output` when the folder cannot be made, is a file, its workbook path is
-    /// a folder, or another run holds it.
+    /// Throws `AuditError.output` when the folder cannot be made, is a file or its workbook path is
+    /// a folder; `FolderBusy` when another run holds it.
     init(path given: String, ledger: String? = nil) throws {
         let path = Self.normalized(given)
         self.path = path
@@ -52,14 +53,14 @@ package final class OutputFolder {
         try? FileManager.default.removeItem(atPath: spillPath)
     }
 
-    /// Takes `folder/.audit.lock` for this run (waiting for traces). Throws `AuditError.output` when another run
-    /// holds it.
+    /// Takes `folder/.audit.lock` for this run (waiting for traces). Throws `FolderBusy` when another run, close or
+    /// `ack` holds it (exit 75), `AuditError.output` when the lock file cannot be made.
     private func lock(_ folder: String) throws {
         let descriptor = open(folder + "/.audit.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         if descriptor < 0 { throw AuditError.output(folder, "cannot create .audit.lock: \(String(cString: strerror(errno)))") }
         if !FolderLock.exclusive(descriptor) {
             close(descriptor)
-            throw AuditError.output(folder, "another iap-audit run is writing this folder; try again when it has finished")
+            throw FolderBusy(folder: folder, reason: "another iap-audit run is writing this folder; try again when it has finished")
         }
         lockDescriptors.append(descriptor)
     }
@@ -82,15 +83,11 @@ package final class OutputFolder {
         }
     }
 
-    /// Removes the last run's workbook (and a killed run's `.partial`) as this run starts changing the
-    /// database: a run that dies or fails leaves no workbook rather than one that no longer matches
-    /// the database. Throws `AuditError.output` when it cannot be removed.
-    func removeWorkbook() throws {
-        try? FileManager.default.removeItem(atPath: workbookPath + ".partial")
-        guard FileManager.default.fileExists(atPath: workbookPath) else { return }
-        do { try FileManager.default.removeItem(atPath: workbookPath) } catch {
-            throw AuditError.output(workbookPath, "cannot remove the last run's workbook: \(error.localizedDescription)")
-        }
+    /// Removes a killed run's `audit.xlsx.partial` as this run starts changing the database. The last run's
+    /// `audit.xlsx` stays until this run's is complete (`publishWorkbook`): a run that dies or fails leaves the last good
+    /// workbook (its Summary says when it was made), never none.
+    func removePartialWorkbook() {
+        try? FileManager.default.removeItem(atPath: partialWorkbookPath)
     }
 
     /// Where the workbook is written before `publishWorkbook` renames it into place.
@@ -109,7 +106,8 @@ package final class OutputFolder {
         }
     }
 
-    /// Renames the written workbook over the old one (atomic).
+    /// Renames the written workbook over the old one (`rename(2)`, atomic: a reader opens the old one or the new one,
+    /// never a part). Throws `AuditError.output` when it cannot (the old one stays).
     func publishWorkbook() throws {
         if rename(partialWorkbookPath, workbookPath) != 0 {
             let reason = String(cString: strerror(errno))
@@ -118,10 +116,8 @@ package final class OutputFolder {
         }
     }
 
-    /// Removes this run's workbook, written or published: the run did not complete, and a workbook beside
-    /// a database that says `incomplete` would look like a finished audit.
+    /// Removes this run's unpublished workbook: the run did not complete. The last good `audit.xlsx` stays.
     func discardWorkbook() {
         try? FileManager.default.removeItem(atPath: partialWorkbookPath)
-        try? FileManager.default.removeItem(atPath: workbookPath)
     }
 }

@@ -3,7 +3,7 @@ import IAPAuditIngest
 import IAPAuditModel
 import IAPAuditStore
 
-/// When a run should page (`run --fail-on`, `--fail-on-stale`; docs/operations.md).
+/// When a run should page (`run --fail-on`, `--fail-on-stale`, `--fail-on-stale-runs`; docs/operations.md).
 public struct AlertRules: Sendable, Equatable {
     /// Which findings alert: `new` (new or reopened this run), `any` (open), or open findings of these kinds.
     /// Problem kinds only: info findings never alert, nor do acknowledged ones.
@@ -17,13 +17,16 @@ public struct AlertRules: Sendable, Equatable {
     /// The newest record of a feed (client reports, server log, Apple records) older than this many hours
     /// by the machine's clock alerts: an upstream export stopped.
     public var staleHours: Double?
+    /// A feed that brought records to each of the last this many recorded runs and none to this one alerts (`FeedRuns`):
+    /// an export stopped, said the first run it brings nothing, whatever the feed's usual pace.
+    public var staleRuns: Int?
     /// Lines rejected in the files this run brought (new, changed or grown: `RunChanges.newFiles`), and a file the
     /// ledger held records from rewritten with none (`input_emptied`), alert: an upstream export wrote lines the run
     /// could not read or nothing at all, or an archive arrived cut short.
     public var failOnRejected = false
 
-    public init(failOn: FailOn? = nil, staleHours: Double? = nil, failOnRejected: Bool = false) {
-        (self.failOn, self.staleHours, self.failOnRejected) = (failOn, staleHours, failOnRejected)
+    public init(failOn: FailOn? = nil, staleHours: Double? = nil, failOnRejected: Bool = false, staleRuns: Int? = nil) {
+        (self.failOn, self.staleHours, self.failOnRejected, self.staleRuns) = (failOn, staleHours, failOnRejected, staleRuns)
     }
 }
 
@@ -70,7 +73,27 @@ public enum RunAlerts {
                 try AuditStore.newestRecords(path: result.databasePath, notAfterMs: nowMs),
                 seen: RecordFeed.seen(result.snapshot.parameters["feeds_seen"]), hours: hours, nowMs: nowMs)
         }
+        if let runs = rules.staleRuns {
+            let stopped = FeedRuns.stopped(parameters: result.snapshot.parameters, repeated: result.snapshot.changes?.repeated == true)
+            reasons += try stoppedReasons(stopped, runs: runs, databasePath: result.databasePath)
+        }
         return RunVerdict(exit: reasons.isEmpty ? 0 : alertExit, reasons: reasons)
+    }
+
+    /// The feeds this run brought no record to that brought records to each of the last `runs` recorded runs (or more),
+    /// each named with its newest record in the ledger (`file:line`, time) when it still holds one.
+    /// Throws `SQLiteError` when the ledger cannot be read.
+    static func stoppedReasons(_ stopped: [RecordFeed: Int], runs: Int, databasePath: String) throws -> [String] {
+        let alerting = RecordFeed.allCases.filter { stopped[$0].map { $0 >= runs } == true }
+        guard !alerting.isEmpty else { return [] }
+        let newest = try AuditStore.newestRecords(path: databasePath, notAfterMs: Int64.max)
+        return alerting.map { feed in
+            let record = newest.first { $0.feed == feed }?.newest
+            let last =
+                record.map { "its newest record: \($0.location), \(Timestamp.iso($0.ms))" } ?? "the ledger holds none of its records now"
+            return "\(feed.rawValue) stopped: it brought records to each of the last \(stopped[feed]!) recorded run(s) and none to "
+                + "this one (\(last); --fail-on-stale-runs \(runs)): has its export stopped?"
+        }
     }
 
     /// The findings that alert under `failOn`: open (not acknowledged) problem findings of this run.

@@ -43,6 +43,16 @@ enum LifecyclePhase {
         }
         if let recorded {
             (parameters["run"], parameters["run_fingerprint"]) = (String(recorded.changes.run), recorded.changes.fingerprint)
+            // `--fail-on-stale-runs`: the feeds this run brought records to. A repeated run records nothing: both parameters
+            // stay as the last recorded run left them (the ledger unchanged; `RunAlerts` judges it from `feed_runs`).
+            if recorded.changes.repeated {
+                parameters[FeedRuns.parameter] = plan.feedRunsBefore.state.text
+                parameters[FeedRuns.stoppedParameter] = plan.feedRunsBefore.stopped
+            } else {
+                let feeds = FeedRuns.after(plan.feedRunsBefore.state, newest: FeedRuns.newest(outcome))
+                parameters[FeedRuns.parameter] = feeds.state.text
+                if !feeds.stopped.isEmpty { parameters[FeedRuns.stoppedParameter] = FeedRuns.stoppedText(feeds.stopped) }
+            }
         }
         plan.timer.lap("report_lifecycle")
         return ObservedRun(reconciled: reconciled, parameters: parameters, recorded: recorded)

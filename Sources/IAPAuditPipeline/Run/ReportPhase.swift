@@ -85,13 +85,13 @@ enum ReportPhase {
         }
         plan.timer.lap("report_workbook")
         // The workbook goes in place only beside a database that holds its findings and says complete:
-        // a failure until then (a full disk) leaves no workbook and a database that says incomplete.
+        // a failure until then (a full disk) leaves the last run's workbook as it was and a database that says incomplete.
         do {
             try storing.wait()
             try? FileManager.default.removeItem(atPath: output.spillPath)
             try store.endConcurrentReads()
-            // Complete first: a run killed between the two leaves no workbook, not one beside `incomplete` (found by a
-            // user test killing runs the moment audit.xlsx appeared: 4 of 4 left it beside an incomplete ledger).
+            // Complete first: a run killed between the two leaves the last run's workbook, not this one beside `incomplete`
+            // (found by a user test killing runs the moment audit.xlsx appeared: 4 of 4 left it beside an incomplete ledger).
             try store.setRunParameter("run_status", "complete")
             if let run = recorded?.changes.run { try store.setRunParameter(UndeliveredPages.parameter, String(run)) }
             try output.publishWorkbook()

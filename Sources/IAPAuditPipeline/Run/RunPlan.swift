@@ -17,6 +17,9 @@ struct RunPlan {
     let warnings: [RunWarning]
     /// The feeds the ledger held a timed record of at an earlier run (run parameter `feeds_seen`).
     let feedsSeenBefore: Set<RecordFeed>
+    /// Which recorded runs each feed brought records to, as of the last recorded run (run parameter `feed_runs`), and the
+    /// feeds that stopped at it (`feeds_stopped`, as stored): a repeated run keeps both.
+    let feedRunsBefore: (state: FeedRuns, stopped: String?)
     /// The warnings the last runs said of files not read since (`PendingWarnings`).
     let pending: [RunWarning]
     /// The trust anchors or `--signatures-at` differ from the last run's: every file is read again.
@@ -30,7 +33,7 @@ struct RunPlan {
     let deliveredRun: Int?
 
     /// Opens the ledger, refuses an empty input folder, and marks the ledger `run_status = incomplete` (a run that
-    /// stores results: its workbook is removed until the run writes it again).
+    /// stores results: the last run's `audit.xlsx` stays until this run's replaces it).
     static func make(
         _ options: AuditOptions, _ entries: [InputEntry], _ signatures: SignatureSettings, _ output: OutputFolder, _ timer: PhaseTimer
     ) throws -> RunPlan {
@@ -46,9 +49,10 @@ struct RunPlan {
         if options.storesResults { try store.setRunParameter("run_status", "incomplete") }
         // Said before the first token is stored: a killed run's ledger is refused to another key too.
         if let redaction = options.redaction, redaction.ledger { try store.setRunParameter("redaction", redaction.parameter) }
-        if options.storesResults { try output.removeWorkbook() }
+        if options.storesResults { output.removePartialWorkbook() }
         let settingsBefore = try store.runParameter("signature_settings")
         let feedsSeenBefore = RecordFeed.seen(try store.runParameter("feeds_seen"))
+        let feedRunsBefore = (FeedRuns(try store.runParameter(FeedRuns.parameter)), try store.runParameter(FeedRuns.stoppedParameter))
         let pending = PendingWarnings.decode(try store.runParameter(PendingWarnings.parameter))
         let settingsChanged = settingsBefore != signatures.fingerprint
         // Other limits than the last run's: the files it cut at a limit are read again (they may be read further now).
@@ -66,8 +70,8 @@ struct RunPlan {
         let deliveredRun = try UndeliveredPages.deliveredRun(store)
         return RunPlan(
             options: options, entries: entries, signatures: signatures, output: output, timer: timer, store: store, stored: stored,
-            warnings: warnings, feedsSeenBefore: feedsSeenBefore, pending: pending, settingsChanged: settingsChanged,
-            limitsChanged: limitsChanged, manual: manual, deliveredRun: deliveredRun)
+            warnings: warnings, feedsSeenBefore: feedsSeenBefore, feedRunsBefore: feedRunsBefore, pending: pending,
+            settingsChanged: settingsChanged, limitsChanged: limitsChanged, manual: manual, deliveredRun: deliveredRun)
     }
 
     /// No file at all under the paths (an empty folder: a failed mount, a log export that did not run) would empty a ledger

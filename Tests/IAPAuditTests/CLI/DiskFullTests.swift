@@ -7,9 +7,8 @@ import XCTest
 @testable import IAPAuditReport
 
 /// `--out` on a small filesystem (a tmpfs mounted for the test; skipped where mounting is not allowed):
-/// a run ends in one consistent outcome — exit 1, one clear message, `--json`'s error object — and never
-/// leaves a complete-looking workbook beside a database whose run_status is `incomplete`; nothing
-/// libxlsxwriter prints reaches stderr raw.
+/// a run ends in one consistent outcome — exit 1, one clear message, `--json`'s error object — and leaves the
+/// last good workbook as it was (never half a one); nothing libxlsxwriter prints reaches stderr raw.
 final class DiskFullTests: XCTestCase {
     private var mounted: String?
 
@@ -86,29 +85,31 @@ final class DiskFullTests: XCTestCase {
     }
 
     /// The disk fills up between two runs into the same folder: at every amount of free space the second run
-    /// either completes (a workbook beside a complete database) or fails saying the disk is full, leaving a
-    /// workbook only beside a database that says complete (the first run's, untouched).
+    /// either completes (its workbook beside a complete database) or fails saying the disk is full, leaving the
+    /// last good workbook as it was, byte for byte (beside a database that says incomplete).
     func testEveryOutcomeOnAFillingDiskIsConsistent() throws {
         let disk = try smallDisk("16m")
         let out = disk + "/out"
         XCTAssertEqual(run(out).run.status, 0)
+        var lastGood = try XCTUnwrap(FileManager.default.contents(atPath: out + "/audit.xlsx"))
         var failures: Set<String> = []
         for free in stride(from: 0, through: 720 << 10, by: 24 << 10) {
             try Self.fill(disk, leaving: free)
             let (run, raw) = run(out)
-            let workbook = FileManager.default.fileExists(atPath: out + "/audit.xlsx")
+            let workbook = FileManager.default.contents(atPath: out + "/audit.xlsx")
             let status = try runStatus(out)
             let context = "\(free) bytes free: exit \(run.status), \(run.err)"
             XCTAssertEqual(raw, [], context)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/audit.xlsx.partial"), context)
             if run.status == 0 {
-                XCTAssertTrue(workbook && status == "complete", context)
+                XCTAssertTrue(workbook != nil && status == "complete", context)
+                lastGood = workbook ?? lastGood
             } else {
                 XCTAssertEqual(run.status, 1, context)
                 let line = try XCTUnwrap(run.err.components(separatedBy: "\n").last { $0.contains("error:") }, context)
                 XCTAssertTrue(line.contains(": error: cannot write output: the disk is full ("), context)
                 XCTAssertFalse(run.err.contains("[ERROR]"), context)
-                XCTAssertTrue(!workbook || status == "complete", "a workbook beside an incomplete database: \(context)")
+                XCTAssertEqual(workbook, lastGood, "the last good workbook, unchanged: \(context)")
                 failures.insert(line.contains("/audit.xlsx:") ? "workbook" : "database")
             }
         }

@@ -147,12 +147,12 @@ final class InputFolderTests: XCTestCase {
         )
     }
 
-    /// Two runs into one folder at once: the second is refused while the first holds the lock.
+    /// Two runs into one folder at once: the second is refused while the first holds the lock (exit 75: try again later).
     func testConcurrentRunIsRefused() throws {
         let out = TestPaths.scratch()
         let holder = try OutputFolder(path: out)
         let run = CLIRun(["run", inputFolder(), "--out", out])
-        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.status, 75, "EX_TEMPFAIL: try again later")
         XCTAssertEqual(
             run.err,
             "iap-audit: \(out): error: cannot write output: another iap-audit run is writing this folder; try again when it has finished")

@@ -56,11 +56,21 @@ final class OperationsDocTests: XCTestCase {
         // cron runs the command with /bin/sh.
         let first = try BuiltBinary.run(["-c", command], executable: "/bin/sh")
         XCTAssertEqual(first.status, 3, first.err)
-        XCTAssertTrue(first.out.contains("Changes: run 1, the ledger's first run (every finding is new):"), "mailed: the run's output")
-        XCTAssertTrue(first.out.contains("iap-audit: alert: 111 new problem finding(s): dropped_order:2000000400594083"), first.out)
+        // Mailed: the summary, its verdict first; stderr (warnings, alerts) kept apart in log/last-run.err.
+        XCTAssertTrue(first.out.hasPrefix("Changes: run 1, the ledger's first run (every finding is new):\n"), first.out)
+        XCTAssertTrue(
+            first.out.contains("\nVerdict: alert, exit 3:\n  111 new problem finding(s): dropped_order:2000000400594083"), first.out)
+        XCTAssertFalse(first.out.contains("iap-audit: "), "nothing of stderr in the mail: \(first.out)")
         XCTAssertEqual(first.err, "")
         XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/ledger/audit.sqlite"))
         XCTAssertEqual(try String(contentsOfFile: root + "/log/last-run.txt", encoding: .utf8), first.out)
+        let err = try String(contentsOfFile: root + "/log/last-run.err", encoding: .utf8)
+        XCTAssertTrue(err.contains("\niap-audit: alert: 111 new problem finding(s): dropped_order:2000000400594083"), err)
+        // A run that could not complete prints no summary: the mail is its stderr, which says why.
+        try FileManager.default.removeItem(atPath: root + "/etc/config.json")
+        let failed = try BuiltBinary.run(["-c", command], executable: "/bin/sh")
+        XCTAssertEqual(failed.status, 1, failed.err)
+        XCTAssertTrue(failed.out.hasPrefix("iap-audit: etc/config.json: error: "), failed.out)
     }
 
     func testTheSystemdUnitsRunAsWritten() throws {
@@ -85,7 +95,8 @@ final class OperationsDocTests: XCTestCase {
         let directory = try XCTUnwrap(value("WorkingDirectory")).replacingOccurrences(of: Self.documentedHome, with: root)
         let words = try XCTUnwrap(value("ExecStart")).replacingOccurrences(of: Self.documentedHome, with: root).split(separator: " ").map(
             String.init)
-        XCTAssertEqual(value("Type"), "oneshot")
+        XCTAssertEqual(value("Type"), "exec")
+        XCTAssertEqual(value("RestartForceExitStatus"), "75", "75: the folder was held, run again later")
         let run = try BuiltBinary.run(Array(words.dropFirst()), executable: words[0], in: directory)
         XCTAssertEqual(run.status, 3, run.err)
         XCTAssertTrue(run.err.contains("iap-audit: alert: 111 new problem finding(s)"), run.err)

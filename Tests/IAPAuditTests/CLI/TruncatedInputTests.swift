@@ -35,24 +35,31 @@ final class TruncatedInputTests: XCTestCase {
         for _ in 0..<240 { handle.write(block) }
         try handle.close()
 
-        // A complete run first: its workbook must not outlive the stopped run as if it were current.
+        // A complete run first: its workbook outlives the stopped run, unchanged (the last good one).
         TestPaths.write(String(decoding: block.prefix(line.utf8.count + 1), as: UTF8.self), to: folder + "/small.jsonl")
         XCTAssertEqual(CLIRun(["run", folder + "/small.jsonl", "--out", folder + "/out"]).status, 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx"))
+        let lastGood = try XCTUnwrap(FileManager.default.contents(atPath: folder + "/out/audit.xlsx"))
+        let paused = folder + "/at-import-checks"
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         // Under --json, stdout gets the failure object too (found by an on-call user test: it got nothing).
         process.arguments = ["run", folder + "/in", "--out", folder + "/out", "--json"]
+        // Held where the run has checked its ledger and is about to read the input (`PhaseTimer.checkpoint`).
+        process.environment = ProcessInfo.processInfo.environment.merging(["IAP_AUDIT_PAUSE_AT": "import_checks:" + paused]) { _, new in
+            new
+        }
         let stderr = Pipe()
         let stdout = Pipe()
         process.standardError = stderr
         process.standardOutput = stdout
         try process.run()
-        // Once the run has removed the last workbook it is reading the input: cut the file to nothing.
+        // Let go at its checks, the run maps the input to read it: then cut the file to nothing.
         let deadline = Date().addingTimeInterval(60)
-        while FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx") && Date() < deadline { usleep(2_000) }
-        usleep(20_000)
+        while !FileManager.default.fileExists(atPath: paused) && Date() < deadline { usleep(2_000) }
+        try FileManager.default.removeItem(atPath: paused)
+        let maps = "/proc/\(process.processIdentifier)/maps"
+        while !((try? String(contentsOfFile: maps, encoding: .utf8))?.contains(input) ?? true) && Date() < deadline { usleep(1_000) }
         XCTAssertEqual(truncate(input, 0), 0)
         let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -69,7 +76,8 @@ final class TruncatedInputTests: XCTestCase {
         // No backtrace: every line is one of the tool's own.
         XCTAssertEqual(message.split(separator: "\n").filter { !$0.hasPrefix("iap-audit: ") }, [], message)
 
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/out/audit.xlsx"), "no workbook of an earlier run is left")
+        XCTAssertEqual(
+            FileManager.default.contents(atPath: folder + "/out/audit.xlsx"), lastGood, "the last good workbook is left as it was")
         XCTAssertEqual(try AuditStore(path: folder + "/out/audit.sqlite").runParameter("run_status"), "incomplete")
 
         // The next run (the file now empty) completes the stopped one.
