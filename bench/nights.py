@@ -12,7 +12,7 @@ rotates them in the mode under test, with `-f` every PERIOD nights (a weekly rot
 than 21 nights); in the maxsize mode it runs without -f before each half of the night's delivery (00:25, 03:00) and
 rotates what passed 40 KiB. At 06:30 the docs' cron line runs:
 
-    iap-audit run exports/ --config etc/config.json --out ledger/ --fail-on new --fail-on-stale 36 --fail-on-rejected
+    iap-audit run exports/ --config etc/config.json --out ledger/ --fail-on new --fail-on-stale 20 --fail-on-stale-runs 1 --fail-on-rejected
 
 (with --json; stdout and stderr kept apart). The machine's clock is the night's: a small LD_PRELOAD library (built
 here with cc) shifts CLOCK_REALTIME for iap-audit and logrotate. Exit 3, exit 1 or a kill is a page (cron mails it).
@@ -65,7 +65,7 @@ MODES = {
     "maxsize": "    weekly\n    create\n    compress\n    delaycompress\n    maxsize 40k\n",
 }
 RUN_ARGS = ["run", "exports/", "--config", "etc/config.json", "--out", "ledger/", "--fail-on", "new",
-            "--fail-on-stale", "36", "--fail-on-rejected", "--json"]
+            "--fail-on-stale", "20", "--fail-on-stale-runs", "1", "--fail-on-rejected", "--json"]
 RECORD_TABLES = ["client_report", "server_request", "apple_record", "apple_transaction", "rejection"]
 FINDING_COLUMNS = ("finding_id, kind, reason, severity, transaction_id, product_id, user_ids, environment, "
                    "apple_confirmation, loss_at_ms")
@@ -283,12 +283,14 @@ def fill(path):
 
 
 def classify(reason):
-    if "new problem finding" in reason or "reopened problem finding" in reason:
+    if "new problem finding" in reason or "reopened problem finding" in reason or "new since a run that did not" in reason:
         return "findings"
     if "line(s) rejected" in reason:
         return "rejected"
     if " stale" in reason:
         return "stale:" + reason.split(" stale")[0]
+    if " stopped: " in reason:  # --fail-on-stale-runs: the feed's first silent night
+        return "stale:" + reason.split(" stopped: ")[0]
     return "other"
 
 

@@ -110,9 +110,15 @@ extension LedgerImporter {
             movedTo[path] == nil && !unchanged.contains(path) && (given.contains(path) || file.given)
         }
         guard !candidates.isEmpty else { return [:] }
+        // By its file name, and a rotated name (`server.jsonl.1`) by its log's too: a log followed to `.1` by a run killed
+        // before it read the new part moved on to `.2.gz` before the next run.
+        let givenNames = Set(given.map { String(Self.split($0).name) })
         var byName: [String: [String]] = [:]
         for path in candidates.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            byName[String(Self.split(path).name), default: []].append(path)
+            let name = Self.split(path).name
+            byName[String(name), default: []].append(path)
+            let cuts = name.indices.filter { name[$0] == "." || name[$0] == "-" }.map { String(name[..<$0]) }
+            if let log = cuts.last(where: givenNames.contains) { byName[log, default: []].append(path) }
         }
         // A log given that grew holds its old content still (hashed only when a name extends its own: a usual night's
         // logs are hashed once, by the plan).

@@ -77,11 +77,17 @@ final class LogrotateModesTests: XCTestCase {
     /// A run killed right after it followed a rotated log to its new name (`server.jsonl` grown into `server.jsonl.1`, or
     /// `.1.gz`), before it read the new part: the next run reads that part, and keeps nothing twice (found by the
     /// night-by-night simulation: the next run took the followed name for a rotated generation, kept its records under
-    /// `server.jsonl.1@<sha8>` and read the file whole again, 7 Apple records twice).
+    /// `server.jsonl.1@<sha8>` and read the file whole again, 7 Apple records twice; and, the log rotated again before that
+    /// run, `.1` was not known as the log now at `.2.gz`).
     func testAKillAfterARotationWasFollowed() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.logrotate), "logrotate is not installed")
         let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
-        for directives in ["create\ncompress\nrotate 4", "create\ncompress\ndelaycompress\nrotate 4"] {
+        let cases = [
+            ("create\ncompress\nrotate 4", false), ("create\ncompress\ndelaycompress\nrotate 4", false),
+            // Rotated again before the next run (maxsize): the log followed to `.1` is `.2.gz` now.
+            ("create\ncompress\ndelaycompress\nrotate 4", true),
+        ]
+        for (directives, again) in cases {
             let root = TestPaths.scratch()
             addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
             let exports = root + "/exports", days = root + "/days"
@@ -105,13 +111,14 @@ final class LogrotateModesTests: XCTestCase {
                 if night == 1 {
                     let killed = try BuiltBinary.run(arguments, environment: ["IAP_AUDIT_KILL_AT": "import_rotation"])
                     XCTAssertEqual(killed.status, -9, "\(directives): killed where the test says (\(killed.err))")
+                    if again { try shell("\(Self.logrotate) -f -s '\(root)/logrotate.state' '\(root)/logrotate.conf'") }
                 }
                 let (status, _, err) = try BuiltBinary.run(arguments)
                 XCTAssertEqual(status, 0, err)
                 XCTAssertFalse(err.contains("holds no record now"), "\(directives), night \(night + 1): \(err)")
             }
             _ = try AuditPipeline.run(AuditOptions(paths: [days], outputDirectory: root + "/fresh"))
-            XCTAssertEqual(try counts(root + "/ledger"), try counts(root + "/fresh"), "\(directives): every record once")
+            XCTAssertEqual(try counts(root + "/ledger"), try counts(root + "/fresh"), "\(directives), \(again): every record once")
         }
     }
 
