@@ -167,6 +167,7 @@ extension LedgerImporter {
         var result = stored
         var kept: [(path: String, as: String)] = []
         var followed: [(path: String, to: String)] = []
+        var lastLines: [String: Int] = [:]
         try store.transaction {
             for path in rotated.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 let file = stored[path]!
@@ -182,7 +183,13 @@ extension LedgerImporter {
             try store.markMissing(kept.map(\.as))
             // A content that moved and grew follows its bytes: the path holding it now is that file, grown (read from
             // its old end). Through temporary names: one path may pass its content on as it receives another's.
+            // A name holding a skipped file (a copy, an empty log) holds no record: it makes way (its content moved on too).
+            for to in grownInto.values where result[to].map({ $0.recordsImported + $0.recordsRejected == 0 }) == true {
+                try store.removeFile(path: to)
+                result[to] = nil
+            }
             for (path, to) in grownInto.sorted(by: { $0.key < $1.key }) where result[to] == nil || grownInto[to] != nil {
+                lastLines[to] = try store.lastStoredLine(path: path)
                 try store.renameFile(from: path, to: path + "\u{1}rotating")
                 followed.append((path, to))
             }
@@ -192,6 +199,7 @@ extension LedgerImporter {
             var moving: [String: StoredFile] = [:]
             for (path, _) in followed { moving[path] = result.removeValue(forKey: path) }
             for (path, to) in followed { result[to] = moving[path] }
+            try FollowedLogs.add(lastLines, store)
         }
         return (result, kept, followed)
     }
@@ -202,8 +210,10 @@ extension LedgerImporter {
         return Digest.sha256Hex(mapped.data, prefix: file.bytes).prefix == file.sha256
     }
 
-    /// The file at `path` begins with `file`'s stored content, ended by a line feed, and goes on: a plain file, or a gzip
-    /// file whose inflated content does (inflated within the limits, into an unlinked file).
+    /// The file at `path` begins with `file`'s stored content and goes on: a plain file, or a gzip file whose inflated
+    /// content does (inflated within the limits, into an unlinked file). A stored content that ended inside a line (the
+    /// run read a line being written) is continued too: the file is then read whole, its old rejected lines not
+    /// alerting again (`ImportRound.readWhole`).
     func continues(_ path: String, _ file: StoredFile) -> Bool {
         guard file.format == SourceFormat.jsonLines.rawValue || file.format == SourceFormat.csv.rawValue, file.bytes > 0,
             file.contentSha256 == file.sha256, var mapped = try? MappedFile(path: path)
@@ -214,9 +224,7 @@ extension LedgerImporter {
             else { return false }
             mapped = content
         }
-        guard mapped.data.count > file.bytes, !GzipInput.isGzip(mapped.data),
-            mapped.data[mapped.data.startIndex + file.bytes - 1] == 0x0A
-        else { return false }
+        guard mapped.data.count > file.bytes, !GzipInput.isGzip(mapped.data) else { return false }
         return Digest.sha256Hex(mapped.data, prefix: file.bytes).prefix == file.sha256
     }
 

@@ -63,6 +63,13 @@ extension AuditStore {
         }
     }
 
+    /// The last line of the file stored under `path` the ledger holds a record or a rejection of (0: none, or no such file).
+    package func lastStoredLine(path: String) throws -> Int {
+        let find = try database.prepare("SELECT file_id FROM source_file WHERE path = ?1")
+        find.bind([path])
+        return try find.step() ? lastStoredLine(fileId: find.int64(0)) : 0
+    }
+
     /// The last line of file `fileId` the ledger holds a record or a rejection of (0: none).
     func lastStoredLine(fileId: Int64) throws -> Int {
         var last: Int64 = 0

@@ -188,7 +188,8 @@ public final class AuditStore {
     package func renameFile(from old: String, to new: String) throws {
         try database.transaction {
             try database.prepare("UPDATE source_file SET path = ?2 WHERE path = ?1").run([old, new])
-            try database.prepare("UPDATE run_input SET path = ?2 WHERE path = ?1").run([old, new])
+            // A recorded input under the new path (a skipped file that made way for a rotated log) is that path's no more.
+            try database.prepare("UPDATE OR REPLACE run_input SET path = ?2 WHERE path = ?1").run([old, new])
         }
     }
 
