@@ -24,25 +24,6 @@ final class NumberedRotationTests: XCTestCase {
             """, args: [out]) as! [String: Any]
     }
 
-    /// Appends `lines` to the file at `path` (made when missing), each ended by a line feed.
-    func append(_ lines: [String], _ path: String) throws {
-        guard !lines.isEmpty else { return }
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data((lines.joined(separator: "\n") + "\n").utf8))
-        try handle.close()
-    }
-
-    func shell(_ script: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, script)
-    }
-
     /// A copy of a file the ledger holds (`cp verify.jsonl verify.jsonl.bak`, a gzipped copy) is a copy, not a rotation:
     /// the original, untouched, stays the file given, and once it grows its new lines are read once (found by an on-call
     /// user test: its records moved to `verify.jsonl@<sha8>`, out of the files given, and the grown log was stored twice).
