@@ -20,8 +20,9 @@ enum RunSummary {
         if let redaction = s.parameters["redaction"] {
             lines += ["redacted (\(redaction)): user and device ids are tokens in the workbook, --json and this summary", ""]
         }
-        if let changes = s.changes { lines += ChangesSummary.text(changes) }
-        if !verdict.isEmpty { lines += (lines.isEmpty ? Array(verdict.drop { $0.isEmpty }) : verdict) }
+        // The verdict first (the mail's first lines say whether and why it pages), then the changes with their ids.
+        if !verdict.isEmpty { lines += Array(verdict.drop { $0.isEmpty }) }
+        if let changes = s.changes { lines += (lines.isEmpty ? [] : [""]) + ChangesSummary.text(changes) }
         lines += caveats(result.warnings)
         if !lines.isEmpty { lines.append("") }
         lines += [

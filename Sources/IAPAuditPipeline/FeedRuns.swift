@@ -8,8 +8,9 @@ import IAPAuditStore
 /// recorded runs in a row up to that one it brought records to), and `feeds_stopped` (per feed this run brought nothing to:
 /// how many runs in a row it had brought records to before; absent: none stopped). A feed counts once when it stops:
 /// the next run it brings nothing to has 0 runs before it (the alert does not repeat every silent night). A run on the same
-/// inputs and parameters as the last one (recorded as nothing: a night nothing arrived) leaves both as they were, and is
-/// judged from `feed_runs`: every feed that brought records to the last recorded run stopped.
+/// inputs and parameters as the last one (recorded as nothing: a retry after exit 75, a second run by hand) leaves both as
+/// they were and repeats the last recorded run's verdict (found by an on-call user test: a retry paged every feed as
+/// stopped, though they were hours old). A night nothing arrived at all is such a run too: `--fail-on-stale HOURS` pages it.
 package struct FeedRuns: Sendable {
     package static let parameter = "feed_runs"
     package static let stoppedParameter = "feeds_stopped"
@@ -61,12 +62,9 @@ package struct FeedRuns: Sendable {
         return (state, stopped)
     }
 
-    /// The feeds a run brought nothing to that brought records to the last recorded run: of a recorded run, `feeds_stopped`;
-    /// of a repeated one (the same inputs: it brought nothing), every feed `feed_runs` says brought records to that run.
-    package static func stopped(parameters: [String: String], repeated: Bool) -> [RecordFeed: Int] {
-        guard repeated else { return stopped(parameters[stoppedParameter]) }
-        return FeedRuns(parameters[parameter]).feeds.filter { $0.value.runs > 0 }.mapValues(\.runs)
-    }
+    /// The feeds the last recorded run brought nothing to that brought records to the run before (`feeds_stopped`): this
+    /// run's, or, of a repeated run (the same inputs, recorded as nothing), the last recorded run's again.
+    package static func stopped(parameters: [String: String]) -> [RecordFeed: Int] { stopped(parameters[stoppedParameter]) }
 
     /// `feeds_stopped`: `serverLog=2,…`.
     static func stoppedText(_ stopped: [RecordFeed: Int]) -> String {

@@ -74,7 +74,7 @@ public enum RunAlerts {
                 seen: RecordFeed.seen(result.snapshot.parameters["feeds_seen"]), hours: hours, nowMs: nowMs)
         }
         if let runs = rules.staleRuns {
-            let stopped = FeedRuns.stopped(parameters: result.snapshot.parameters, repeated: result.snapshot.changes?.repeated == true)
+            let stopped = FeedRuns.stopped(parameters: result.snapshot.parameters)
             reasons += try stoppedReasons(stopped, runs: runs, databasePath: result.databasePath)
         }
         return RunVerdict(exit: reasons.isEmpty ? 0 : alertExit, reasons: reasons)

@@ -57,9 +57,9 @@ final class OperationsDocTests: XCTestCase {
         let first = try BuiltBinary.run(["-c", command], executable: "/bin/sh")
         XCTAssertEqual(first.status, 3, first.err)
         // Mailed: the summary, its verdict first; stderr (warnings, alerts) kept apart in log/last-run.err.
-        XCTAssertTrue(first.out.hasPrefix("Changes: run 1, the ledger's first run (every finding is new):\n"), first.out)
         XCTAssertTrue(
-            first.out.contains("\nVerdict: alert, exit 3:\n  111 new problem finding(s): dropped_order:2000000400594083"), first.out)
+            first.out.hasPrefix("Verdict: alert, exit 3:\n  111 new problem finding(s): dropped_order:2000000400594083"), first.out)
+        XCTAssertTrue(first.out.contains("\n\nChanges: run 1, the ledger's first run (every finding is new):\n"), first.out)
         XCTAssertFalse(first.out.contains("iap-audit: "), "nothing of stderr in the mail: \(first.out)")
         XCTAssertEqual(first.err, "")
         XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/ledger/audit.sqlite"))

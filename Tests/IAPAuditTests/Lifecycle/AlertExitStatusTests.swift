@@ -96,7 +96,7 @@ final class AlertExitStatusTests: XCTestCase {
 
         let fresh = try BuiltBinary.run(["run", root + "/client.jsonl", root + "/server.jsonl", "--out", out, "--fail-on-stale", "72"])
         XCTAssertEqual(fresh.status, 0, fresh.err)
-        XCTAssertTrue(fresh.out.contains("\nVerdict: ok, exit 0: nothing alerts\n"), fresh.out)
+        XCTAssertTrue(fresh.out.hasPrefix("Verdict: ok, exit 0: nothing alerts\n"), fresh.out)
 
         // Both rules at once: every reason, findings first.
         let both = try BuiltBinary.run(
@@ -146,7 +146,7 @@ final class AlertExitStatusTests: XCTestCase {
         try FileManager.default.moveItem(atPath: feed + "/day2", toPath: root + "/later")
         let first = try BuiltBinary.run(["run", feed, "--out", out, "--fail-on-rejected"])
         XCTAssertEqual(first.status, 0, first.err)
-        XCTAssertTrue(first.out.contains("\nVerdict: ok, exit 0: nothing alerts\n"), first.out)
+        XCTAssertTrue(first.out.hasPrefix("Verdict: ok, exit 0: nothing alerts\n"), first.out)
 
         // Night 2 brings a client report cut mid-line and a gzip archive cut short.
         try FileManager.default.moveItem(atPath: root + "/later", toPath: feed + "/day2")
