@@ -38,8 +38,11 @@ extension LedgerImporter {
         // A rotated generation (`server.jsonl.3.gz` beside `server.jsonl`) with other content received one, whatever it is
         // (an empty log gzipped again, `ifempty`; a log rotated three times between two runs): no export rewrites it.
         // One that grew in place is no such thing: a log followed to this name by a run killed before it read the new part.
+        // Not one that held rejected lines: a damaged archive delivered again whole replaces what was read of it (as its alert
+        // says to do; found by a hostile-input test: its records were kept and read again, twice).
         let generations = movable.filter { path, file in
-            given.contains(path) && !unchanged.contains(path) && movedTo[path] == nil && grownInto[path] == nil
+            file.recordsRejected == 0 && given.contains(path) && !unchanged.contains(path) && movedTo[path] == nil
+                && grownInto[path] == nil
                 && Self.extendsGivenName(path, given) && !Self.grew(path, from: file) && !continues(path, file)
         }.keys
         guard !movedTo.isEmpty || !grownInto.isEmpty || !generations.isEmpty else { return (stored, []) }
@@ -101,14 +104,13 @@ extension LedgerImporter {
     /// Moved and grown: the log read while it was being written, copied whole to `path.1` at the rotation (or compressed
     /// to `path.1.gz`, `path-20261008.gz`, or moved to another folder: logrotate's `olddir`) — a given file whose name
     /// extends this one's file name begins with its old content and goes on. Checked only for the stored logs that no
-    /// longer hold what they held and did not grow (rotated nights), or that the last run was given and this one is not;
-    /// files of the same folder first. Returns the path holding it now, by the stored path.
+    /// longer hold what they held and did not grow (rotated nights), or that this run is not given (kept), against the
+    /// given files new or changed since; files of the same folder first. Returns the path holding it now, by the stored path.
     private func grownInto(
         _ given: Set<String>, _ movable: [String: StoredFile], unchanged: Set<String>, movedTo: [String: String]
     ) -> [String: String] {
-        let candidates = movable.filter { path, file in
-            movedTo[path] == nil && !unchanged.contains(path) && (given.contains(path) || file.given)
-        }
+        // Given, or kept (not given: a log missing a night, its rotated file come since).
+        let candidates = movable.filter { path, _ in movedTo[path] == nil && !unchanged.contains(path) }
         guard !candidates.isEmpty else { return [:] }
         // By its file name, and a rotated name (`server.jsonl.1`) by its log's too: a log followed to `.1` by a run killed
         // before it read the new part moved on to `.2.gz` before the next run.

@@ -122,6 +122,43 @@ final class LogrotateModesTests: XCTestCase {
         }
     }
 
+    /// Found by a hostile-input test: a rotated archive delivered damaged (junk after the gzip stream) and then again whole,
+    /// as its alert says, replaces what was read of it (its records were kept and read again: twice); and a log missing
+    /// for a night, its rotated archive come the night after, is followed there (it was read whole again: twice).
+    func testADamagedArchiveDeliveredAgainAndALogMissingANight() throws {
+        let month = try NightlyFeed(cutting: TestPaths.repoRoot + "/sample-data")
+        let day = { (n: Int) in month.days[n].files["server.jsonl"] ?? [] }
+        for scenario in ["damaged archive delivered again", "log missing a night"] {
+            let root = TestPaths.scratch()
+            addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+            let exports = root + "/exports", fresh = root + "/fresh"
+            try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: true)
+            let run = { _ = try AuditPipeline.run(AuditOptions(paths: [exports], outputDirectory: root + "/ledger")) }
+            try append(day(0) + day(1), root + "/old")
+            if scenario == "damaged archive delivered again" {
+                try append(day(2), exports + "/server.jsonl")
+                try shell(
+                    "gzip -c '\(root)/old' > '\(exports)/server.jsonl.1.gz' && printf 'junk after the stream' >> '\(exports)/server.jsonl.1.gz'"
+                )
+                try run()
+                try shell("gzip -c '\(root)/old' > '\(exports)/server.jsonl.1.gz'")
+                try run()
+            } else {
+                try append(day(0), exports + "/server.jsonl")
+                try run()
+                try shell("rm '\(exports)/server.jsonl'")
+                try append(day(2), exports + "/other.jsonl")
+                try run()
+                try shell("gzip -c '\(root)/old' > '\(exports)/server.jsonl.1.gz'")
+                try run()
+            }
+            try append(day(0) + day(1) + day(2), fresh + "/server.jsonl")
+            _ = try AuditPipeline.run(AuditOptions(paths: [fresh], outputDirectory: root + "/single"))
+            XCTAssertEqual(try counts(root + "/ledger"), try counts(root + "/single"), "\(scenario): every record once")
+        }
+    }
+
     /// Ten nights of deliveries, rotated in `mode` (nil: never), each night's run judged.
     func nights(_ month: NightlyFeed, mode: (name: String, directives: String, rotations: Int)?) throws -> [Night] {
         let root = TestPaths.scratch()
