@@ -17,6 +17,14 @@ enum FollowedLogs {
         return decoded
     }
 
+    /// What a run after the one that followed `path` counts as its own: the lines after the last one held then, and the
+    /// rejected lines among them (nil: `path` was not followed).
+    static func readSince(_ path: String, _ followed: [String: Int], _ store: AuditStore) throws -> LedgerImporter.FileRead? {
+        guard let last = followed[path], last > 0 else { return nil }
+        let lines = try store.rejectedLines(path: path).compactMap { Int($0.prefix { $0 != "\t" }) }.filter { $0 > last }
+        return LedgerImporter.FileRead(fromLine: last + 1, rejected: Int64(lines.count), newRejectedLines: Set(lines))
+    }
+
     /// Adds `lastLines` to the stored ones (a new follow of a path replaces its entry).
     static func add(_ lastLines: [String: Int], _ store: AuditStore) throws {
         guard !lastLines.isEmpty else { return }

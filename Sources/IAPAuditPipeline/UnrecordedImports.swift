@@ -21,11 +21,9 @@ enum UnrecordedImports {
         let followed = try FollowedLogs.lastLines(store)
         var result = read
         for path in unrecorded {
-            // A log followed to this name: its lines up to the one the ledger held then arrived before (`FollowedLogs`).
-            if let last = followed[path], last > 0 {
-                let lines = try store.rejectedLines(path: path).compactMap { Int($0.prefix { $0 != "\t" }) }.filter { $0 > last }
-                let fromLine = min(last + 1, read[path]!.fromLine)
-                result[path] = LedgerImporter.FileRead(fromLine: fromLine, rejected: Int64(lines.count), newRejectedLines: Set(lines))
+            if var since = try FollowedLogs.readSince(path, followed, store) {
+                since.fromLine = min(since.fromLine, read[path]!.fromLine)
+                result[path] = since
                 continue
             }
             result[path] = LedgerImporter.FileRead(fromLine: 1, rejected: now[path]?.recordsRejected ?? read[path]!.rejected)
@@ -46,13 +44,7 @@ enum UnrecordedImports {
         var result = read
         for path in unread {
             guard let rejected = now[path]?.recordsRejected, rejected > 0 else { continue }
-            // A log followed to this name: its lines up to the one the ledger held then arrived before (`FollowedLogs`).
-            if let last = followed[path], last > 0 {
-                let lines = try store.rejectedLines(path: path).compactMap { Int($0.prefix { $0 != "\t" }) }.filter { $0 > last }
-                result[path] = LedgerImporter.FileRead(fromLine: last + 1, rejected: Int64(lines.count), newRejectedLines: Set(lines))
-                continue
-            }
-            result[path] = LedgerImporter.FileRead(fromLine: 1, rejected: rejected)
+            result[path] = try FollowedLogs.readSince(path, followed, store) ?? LedgerImporter.FileRead(fromLine: 1, rejected: rejected)
         }
         return result
     }
